@@ -1,0 +1,14 @@
+/* Sub-commands of tscope-report.  Each returns the process exit status:
+ * 0 success, 1 the input had problems but a result was produced,
+ * 2 usage error or nothing could be read. */
+#ifndef TSA_COMMANDS_H
+#define TSA_COMMANDS_H
+
+int tsa_cmd_report(int argc, char **argv); /* analyzer/core: default command */
+int tsa_cmd_info(int argc, char **argv);   /* analyzer/reader */
+int tsa_cmd_dump(int argc, char **argv);   /* analyzer/reader */
+int tsa_cmd_trace(int argc, char **argv);  /* analyzer/views */
+int tsa_cmd_diff(int argc, char **argv);   /* analyzer/views */
+int tsa_cmd_batch(int argc, char **argv);  /* analyzer/views */
+
+#endif

@@ -1,0 +1,49 @@
+/* tscope-report: a command table.  `tscope-report DIR` is `report DIR`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"report", tsa_cmd_report, "analyze one job directory (default)"},
+    {"info", tsa_cmd_info, "per-dump metadata, counts, dropped events, problems"},
+    {"dump", tsa_cmd_dump, "print every record (--json: one object per line)"},
+    {"trace", tsa_cmd_trace, "write a Perfetto / Chrome trace of all ranks"},
+    {"diff", tsa_cmd_diff, "compare two runs side by side"},
+    {"batch", tsa_cmd_batch, "analyze many job directories, one row per job"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tscope-report [COMMAND] DIR [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'tscope-report COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("tscope-report %s\n", TSC_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    /* Anything else is a directory (or option) for the default command. */
+    return tsa_cmd_report(argc, argv);
+}

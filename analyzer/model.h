@@ -1,0 +1,190 @@
+/* The analyzer's in-memory model of one job: per-rank timelines built from
+ * the dumps (or from torch.profiler traces).  Analysis passes are pure
+ * functions over this model; renderers read the passes' results.
+ *
+ * Times are int64 nanoseconds on the rank's own clock (CLOCK_REALTIME of the
+ * host that wrote the dump).  The cross-rank pass computes clock_offset_ns so
+ * that (t + clock_offset_ns) is on the job's common clock.
+ *
+ * Arrays are sorted by start time.  Indices link records (-1 = no link).
+ * Ownership: tsa_job owns everything reachable from it; tsa_job_free frees it.
+ */
+#ifndef TSA_MODEL_H
+#define TSA_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TSA_NONE (-1)
+
+/* Kernel categories for the kernel table and phase attribution. */
+typedef enum tsa_kcat {
+    TSA_KCAT_OTHER = 0,
+    TSA_KCAT_GEMM,
+    TSA_KCAT_ATTENTION,
+    TSA_KCAT_ELEMENTWISE,
+    TSA_KCAT_NORM,
+    TSA_KCAT_REDUCTION,
+    TSA_KCAT_OPTIMIZER,
+    TSA_KCAT_COMM,
+    TSA_KCAT_COPY,   /* copy kernels and memcpy/memset records */
+    TSA_KCAT_COUNT
+} tsa_kcat;
+
+/* Training phases (per rank per step). */
+typedef enum tsa_phase {
+    TSA_PHASE_UNKNOWN = 0,
+    TSA_PHASE_DATA,
+    TSA_PHASE_FORWARD,
+    TSA_PHASE_BACKWARD,
+    TSA_PHASE_OPTIMIZER,
+    TSA_PHASE_COMM,
+    TSA_PHASE_IDLE,
+    TSA_PHASE_OTHER,
+    TSA_PHASE_COUNT
+} tsa_phase;
+
+typedef struct tsa_nccl_op {
+    int64_t start_ns, end_ns;   /* host enter / exit */
+    uint64_t seq;               /* per (comm_id, comm_rank) sequence number */
+    uint64_t comm_id;
+    uint64_t count, bytes;
+    uint64_t stream;
+    uint32_t comm_rank, comm_size;
+    uint32_t tid;
+    int32_t peer;               /* root or peer, -1 none */
+    uint8_t op;                 /* enum tsc_nccl_op */
+    uint8_t dtype, redop;
+    uint8_t result;             /* ncclResult_t */
+    uint8_t group_depth;
+    uint8_t flags;              /* TSC_NCCL_F_* */
+    int32_t kernel;             /* index into kernels of its NCCL kernel, or -1 */
+    /* GPU-side interval of its kernel when linked (else equal to host times) */
+    int64_t gpu_start_ns, gpu_end_ns;
+} tsa_nccl_op;
+
+typedef struct tsa_kernel {
+    int64_t start_ns, end_ns;
+    uint32_t name;              /* index into tsa_rank.strings */
+    uint32_t stream;            /* CUDA stream id */
+    uint32_t device;
+    uint32_t correlation;
+    uint32_t launch_tid;        /* host thread that launched it, 0 unknown */
+    uint32_t grid[3], block[3];
+    uint64_t graph_id;
+    uint8_t category;           /* tsa_kcat */
+    uint8_t phase;              /* tsa_phase, filled by the phase pass */
+    int32_t nccl;               /* index into nccl of the call it belongs to, or -1 */
+    int32_t gemm;               /* index into gemms, or -1 */
+} tsa_kernel;
+
+typedef enum tsa_copy_dir {
+    TSA_COPY_OTHER = 0, TSA_COPY_H2D, TSA_COPY_D2H, TSA_COPY_D2D, TSA_COPY_P2P,
+    TSA_COPY_H2H, TSA_COPY_MEMSET
+} tsa_copy_dir;
+
+typedef struct tsa_copy {
+    int64_t start_ns, end_ns;
+    uint64_t bytes;
+    uint32_t stream, device;
+    uint32_t correlation;
+    uint8_t dir;                /* tsa_copy_dir */
+    uint8_t pinned;             /* host memory was pinned */
+} tsa_copy;
+
+typedef enum tsa_sync_kind {
+    TSA_SYNC_OTHER = 0, TSA_SYNC_STREAM, TSA_SYNC_EVENT, TSA_SYNC_CONTEXT,
+    TSA_SYNC_DEVICE, TSA_SYNC_STREAM_WAIT_EVENT
+} tsa_sync_kind;
+
+typedef struct tsa_sync {
+    int64_t start_ns, end_ns;   /* host duration of the call */
+    uint32_t tid;
+    uint32_t stream;
+    uint8_t kind;               /* tsa_sync_kind */
+} tsa_sync;
+
+typedef struct tsa_gemm {
+    int64_t start_ns, end_ns;   /* host call */
+    uint64_t m, n, k, batch;
+    double flops;               /* 2*m*n*k*batch (complex: x4) */
+    uint32_t tid;
+    uint8_t dtype;              /* compute/operand dtype, see docs/format.md */
+    int32_t kernel;             /* index into kernels, or -1 */
+} tsa_gemm;
+
+typedef struct tsa_api {
+    int64_t start_ns, end_ns;
+    uint32_t tid;
+    uint32_t correlation;
+    uint32_t name;              /* index into strings (API function name) */
+} tsa_api;
+
+typedef struct tsa_range {      /* NVTX range or annotation */
+    int64_t start_ns, end_ns;
+    uint32_t tid;
+    uint32_t name;              /* index into strings */
+} tsa_range;
+
+/* One training step on one rank, found by the step pass (analyzer/core). */
+typedef struct tsa_step {
+    int64_t start_ns, end_ns;   /* own clock */
+    int64_t compute_ns;         /* busy computing (GPU kernels, or host time between collectives) */
+    int64_t comm_ns;            /* inside collectives */
+    int64_t phase_ns[TSA_PHASE_COUNT];
+    size_t first_nccl, n_nccl;  /* the step's NCCL calls: nccl[first_nccl .. +n_nccl) */
+    int warmup;                 /* 1 when skipped as warm-up */
+} tsa_step;
+
+typedef struct tsa_thread {
+    uint32_t tid;
+    uint32_t name;              /* index into strings */
+} tsa_thread;
+
+/* A problem found while loading (corrupt chunk, unknown record, ...). */
+typedef struct tsa_problem {
+    char *file;
+    uint64_t offset;
+    char *message;
+} tsa_problem;
+
+typedef struct tsa_rank {
+    int32_t rank;               /* global rank, -1 unknown */
+    int32_t local_rank;
+    int32_t world_size;
+    char *host;
+    char *run_id;
+    char *file;                 /* dump path (or trace path) */
+    char *device_name;          /* GPU name, NULL if unknown */
+    char *cmdline;
+    uint32_t pid;
+    uint32_t restart;
+    int64_t first_ns, last_ns;  /* extent of all records */
+    int64_t clock_offset_ns;    /* set by the cross-rank pass */
+    uint64_t dropped_events;
+    int clean_end;              /* 1 when the END chunk was read */
+
+    tsa_nccl_op *nccl;   size_t n_nccl;
+    tsa_kernel *kernels; size_t n_kernels;
+    tsa_copy *copies;    size_t n_copies;
+    tsa_sync *syncs;     size_t n_syncs;
+    tsa_gemm *gemms;     size_t n_gemms;
+    tsa_api *apis;       size_t n_apis;
+    tsa_range *ranges;   size_t n_ranges;
+    tsa_thread *threads; size_t n_threads;
+
+    char **strings;      size_t n_strings;   /* interned names */
+
+    tsa_step *steps;     size_t n_steps;     /* filled by the step pass */
+} tsa_rank;
+
+typedef struct tsa_job {
+    char *dir;
+    char *run_id;
+    tsa_rank *ranks;     size_t n_ranks;     /* sorted by rank */
+    tsa_problem *problems; size_t n_problems;
+    /* other run ids found in the same directory (reported, not mixed) */
+    char **other_runs;   size_t n_other_runs;
+} tsa_job;
+
+#endif

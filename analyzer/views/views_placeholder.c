@@ -1,0 +1,24 @@
+/* Placeholder until this part lands; replaced by the real commands. */
+#include <stdio.h>
+#include "commands.h"
+int tsa_cmd_trace(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "tscope-report: not available yet\n");
+    return 2;
+}
+int tsa_cmd_diff(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "tscope-report: not available yet\n");
+    return 2;
+}
+int tsa_cmd_batch(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "tscope-report: not available yet\n");
+    return 2;
+}
