@@ -4,6 +4,8 @@
 #ifndef TSC_CUPTI_HOOKS_H
 #define TSC_CUPTI_HOOKS_H
 
+#include <stdint.h>
+
 /* From the library constructor, after the configuration is read: may set
  * CUDA_INJECTION64_PATH.  Must only read the environment and set it; no
  * CUDA or CUPTI call. */
@@ -17,5 +19,12 @@ void tsc_cupti_flush_hook(int from_signal) __attribute__((weak));
 /* At process exit, before the final flush: stop CUPTI and collect its last
  * records. */
 void tsc_cupti_exit_hook(void) __attribute__((weak));
+
+/* Around NCCL calls that launch GPU work (collectives, point-to-point,
+ * ncclGroupEnd): push TSC_EXTCORR_ID(desc, seq) as a CUPTI external
+ * correlation id before the real call and pop it after, so the kernels the
+ * call launches can be joined to it.  Weak: absent without the CUPTI part. */
+void tsc_cupti_push_extcorr(uint64_t id) __attribute__((weak));
+void tsc_cupti_pop_extcorr(void) __attribute__((weak));
 
 #endif

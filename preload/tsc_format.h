@@ -47,7 +47,7 @@ typedef struct tsc_file_header {
     uint32_t slot_size;         /* TSC_SLOT_SIZE */
     uint64_t created_realtime_ns;
     uint32_t pid;
-    uint32_t header_crc;        /* crc32c of the 60 bytes before it */
+    uint32_t header_crc;        /* crc32c of the 36 bytes before it */
     uint8_t reserved[24];
 } tsc_file_header;
 _Static_assert(sizeof(tsc_file_header) == 64, "file header is 64 bytes");
@@ -344,5 +344,7 @@ _Static_assert(sizeof(tsc_desc_gemm) == 56, "gemm desc is 56 bytes");
 #define TSC_META_DEVICE_MEM_BYTES "device_mem_bytes"
 #define TSC_META_CUDA_DRIVER "cuda_driver_version"
 #define TSC_META_CUDA_RUNTIME "cuda_runtime_version"
+#define TSC_META_CUPTI_VERSION "cupti_version"  /* cuptiGetVersion of the runtime */
+#define TSC_META_CUPTI_OVERHEAD "cupti_overhead_ns" /* CUPTI's own time (OVERHEAD records) */
 
 #endif

@@ -1,0 +1,106 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int tsc_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!s)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return -1; /* strtoull would accept "-1" and wrap it */
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int tsc_parse_bool(const char *s)
+{
+    if (!s)
+        return -1;
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    static const char *const no[] = {"0", "false", "no", "off", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (!strcasecmp(s, yes[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (!strcasecmp(s, no[i]))
+            return 0;
+    return -1;
+}
+
+static int load_bool(const char *var, int def, tsc_getenv_fn get,
+                     tsc_config_warn_fn warn, int *bad)
+{
+    const char *s = get(var);
+    if (!s)
+        return def;
+    int v = tsc_parse_bool(s);
+    if (v < 0) {
+        (*bad)++;
+        if (warn)
+            warn(var, s, def ? "1" : "0");
+        return def;
+    }
+    return v;
+}
+
+static uint32_t load_uint(const char *var, uint32_t def, uint32_t min, uint32_t max,
+                          tsc_getenv_fn get, tsc_config_warn_fn warn, int *bad)
+{
+    const char *s = get(var);
+    if (!s)
+        return def;
+    uint64_t v;
+    if (tsc_parse_uint(s, min, max, &v) < 0) {
+        (*bad)++;
+        if (warn) {
+            char used[16];
+            snprintf(used, sizeof used, "%u", def);
+            warn(var, s, used);
+        }
+        return def;
+    }
+    return (uint32_t)v;
+}
+
+int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
+{
+    int bad = 0;
+    memset(cfg, 0, sizeof *cfg);
+    /* QUIET first: it decides whether the other warnings are printed. */
+    cfg->quiet = load_bool("TSCOPE_QUIET", 0, get, warn, &bad);
+    if (cfg->quiet)
+        warn = NULL;
+    cfg->disabled = load_bool("TSCOPE_DISABLE", 0, get, warn, &bad);
+    cfg->buffer_kb = load_uint("TSCOPE_BUFFER_KB", TSC_DEFAULT_BUFFER_KB, TSC_MIN_BUFFER_KB,
+                               TSC_MAX_BUFFER_KB, get, warn, &bad);
+    cfg->max_threads = load_uint("TSCOPE_MAX_THREADS", TSC_DEFAULT_MAX_THREADS,
+                                 TSC_MIN_MAX_THREADS, TSC_MAX_MAX_THREADS, get, warn, &bad);
+    cfg->flush_ms = load_uint("TSCOPE_FLUSH_MS", TSC_DEFAULT_FLUSH_MS, TSC_MIN_FLUSH_MS,
+                              TSC_MAX_FLUSH_MS, get, warn, &bad);
+    const char *out = get("TSCOPE_OUT");
+    if (out && (!*out || strlen(out) >= sizeof cfg->out_dir - 128)) {
+        /* Leave room for the file name that is appended later. */
+        bad++;
+        if (warn)
+            warn("TSCOPE_OUT", out, TSC_DEFAULT_OUT);
+        out = NULL;
+    }
+    snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", out ? out : TSC_DEFAULT_OUT);
+    return bad;
+}

@@ -1,0 +1,49 @@
+/* Configuration from the environment, read once by the library
+ * constructor.  Parsing is defensive: a value that does not parse or is out
+ * of range falls back to the default and produces one warning, because a
+ * typo in a job script must never take a training run down. */
+#ifndef TSC_CONFIG_H
+#define TSC_CONFIG_H
+
+#include <stdint.h>
+
+#define TSC_DEFAULT_OUT "./tscope_out"
+#define TSC_DEFAULT_BUFFER_KB 1024u
+#define TSC_DEFAULT_MAX_THREADS 256u
+#define TSC_DEFAULT_FLUSH_MS 1000u
+
+/* Bounds: a per-thread ring must fit one chunk (64 MiB payload). */
+#define TSC_MIN_BUFFER_KB 4u
+#define TSC_MAX_BUFFER_KB 65536u
+#define TSC_MIN_MAX_THREADS 1u
+#define TSC_MAX_MAX_THREADS 65536u
+#define TSC_MIN_FLUSH_MS 10u
+#define TSC_MAX_FLUSH_MS 3600000u
+
+typedef struct tsc_config {
+    int disabled;          /* TSCOPE_DISABLE */
+    int quiet;             /* TSCOPE_QUIET */
+    uint32_t buffer_kb;    /* TSCOPE_BUFFER_KB, per thread */
+    uint32_t max_threads;  /* TSCOPE_MAX_THREADS */
+    uint32_t flush_ms;     /* TSCOPE_FLUSH_MS */
+    char out_dir[4096];    /* TSCOPE_OUT */
+} tsc_config;
+
+typedef const char *(*tsc_getenv_fn)(const char *name);
+/* Called once per bad variable with the variable, its value and what is
+ * used instead. */
+typedef void (*tsc_config_warn_fn)(const char *var, const char *value,
+                                   const char *used);
+
+/* Fills cfg from get() (getenv in the library, a table in tests).
+ * Returns the number of variables that were rejected. */
+int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn);
+
+/* Decimal unsigned integer in [min, max], surrounding blanks allowed.
+ * Returns 0 and sets *out, or -1. */
+int tsc_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* 1/0 for true/yes/on/1 and false/no/off/0 (any case); -1 otherwise. */
+int tsc_parse_bool(const char *s);
+
+#endif

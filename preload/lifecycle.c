@@ -1,0 +1,252 @@
+/* Process lifecycle around the recorder: the constructor (reads the
+ * environment only), SIGTERM/SIGINT flushing, and flushing before exec.
+ *
+ * Signals: schedulers stop jobs with SIGTERM (torchrun forwards it to its
+ * workers) and people with Ctrl-C, and the last second of a run is often
+ * the interesting one.  Once the recorder is set up we own the real
+ * SIGTERM/SIGINT dispositions; what the application installs through
+ * sigaction()/signal() is kept as its "virtual" disposition, returned to it
+ * as the old handler, and run after our flush, so the application behaves
+ * exactly as without us. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cupti_hooks.h"
+#include "recorder.h"
+#include "recorder_internal.h"
+#include "spin.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+
+static _Atomic(sigaction_fn) real_sigaction_p;
+/* Resolved in the constructor: a vfork child calling execve must not run
+ * the dynamic linker on memory it shares with its parent. */
+static execve_fn real_execve;
+static execv_fn real_execv, real_execvp;
+static signal_fn real_signal;
+
+static sigaction_fn real_sigaction(void)
+{
+    sigaction_fn f = atomic_load_explicit(&real_sigaction_p, memory_order_acquire);
+    if (!f) {
+        f = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+        atomic_store_explicit(&real_sigaction_p, f, memory_order_release);
+    }
+    return f;
+}
+
+/* Index of the signals we own, -1 for the rest. */
+static int tracked(int sig) { return sig == SIGTERM ? 0 : sig == SIGINT ? 1 : -1; }
+
+/* The application's disposition per tracked signal.  Two copies and an
+ * index, so the handler always reads a complete one even if the
+ * application is changing it at that moment. */
+static struct sigaction app_act[2][2];
+static _Atomic int app_cur[2];
+static _Atomic int owned[2];
+
+static void app_get(int i, struct sigaction *out)
+{
+    *out = app_act[i][atomic_load_explicit(&app_cur[i], memory_order_acquire)];
+}
+
+static void app_set(int i, const struct sigaction *act)
+{
+    int next = 1 - atomic_load_explicit(&app_cur[i], memory_order_relaxed);
+    app_act[i][next] = *act;
+    atomic_store_explicit(&app_cur[i], next, memory_order_release);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc);
+
+static void install_ours(int sig)
+{
+    struct sigaction ours;
+    memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = on_signal;
+    ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigemptyset(&ours.sa_mask);
+    sigaddset(&ours.sa_mask, SIGTERM);
+    sigaddset(&ours.sa_mask, SIGINT);
+    real_sigaction()(sig, &ours, NULL);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    int i = tracked(sig);
+    if (i < 0)
+        return;
+    struct sigaction app;
+    app_get(i, &app);
+    if (!(app.sa_flags & SA_SIGINFO) && app.sa_handler == SIG_IGN)
+        goto out; /* the application ignores it: nothing ends, nothing to do */
+
+    if (tsc_rec_owned_here()) {
+        if (tsc_cupti_flush_hook)
+            tsc_cupti_flush_hook(1);
+        char nb[24], reason[32] = "signal:";
+        const char *num = tsc_u64_to_str((uint64_t)sig, nb);
+        memcpy(reason + 7, num, strlen(num) + 1);
+        tsc_rec_finish(reason, 1);
+    }
+
+    if (app.sa_flags & SA_RESETHAND) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        app_set(i, &dfl);
+    }
+    if (app.sa_flags & SA_SIGINFO) {
+        app.sa_sigaction(sig, si, uc);
+    } else if (app.sa_handler == SIG_DFL) {
+        /* Default action (terminate): let the kernel do it, so the parent
+         * sees "killed by signal N" exactly as without us. */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        real_sigaction()(sig, &dfl, NULL);
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, sig);
+        pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+        raise(sig);
+        /* Still alive (blocked elsewhere): take the signal back. */
+        install_ours(sig);
+    } else {
+        app.sa_handler(sig);
+    }
+out:
+    errno = saved;
+}
+
+/* Called once by the recorder when it sets up (a process that records). */
+void tsc_lifecycle_on_setup(void)
+{
+    sigaction_fn real = real_sigaction();
+    if (!real)
+        return;
+    for (int sig = SIGINT; sig <= SIGTERM; sig++) {
+        int i = tracked(sig);
+        if (i < 0 || atomic_load(&owned[i]))
+            continue;
+        struct sigaction cur;
+        if (real(sig, NULL, &cur) < 0)
+            continue;
+        app_set(i, &cur);
+        atomic_store(&owned[i], 1);
+        install_ours(sig);
+    }
+}
+
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    int i = tracked(sig);
+    if (i >= 0 && atomic_load(&owned[i])) {
+        if (old)
+            app_get(i, old);
+        if (act)
+            app_set(i, act);
+        return 0;
+    }
+    sigaction_fn real = real_sigaction();
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(sig, act, old);
+}
+
+EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+    int i = tracked(sig);
+    if (i >= 0 && atomic_load(&owned[i])) {
+        struct sigaction prev, act;
+        app_get(i, &prev);
+        memset(&act, 0, sizeof act);
+        act.sa_handler = handler;
+        act.sa_flags = SA_RESTART; /* glibc's signal() has BSD semantics */
+        sigemptyset(&act.sa_mask);
+        app_set(i, &act);
+        /* sa_handler and sa_sigaction share storage in glibc's struct
+         * sigaction, as the real signal() returns it. */
+        return prev.sa_handler;
+    }
+    signal_fn real = real_signal ? real_signal : (signal_fn)dlsym(RTLD_NEXT, "signal");
+    if (!real) {
+        errno = ENOSYS;
+        return SIG_ERR;
+    }
+    return real(sig, handler);
+}
+
+/* exec replaces the process image without running atexit: write what we
+ * have first.  Skipped in a vfork child, which shares our memory. */
+static void before_exec(void)
+{
+    if (tsc_rec_owned_here())
+        tsc_rec_finish("exec", 0);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    int saved = errno;
+    before_exec();
+    errno = saved;
+    execve_fn real = real_execve ? real_execve : (execve_fn)dlsym(RTLD_NEXT, "execve");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+    int saved = errno;
+    before_exec();
+    errno = saved;
+    execv_fn real = real_execv ? real_execv : (execv_fn)dlsym(RTLD_NEXT, "execv");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(path, argv);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+    int saved = errno;
+    before_exec();
+    errno = saved;
+    execv_fn real = real_execvp ? real_execvp : (execv_fn)dlsym(RTLD_NEXT, "execvp");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(file, argv);
+}
+
+__attribute__((constructor)) static void tsc_constructor(void)
+{
+    int saved = errno;
+    real_sigaction(); /* resolve now, not first inside a signal path */
+    real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+    real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+    real_execv = (execv_fn)dlsym(RTLD_NEXT, "execv");
+    real_execvp = (execv_fn)dlsym(RTLD_NEXT, "execvp");
+    tsc_rec_load_config();
+    if (!tsc_rec_config()->disabled && tsc_cupti_constructor_hook)
+        tsc_cupti_constructor_hook();
+    errno = saved;
+}

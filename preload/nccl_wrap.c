@@ -1,0 +1,661 @@
+/* NCCL interposition.  Every exported entry point has the same shape:
+ *
+ *   resolve the real function (lazily) -> guard (recorder active, not
+ *   re-entered) -> describe the call -> time -> real call -> time ->
+ *   record -> restore errno -> return the real result unchanged.
+ *
+ * Descriptors are interned before the real call so the CUPTI external
+ * correlation id (derived from the descriptor id and the sequence number)
+ * is known when the call launches its kernels. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comm_id.h"
+#include "comm_registry.h"
+#include "cupti_hooks.h"
+#include "nccl_abi.h"
+#include "nccl_wrap.h"
+#include "recorder.h"
+#include "recorder_internal.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ------------------------------------------------- real symbol lookup */
+
+enum real_sym {
+    S_ALLREDUCE, S_ALLGATHER, S_REDUCESCATTER, S_BROADCAST, S_BCAST, S_REDUCE,
+    S_ALLTOALL, S_GATHER, S_SCATTER, S_SEND, S_RECV, S_GROUP_START, S_GROUP_END,
+    S_INIT_RANK, S_INIT_RANK_CONFIG, S_INIT_RANK_SCALABLE, S_INIT_ALL, S_SPLIT,
+    S_SHRINK, S_FINALIZE, S_DESTROY, S_ABORT, S_USER_RANK, S_COUNT, S_GET_VERSION,
+    S_NSYMS
+};
+
+static const char *const sym_name[S_NSYMS] = {
+    "ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast", "ncclBcast",
+    "ncclReduce", "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclSend", "ncclRecv",
+    "ncclGroupStart", "ncclGroupEnd", "ncclCommInitRank", "ncclCommInitRankConfig",
+    "ncclCommInitRankScalable", "ncclCommInitAll", "ncclCommSplit", "ncclCommShrink",
+    "ncclCommFinalize", "ncclCommDestroy", "ncclCommAbort", "ncclCommUserRank",
+    "ncclCommCount", "ncclGetVersion",
+};
+
+static _Atomic(void *) sym_ptr[S_NSYMS];
+static _Atomic int sym_gave_up[S_NSYMS];
+
+static void *lookup_real(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p)
+        return p;
+    /* libnccl loaded as a dependency of an RTLD_LOCAL library (a Python
+     * extension) is not in the global scope RTLD_NEXT searches. */
+    static const char *const libs[] = {"libnccl.so.2", "libnccl.so"};
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !p; i++) {
+        void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            p = dlsym(h, name);
+            dlclose(h);
+        }
+    }
+    return p;
+}
+
+static void *real_sym(enum real_sym s)
+{
+    void *p = atomic_load_explicit(&sym_ptr[s], memory_order_acquire);
+    if (__builtin_expect(p != NULL, 1))
+        return p;
+    if (atomic_load_explicit(&sym_gave_up[s], memory_order_relaxed))
+        return NULL;
+    int saved = errno;
+    p = lookup_real(sym_name[s]);
+    errno = saved;
+    if (p)
+        atomic_store_explicit(&sym_ptr[s], p, memory_order_release);
+    else if (s == S_USER_RANK || s == S_COUNT)
+        atomic_store(&sym_gave_up[s], 1); /* optional: do not search every call */
+    return p;
+}
+
+static tsc_nccl_result_t no_nccl(enum real_sym s)
+{
+    tsc_warn_once("nccl-missing", "%s called but no NCCL library is loaded; returning "
+                  "ncclSystemError", sym_name[s]);
+    return tsc_ncclSystemError;
+}
+
+int tsc_nccl_version_code(void)
+{
+    tsc_fn_get_version f = (tsc_fn_get_version)real_sym(S_GET_VERSION);
+    int v = 0;
+    if (!f || f(&v) != tsc_ncclSuccess)
+        return 0;
+    return v;
+}
+
+/* ---------------------------------------------------- per-call record */
+
+/* initial-exec TLS: one instruction per access in a preloaded library. */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS int tls_guard;          /* inside one of our wrappers */
+static TLS int tls_group_depth;    /* ncclGroupStart nesting */
+static TLS uint64_t tls_group_ends;
+
+typedef struct call {
+    int app_errno;
+    int real_errno;
+    uint16_t depth;      /* group depth at entry */
+    int extcorr;         /* pushed an external correlation id */
+    uint32_t desc;
+    uint64_t t0, t1;
+    tsc_desc_nccl_call d;
+} call;
+
+static int call_begin(call *c, uint8_t op)
+{
+    if (tls_guard)
+        return 0;
+    c->app_errno = errno;
+    if (!tsc_rec_active()) {
+        errno = c->app_errno;
+        return 0;
+    }
+    tls_guard = 1;
+    memset(&c->d, 0, sizeof c->d);
+    c->d.op = op;
+    c->d.dtype = TSC_DT_NONE;
+    c->d.redop = TSC_REDOP_NONE;
+    c->d.peer = TSC_NO_PEER;
+    c->depth = (uint16_t)(tls_group_depth > 255 ? 255 : tls_group_depth < 0 ? 0 : tls_group_depth);
+    c->extcorr = 0;
+    c->desc = 0;
+    c->t1 = 0;
+    return 1;
+}
+
+/* Right before the real call: the application's errno back in place. */
+static inline void call_start(call *c)
+{
+    errno = c->app_errno;
+    c->t0 = tsc_now_ns();
+}
+
+/* Right after the real call, before anything else can touch errno. */
+static inline void call_returned(call *c)
+{
+    c->real_errno = errno;
+    c->t1 = tsc_now_ns();
+}
+
+static void fill_comm(call *c, tsc_comm_info *info)
+{
+    if (!info)
+        return;
+    c->d.comm_id = info->comm_id;
+    c->d.comm_rank = (uint32_t)atomic_load_explicit(&info->rank, memory_order_relaxed);
+    c->d.comm_size = (uint32_t)atomic_load_explicit(&info->size, memory_order_relaxed);
+}
+
+static void query_rank_size(tsc_nccl_comm_t comm, int32_t *rank, int32_t *size)
+{
+    tsc_fn_comm_query ur = (tsc_fn_comm_query)real_sym(S_USER_RANK);
+    tsc_fn_comm_query cnt = (tsc_fn_comm_query)real_sym(S_COUNT);
+    int v;
+    if (ur && ur(comm, &v) == tsc_ncclSuccess)
+        *rank = v;
+    if (cnt && cnt(comm, &v) == tsc_ncclSuccess)
+        *size = v;
+}
+
+static tsc_comm_info *comm_info(tsc_nccl_comm_t comm)
+{
+    tsc_comm_info *info = tsc_comm_lookup(comm);
+    if (info && __builtin_expect(atomic_load_explicit(&info->size, memory_order_relaxed) == 0, 0)) {
+        /* A non-blocking split may not have known its size at creation. */
+        int32_t r = -1, s = 0;
+        query_rank_size(comm, &r, &s);
+        if (s > 0) {
+            atomic_store(&info->rank, r);
+            atomic_store(&info->size, s);
+        }
+    }
+    return info;
+}
+
+static void call_end(call *c, tsc_nccl_result_t rc, uint64_t val)
+{
+    if (!c->t1)
+        call_returned(c);
+    if (c->extcorr && tsc_cupti_pop_extcorr)
+        tsc_cupti_pop_extcorr();
+    if (!c->desc)
+        c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
+    uint8_t flags = (c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0) |
+                    (rc == tsc_ncclInProgress ? TSC_NCCL_F_ASYNC_ERR : 0);
+    uint16_t aux = (uint16_t)(((unsigned)rc & 0xff) << 8 | c->depth);
+    tsc_rec_event(TSC_EV_NCCL, flags, aux, c->desc, c->t0, c->t1, val);
+    tls_guard = 0;
+    errno = c->real_errno;
+}
+
+size_t tsc_nccl_dtype_size(int dtype)
+{
+    static const unsigned char sz[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+    return dtype >= 0 && (size_t)dtype < sizeof sz ? sz[dtype] : 0;
+}
+
+/* Collectives and point-to-point: describe, number, push the external
+ * correlation id, start the clock. */
+static uint64_t coll_prepare(call *c, size_t count, int dtype, int redop, int peer,
+                             tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+{
+    c->d.dtype = dtype >= 0 && dtype < 255 ? (uint8_t)dtype : TSC_DT_NONE;
+    if (redop >= 0)
+        c->d.redop = (uint8_t)(redop > 254 ? 254 : redop);
+    c->d.peer = peer;
+    c->d.count = count;
+    c->d.bytes = (uint64_t)count * tsc_nccl_dtype_size(dtype);
+    c->d.stream = (uint64_t)(uintptr_t)stream;
+    tsc_comm_info *info = comm_info(comm);
+    fill_comm(c, info);
+    uint64_t seq = info ? atomic_fetch_add_explicit(&info->seq, 1, memory_order_relaxed) : 0;
+    c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
+    if (c->desc && tsc_cupti_push_extcorr) {
+        tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, seq));
+        c->extcorr = 1;
+    }
+    call_start(c);
+    return seq;
+}
+
+/* ---------------------------------------------------------- collectives */
+
+EXPORT tsc_nccl_result_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                                       tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op,
+                                       tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+{
+    tsc_fn_allreduce real = (tsc_fn_allreduce)real_sym(S_ALLREDUCE);
+    if (!real)
+        return no_nccl(S_ALLREDUCE);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_ALLREDUCE))
+        return real(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, op, TSC_NO_PEER, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                       tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm,
+                                       tsc_cuda_stream_t stream)
+{
+    tsc_fn_allgather real = (tsc_fn_allgather)real_sym(S_ALLGATHER);
+    if (!real)
+        return no_nccl(S_ALLGATHER);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_ALLGATHER))
+        return real(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    uint64_t seq = coll_prepare(&c, sendcount, datatype, -1, TSC_NO_PEER, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
+                                           size_t recvcount, tsc_nccl_dtype_t datatype,
+                                           tsc_nccl_redop_t op, tsc_nccl_comm_t comm,
+                                           tsc_cuda_stream_t stream)
+{
+    tsc_fn_reducescatter real = (tsc_fn_reducescatter)real_sym(S_REDUCESCATTER);
+    if (!real)
+        return no_nccl(S_REDUCESCATTER);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_REDUCESCATTER))
+        return real(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    uint64_t seq = coll_prepare(&c, recvcount, datatype, op, TSC_NO_PEER, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                                       tsc_nccl_dtype_t datatype, int root,
+                                       tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+{
+    tsc_fn_broadcast real = (tsc_fn_broadcast)real_sym(S_BROADCAST);
+    if (!real)
+        return no_nccl(S_BROADCAST);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_BROADCAST))
+        return real(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclBcast(void *buff, size_t count, tsc_nccl_dtype_t datatype,
+                                   int root, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+{
+    tsc_fn_bcast real = (tsc_fn_bcast)real_sym(S_BCAST);
+    if (!real)
+        return no_nccl(S_BCAST);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_BCAST))
+        return real(buff, count, datatype, root, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
+    tsc_nccl_result_t rc = real(buff, count, datatype, root, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+                                    tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op, int root,
+                                    tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+{
+    tsc_fn_reduce real = (tsc_fn_reduce)real_sym(S_REDUCE);
+    if (!real)
+        return no_nccl(S_REDUCE);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_REDUCE))
+        return real(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, op, root, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
+                                      tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm,
+                                      tsc_cuda_stream_t stream)
+{
+    tsc_fn_alltoall real = (tsc_fn_alltoall)real_sym(S_ALLTOALL);
+    if (!real)
+        return no_nccl(S_ALLTOALL);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_ALLTOALL))
+        return real(sendbuff, recvbuff, count, datatype, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, -1, TSC_NO_PEER, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
+                                    tsc_nccl_dtype_t datatype, int root, tsc_nccl_comm_t comm,
+                                    tsc_cuda_stream_t stream)
+{
+    tsc_fn_gather real = (tsc_fn_gather)real_sym(S_GATHER);
+    if (!real)
+        return no_nccl(S_GATHER);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_GATHER))
+        return real(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
+                                     tsc_nccl_dtype_t datatype, int root, tsc_nccl_comm_t comm,
+                                     tsc_cuda_stream_t stream)
+{
+    tsc_fn_scatter real = (tsc_fn_scatter)real_sym(S_SCATTER);
+    if (!real)
+        return no_nccl(S_SCATTER);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_SCATTER))
+        return real(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclSend(const void *sendbuff, size_t count, tsc_nccl_dtype_t datatype,
+                                  int peer, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+{
+    tsc_fn_send real = (tsc_fn_send)real_sym(S_SEND);
+    if (!real)
+        return no_nccl(S_SEND);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_SEND))
+        return real(sendbuff, count, datatype, peer, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, -1, peer, comm, stream);
+    tsc_nccl_result_t rc = real(sendbuff, count, datatype, peer, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclRecv(void *recvbuff, size_t count, tsc_nccl_dtype_t datatype,
+                                  int peer, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+{
+    tsc_fn_recv real = (tsc_fn_recv)real_sym(S_RECV);
+    if (!real)
+        return no_nccl(S_RECV);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_RECV))
+        return real(recvbuff, count, datatype, peer, comm, stream);
+    uint64_t seq = coll_prepare(&c, count, datatype, -1, peer, comm, stream);
+    tsc_nccl_result_t rc = real(recvbuff, count, datatype, peer, comm, stream);
+    call_end(&c, rc, seq);
+    return rc;
+}
+
+/* --------------------------------------------------------------- groups */
+
+EXPORT tsc_nccl_result_t ncclGroupStart(void)
+{
+    tsc_fn_group real = (tsc_fn_group)real_sym(S_GROUP_START);
+    if (!real)
+        return no_nccl(S_GROUP_START);
+    call c;
+    int rec = call_begin(&c, TSC_NCCL_GROUP_START);
+    if (rec)
+        call_start(&c);
+    tsc_nccl_result_t rc = real();
+    /* Depth is tracked even when not recording, so IN_GROUP stays right
+     * if recording starts inside a group. */
+    if (rc == tsc_ncclSuccess)
+        tls_group_depth++;
+    if (rec)
+        call_end(&c, rc, 0);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclGroupEnd(void)
+{
+    tsc_fn_group real = (tsc_fn_group)real_sym(S_GROUP_END);
+    if (!real)
+        return no_nccl(S_GROUP_END);
+    call c;
+    int rec = call_begin(&c, TSC_NCCL_GROUP_END);
+    uint64_t val = tls_group_ends++;
+    if (rec) {
+        /* The grouped operations launch here, so the correlation id goes
+         * around this call. */
+        c.desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c.d, sizeof c.d);
+        if (c.desc && tsc_cupti_push_extcorr) {
+            tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c.desc, val));
+            c.extcorr = 1;
+        }
+        call_start(&c);
+    }
+    tsc_nccl_result_t rc = real();
+    if (tls_group_depth > 0 && (rc == tsc_ncclSuccess || rc == tsc_ncclInProgress))
+        tls_group_depth--;
+    if (rec)
+        call_end(&c, rc, val);
+    return rc;
+}
+
+/* ------------------------------------------------------- communicators */
+
+static int created(tsc_nccl_result_t rc)
+{
+    return rc == tsc_ncclSuccess || rc == tsc_ncclInProgress;
+}
+
+EXPORT tsc_nccl_result_t ncclCommInitRank(tsc_nccl_comm_t *comm, int nranks,
+                                          tsc_nccl_unique_id commId, int rank)
+{
+    tsc_fn_comm_init_rank real = (tsc_fn_comm_init_rank)real_sym(S_INIT_RANK);
+    if (!real)
+        return no_nccl(S_INIT_RANK);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK))
+        return real(comm, nranks, commId, rank);
+    call_start(&c);
+    tsc_nccl_result_t rc = real(comm, nranks, commId, rank);
+    call_returned(&c);
+    c.d.comm_id = tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId);
+    c.d.comm_rank = (uint32_t)rank;
+    c.d.comm_size = (uint32_t)nranks;
+    if (created(rc) && comm && *comm)
+        tsc_comm_add(*comm, c.d.comm_id, rank, nranks);
+    call_end(&c, rc, 0);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclCommInitRankConfig(tsc_nccl_comm_t *comm, int nranks,
+                                                tsc_nccl_unique_id commId, int rank,
+                                                tsc_nccl_config_t *config)
+{
+    tsc_fn_comm_init_rank_config real =
+        (tsc_fn_comm_init_rank_config)real_sym(S_INIT_RANK_CONFIG);
+    if (!real)
+        return no_nccl(S_INIT_RANK_CONFIG);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK_CONFIG))
+        return real(comm, nranks, commId, rank, config);
+    call_start(&c);
+    tsc_nccl_result_t rc = real(comm, nranks, commId, rank, config);
+    call_returned(&c);
+    c.d.comm_id = tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId);
+    c.d.comm_rank = (uint32_t)rank;
+    c.d.comm_size = (uint32_t)nranks;
+    if (created(rc) && comm && *comm)
+        tsc_comm_add(*comm, c.d.comm_id, rank, nranks);
+    call_end(&c, rc, 0);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclCommInitRankScalable(tsc_nccl_comm_t *newcomm, int nranks,
+                                                  int myrank, int nId,
+                                                  tsc_nccl_unique_id *commIds,
+                                                  tsc_nccl_config_t *config)
+{
+    tsc_fn_comm_init_rank_scalable real =
+        (tsc_fn_comm_init_rank_scalable)real_sym(S_INIT_RANK_SCALABLE);
+    if (!real)
+        return no_nccl(S_INIT_RANK_SCALABLE);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK_SCALABLE))
+        return real(newcomm, nranks, myrank, nId, commIds, config);
+    call_start(&c);
+    tsc_nccl_result_t rc = real(newcomm, nranks, myrank, nId, commIds, config);
+    call_returned(&c);
+    if (commIds && nId > 0)
+        c.d.comm_id = tsc_comm_id_from_unique_ids(commIds, (size_t)nId, sizeof *commIds);
+    c.d.comm_rank = (uint32_t)myrank;
+    c.d.comm_size = (uint32_t)nranks;
+    c.d.count = nId > 0 ? (uint64_t)nId : 0;
+    if (created(rc) && newcomm && *newcomm && c.d.comm_id)
+        tsc_comm_add(*newcomm, c.d.comm_id, myrank, nranks);
+    call_end(&c, rc, 0);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclCommInitAll(tsc_nccl_comm_t *comm, int ndev, const int *devlist)
+{
+    tsc_fn_comm_init_all real = (tsc_fn_comm_init_all)real_sym(S_INIT_ALL);
+    if (!real)
+        return no_nccl(S_INIT_ALL);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_COMM_INIT_ALL))
+        return real(comm, ndev, devlist);
+    call_start(&c);
+    tsc_nccl_result_t rc = real(comm, ndev, devlist);
+    call_returned(&c);
+    static _Atomic uint64_t init_all_calls;
+    /* All ndev communicators live in this process: the id needs only to
+     * be unique, not computable elsewhere. */
+    c.d.comm_id = tsc_comm_id_local(tsc_rec_host(), (uint32_t)getpid(),
+                                    atomic_fetch_add(&init_all_calls, 1));
+    c.d.comm_size = ndev > 0 ? (uint32_t)ndev : 0;
+    c.d.count = c.d.comm_size;
+    if (created(rc) && comm)
+        for (int i = 0; i < ndev; i++)
+            if (comm[i])
+                tsc_comm_add(comm[i], c.d.comm_id, i, ndev);
+    call_end(&c, rc, 0);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclCommSplit(tsc_nccl_comm_t comm, int color, int key,
+                                       tsc_nccl_comm_t *newcomm, tsc_nccl_config_t *config)
+{
+    tsc_fn_comm_split real = (tsc_fn_comm_split)real_sym(S_SPLIT);
+    if (!real)
+        return no_nccl(S_SPLIT);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_COMM_SPLIT))
+        return real(comm, color, key, newcomm, config);
+    /* Every rank of the parent splits, in the same order: the index of
+     * this split is the same on all of them. */
+    tsc_comm_info *parent = tsc_comm_lookup(comm);
+    uint64_t idx = parent ? atomic_fetch_add(&parent->splits, 1) : 0;
+    c.d.parent_comm_id = parent ? parent->comm_id : 0;
+    c.d.color = color;
+    call_start(&c);
+    tsc_nccl_result_t rc = real(comm, color, key, newcomm, config);
+    call_returned(&c);
+    if (created(rc) && color != TSC_NCCL_SPLIT_NOCOLOR && newcomm && *newcomm) {
+        int32_t r = -1, s = 0;
+        query_rank_size(*newcomm, &r, &s);
+        c.d.comm_id = tsc_comm_id_split(c.d.parent_comm_id, idx, color);
+        c.d.comm_rank = (uint32_t)r;
+        c.d.comm_size = (uint32_t)s;
+        tsc_comm_add(*newcomm, c.d.comm_id, r, s);
+    }
+    call_end(&c, rc, 0);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclCommShrink(tsc_nccl_comm_t comm, int *excludeRanksList,
+                                        int excludeRanksCount, tsc_nccl_comm_t *newcomm,
+                                        tsc_nccl_config_t *config, int shrinkFlags)
+{
+    tsc_fn_comm_shrink real = (tsc_fn_comm_shrink)real_sym(S_SHRINK);
+    if (!real)
+        return no_nccl(S_SHRINK);
+    call c;
+    if (!call_begin(&c, TSC_NCCL_COMM_SHRINK))
+        return real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    tsc_comm_info *parent = tsc_comm_lookup(comm);
+    uint64_t idx = parent ? atomic_fetch_add(&parent->shrinks, 1) : 0;
+    c.d.parent_comm_id = parent ? parent->comm_id : 0;
+    c.d.count = excludeRanksCount > 0 ? (uint64_t)excludeRanksCount : 0;
+    call_start(&c);
+    tsc_nccl_result_t rc =
+        real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    call_returned(&c);
+    if (created(rc) && newcomm && *newcomm) {
+        int32_t r = -1, s = 0;
+        query_rank_size(*newcomm, &r, &s);
+        c.d.comm_id = tsc_comm_id_shrink(c.d.parent_comm_id, idx);
+        c.d.comm_rank = (uint32_t)r;
+        c.d.comm_size = (uint32_t)s;
+        tsc_comm_add(*newcomm, c.d.comm_id, r, s);
+    }
+    call_end(&c, rc, 0);
+    return rc;
+}
+
+/* Finalize, Destroy, Abort: one shape; the last two end the handle. */
+static tsc_nccl_result_t comm_end_call(enum real_sym s, uint8_t op, tsc_nccl_comm_t comm,
+                                       int forget)
+{
+    tsc_fn_comm real = (tsc_fn_comm)real_sym(s);
+    if (!real)
+        return no_nccl(s);
+    call c;
+    if (!call_begin(&c, op)) {
+        tsc_nccl_result_t rc = real(comm);
+        if (forget && (rc == tsc_ncclSuccess || s == S_ABORT)) {
+            int e = errno;
+            tsc_comm_remove(comm);
+            errno = e;
+        }
+        return rc;
+    }
+    fill_comm(&c, tsc_comm_lookup(comm));
+    call_start(&c);
+    tsc_nccl_result_t rc = real(comm);
+    call_returned(&c);
+    /* Abort always ends the handle; a failed Destroy leaves it alive. */
+    if (forget && (rc == tsc_ncclSuccess || s == S_ABORT))
+        tsc_comm_remove(comm);
+    call_end(&c, rc, 0);
+    return rc;
+}
+
+EXPORT tsc_nccl_result_t ncclCommFinalize(tsc_nccl_comm_t comm)
+{
+    return comm_end_call(S_FINALIZE, TSC_NCCL_COMM_FINALIZE, comm, 0);
+}
+
+EXPORT tsc_nccl_result_t ncclCommDestroy(tsc_nccl_comm_t comm)
+{
+    return comm_end_call(S_DESTROY, TSC_NCCL_COMM_DESTROY, comm, 1);
+}
+
+EXPORT tsc_nccl_result_t ncclCommAbort(tsc_nccl_comm_t comm)
+{
+    return comm_end_call(S_ABORT, TSC_NCCL_COMM_ABORT, comm, 1);
+}

@@ -1,0 +1,747 @@
+/* The recorder: per-thread rings, the thread registry, lazy set-up and
+ * the background writer that turns rings into chunks.  See recorder.h for
+ * the contract; the metadata store is rec_meta.c, warnings warn.c.
+ *
+ * Locking: the hot path (tsc_rec_event, tsc_rec_intern on a hit) touches
+ * only the calling thread's ring and intern table.  Everything else is
+ * guarded by spin locks built on atomics (spin.h) rather than pthread
+ * mutexes, so the signal-handler flush can try them without deadlocking:
+ * the drain lock (one consumer at a time for every ring, and the dump
+ * file) and the registry lock (thread set-up). */
+#include "recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cupti_hooks.h"
+#include "dump_file.h"
+#include "identity.h"
+#include "intern.h"
+#include "recorder_internal.h"
+#include "rec_meta.h"
+#include "ring.h"
+#include "spin.h"
+
+
+enum { ST_UNINIT = 0, ST_INITIALIZING, ST_ACTIVE, ST_OFF, ST_CLOSED };
+
+/* A thread slot's life: claimed by a new thread, live while it records,
+ * exited when the thread ends, reusable once the writer has drained it;
+ * so threads that come and go do not use up TSCOPE_MAX_THREADS. */
+enum { SLOT_CLAIMED = 0, SLOT_LIVE, SLOT_EXITED, SLOT_REUSABLE };
+
+typedef struct tsc_thread {
+    tsc_ring ring;
+    _Atomic int slot;
+    uint32_t epoch;             /* g_epoch when claimed */
+    uint32_t tid;
+    _Atomic int wake_pending;   /* producer asked the writer for a drain */
+    uint64_t intern_gen;
+    char name[17];              /* last name written (writer's view) */
+    tsc_intern intern;
+} tsc_thread;
+
+/* ------------------------------------------------------------ globals */
+
+static _Atomic int g_state;
+static tsc_config g_cfg;
+static _Atomic int g_cfg_loaded;
+static _Atomic uint32_t g_epoch = 1;          /* bumped in a forked child */
+static _Atomic uint32_t g_next_desc = 1;
+static _Atomic uint64_t g_intern_gen;          /* bumped when descs may be lost */
+static _Atomic uint64_t g_dropped_extra;
+static pid_t g_pid;
+
+static tsc_dump g_dump = {.fd = -1};
+static uint64_t g_events_written;
+static tsc_event *g_scratch;
+static size_t g_scratch_slots;
+static size_t g_ring_bytes;
+
+static tsc_thread **g_threads;
+static _Atomic uint32_t g_nthreads;
+static uint32_t g_max_threads;
+
+static int g_wake_fd = -1;
+static pthread_t g_writer;
+static int g_writer_started;
+static _Atomic int g_writer_stop;
+static _Atomic int g_writer_running;
+
+static _Atomic int g_drain_lock, g_reg_lock;
+static pthread_key_t g_thread_key;  /* its destructor marks slots exited */
+static int g_thread_key_ok;
+
+static char g_meta_buf[TSC_META_MAX * (TSC_META_KEY_MAX + TSC_META_VAL_MAX) + 4096];
+static char g_host[256];
+
+/* initial-exec: the library is preloaded, so its few bytes of TLS are in
+ * the static block and each access is one instruction, not a call. */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS tsc_thread *tls_thr;
+static TLS uint32_t tls_epoch;
+static TLS uint32_t tls_refused_epoch; /* over TSCOPE_MAX_THREADS in this epoch */
+static TLS int tls_in_setup;
+
+/* -------------------------------------------------------------- clocks */
+
+uint64_t tsc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t my_tid(void) { return (uint32_t)syscall(SYS_gettid); }
+
+/* -------------------------------------------------------- configuration */
+
+static const char *real_getenv(const char *name) { return getenv(name); }
+
+static void config_warn(const char *var, const char *value, const char *used)
+{
+    char key[80];
+    snprintf(key, sizeof key, "config:%s", var);
+    tsc_warn_once(key, "ignoring %s='%.200s' (not valid), using %s", var, value, used);
+}
+
+void tsc_rec_load_config(void)
+{
+    int expect = 0;
+    /* 2 = loading, 1 = loaded: concurrent first users wait briefly. */
+    static _Atomic int loading;
+    if (atomic_load(&g_cfg_loaded))
+        return;
+    if (!atomic_compare_exchange_strong(&loading, &expect, 1)) {
+        while (!atomic_load(&g_cfg_loaded))
+            sched_yield();
+        return;
+    }
+    tsc_config c;
+    /* QUIET decides whether the other variables' warnings are printed. */
+    tsc_config_load(&c, real_getenv, NULL);
+    tsc_warn_set_quiet(c.quiet);
+    tsc_config_load(&c, real_getenv, config_warn);
+    g_cfg = c;
+    atomic_store(&g_cfg_loaded, 1);
+    if (g_cfg.disabled)
+        atomic_store(&g_state, ST_OFF);
+}
+
+const tsc_config *tsc_rec_config(void)
+{
+    tsc_rec_load_config();
+    return &g_cfg;
+}
+
+/* ------------------------------------------------------------- chunks */
+
+static uint64_t total_dropped(void)
+{
+    uint64_t d = atomic_load(&g_dropped_extra);
+    uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++)
+        d += atomic_load_explicit(&g_threads[i]->ring.dropped, memory_order_relaxed);
+    return d;
+}
+
+/* Under the drain lock.  from_signal: no dlsym, bounded meta lock. */
+static void write_meta_chunk(int from_signal)
+{
+    if (!from_signal && tsc_nccl_version_code) {
+        int v = tsc_nccl_version_code();
+        if (v > 0)
+            tsc_meta_set_int(TSC_META_NCCL_VERSION, v);
+    }
+    char nb[5][24];
+    const char *dyn_k[5] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
+                            TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE};
+    const char *dyn_v[5] = {tsc_u64_to_str(tsc_now_ns(), nb[0]), tsc_u64_to_str(tsc_mono_ns(), nb[1]),
+                            tsc_u64_to_str(g_events_written, nb[2]),
+                            tsc_u64_to_str(total_dropped(), nb[3]),
+                            tsc_u64_to_str(g_dump.bytes_lost, nb[4])};
+    size_t len = tsc_meta_encode_all(g_meta_buf, sizeof g_meta_buf, dyn_k, dyn_v, 5,
+                                     from_signal);
+    if (len)
+        tsc_dump_write_chunk(&g_dump, TSC_CHUNK_META, 0, g_meta_buf, (uint32_t)len);
+}
+
+static void write_end_chunk(const char *reason)
+{
+    char nb[3][24];
+    const char *keys[4] = {TSC_META_END_REASON, TSC_META_EVENTS, TSC_META_DROPPED,
+                           TSC_META_DROPPED_WRITE};
+    const char *vals[4] = {reason, tsc_u64_to_str(g_events_written, nb[0]),
+                           tsc_u64_to_str(total_dropped(), nb[1]),
+                           tsc_u64_to_str(g_dump.bytes_lost, nb[2])};
+    char buf[256];
+    size_t len = tsc_meta_encode(buf, sizeof buf, keys, vals, 4);
+    if (len)
+        tsc_dump_write_chunk(&g_dump, TSC_CHUNK_END, 0, buf, (uint32_t)len);
+}
+
+/* ------------------------------------------------------------- draining */
+
+static void note_write_failure(int from_signal, uint64_t lost_before)
+{
+    if (g_dump.bytes_lost == lost_before)
+        return;
+    /* The lost chunk may have defined descriptors: make every thread
+     * define its descriptors again. */
+    atomic_fetch_add(&g_intern_gen, 1);
+    if (!from_signal)
+        tsc_warn_once("write", "cannot write %s: %s; the job goes on, lost bytes are counted "
+                      "in the dump", g_dump.path, strerror(g_dump.last_errno));
+}
+
+static uint64_t count_events(const tsc_event *s, size_t n)
+{
+    uint64_t ev = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i].kind == TSC_EV_DESC) {
+            const tsc_desc_head *h = (const tsc_desc_head *)&s[i];
+            i += tsc_desc_slots(h->payload_len);
+        } else {
+            ev++;
+            i++;
+        }
+    }
+    return ev;
+}
+
+static void emit_thread_desc_chunk(tsc_thread *t, const char *name)
+{
+    unsigned char payload[8 + 16];
+    tsc_desc_thread d = {.tid = t->tid, .name_len = (uint32_t)strlen(name)};
+    memcpy(payload, &d, 8);
+    memcpy(payload + 8, name, d.name_len);
+    tsc_event slots[2];
+    size_t n = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&g_next_desc, 1),
+                               payload, (uint16_t)(8 + d.name_len));
+    if (n)
+        tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, slots,
+                             (uint32_t)(n * TSC_SLOT_SIZE));
+}
+
+/* PyTorch names its backward threads after they start; a thread first
+ * seen under its creator's name gets a second THREAD descriptor. */
+static void check_thread_rename(tsc_thread *t)
+{
+    char path[64], name[17];
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, name, 16);
+    close(fd);
+    if (n <= 0)
+        return;
+    if (name[n - 1] == '\n')
+        n--;
+    name[n] = '\0';
+    if (strcmp(name, t->name) == 0)
+        return;
+    memcpy(t->name, name, (size_t)n + 1);
+    emit_thread_desc_chunk(t, name);
+}
+
+/* check_names: re-read thread names (periodic drains only). */
+static void drain_all(int from_signal, int check_names)
+{
+    uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        tsc_thread *t = g_threads[i];
+        int slot = atomic_load_explicit(&t->slot, memory_order_acquire);
+        if (slot != SLOT_LIVE && slot != SLOT_EXITED)
+            continue; /* being set up for a new thread, or empty */
+        size_t k = tsc_ring_peek(&t->ring, g_scratch, g_scratch_slots);
+        if (k) {
+            uint64_t lost = g_dump.bytes_lost;
+            if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, g_scratch,
+                                     (uint32_t)(k * TSC_SLOT_SIZE)) == 0)
+                g_events_written += count_events(g_scratch, k);
+            else
+                note_write_failure(from_signal, lost);
+            tsc_ring_consume(&t->ring, k);
+        }
+        atomic_store_explicit(&t->wake_pending, 0, memory_order_relaxed);
+        /* After the ring, so a new name follows the first one in the
+         * thread's stream. */
+        if (check_names && !from_signal && slot == SLOT_LIVE)
+            check_thread_rename(t);
+        /* An exited thread's producer side is gone: once its last events
+         * are out, the slot can serve a new thread. */
+        if (slot == SLOT_EXITED && tsc_ring_is_empty(&t->ring))
+            atomic_store_explicit(&t->slot, SLOT_REUSABLE, memory_order_release);
+    }
+}
+
+void tsc_rec_flush(void)
+{
+    int saved = errno;
+    if (atomic_load(&g_state) == ST_ACTIVE && tsc_rec_owned_here() &&
+        tsc_spin_lock_bounded(&g_drain_lock, 200)) {
+        drain_all(1, 0);
+        write_meta_chunk(1);
+        tsc_spin_unlock(&g_drain_lock);
+    }
+    errno = saved;
+}
+
+void tsc_rec_finish(const char *reason, int from_signal)
+{
+    int saved = errno;
+    if (atomic_load(&g_state) != ST_ACTIVE || !tsc_rec_owned_here())
+        goto out;
+    if (!tsc_spin_lock_bounded(&g_drain_lock, from_signal ? 300 : 3000))
+        goto out;
+    drain_all(from_signal, !from_signal);
+    write_meta_chunk(from_signal);
+    write_end_chunk(reason);
+    tsc_spin_unlock(&g_drain_lock);
+out:
+    errno = saved;
+}
+
+/* ---------------------------------------------------------- the writer */
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "tscope-writer", 0, 0, 0);
+    atomic_store(&g_writer_running, 1);
+    uint64_t period = (uint64_t)g_cfg.flush_ms * 1000000ull;
+    uint64_t next_flush = tsc_mono_ns() + period;
+    for (;;) {
+        uint64_t now = tsc_mono_ns();
+        int wait_ms = now >= next_flush ? 0 : (int)((next_flush - now + 999999) / 1000000);
+        struct pollfd p = {.fd = g_wake_fd, .events = POLLIN};
+        int r = poll(&p, 1, wait_ms);
+        if (r > 0 && (p.revents & POLLIN)) {
+            uint64_t v;
+            ssize_t n = read(g_wake_fd, &v, sizeof v);
+            (void)n;
+        }
+        if (atomic_load(&g_writer_stop))
+            break;
+        /* A half-full ring only needs draining; the CUPTI hand-over and the
+         * metadata rewrite happen once per period, which keeps the file
+         * near 32 bytes per event however busy the rings are. */
+        int periodic = tsc_mono_ns() >= next_flush;
+        if (periodic) {
+            next_flush = tsc_mono_ns() + period;
+            /* Outside the drain lock: CUPTI hands its buffers over by
+             * recording through the rings, possibly on this thread. */
+            if (tsc_cupti_flush_hook)
+                tsc_cupti_flush_hook(0);
+        }
+        tsc_spin_lock(&g_drain_lock);
+        drain_all(0, periodic);
+        if (periodic)
+            write_meta_chunk(0);
+        tsc_spin_unlock(&g_drain_lock);
+    }
+    return NULL;
+}
+
+static void start_writer(void)
+{
+    g_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    sigset_t all, old;
+    sigfillset(&all);
+    /* The writer never runs signal handlers: a handler's flush could
+     * otherwise interrupt the writer while it holds the drain lock. */
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    atomic_store(&g_writer_stop, 0);
+    atomic_store(&g_writer_running, 0);
+    int rc = pthread_create(&g_writer, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        g_writer_started = 1;
+        /* Let the thread finish starting before the application goes on:
+         * an application that forks right away must not fork while the
+         * new thread is inside its start-up allocations (glibc copes, but
+         * sanitizer allocators of gcc 12 deadlock in the child). */
+        uint64_t deadline = tsc_mono_ns() + 1000000000ull;
+        while (!atomic_load(&g_writer_running) && tsc_mono_ns() < deadline)
+            sched_yield();
+    } else
+        tsc_warn_once("writer", "cannot start the writer thread (%s); events are written "
+                      "only at exit", strerror(rc));
+}
+
+static void stop_writer(void)
+{
+    if (!g_writer_started)
+        return;
+    atomic_store(&g_writer_stop, 1);
+    if (g_wake_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t w = write(g_wake_fd, &one, sizeof one);
+        (void)w;
+    }
+    /* Bounded: a writer stuck in write(2) on a hung file system must not
+     * keep the process from exiting. */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 3;
+    if (pthread_timedjoin_np(g_writer, NULL, &deadline) == 0)
+        g_writer_started = 0;
+}
+
+static void wake_writer(tsc_thread *t, uint64_t used)
+{
+    if (__builtin_expect(used * 2 < tsc_ring_capacity(&t->ring), 1) || g_wake_fd < 0 ||
+        atomic_load_explicit(&t->wake_pending, memory_order_relaxed))
+        return;
+    /* `used` is measured against the producer's cached tail, which lags
+     * behind the writer's drains: look at the real tail before waking the
+     * writer, or every call after the first drain would wake it again. */
+    tsc_ring *r = &t->ring;
+    r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if ((atomic_load_explicit(&r->head, memory_order_relaxed) - r->tail_cache) * 2 <
+        tsc_ring_capacity(r))
+        return;
+    atomic_store_explicit(&t->wake_pending, 1, memory_order_relaxed);
+    int saved = errno;
+    uint64_t one = 1;
+    ssize_t w = write(g_wake_fd, &one, sizeof one); /* non-blocking eventfd */
+    (void)w;
+    errno = saved;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void at_fork_child(void)
+{
+    /* Threads do not survive fork: the parent's rings, writer and file are
+     * not ours.  Forget them (their memory stays shared copy-on-write and
+     * untouched) and start afresh if this child records. */
+    int s = atomic_load(&g_state);
+    if (s == ST_ACTIVE || s == ST_INITIALIZING || s == ST_CLOSED)
+        atomic_store(&g_state, ST_UNINIT);
+    atomic_fetch_add(&g_epoch, 1);
+    if (g_dump.fd >= 0)
+        close(g_dump.fd);
+    g_dump.fd = -1;
+    if (g_wake_fd >= 0)
+        close(g_wake_fd);
+    g_wake_fd = -1;
+    g_threads = NULL;
+    atomic_store(&g_nthreads, 0);
+    g_writer_started = 0;
+    g_events_written = 0;
+    atomic_store(&g_dropped_extra, 0);
+    atomic_store(&g_drain_lock, 0);
+    atomic_store(&g_reg_lock, 0);
+    tsc_meta_after_fork();
+    tls_thr = NULL;
+}
+
+void tsc_rec_exit(void)
+{
+    int saved = errno;
+    if (atomic_load(&g_state) != ST_ACTIVE || !tsc_rec_owned_here())
+        goto out;
+    if (tsc_cupti_exit_hook)
+        tsc_cupti_exit_hook();
+    stop_writer();
+    tsc_rec_finish("exit", 0);
+    atomic_store(&g_state, ST_CLOSED);
+out:
+    errno = saved;
+}
+
+static void on_exit_handler(void) { tsc_rec_exit(); }
+
+int tsc_rec_owned_here(void) { return getpid() == g_pid; }
+
+const char *tsc_rec_host(void) { return g_host; }
+
+static void on_thread_exit(void *p)
+{
+    tsc_thread *t = p;
+    /* Anything this dying thread records after this point (other
+     * libraries' destructors) is dropped, not written into a slot that may
+     * already belong to another thread. */
+    uint32_t epoch = atomic_load(&g_epoch);
+    tls_thr = NULL;
+    tls_refused_epoch = epoch;
+    if (t && t->epoch == epoch)
+        atomic_store_explicit(&t->slot, SLOT_EXITED, memory_order_release);
+}
+
+static int setup(void)
+{
+    tsc_rec_load_config();
+    if (g_cfg.disabled) {
+        atomic_store(&g_state, ST_OFF);
+        return 0;
+    }
+    g_pid = getpid();
+    if (gethostname(g_host, sizeof g_host - 1) < 0)
+        snprintf(g_host, sizeof g_host, "unknown");
+    tsc_identity id;
+    tsc_identity_from_env(&id, real_getenv);
+    uint64_t rt = tsc_now_ns(), mono = tsc_mono_ns();
+
+    g_ring_bytes = (size_t)g_cfg.buffer_kb * 1024;
+    g_max_threads = g_cfg.max_threads;
+    g_threads = calloc(g_max_threads, sizeof *g_threads);
+    tsc_ring probe;
+    if (!g_threads || tsc_ring_init(&probe, g_ring_bytes) < 0) {
+        tsc_warn_once("nomem", "out of memory at set-up; tracing is off");
+        free(g_threads);
+        g_threads = NULL;
+        return -1;
+    }
+    g_scratch_slots = tsc_ring_capacity(&probe);
+    g_scratch = probe.slots; /* reuse the allocation as the drain buffer */
+
+    int rc = tsc_dump_open(&g_dump, g_cfg.out_dir, id.rank, g_host, (uint32_t)g_pid, rt);
+    if (rc < 0) {
+        tsc_warn_once("open", "cannot create a dump in '%s': %s; tracing is off for this "
+                      "process", g_cfg.out_dir, strerror(-rc));
+        return -1;
+    }
+    tsc_meta_gather(g_host, &id, rt, mono);
+    g_events_written = 0;
+    write_meta_chunk(0);
+
+    static int registered; /* survives fork: handlers are inherited */
+    if (!registered) {
+        registered = 1;
+        pthread_atfork(NULL, NULL, at_fork_child);
+        atexit(on_exit_handler);
+        g_thread_key_ok = pthread_key_create(&g_thread_key, on_thread_exit) == 0;
+    }
+    if (tsc_lifecycle_on_setup)
+        tsc_lifecycle_on_setup();
+    start_writer();
+    return 0;
+}
+
+int tsc_rec_active(void)
+{
+    int s = atomic_load_explicit(&g_state, memory_order_acquire);
+    if (__builtin_expect(s == ST_ACTIVE, 1))
+        return 1;
+    if (s != ST_UNINIT && s != ST_INITIALIZING)
+        return 0;
+    if (tls_in_setup)
+        return 0;
+    int saved = errno;
+    int expect = ST_UNINIT;
+    if (atomic_compare_exchange_strong(&g_state, &expect, ST_INITIALIZING)) {
+        tls_in_setup = 1;
+        int rc = setup();
+        tls_in_setup = 0;
+        if (atomic_load(&g_state) == ST_INITIALIZING)
+            atomic_store_explicit(&g_state, rc == 0 ? ST_ACTIVE : ST_OFF,
+                                  memory_order_release);
+    } else {
+        /* Another thread is setting up (a millisecond or so): wait, but
+         * never for long. */
+        uint64_t deadline = tsc_mono_ns() + 2000000000ull;
+        while (atomic_load(&g_state) == ST_INITIALIZING && tsc_mono_ns() < deadline)
+            sched_yield();
+    }
+    errno = saved;
+    return atomic_load_explicit(&g_state, memory_order_acquire) == ST_ACTIVE;
+}
+
+/* ------------------------------------------------------------- threads */
+
+/* A drained slot of a thread that ended, or NULL. */
+static tsc_thread *claim_reusable_slot(void)
+{
+    uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        int expect = SLOT_REUSABLE;
+        if (atomic_compare_exchange_strong(&g_threads[i]->slot, &expect, SLOT_CLAIMED))
+            return g_threads[i];
+    }
+    return NULL;
+}
+
+/* A fresh slot (published as CLAIMED, which the writer skips), or NULL
+ * when TSCOPE_MAX_THREADS slots exist or memory is short. */
+static tsc_thread *new_slot(void)
+{
+    if (!g_threads || atomic_load(&g_nthreads) >= g_max_threads)
+        return NULL;
+    tsc_thread *t = calloc(1, sizeof *t);
+    if (!t || tsc_ring_init(&t->ring, g_ring_bytes) < 0) {
+        free(t);
+        return NULL;
+    }
+    atomic_store(&t->slot, SLOT_CLAIMED);
+    tsc_spin_lock(&g_reg_lock);
+    uint32_t n = atomic_load(&g_nthreads);
+    int ok = n < g_max_threads;
+    if (ok) {
+        g_threads[n] = t;
+        atomic_store_explicit(&g_nthreads, n + 1, memory_order_release);
+    }
+    tsc_spin_unlock(&g_reg_lock);
+    if (!ok) {
+        tsc_ring_free(&t->ring);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static tsc_thread *register_thread(void)
+{
+    uint32_t epoch = atomic_load_explicit(&g_epoch, memory_order_relaxed);
+    if (tls_refused_epoch == epoch)
+        return NULL;
+    int saved = errno;
+    tsc_thread *t = claim_reusable_slot();
+    if (!t)
+        t = new_slot();
+    if (!t) {
+        tls_refused_epoch = epoch;
+        tsc_warn_once("threads", "more than TSCOPE_MAX_THREADS=%u threads record; events of "
+                      "the others are dropped and counted", g_max_threads);
+        errno = saved;
+        return NULL;
+    }
+    /* The ring is empty (new, or drained after its thread ended) and only
+     * this thread will produce into it from now on. */
+    t->epoch = epoch;
+    t->tid = my_tid();
+    t->intern_gen = atomic_load(&g_intern_gen);
+    tsc_intern_reset(&t->intern);
+    memset(t->name, 0, sizeof t->name);
+    prctl(PR_GET_NAME, t->name, 0, 0, 0);
+    atomic_store(&t->wake_pending, 0);
+    atomic_store_explicit(&t->slot, SLOT_LIVE, memory_order_release);
+    if (g_thread_key_ok)
+        pthread_setspecific(g_thread_key, t);
+
+    /* The thread's name, before any of its events. */
+    unsigned char payload[8 + 16];
+    tsc_desc_thread d = {.tid = t->tid, .name_len = (uint32_t)strlen(t->name)};
+    memcpy(payload, &d, 8);
+    memcpy(payload + 8, t->name, d.name_len);
+    tsc_event slots[2];
+    size_t k = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&g_next_desc, 1),
+                               payload, (uint16_t)(8 + d.name_len));
+    tsc_ring_push(&t->ring, slots, k);
+    tls_thr = t;
+    tls_epoch = epoch;
+    errno = saved;
+    return t;
+}
+
+static inline tsc_thread *get_thread(void)
+{
+    tsc_thread *t = tls_thr;
+    if (__builtin_expect(t && tls_epoch == atomic_load_explicit(&g_epoch, memory_order_relaxed),
+                         1))
+        return t;
+    return register_thread();
+}
+
+uint32_t tsc_rec_intern(uint8_t desc_type, const void *payload, uint16_t len)
+{
+    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE)
+        return 0;
+    if (len > TSC_DESC_MAX_PAYLOAD || (len && !payload))
+        return 0;
+    tsc_thread *t = get_thread();
+    if (!t)
+        return 0;
+    uint64_t gen = atomic_load_explicit(&g_intern_gen, memory_order_relaxed);
+    if (__builtin_expect(t->intern_gen != gen, 0)) {
+        tsc_intern_reset(&t->intern);
+        t->intern_gen = gen;
+    }
+    uint64_t h = tsc_intern_hash(desc_type, payload, len);
+    uint32_t id = tsc_intern_find(&t->intern, desc_type, payload, len, h);
+    if (__builtin_expect(id != 0, 1))
+        return id;
+    id = atomic_fetch_add_explicit(&g_next_desc, 1, memory_order_relaxed);
+    tsc_event slots[1 + (TSC_DESC_MAX_PAYLOAD + TSC_SLOT_SIZE - 1) / TSC_SLOT_SIZE];
+    size_t n = tsc_encode_desc(slots, sizeof slots / sizeof slots[0], desc_type, id, payload, len);
+    if (!n)
+        return 0;
+    uint64_t used = tsc_ring_push(&t->ring, slots, n);
+    if (!used)
+        return 0; /* not defined in the stream: do not remember it */
+    wake_writer(t, used);
+    tsc_intern_insert(&t->intern, desc_type, payload, len, h, id);
+    return id;
+}
+
+uint32_t tsc_rec_string(const char *s, size_t len)
+{
+    if (!s)
+        return 0;
+    if (len > TSC_DESC_MAX_PAYLOAD)
+        len = TSC_DESC_MAX_PAYLOAD; /* long names are cut, not refused */
+    return tsc_rec_intern(TSC_DESC_STRING, s, (uint16_t)len);
+}
+
+static int kind_needs_desc(uint8_t kind)
+{
+    return kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK;
+}
+
+void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
+                   uint64_t start_ns, uint64_t end_ns, uint64_t val)
+{
+    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE)
+        return;
+    tsc_thread *t;
+    if (__builtin_expect((desc == 0 && kind_needs_desc(kind)) || kind == 0 ||
+                             kind == TSC_EV_DESC || !(t = get_thread()),
+                         0)) {
+        atomic_fetch_add_explicit(&g_dropped_extra, 1, memory_order_relaxed);
+        return;
+    }
+    tsc_event *e = tsc_ring_reserve1(&t->ring);
+    if (!e)
+        return; /* counted by the ring */
+    e->kind = kind;
+    e->flags = flags;
+    e->aux = aux;
+    e->desc = desc;
+    e->start_ns = start_ns;
+    e->end_ns = end_ns;
+    e->val = val;
+    wake_writer(t, tsc_ring_commit(&t->ring, 1));
+}
+
+void tsc_rec_count_dropped(uint64_t n)
+{
+    atomic_fetch_add_explicit(&g_dropped_extra, n, memory_order_relaxed);
+}
+
+void tsc_rec_get_stats(tsc_rec_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    tsc_spin_lock(&g_drain_lock);
+    s->events_written = g_events_written;
+    s->bytes_written = g_dump.bytes_written;
+    s->bytes_lost = g_dump.bytes_lost;
+    snprintf(s->path, sizeof s->path, "%s", g_dump.path);
+    tsc_spin_unlock(&g_drain_lock);
+    s->threads = g_threads ? atomic_load(&g_nthreads) : 0;
+    s->dropped = g_threads ? total_dropped() : atomic_load(&g_dropped_extra);
+}

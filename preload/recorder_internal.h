@@ -1,0 +1,58 @@
+/* Recorder functions used only inside the preload library (lifecycle,
+ * NCCL wrappers) and by the capture tests; not part of the API that the
+ * CUPTI capture uses (that is recorder.h). */
+#ifndef TSC_RECORDER_INTERNAL_H
+#define TSC_RECORDER_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+/* The configuration read at start (loaded on first use if the constructor
+ * did not run, e.g. in tests). */
+const tsc_config *tsc_rec_config(void);
+
+/* Constructor: read the environment once.  With TSCOPE_DISABLE=1 the
+ * recorder is off for the life of the process. */
+void tsc_rec_load_config(void);
+
+/* 1 when this process (not a vfork child sharing our memory) owns an
+ * active dump. */
+int tsc_rec_owned_here(void);
+
+/* Drain everything, write META and an END chunk with end_reason `reason`.
+ * from_signal: only async-signal-safe work, bounded wait for the drain
+ * lock.  Leaves the recorder active (the process may go on). */
+void tsc_rec_finish(const char *reason, int from_signal);
+
+/* atexit: CUPTI exit hook, stop the writer thread, final flush + END,
+ * then nothing more is recorded. */
+void tsc_rec_exit(void);
+
+/* Set from TSCOPE_QUIET before any other warning can be printed. */
+void tsc_warn_set_quiet(int quiet);
+
+/* Host name as written in the metadata (empty before set-up). */
+const char *tsc_rec_host(void);
+
+/* Counters for tests and the benchmark. */
+typedef struct tsc_rec_stats {
+    uint64_t events_written;
+    uint64_t dropped;
+    uint64_t bytes_written;
+    uint64_t bytes_lost;
+    uint32_t threads;
+    char path[4096];
+} tsc_rec_stats;
+void tsc_rec_get_stats(tsc_rec_stats *s);
+
+/* Set by the lifecycle part (weak: absent in unit tests): called once at
+ * set-up to install the signal handlers. */
+void tsc_lifecycle_on_setup(void) __attribute__((weak));
+
+/* Set by the NCCL part (weak): the real ncclGetVersion's code, 0 if NCCL
+ * is not loaded. */
+int tsc_nccl_version_code(void) __attribute__((weak));
+
+#endif
