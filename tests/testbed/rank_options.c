@@ -1,0 +1,223 @@
+/* Command-line and environment parsing for tsc-testbed-rank. */
+#include "rank_options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "64K", "1M", "4096" -> bytes; -1 on garbage. */
+static long long parse_size(const char *s)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 0)
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        v <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20, end++;
+    return *end ? -1 : v;
+}
+
+/* Whole-string non-negative integer, or -1. */
+static long parse_count(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return end == s || *end || v < 0 ? -1 : v;
+}
+
+static int parse_list(const char *s, long long *out, int cap, int sizes)
+{
+    int n = 0;
+    char *copy = strdup(s), *save = NULL;
+    if (!copy)
+        return -1;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long long v = sizes ? parse_size(tok) : strtoll(tok, NULL, 10);
+        if (n == cap || v < 0) {
+            free(copy);
+            return -1;
+        }
+        out[n++] = v;
+    }
+    free(copy);
+    return n;
+}
+
+static int set_buckets(tb_options *o, const char *s)
+{
+    long long v[TB_MAX_BUCKETS];
+    int n = parse_list(s, v, TB_MAX_BUCKETS, 1);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        o->buckets[i] = (size_t)v[i] & ~(size_t)3; /* whole floats */
+    o->nbuckets = n;
+    return 0;
+}
+
+static int set_slow(tb_options *o, const char *s)
+{
+    long long v[TB_MAX_SLOW];
+    int n = parse_list(s, v, TB_MAX_SLOW, 0);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        o->slow_ranks[i] = (int)v[i];
+    o->nslow = n;
+    return 0;
+}
+
+int tb_is_slow(const tb_options *o, int rank)
+{
+    for (int i = 0; i < o->nslow; i++)
+        if (o->slow_ranks[i] == rank)
+            return 1;
+    return 0;
+}
+
+enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
+       O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
+       O_EXPECT, O_FAIL, O_HELP };
+
+static const struct option longopts[] = {
+    {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
+    {"buckets", 1, 0, O_BUCKETS}, {"grouped-buckets", 1, 0, O_GROUPED},
+    {"fsdp-bytes", 1, 0, O_FSDP}, {"ring-bytes", 1, 0, O_RING},
+    {"bcast-bytes", 1, 0, O_BCAST}, {"no-extras", 0, 0, O_NOEXTRAS},
+    {"slow-ranks", 1, 0, O_SLOWR}, {"slow-factor", 1, 0, O_SLOWF},
+    {"slow-ms", 1, 0, O_SLOWMS}, {"threads", 1, 0, O_THREADS},
+    {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
+    {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"help", 0, 0, O_HELP},
+    {0, 0, 0, 0},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tsc-testbed-rank [options]   (one rank; reads RANK, WORLD_SIZE,\n"
+            "       LOCAL_RANK, TSC_TESTBED_RDZV from the environment)\n"
+            "  --steps N  --compute-us US  --spin\n"
+            "  --buckets 256K,64K,4K  --grouped-buckets N\n"
+            "  --fsdp-bytes B  --ring-bytes B  --bcast-bytes B  --no-extras\n"
+            "  --slow-ranks 1,3 --slow-factor F | --slow-ms MS\n"
+            "  --threads N --thread-bytes B  --fork  --mark-after STEPS:FILE\n"
+            "  --expect FILE (JSON summary of the NCCL calls made)\n"
+            "  --fail-at RANK:STEP (that rank exits with status 9 before that step)\n"
+            "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
+}
+
+/* A byte count in whole floats. */
+static int set_size(size_t *dst, const char *arg)
+{
+    long long v = parse_size(arg);
+    if (v < 0)
+        return -1;
+    *dst = (size_t)v & ~(size_t)3;
+    return 0;
+}
+
+/* Environment fallbacks are fed through the same switch as argv. */
+static int apply(tb_options *o, int id, const char *arg)
+{
+    switch (id) {
+    case O_STEPS: o->steps = (int)parse_count(arg); return o->steps < 0 ? -1 : 0;
+    case O_COMPUTE: o->compute_us = parse_count(arg); return o->compute_us < 0 ? -1 : 0;
+    case O_SPIN: o->spin = 1; return 0;
+    case O_BUCKETS: return set_buckets(o, arg);
+    case O_GROUPED:
+        o->grouped_buckets = (int)parse_count(arg);
+        return o->grouped_buckets < 0 ? -1 : 0;
+    case O_FSDP: return set_size(&o->fsdp_bytes, arg);
+    case O_RING: return set_size(&o->ring_bytes, arg);
+    case O_BCAST: return set_size(&o->bcast_bytes, arg);
+    case O_NOEXTRAS: o->extras = 0; return 0;
+    case O_SLOWR: return set_slow(o, arg);
+    case O_SLOWF: {
+        char *end;
+        o->slow_factor = strtod(arg, &end);
+        return end == arg || *end || !(o->slow_factor > 0) ? -1 : 0;
+    }
+    case O_SLOWMS: o->slow_ms = parse_count(arg); return o->slow_ms < 0 ? -1 : 0;
+    case O_THREADS:
+        o->threads = (int)parse_count(arg);
+        return o->threads < 0 || o->threads > 64 ? -1 : 0;
+    case O_TBYTES: return set_size(&o->thread_bytes, arg);
+    case O_FORK: o->fork_child = 1; return 0;
+    case O_MARK: {
+        char *colon = strchr(arg, ':');
+        if (!colon)
+            return -1;
+        o->mark_after = atoi(arg);
+        o->mark_file = colon + 1;
+        return 0;
+    }
+    case O_EXPECT: o->expect_file = arg; return 0;
+    case O_FAIL:
+        if (sscanf(arg, "%d:%d", &o->fail_rank, &o->fail_step) != 2 || o->fail_step < 0)
+            return -1;
+        return 0;
+    default: return -1;
+    }
+}
+
+static void env_name(const char *opt, char *buf, size_t cap)
+{
+    size_t n = snprintf(buf, cap, "TSC_TESTBED_");
+    for (; *opt && n + 1 < cap; opt++)
+        buf[n++] = *opt == '-' ? '_' : (char)(*opt >= 'a' && *opt <= 'z' ? *opt - 32 : *opt);
+    buf[n] = 0;
+}
+
+int tb_parse_options(tb_options *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->steps = 10;
+    o->compute_us = 2000;
+    set_buckets(o, "256K,64K,16K,4K");
+    o->grouped_buckets = 2;
+    o->fsdp_bytes = 16384;
+    o->ring_bytes = 8192;
+    o->bcast_bytes = 4096;
+    o->extras = 1;
+    o->slow_factor = 1.0;
+    o->thread_bytes = 4096;
+    o->fail_rank = -1;
+    o->fail_step = -1;
+
+    char name[64];
+    for (const struct option *lo = longopts; lo->name; lo++) {
+        if (lo->val == O_HELP)
+            continue;
+        env_name(lo->name, name, sizeof name);
+        const char *v = getenv(name);
+        if (v && *v && apply(o, lo->val, v) != 0) {
+            fprintf(stderr, "tsc-testbed-rank: bad %s=%s\n", name, v);
+            return -1;
+        }
+    }
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == O_HELP) {
+            usage(stdout);
+            exit(0);
+        }
+        if (c == '?' || apply(o, c, optarg) != 0) {
+            if (c != '?')
+                fprintf(stderr, "tsc-testbed-rank: bad value for an option: %s\n",
+                        optarg ? optarg : "");
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "tsc-testbed-rank: unexpected argument %s\n", argv[optind]);
+        return -1;
+    }
+    if (o->grouped_buckets > o->nbuckets)
+        o->grouped_buckets = o->nbuckets;
+    return 0;
+}

@@ -1,0 +1,42 @@
+/* Options of tsc-testbed-rank: command line first, then TSC_TESTBED_*
+ * environment variables (so a launcher line stays short), then defaults. */
+#ifndef TB_RANK_OPTIONS_H
+#define TB_RANK_OPTIONS_H
+
+#include <stddef.h>
+
+#define TB_MAX_BUCKETS 16
+#define TB_MAX_SLOW 64
+
+typedef struct tb_options {
+    int steps;
+    long compute_us;           /* per step, per rank */
+    int spin;                  /* busy-wait instead of sleeping */
+    size_t buckets[TB_MAX_BUCKETS]; /* gradient bucket sizes in bytes (float32) */
+    int nbuckets;
+    int grouped_buckets;       /* the last N buckets of a step go in one group */
+    size_t fsdp_bytes;         /* per-rank shard for AllGather/ReduceScatter, 0 = off */
+    size_t ring_bytes;         /* grouped send/recv ring, 0 = off */
+    size_t bcast_bytes;        /* broadcast at start, 0 = off */
+    int extras;                /* one of each remaining collective at the end */
+    int slow_ranks[TB_MAX_SLOW];
+    int nslow;
+    double slow_factor;        /* compute multiplier on slow ranks */
+    long slow_ms;              /* added to compute on slow ranks */
+    int threads;               /* extra threads, each with its own communicator */
+    size_t thread_bytes;
+    int fork_child;            /* fork a child that never touches NCCL */
+    int mark_after;            /* after this many steps create mark_file.<rank> */
+    const char *mark_file;
+    const char *expect_file;
+    int fail_rank;             /* this rank exits with status 9 ... */
+    int fail_step;             /* ... before this step (-1: never) */
+} tb_options;
+
+/* Returns 0, or prints a message and returns -1. */
+int tb_parse_options(tb_options *o, int argc, char **argv);
+
+/* Is `rank` one of the slow ranks? */
+int tb_is_slow(const tb_options *o, int rank);
+
+#endif

@@ -1,0 +1,67 @@
+/* Launching test-bed jobs for the end-to-end tests. */
+#include "tb_job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tb_run_job(const tb_job *job, tb_result *r)
+{
+    const char *argv[64];
+    size_t a = 0;
+    char nbuf[16];
+    snprintf(nbuf, sizeof nbuf, "%d", job->nranks);
+    argv[a++] = tb_tool("LAUNCH");
+    argv[a++] = "-n";
+    argv[a++] = nbuf;
+    argv[a++] = "--";
+    argv[a++] = tb_tool("RANK");
+    if (job->expect_prefix) {
+        argv[a++] = "--expect";
+        argv[a++] = job->expect_prefix;
+    }
+    for (size_t i = 0; job->rank_args && job->rank_args[i] && a < 62; i++)
+        argv[a++] = job->rank_args[i];
+    argv[a] = NULL;
+
+    const char *env[64];
+    static char store[16][4200];
+    size_t e = tb_preload_env(env, 48, store, job->out_dir, job->with_preload);
+    if (!job->with_preload)
+        env[e++] = "LD_PRELOAD";
+    if (!job->out_dir)
+        env[e++] = "TSCOPE_OUT";
+    /* Keep a broken test from hanging for the fake NCCL's default 60 s. */
+    env[e++] = "FAKENCCL_TIMEOUT_S=20";
+    for (size_t i = 0; job->env && job->env[i] && e < 63; i++)
+        env[e++] = job->env[i];
+    env[e] = NULL;
+    return tb_run_with(argv, env, job->timeout_s ? job->timeout_s : 30, job->hook, job->hook_arg,
+                       r);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *tb_checksum_lines(const char *out)
+{
+    char *copy = strdup(out), *save = NULL;
+    char *lines[1024];
+    size_t n = 0, total = 1;
+    for (char *l = strtok_r(copy, "\n", &save); l && n < 1024; l = strtok_r(NULL, "\n", &save))
+        if (!strncmp(l, "rank ", 5) && strstr(l, " checksum ")) {
+            lines[n++] = l;
+            total += strlen(l) + 1;
+        }
+    qsort(lines, n, sizeof *lines, cmp_str);
+    char *res = malloc(total);
+    res[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        strcat(res, lines[i]);
+        strcat(res, "\n");
+    }
+    free(copy);
+    return res;
+}

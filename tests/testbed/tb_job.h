@@ -1,0 +1,27 @@
+/* Running a whole test-bed job (launcher + ranks) for the end-to-end
+ * tests, with or without the preload. */
+#ifndef TB_JOB_H
+#define TB_JOB_H
+
+#include "tb_harness.h"
+
+typedef struct tb_job {
+    int nranks;
+    const char *out_dir;        /* TSCOPE_OUT; NULL leaves it unset */
+    const char *expect_prefix;  /* --expect; NULL for none */
+    int with_preload;
+    const char *const *rank_args; /* extra tsc-testbed-rank options, NULL-terminated */
+    const char *const *env;     /* extra environment, NULL-terminated */
+    int timeout_s;
+    int (*hook)(int pid, void *arg); /* see tb_run_with */
+    void *hook_arg;
+} tb_job;
+
+/* Runs the job; fills r (free with tb_result_free). */
+int tb_run_job(const tb_job *job, tb_result *r);
+
+/* "rank R checksum X" lines of a job's stdout, sorted, newline-joined;
+ * caller frees. */
+char *tb_checksum_lines(const char *out);
+
+#endif
