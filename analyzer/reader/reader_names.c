@@ -1,0 +1,190 @@
+/* Names for the numeric codes of the dump format, for people and JSON. */
+#include <string.h>
+#include <time.h>
+
+#include "dump_reader.h"
+
+#define LOOKUP(table, v) \
+    ((size_t)(v) < sizeof(table) / sizeof(table[0]) ? table[(size_t)(v)] : NULL)
+
+const char *tsr_event_kind_name(uint8_t kind)
+{
+    switch (kind) {
+    case TSC_EV_DESC: return "desc";
+    case TSC_EV_NCCL: return "nccl";
+    case TSC_EV_KERNEL: return "kernel";
+    case TSC_EV_MEMCPY: return "memcpy";
+    case TSC_EV_MEMSET: return "memset";
+    case TSC_EV_SYNC: return "sync";
+    case TSC_EV_API: return "api";
+    case TSC_EV_GEMM: return "gemm";
+    case TSC_EV_NVTX: return "nvtx";
+    case TSC_EV_EXTCORR: return "extcorr";
+    case TSC_EV_CLOCK: return "clock";
+    default: return NULL;
+    }
+}
+
+const char *tsr_desc_type_name(uint8_t type)
+{
+    switch (type) {
+    case TSC_DESC_STRING: return "string";
+    case TSC_DESC_NCCL_CALL: return "nccl_call";
+    case TSC_DESC_THREAD: return "thread";
+    case TSC_DESC_KERNEL: return "kernel";
+    case TSC_DESC_COPY: return "copy";
+    case TSC_DESC_SYNC: return "sync";
+    case TSC_DESC_API: return "api";
+    case TSC_DESC_GEMM: return "gemm";
+    default: return NULL;
+    }
+}
+
+const char *tsr_chunk_type_name(uint16_t type)
+{
+    static const char *const t[] = {NULL, "META", "EVENTS", "END"};
+    return LOOKUP(t, type);
+}
+
+const char *tsr_nccl_op_name(uint8_t op)
+{
+    static const char *const t[] = {
+        [TSC_NCCL_ALLREDUCE] = "AllReduce",
+        [TSC_NCCL_ALLGATHER] = "AllGather",
+        [TSC_NCCL_REDUCESCATTER] = "ReduceScatter",
+        [TSC_NCCL_BROADCAST] = "Broadcast",
+        [TSC_NCCL_BCAST] = "Bcast",
+        [TSC_NCCL_REDUCE] = "Reduce",
+        [TSC_NCCL_ALLTOALL] = "AlltoAll",
+        [TSC_NCCL_GATHER] = "Gather",
+        [TSC_NCCL_SCATTER] = "Scatter",
+        [TSC_NCCL_SEND] = "Send",
+        [TSC_NCCL_RECV] = "Recv",
+        [TSC_NCCL_GROUP_START] = "GroupStart",
+        [TSC_NCCL_GROUP_END] = "GroupEnd",
+        [TSC_NCCL_COMM_INIT_RANK] = "CommInitRank",
+        [TSC_NCCL_COMM_INIT_RANK_CONFIG] = "CommInitRankConfig",
+        [TSC_NCCL_COMM_INIT_RANK_SCALABLE] = "CommInitRankScalable",
+        [TSC_NCCL_COMM_INIT_ALL] = "CommInitAll",
+        [TSC_NCCL_COMM_SPLIT] = "CommSplit",
+        [TSC_NCCL_COMM_SHRINK] = "CommShrink",
+        [TSC_NCCL_COMM_FINALIZE] = "CommFinalize",
+        [TSC_NCCL_COMM_DESTROY] = "CommDestroy",
+        [TSC_NCCL_COMM_ABORT] = "CommAbort",
+    };
+    return LOOKUP(t, op);
+}
+
+const char *tsr_nccl_dtype_name(uint8_t dtype)
+{
+    static const char *const t[] = {
+        [TSC_DT_INT8] = "int8",         [TSC_DT_UINT8] = "uint8",
+        [TSC_DT_INT32] = "int32",       [TSC_DT_UINT32] = "uint32",
+        [TSC_DT_INT64] = "int64",       [TSC_DT_UINT64] = "uint64",
+        [TSC_DT_FLOAT16] = "float16",   [TSC_DT_FLOAT32] = "float32",
+        [TSC_DT_FLOAT64] = "float64",   [TSC_DT_BFLOAT16] = "bfloat16",
+        [TSC_DT_FLOAT8E4M3] = "float8e4m3", [TSC_DT_FLOAT8E5M2] = "float8e5m2",
+    };
+    if (dtype == TSC_DT_NONE)
+        return "none";
+    return LOOKUP(t, dtype);
+}
+
+const char *tsr_nccl_redop_name(uint8_t redop)
+{
+    static const char *const t[] = {"sum", "prod", "max", "min", "avg"};
+    if (redop == TSC_REDOP_NONE)
+        return "none";
+    /* ncclRedOpCreatePreMulSum hands out values from ncclNumOps (5) up. */
+    return redop < 5 ? t[redop] : "custom";
+}
+
+const char *tsr_nccl_result_name(uint8_t result)
+{
+    static const char *const t[] = {
+        "ncclSuccess",         "ncclUnhandledCudaError", "ncclSystemError",
+        "ncclInternalError",   "ncclInvalidArgument",    "ncclInvalidUsage",
+        "ncclRemoteError",     "ncclInProgress",
+    };
+    return LOOKUP(t, result);
+}
+
+const char *tsr_copy_dir_name(uint8_t dir)
+{
+    static const char *const t[] = {"other", "H2D", "D2H", "D2D", "P2P", "H2H", "memset"};
+    return LOOKUP(t, dir);
+}
+
+const char *tsr_sync_type_name(uint8_t type)
+{
+    static const char *const t[] = {"other",  "event",   "stream_wait_event",
+                                    "stream", "context", "device"};
+    return LOOKUP(t, type);
+}
+
+const char *tsr_api_domain_name(uint8_t domain)
+{
+    static const char *const t[] = {NULL, "runtime", "driver"};
+    return LOOKUP(t, domain);
+}
+
+const char *tsr_gemm_api_name(uint8_t api)
+{
+    static const char *const t[] = {
+        NULL,
+        [TSC_GEMM_LT_MATMUL] = "cublasLtMatmul",
+        [TSC_GEMM_EX] = "cublasGemmEx",
+        [TSC_GEMM_STRIDED_BATCHED_EX] = "cublasGemmStridedBatchedEx",
+        [TSC_GEMM_TYPED] = "cublasXgemm",
+        [TSC_GEMM_BATCHED_EX] = "cublasGemmBatchedEx",
+        [TSC_GEMM_TYPED_STRIDED] = "cublasXgemmStridedBatched",
+    };
+    return LOOKUP(t, api);
+}
+
+const char *tsr_nccl_op_from_kernel_name(const char *name)
+{
+    static const char *const prefixes[] = {"ncclDevKernel_", "ncclSymkDevKernel_",
+                                           "ncclKernel_"};
+    /* Longest first, so "ReduceScatter" is not taken for "Reduce". */
+    static const struct { const char *token, *op; } ops[] = {
+        {"ReduceScatter", "ReduceScatter"}, {"AllReduce", "AllReduce"},
+        {"AllGather", "AllGather"},         {"Broadcast", "Broadcast"},
+        {"SendRecv", "SendRecv"},           {"AlltoAll", "AlltoAll"},
+        {"AllToAll", "AlltoAll"},           {"Reduce", "Reduce"},
+        {"Send", "Send"},                   {"Recv", "Recv"},
+    };
+    if (!name)
+        return NULL;
+    for (size_t p = 0; p < sizeof prefixes / sizeof prefixes[0]; p++) {
+        const char *at = strstr(name, prefixes[p]);
+        if (!at)
+            continue;
+        at += strlen(prefixes[p]);
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+            size_t n = strlen(ops[i].token);
+            /* In mangled names a digit (the next name's length) may follow. */
+            if (strncmp(at, ops[i].token, n) == 0 &&
+                !((at[n] >= 'a' && at[n] <= 'z') || (at[n] >= 'A' && at[n] <= 'Z')))
+                return ops[i].op;
+        }
+        return NULL;
+    }
+    return NULL;
+}
+
+char *tsr_format_iso8601(uint64_t realtime_ns, char *buf, size_t cap)
+{
+    time_t secs = (time_t)(realtime_ns / 1000000000u);
+    struct tm tm;
+    if (!buf || cap == 0)
+        return buf;
+    if (!gmtime_r(&secs, &tm)) {
+        snprintf(buf, cap, "?");
+        return buf;
+    }
+    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%09uZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+             (unsigned)(realtime_ns % 1000000000u));
+    return buf;
+}

@@ -1,0 +1,243 @@
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "record_json.h"
+
+static void add_u64(cJSON *o, const char *k, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, v);
+    cJSON_AddRawToObject(o, k, buf);
+}
+
+static void add_i64(cJSON *o, const char *k, int64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRId64, v);
+    cJSON_AddRawToObject(o, k, buf);
+}
+
+static void add_hex(cJSON *o, const char *k, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+    cJSON_AddStringToObject(o, k, buf);
+}
+
+/* A name from a table, or the number when the table does not know it. */
+static void add_name(cJSON *o, const char *k, const char *name, uint64_t v)
+{
+    if (name)
+        cJSON_AddStringToObject(o, k, name);
+    else
+        add_u64(o, k, v);
+}
+
+/* Raw text, like every integer here: cJSON's number output goes through
+ * double formatting and a sscanf round-trip check, which dominated the
+ * cost of `dump --json`. */
+static void add_triple(cJSON *o, const char *k, const uint32_t v[3])
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "[%u,%u,%u]", v[0], v[1], v[2]);
+    cJSON_AddRawToObject(o, k, buf);
+}
+
+static void nccl_keys(cJSON *o, const tsr_event *e, const tsc_desc_nccl_call *c)
+{
+    add_name(o, "op", tsr_nccl_op_name(c->op), c->op);
+    add_name(o, "dtype", tsr_nccl_dtype_name(c->dtype), c->dtype);
+    add_u64(o, "count", c->count);
+    add_u64(o, "bytes", c->bytes);
+    add_hex(o, "comm", c->comm_id);
+    add_u64(o, "comm_rank", c->comm_rank);
+    add_u64(o, "comm_size", c->comm_size);
+    add_u64(o, "seq", e->val);
+    add_i64(o, "peer", c->peer);
+    add_name(o, "redop", tsr_nccl_redop_name(c->redop), c->redop);
+    add_hex(o, "stream", c->stream);
+    add_u64(o, "result", (uint8_t)(e->aux >> 8));
+    add_u64(o, "group_depth", (uint8_t)(e->aux & 0xff));
+    cJSON_AddBoolToObject(o, "in_group", (e->flags & TSC_NCCL_F_IN_GROUP) != 0);
+    cJSON_AddBoolToObject(o, "async", (e->flags & TSC_NCCL_F_ASYNC_ERR) != 0);
+    add_hex(o, "parent_comm", c->parent_comm_id);
+    add_i64(o, "color", c->color);
+}
+
+static void kernel_keys(cJSON *o, const tsr_file *f, const tsr_event *e,
+                        const tsc_desc_kernel *k, const char *nccl_op)
+{
+    tsr_json_add_text(o, "name", tsr_string(f, k->name));
+    add_u64(o, "device", k->device);
+    add_u64(o, "stream", k->stream);
+    add_triple(o, "grid", k->grid);
+    add_triple(o, "block", k->block);
+    add_u64(o, "shared_mem", k->shared_mem);
+    add_u64(o, "correlation", e->val);
+    add_u64(o, "graph_id", k->graph_id);
+    if (nccl_op)
+        cJSON_AddStringToObject(o, "nccl_op", nccl_op);
+}
+
+static void copy_keys(cJSON *o, const tsr_event *e, const tsc_desc_copy *c)
+{
+    add_name(o, "dir", tsr_copy_dir_name(c->dir), c->dir);
+    add_u64(o, "bytes", c->bytes);
+    cJSON_AddBoolToObject(o, "pinned", c->pinned != 0);
+    add_u64(o, "device", c->device);
+    if (c->dir == TSC_COPY_P2P)
+        add_u64(o, "dst_device", c->dst_device);
+    add_u64(o, "stream", c->stream);
+    add_u64(o, "correlation", e->val);
+}
+
+static void gemm_keys(cJSON *o, const tsr_event *e, const tsc_desc_gemm *g)
+{
+    add_u64(o, "m", g->m);
+    add_u64(o, "n", g->n);
+    add_u64(o, "k", g->k);
+    add_u64(o, "batch", g->batch);
+    add_u64(o, "flops", g->flops);
+    add_u64(o, "transa", g->transa);
+    add_u64(o, "transb", g->transb);
+    add_name(o, "api", tsr_gemm_api_name(g->api), g->api);
+    add_u64(o, "a_type", g->a_type);
+    add_u64(o, "c_type", g->c_type);
+    add_u64(o, "compute_type", g->compute_type);
+    cJSON_AddBoolToObject(o, "complex", g->complex != 0);
+    add_u64(o, "call", e->val);
+}
+
+/* Kind-specific keys; 0 when the descriptor was usable. */
+static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char *nccl_op)
+{
+    union {
+        tsc_desc_nccl_call n;
+        tsc_desc_kernel k;
+        tsc_desc_copy c;
+        tsc_desc_sync s;
+        tsc_desc_api a;
+        tsc_desc_gemm g;
+    } u;
+    switch (e->kind) {
+    case TSC_EV_NCCL:
+        if (tsr_decode_nccl_call(e->desc, &u.n))
+            return -1;
+        nccl_keys(o, e, &u.n);
+        return 0;
+    case TSC_EV_KERNEL:
+        if (tsr_decode_kernel(e->desc, &u.k))
+            return -1;
+        kernel_keys(o, f, e, &u.k, nccl_op);
+        return 0;
+    case TSC_EV_MEMCPY:
+    case TSC_EV_MEMSET:
+        if (tsr_decode_copy(e->desc, &u.c))
+            return -1;
+        copy_keys(o, e, &u.c);
+        return 0;
+    case TSC_EV_SYNC:
+        if (tsr_decode_sync(e->desc, &u.s))
+            return -1;
+        add_name(o, "type", tsr_sync_type_name(u.s.type), u.s.type);
+        add_u64(o, "stream", u.s.stream);
+        add_u64(o, "correlation", e->val);
+        return 0;
+    case TSC_EV_API:
+        if (tsr_decode_api(e->desc, &u.a))
+            return -1;
+        tsr_json_add_text(o, "name", tsr_string(f, u.a.name));
+        add_name(o, "domain", tsr_api_domain_name(u.a.domain), u.a.domain);
+        add_u64(o, "cbid", u.a.cbid);
+        add_u64(o, "correlation", e->val);
+        return 0;
+    case TSC_EV_GEMM:
+        if (tsr_decode_gemm(e->desc, &u.g))
+            return -1;
+        gemm_keys(o, e, &u.g);
+        return 0;
+    case TSC_EV_NVTX:
+        if (!e->desc)
+            return -1;
+        tsr_json_add_text(o, "name", (const char *)e->desc->payload);
+        return 0;
+    case TSC_EV_EXTCORR:
+        add_u64(o, "correlation", e->desc_id);
+        add_hex(o, "external_id", e->val);
+        add_u64(o, "ext_kind", e->flags);
+        return 0;
+    case TSC_EV_CLOCK:
+        add_u64(o, "monotonic_ns", e->val);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* Sync and API descriptors carry the calling thread; CUPTI delivers their
+ * records on its own thread, so the chunk tid would be the wrong one. */
+static uint32_t event_tid(const tsr_event *e)
+{
+    tsc_desc_sync s;
+    tsc_desc_api a;
+    if (e->kind == TSC_EV_SYNC && tsr_decode_sync(e->desc, &s) == 0 && s.tid)
+        return s.tid;
+    if (e->kind == TSC_EV_API && tsr_decode_api(e->desc, &a) == 0 && a.tid)
+        return a.tid;
+    return e->tid;
+}
+
+cJSON *tsr_event_json(const tsr_file *f, const tsr_event *e, int rank, const char *nccl_op)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    add_i64(o, "rank", rank);
+    add_name(o, "kind", tsr_event_kind_name(e->kind), e->kind);
+    add_u64(o, "start_ns", e->start_ns);
+    add_u64(o, "end_ns", e->end_ns);
+    add_u64(o, "tid", event_tid(e));
+    if (kind_keys(o, f, e, nccl_op) != 0) {
+        add_u64(o, "desc", e->desc_id);
+        cJSON_AddStringToObject(o, "error", "undefined descriptor");
+    }
+    return o;
+}
+
+cJSON *tsr_meta_json(int rank, const char *key, const char *value, int end_chunk)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    add_i64(o, "rank", rank);
+    cJSON_AddStringToObject(o, "kind", "meta");
+    cJSON_AddStringToObject(o, "chunk", end_chunk ? "END" : "META");
+    tsr_json_add_text(o, "key", key);
+    tsr_json_add_text(o, "value", value);
+    return o;
+}
+
+cJSON *tsr_desc_json(const tsr_desc *d, int rank)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    add_i64(o, "rank", rank);
+    cJSON_AddStringToObject(o, "kind", "desc");
+    add_u64(o, "id", d->id);
+    add_name(o, "type", tsr_desc_type_name(d->type), d->type);
+    add_u64(o, "len", d->len);
+    add_u64(o, "tid", d->tid);
+    const char *s;
+    uint32_t tid;
+    size_t n;
+    if (tsr_decode_string(d, &s, NULL) == 0) {
+        tsr_json_add_text(o, "text", s);
+    } else if (tsr_decode_thread(d, &tid, &s, &n) == 0) {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), s);
+        add_u64(o, "thread_tid", tid);
+        tsr_json_add_text(o, "name", name);
+    }
+    return o;
+}
