@@ -1,0 +1,436 @@
+/* CUPTI session inside the preload: subscription, activity buffers,
+ * periodic/exit flushing, clock samples, external correlation, and
+ * stepping aside for another CUPTI client.  The entry points that decide
+ * whether to start at all are in cupti_inject.c.
+ *
+ * Every failure degrades to "no GPU records" with one stderr line; NCCL
+ * capture is never affected.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "activity_sink.h"
+#include "cbid_filter.h"
+#include "clock_check.h"
+#include "cupti_api.h"
+#include "cupti_control.h"
+#include "cupti_hooks.h"
+#include "cupti_mode.h"
+#include "device_meta.h"
+#include "recorder.h"
+
+/* 4 MiB per buffer and at most 64 outstanding (256 MiB): beyond that CUPTI
+ * drops records and counts them, which the dump then reports, rather than
+ * the profiler eating the job's host memory. */
+#define TSC_CUPTI_BUFFER_BYTES (4u << 20)
+#define TSC_CUPTI_MAX_BUFFERS 64
+#define TSC_CUPTI_DEFAULT_FLUSH_MS 1000u
+
+enum { ST_IDLE = 0, ST_RUNNING = 1, ST_STOPPED = 2 };
+
+static struct {
+    atomic_int state;
+    tsc_cupti_mode mode;
+    int mode_known;            /* the constructor hook ran */
+    int nvtx;                  /* NVTX_INJECTION64_PATH points at us */
+    tsc_cupti_api api;
+    CUpti_SubscriberHandle sub;
+    atomic_int outstanding;
+    atomic_ullong refused;     /* buffer requests refused (cap reached) */
+    atomic_ullong dropped;     /* CUPTI's own dropped-record count */
+    atomic_int primary_device; /* first context's device, -1 unknown */
+    atomic_int context_seen;
+    atomic_int meta_done;
+    atomic_int foreign_seen;   /* another client used CUPTI before we started */
+    pthread_mutex_t clock_lock;
+    tsc_clock_state clock;
+} g = {.clock_lock = PTHREAD_MUTEX_INITIALIZER, .primary_device = -1};
+
+static _Thread_local int extcorr_depth;
+
+/* ------------------------------------------------------------ helpers */
+
+static const char *result_text(CUptiResult r)
+{
+    const char *s = NULL;
+    if (g.api.GetResultString == NULL || g.api.GetResultString(r, &s) != CUPTI_SUCCESS || !s)
+        return "unknown CUPTI error";
+    return s;
+}
+
+static void set_status(const char *status)
+{
+    tsc_rec_meta(TSC_META_CUPTI_STATUS, status);
+}
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* One (realtime, CUPTI, monotonic) sample into the dump and the verdict. */
+static void clock_sample(void)
+{
+    uint64_t rt = tsc_now_ns();
+    uint64_t cupti = 0;
+    if (g.api.GetTimestamp(&cupti) != CUPTI_SUCCESS)
+        cupti = 0;
+    uint64_t mono = monotonic_ns();
+    tsc_rec_event(TSC_EV_CLOCK, 0, 0, 0, rt, cupti, mono);
+    char text[96];
+    pthread_mutex_lock(&g.clock_lock);
+    tsc_clock_verdict before = g.clock.verdict;
+    tsc_clock_feed(&g.clock, rt, cupti);
+    tsc_clock_verdict after = g.clock.verdict;
+    tsc_clock_status_text(&g.clock, text, sizeof text);
+    pthread_mutex_unlock(&g.clock_lock);
+    tsc_rec_meta(TSC_META_CLOCK_STATUS, text);
+    if (after != before && (after == TSC_CLOCK_SWITCHED || after == TSC_CLOCK_OFFSET))
+        tsc_warn_once("cupti_clock",
+                      "CUPTI timestamps no longer follow CLOCK_REALTIME (%s): another tool "
+                      "(torch.profiler?) replaced CUPTI's clock; GPU times are marked in the dump",
+                      text);
+}
+
+static void write_counters(void)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%llu",
+             (unsigned long long)(atomic_load(&g.dropped) + atomic_load(&g.refused)));
+    tsc_rec_meta(TSC_META_CUPTI_DROPPED, text);
+    tsc_sink_stats st = tsc_sink_get_stats();
+    snprintf(text, sizeof text, "%llu", (unsigned long long)st.overhead_ns);
+    tsc_rec_meta(TSC_META_CUPTI_OVERHEAD, text);
+}
+
+static void collect_device_meta_once(void)
+{
+    if (!atomic_load(&g.context_seen) || atomic_exchange(&g.meta_done, 1))
+        return;
+    tsc_device_meta_collect(atomic_load(&g.primary_device));
+}
+
+/* ------------------------------------------------------------ buffers */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *max_records = 0;
+    *buffer = NULL;
+    *size = 0;
+    if (atomic_fetch_add(&g.outstanding, 1) >= TSC_CUPTI_MAX_BUFFERS) {
+        atomic_fetch_sub(&g.outstanding, 1);
+        atomic_fetch_add(&g.refused, 1);
+        return;
+    }
+    /* A fresh buffer per request: completions arrive on several threads,
+     * so no buffer is ever reused while CUPTI or the sink holds it. */
+    uint8_t *p = malloc(TSC_CUPTI_BUFFER_BYTES);
+    if (p == NULL) {
+        atomic_fetch_sub(&g.outstanding, 1);
+        atomic_fetch_add(&g.refused, 1);
+        return;
+    }
+    *buffer = p;
+    *size = TSC_CUPTI_BUFFER_BYTES;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+                                      size_t size, size_t valid)
+{
+    (void)size;
+    if (buffer != NULL) {
+        tsc_sink_buffer(buffer, valid, g.api.ActivityGetNextRecord);
+        free(buffer);
+        atomic_fetch_sub(&g.outstanding, 1);
+    }
+    size_t dropped = 0;
+    if (g.api.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
+        dropped > 0) {
+        atomic_fetch_add(&g.dropped, dropped);
+        tsc_rec_count_dropped(dropped);
+    }
+}
+
+/* ----------------------------------------------------------- callbacks */
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+                                 CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+        return;
+    const CUpti_ResourceData *rd = data;
+    uint32_t dev = 0;
+    if (atomic_load(&g.primary_device) < 0 && rd != NULL &&
+        g.api.GetDeviceId(rd->context, &dev) == CUPTI_SUCCESS && dev <= INT_MAX) {
+        int expected = -1;
+        atomic_compare_exchange_strong(&g.primary_device, &expected, (int)dev);
+    }
+    atomic_store(&g.context_seen, 1);
+}
+
+/* ------------------------------------------------------------ enabling */
+
+/* Without these the timeline is not worth keeping: refusal stops capture. */
+static const CUpti_ActivityKind common_kinds[] = {
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+};
+
+/* Useful but not vital (a platform without peer copies, a CUPTI that
+ * refuses sync records): a refusal costs one line, not the timeline. */
+static const CUpti_ActivityKind optional_kinds[] = {
+    CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+
+/* Enable exactly the API records the filter keeps; if the per-cbid calls
+ * are refused, fall back to whole domains (the translation filters). */
+static int enable_api_records(tsc_cupti_mode mode)
+{
+    size_t n;
+    const tsc_api_entry *t = tsc_api_table(&n);
+    int per_cbid_ok = 1;
+    for (size_t i = 0; i < n && per_cbid_ok; i++) {
+        if (!tsc_api_wanted(t[i].domain, t[i].cbid, mode))
+            continue;
+        CUptiResult r = t[i].domain == TSC_API_RUNTIME
+                            ? g.api.ActivityEnableRuntimeApi(t[i].cbid, 1)
+                            : g.api.ActivityEnableDriverApi(t[i].cbid, 1);
+        if (r != CUPTI_SUCCESS)
+            per_cbid_ok = 0;
+    }
+    if (per_cbid_ok)
+        return 0;
+    if (g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) != CUPTI_SUCCESS ||
+        g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER) != CUPTI_SUCCESS)
+        return -1;
+    return 0;
+}
+
+static void disable_all(void)
+{
+    for (size_t i = 0; i < sizeof common_kinds / sizeof common_kinds[0]; i++)
+        g.api.ActivityDisable(common_kinds[i]);
+    for (size_t i = 0; i < sizeof optional_kinds / sizeof optional_kinds[0]; i++)
+        g.api.ActivityDisable(optional_kinds[i]);
+    g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    if (g.nvtx)
+        g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_MARKER);
+}
+
+static unsigned flush_period_ms(void)
+{
+    const char *s = getenv("TSCOPE_CUPTI_FLUSH_MS");
+    if (s == NULL || *s == '\0')
+        return TSC_CUPTI_DEFAULT_FLUSH_MS;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end != '\0' || v > 600000ul)
+        return TSC_CUPTI_DEFAULT_FLUSH_MS;
+    return (unsigned)v;
+}
+
+static void exit_handler(void)
+{
+    tsc_cupti_exit_hook();
+}
+
+/* A forked child (DataLoader worker) inherits the state but not a working
+ * CUPTI: it must neither push ids nor flush the parent's buffers. */
+static void child_after_fork(void)
+{
+    atomic_store(&g.state, ST_STOPPED);
+}
+
+/* Subscribe, configure and enable.  0 when running. */
+static int start_capture(void)
+{
+    const char *why = NULL;
+    if (tsc_cupti_api_load(&g.api, &why) != 0) {
+        tsc_warn_once("cupti_load", "GPU capture off: %s; NCCL capture continues", why);
+        set_status(why);
+        return -1;
+    }
+    uint32_t version = 0;
+    if (g.api.GetVersion(&version) != CUPTI_SUCCESS ||
+        !tsc_cupti_version_supported(version, CUPTI_API_VERSION)) {
+        tsc_warn_once("cupti_version",
+                      "GPU capture off: CUPTI API version %u is not CUDA 13's (built for %u); its "
+                      "activity records would be misread; NCCL capture continues",
+                      version, (unsigned)CUPTI_API_VERSION);
+        set_status("unsupported CUPTI version");
+        return -1;
+    }
+    char text[32];
+    snprintf(text, sizeof text, "%u", version);
+    tsc_rec_meta(TSC_META_CUPTI_VERSION, text);
+
+    if (atomic_load(&g.foreign_seen)) {
+        tsc_warn_once("cupti_conflict",
+                      "another CUPTI client (torch.profiler, nsys, ncu) started first: tscope "
+                      "records no GPU timeline, NCCL capture continues");
+        set_status("another client started first");
+        return -1;
+    }
+    CUptiResult r = g.api.Subscribe(&g.sub, on_callback, NULL);
+    if (r != CUPTI_SUCCESS) {
+        if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+            tsc_warn_once("cupti_conflict",
+                          "another CUPTI client (nsys, ncu, torch.profiler) holds CUPTI: "
+                          "tscope records no GPU timeline, NCCL capture continues");
+        else
+            tsc_warn_once("cupti_subscribe", "GPU capture off: cuptiSubscribe: %s",
+                          result_text(r));
+        set_status(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "another subscriber"
+                                                                      : "subscribe failed");
+        return -1;
+    }
+    g.api.EnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE);
+    /* API records then carry gettid(), the ids /proc and NCCL events use. */
+    g.api.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    /* Ready before the first buffer can complete. */
+    tsc_sink_reset(g.mode);
+    tsc_clock_init(&g.clock);
+    r = g.api.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    int ok = r == CUPTI_SUCCESS;
+    for (size_t i = 0; ok && i < sizeof common_kinds / sizeof common_kinds[0]; i++)
+        ok = g.api.ActivityEnable(common_kinds[i]) == CUPTI_SUCCESS;
+    for (size_t i = 0; ok && i < sizeof optional_kinds / sizeof optional_kinds[0]; i++)
+        if (g.api.ActivityEnable(optional_kinds[i]) != CUPTI_SUCCESS)
+            tsc_warn_once("cupti_optional_kind",
+                          "CUPTI refused activity kind %d; the GPU timeline lacks it",
+                          (int)optional_kinds[i]);
+    if (ok && g.mode == TSC_CUPTI_FULL)
+        ok = g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+    if (ok)
+        ok = enable_api_records(g.mode) == 0;
+    /* NVTX ranges: only useful if NVTX was routed to CUPTI; not fatal. */
+    if (ok && g.nvtx && g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) != CUPTI_SUCCESS)
+        tsc_warn_once("cupti_nvtx", "CUPTI refused NVTX marker records: no NVTX ranges");
+    if (!ok) {
+        tsc_warn_once("cupti_enable", "GPU capture off: CUPTI refused activity tracing; NCCL "
+                                      "capture continues");
+        disable_all();
+        g.api.Unsubscribe(g.sub);
+        set_status("activity enable failed");
+        return -1;
+    }
+    g.api.ActivityFlushPeriod(flush_period_ms());
+    atomic_store(&g.state, ST_RUNNING);
+    /* Registered during cuInit, after the CUDA runtime's own teardown
+     * handler, so it runs before it: records are flushed while contexts
+     * still exist. */
+    atexit(exit_handler);
+    pthread_atfork(NULL, NULL, child_after_fork);
+    set_status("ok");
+    return 0;
+}
+
+/* ---------------------------------------------------------- controls */
+
+void tsc_cupti_configure(tsc_cupti_mode mode, int nvtx)
+{
+    g.mode = mode;
+    g.nvtx = nvtx;
+    g.mode_known = 1;
+}
+
+int tsc_cupti_nvtx_routed(void)
+{
+    return g.nvtx;
+}
+
+int tsc_cupti_start(void)
+{
+    return start_capture();
+}
+
+void tsc_cupti_flush_hook(int from_signal)
+{
+    /* CUPTI's flush takes locks and allocates: not from a signal handler.
+     * The periodic flush (TSCOPE_CUPTI_FLUSH_MS) bounds what a SIGKILL
+     * loses; SIGTERM handlers that exit() reach the exit hook. */
+    if (from_signal || atomic_load(&g.state) != ST_RUNNING)
+        return;
+    g.api.ActivityFlushAll(0);
+    clock_sample();
+    collect_device_meta_once();
+    write_counters();
+}
+
+void tsc_cupti_exit_hook(void)
+{
+    int expected = ST_RUNNING;
+    if (!atomic_compare_exchange_strong(&g.state, &expected, ST_STOPPED))
+        return;
+    collect_device_meta_once();
+    /* FORCED also hands over buffers that are not full yet. */
+    g.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    clock_sample();
+    write_counters();
+}
+
+void tsc_cupti_yield(const char *who)
+{
+    int expected = ST_RUNNING;
+    if (!atomic_compare_exchange_strong(&g.state, &expected, ST_STOPPED)) {
+        /* Not started yet: remember, so starting later does not take the
+         * subscription or the buffer callbacks away from that client. */
+        if (expected == ST_IDLE)
+            atomic_store(&g.foreign_seen, 1);
+        return;
+    }
+    tsc_warn_once("cupti_yield",
+                  "%s takes over CUPTI: tscope stops its GPU timeline here and steps aside; NCCL "
+                  "capture continues",
+                  who);
+    g.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    clock_sample();
+    write_counters();
+    disable_all();
+    g.api.Unsubscribe(g.sub);
+    set_status("yielded to another CUPTI client");
+}
+
+tsc_cupti_mode tsc_cupti_current_mode(void)
+{
+    return g.mode_known ? g.mode : tsc_cupti_mode_parse(getenv("TSCOPE_CUPTI"), NULL);
+}
+
+int tsc_cupti_running(void)
+{
+    /* Acquire: the CUPTI entry points were stored before the state. */
+    return atomic_load_explicit(&g.state, memory_order_acquire) == ST_RUNNING;
+}
+
+void tsc_cupti_push_extcorr(uint64_t id)
+{
+    if (!tsc_cupti_running())
+        return;
+    if (g.api.PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) ==
+        CUPTI_SUCCESS)
+        extcorr_depth++;
+}
+
+void tsc_cupti_pop_extcorr(void)
+{
+    /* Pop only what this thread pushed, even if CUPTI stopped meanwhile,
+     * so no tscope id stays on CUPTI's per-thread stack. */
+    if (extcorr_depth <= 0)
+        return;
+    uint64_t last = 0;
+    g.api.PopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
+    extcorr_depth--;
+}

@@ -1,0 +1,42 @@
+/* NVTX range pairing; see nvtx_pair.h. */
+#include "nvtx_pair.h"
+
+#include <string.h>
+
+void tsc_nvtx_init(tsc_nvtx_pairer *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+int tsc_nvtx_start(tsc_nvtx_pairer *p, uint32_t id, uint64_t ts, uint32_t tid, const char *name)
+{
+    if (p->n_open == TSC_NVTX_OPEN_MAX) {
+        p->overflow++;
+        return -1;
+    }
+    tsc_nvtx_range *r = &p->open[p->n_open++];
+    r->id = id;
+    r->tid = tid;
+    r->start_ns = ts;
+    r->end_ns = 0;
+    size_t len = name ? strnlen(name, TSC_NVTX_NAME_MAX - 1) : 0;
+    if (len)
+        memcpy(r->name, name, len);
+    r->name[len] = '\0';
+    return 0;
+}
+
+int tsc_nvtx_end(tsc_nvtx_pairer *p, uint32_t id, uint64_t ts, tsc_nvtx_range *out)
+{
+    /* Newest first: nested push/pop ranges close in reverse order. */
+    for (uint32_t i = p->n_open; i-- > 0;) {
+        if (p->open[i].id != id)
+            continue;
+        *out = p->open[i];
+        out->end_ns = ts < out->start_ns ? out->start_ns : ts;
+        p->open[i] = p->open[--p->n_open];
+        return 1;
+    }
+    p->unmatched_ends++;
+    return 0;
+}

@@ -1,0 +1,289 @@
+/* From a hand-built activity buffer to recorded events and descriptors,
+ * through the real sink and a recorder that keeps everything in memory. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
+#include "activity_sink.h"
+#include "fake_recorder.h"
+
+#define T0 1763700000000000000ull
+
+/* The "buffer" is an array of record pointers; the iterator mimics
+ * cuptiActivityGetNextRecord (NULL asks for the first record). */
+static CUptiResult next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record)
+{
+    CUpti_Activity **recs = (CUpti_Activity **)(void *)buffer;
+    size_t n = valid / sizeof *recs;
+    size_t i = 0;
+    if (*record != NULL) {
+        while (i < n && recs[i] != *record)
+            i++;
+        i++;
+    }
+    if (i >= n) {
+        *record = NULL;
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    }
+    *record = recs[i];
+    return CUPTI_SUCCESS;
+}
+
+static void run(CUpti_Activity **recs, size_t n)
+{
+    tsc_sink_buffer((uint8_t *)(void *)recs, n * sizeof *recs, next_record);
+}
+
+static CUpti_ActivityKernel10 kernel(const char *name, uint64_t start, uint32_t corr)
+{
+    CUpti_ActivityKernel10 k;
+    memset(&k, 0, sizeof k);
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = start;
+    k.end = start + 1000;
+    k.deviceId = 0;
+    k.streamId = 7;
+    k.gridX = k.gridY = k.gridZ = 1;
+    k.blockX = 128;
+    k.blockY = k.blockZ = 1;
+    k.correlationId = corr;
+    k.name = name;
+    return k;
+}
+
+static CUpti_ActivityAPI api(CUpti_ActivityKind kind, uint32_t cbid, uint32_t corr, uint32_t tid)
+{
+    CUpti_ActivityAPI a;
+    memset(&a, 0, sizeof a);
+    a.kind = kind;
+    a.cbid = cbid;
+    a.start = T0;
+    a.end = T0 + 10;
+    a.threadId = tid;
+    a.correlationId = corr;
+    return a;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    fake_reset();
+    tsc_sink_reset(TSC_CUPTI_FULL);
+    return 0;
+}
+
+static void kernels_interned_once(void **state)
+{
+    (void)state;
+    CUpti_ActivityKernel10 k1 = kernel("_Z6gemm_kv", T0 + 100, 1);
+    CUpti_ActivityKernel10 k2 = kernel("_Z6gemm_kv", T0 + 2000, 2);
+    CUpti_ActivityKernel10 k3 = kernel("_Z7softmaxv", T0 + 4000, 3);
+    CUpti_Activity *recs[] = {(CUpti_Activity *)&k1, (CUpti_Activity *)&k2, (CUpti_Activity *)&k3};
+    run(recs, 3);
+    run(recs, 3); /* a second buffer with the same kernels defines nothing new */
+    assert_int_equal(fake_count_events(TSC_EV_KERNEL), 6);
+    assert_int_equal(fake_count_descs(TSC_DESC_STRING), 2);
+    assert_int_equal(fake_count_descs(TSC_DESC_KERNEL), 2);
+    const tsc_event *e = &fake.events[0];
+    assert_int_equal(e->start_ns, T0 + 100);
+    assert_int_equal(e->val, 1);
+    assert_int_equal(fake.events[1].desc, e->desc); /* same launch config */
+    assert_int_not_equal(fake.events[2].desc, e->desc);
+    const fake_desc *kd = fake_find_desc(e->desc);
+    assert_non_null(kd);
+    assert_int_equal(kd->type, TSC_DESC_KERNEL);
+    tsc_desc_kernel kdesc;
+    memcpy(&kdesc, kd->payload, sizeof kdesc);
+    const fake_desc *name = fake_find_desc(kdesc.name);
+    assert_non_null(name);
+    assert_int_equal(name->type, TSC_DESC_STRING);
+    assert_int_equal(name->len, strlen("_Z6gemm_kv"));
+    assert_memory_equal(name->payload, "_Z6gemm_kv", name->len);
+    assert_int_equal(kdesc.block[0], 128);
+    tsc_sink_stats st = tsc_sink_get_stats();
+    assert_int_equal(st.records, 6);
+    assert_int_equal(st.written, 6);
+    assert_int_equal(st.skipped, 0);
+}
+
+static size_t own_comm(char *buf, size_t cap)
+{
+    int fd = open("/proc/thread-self/comm", O_RDONLY);
+    assert_true(fd >= 0);
+    ssize_t n = read(fd, buf, cap);
+    close(fd);
+    assert_true(n > 1);
+    return (size_t)n - 1; /* newline */
+}
+
+static void api_records_and_threads(void **state)
+{
+    (void)state;
+    uint32_t me = (uint32_t)gettid();
+    CUpti_ActivityAPI launch =
+        api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, 10, me);
+    CUpti_ActivityAPI launch2 =
+        api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, 11, me);
+    /* A thread that no longer exists: its record is kept, its name is not. */
+    CUpti_ActivityAPI gone =
+        api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 12,
+            0x3ffffff0u);
+    CUpti_ActivityAPI getter =
+        api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, 13, me);
+    CUpti_Activity *recs[] = {(CUpti_Activity *)&launch, (CUpti_Activity *)&launch2,
+                              (CUpti_Activity *)&gone, (CUpti_Activity *)&getter};
+    run(recs, 4);
+    assert_int_equal(fake_count_events(TSC_EV_API), 3);
+    assert_int_equal(fake_count_descs(TSC_DESC_THREAD), 1);
+    assert_int_equal(fake_count_descs(TSC_DESC_API), 3);
+    /* The thread descriptor names this thread. */
+    const fake_desc *td = NULL;
+    for (size_t i = 0; i < fake.n_descs; i++)
+        if (fake.descs[i].type == TSC_DESC_THREAD)
+            td = &fake.descs[i];
+    tsc_desc_thread head;
+    memcpy(&head, td->payload, sizeof head);
+    assert_int_equal(head.tid, me);
+    char comm[32];
+    size_t len = own_comm(comm, sizeof comm);
+    assert_int_equal(head.name_len, len);
+    assert_int_equal(td->len, sizeof head + len);
+    assert_memory_equal(td->payload + sizeof head, comm, len);
+    /* API desc carries name id, domain, cbid and thread. */
+    tsc_desc_api ad;
+    memcpy(&ad, fake_find_desc(fake.events[0].desc)->payload, sizeof ad);
+    assert_int_equal(ad.domain, TSC_API_RUNTIME);
+    assert_int_equal(ad.cbid, 505);
+    assert_int_equal(ad.tid, me);
+    const fake_desc *nm = fake_find_desc(ad.name);
+    assert_memory_equal(nm->payload, "__cudaLaunchKernel", nm->len);
+    assert_int_equal(nm->len, strlen("__cudaLaunchKernel"));
+    assert_int_equal(fake.events[0].val, 10);
+    /* Seen again: no second thread descriptor. */
+    run(recs, 2);
+    assert_int_equal(fake_count_descs(TSC_DESC_THREAD), 1);
+    tsc_sink_stats st = tsc_sink_get_stats();
+    assert_int_equal(st.skipped, 1);
+}
+
+static void light_mode_and_extcorr(void **state)
+{
+    (void)state;
+    tsc_sink_reset(TSC_CUPTI_LIGHT);
+    CUpti_ActivityKernel10 k = kernel("_Z6gemm_kv", T0, 1);
+    CUpti_ActivityKernel10 nk = kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", T0 + 5, 2);
+    CUpti_ActivityExternalCorrelation ec;
+    memset(&ec, 0, sizeof ec);
+    ec.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+    ec.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+    ec.externalId = TSC_EXTCORR_ID(4, 9);
+    ec.correlationId = 2;
+    CUpti_ActivityAPI launch =
+        api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1, 5);
+    CUpti_Activity *recs[] = {(CUpti_Activity *)&k, (CUpti_Activity *)&nk, (CUpti_Activity *)&ec,
+                              (CUpti_Activity *)&launch};
+    run(recs, 4);
+    assert_int_equal(fake_count_events(TSC_EV_KERNEL), 1);
+    assert_int_equal(fake_count_events(TSC_EV_API), 0);
+    assert_int_equal(fake_count_events(TSC_EV_EXTCORR), 1);
+    const tsc_event *x = &fake.events[fake.n_events - 1];
+    assert_int_equal(x->kind, TSC_EV_EXTCORR);
+    assert_int_equal(x->desc, 2);
+    assert_int_equal(x->val, TSC_EXTCORR_ID(4, 9));
+    assert_int_equal(x->flags, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2);
+    /* The extcorr joins the NCCL kernel by correlation id. */
+    assert_int_equal(fake.events[0].val, 2);
+}
+
+static void recorder_refuses(void **state)
+{
+    (void)state;
+    fake.active = 0;
+    CUpti_ActivityKernel10 k = kernel("_Z6gemm_kv", T0, 1);
+    CUpti_Activity *recs[] = {(CUpti_Activity *)&k};
+    run(recs, 1);
+    assert_int_equal(fake.n_events, 0);
+    assert_int_equal(fake.dropped, 1);
+    /* Junk input is ignored. */
+    tsc_sink_buffer(NULL, 10, next_record);
+    tsc_sink_buffer((uint8_t *)(void *)recs, 0, next_record);
+    tsc_sink_buffer((uint8_t *)(void *)recs, sizeof recs, NULL);
+    assert_int_equal(fake.dropped, 1);
+}
+
+static void explicit_thread_names(void **state)
+{
+    (void)state;
+    tsc_sink_note_thread(99, "pt_autograd_0");
+    tsc_sink_note_thread(99, "other name");
+    tsc_sink_note_thread(0, "ignored");
+    assert_int_equal(fake_count_descs(TSC_DESC_THREAD), 1);
+    const fake_desc *td = &fake.descs[0];
+    assert_int_equal(td->len, sizeof(tsc_desc_thread) + strlen("pt_autograd_0"));
+    assert_memory_equal(td->payload + sizeof(tsc_desc_thread), "pt_autograd_0", 13);
+}
+
+static CUpti_ActivityMarker2 marker(uint32_t flags, uint32_t id, uint64_t ts, const char *name)
+{
+    CUpti_ActivityMarker2 m;
+    memset(&m, 0, sizeof m);
+    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+    m.flags = (CUpti_ActivityFlag)flags;
+    m.timestamp = ts;
+    m.id = id;
+    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+    m.objectId.pt.processId = 1;
+    m.objectId.pt.threadId = 0x3ffffff1u; /* not a live thread: no name lookup */
+    m.name = name;
+    return m;
+}
+
+static void nvtx_ranges(void **state)
+{
+    (void)state;
+    CUpti_ActivityMarker2 s1 = marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 5, T0 + 10, "ProfilerStep#7");
+    CUpti_ActivityMarker2 i1 = marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 6, T0 + 20, "mark");
+    CUpti_ActivityMarker2 e1 = marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 5, T0 + 500, NULL);
+    CUpti_ActivityMarker2 e2 = marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 77, T0 + 600, NULL);
+    CUpti_Activity *first[] = {(CUpti_Activity *)&s1, (CUpti_Activity *)&i1};
+    CUpti_Activity *second[] = {(CUpti_Activity *)&e1, (CUpti_Activity *)&e2};
+    run(first, 2);   /* START in one buffer ... */
+    run(second, 2);  /* ... END in the next */
+    assert_int_equal(fake_count_events(TSC_EV_NVTX), 2);
+    const tsc_event *inst = &fake.events[0];
+    assert_int_equal(inst->start_ns, T0 + 20);
+    assert_int_equal(inst->end_ns, T0 + 20);
+    const tsc_event *range = &fake.events[1];
+    assert_int_equal(range->start_ns, T0 + 10);
+    assert_int_equal(range->end_ns, T0 + 500);
+    assert_int_equal(range->val, 0);
+    const fake_desc *name = fake_find_desc(range->desc);
+    assert_int_equal(name->type, TSC_DESC_STRING);
+    assert_int_equal(name->len, strlen("ProfilerStep#7"));
+    assert_memory_equal(name->payload, "ProfilerStep#7", name->len);
+    tsc_sink_stats st = tsc_sink_get_stats();
+    assert_int_equal(st.written, 2);
+    assert_int_equal(st.skipped, 2); /* the START and the unmatched END */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(kernels_interned_once, setup),
+        cmocka_unit_test_setup(api_records_and_threads, setup),
+        cmocka_unit_test_setup(light_mode_and_extcorr, setup),
+        cmocka_unit_test_setup(recorder_refuses, setup),
+        cmocka_unit_test_setup(explicit_thread_names, setup),
+        cmocka_unit_test_setup(nvtx_ranges, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
