@@ -1,0 +1,149 @@
+/* Fleet view over batch rows: hosts that were the straggler in more than
+ * one job (a host problem, not a job problem), and the jobs with the most
+ * recoverable GPU-hours (where fixing things pays most). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+
+typedef struct host_count {
+    const char *host;
+    size_t jobs;
+} host_count;
+
+static int cmp_host(const void *pa, const void *pb)
+{
+    const host_count *a = pa, *b = pb;
+    if (a->jobs != b->jobs)
+        return a->jobs < b->jobs ? 1 : -1;
+    return strcmp(a->host, b->host);
+}
+
+/* Hosts named straggler in > 1 job, most first.  Returns count (0 on OOM). */
+static size_t repeat_hosts(const tsa_batch_row *rows, size_t n, host_count **out)
+{
+    host_count *h = calloc(n ? n : 1, sizeof *h);
+    size_t nh = 0;
+    if (!h) {
+        *out = NULL;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *host = rows[i].straggler_rank >= 0 ? rows[i].straggler_host : NULL;
+        if (!host)
+            continue;
+        size_t k = 0;
+        while (k < nh && strcmp(h[k].host, host))
+            k++;
+        if (k == nh)
+            h[nh++] = (host_count){host, 0};
+        h[k].jobs++;
+    }
+    size_t keep = 0;
+    for (size_t k = 0; k < nh; k++)
+        if (h[k].jobs > 1)
+            h[keep++] = h[k];
+    if (keep > 1)
+        qsort(h, keep, sizeof *h, cmp_host);
+    *out = h;
+    return keep;
+}
+
+static const tsa_batch_row *g_rows;
+static int cmp_recoverable(const void *pa, const void *pb)
+{
+    double a = g_rows[*(const size_t *)pa].recoverable_gpu_hours;
+    double b = g_rows[*(const size_t *)pb].recoverable_gpu_hours;
+    a = isnan(a) ? -1 : a;
+    b = isnan(b) ? -1 : b;
+    if (a != b)
+        return a < b ? 1 : -1;
+    return strcmp(g_rows[*(const size_t *)pa].job, g_rows[*(const size_t *)pb].job);
+}
+
+/* Row indices with a known recoverable figure, most first. */
+static size_t ranked_jobs(const tsa_batch_row *rows, size_t n, size_t **out)
+{
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx), k = 0;
+    if (!idx) {
+        *out = NULL;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(rows[i].recoverable_gpu_hours))
+            idx[k++] = i;
+    g_rows = rows;
+    if (k > 1)
+        qsort(idx, k, sizeof *idx, cmp_recoverable);
+    *out = idx;
+    return k;
+}
+
+void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_t top)
+{
+    host_count *h;
+    size_t nh = repeat_hosts(rows, n, &h);
+    fprintf(out, "\nfleet: hosts named straggler in more than one job\n");
+    if (!nh)
+        fprintf(out, "  none\n");
+    for (size_t k = 0; k < nh; k++) {
+        fprintf(out, "  %s: %zu jobs:", h[k].host, h[k].jobs);
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
+                !strcmp(rows[i].straggler_host, h[k].host))
+                fprintf(out, " %s (rank %ld)", rows[i].job, rows[i].straggler_rank);
+        fputc('\n', out);
+    }
+    free(h);
+    size_t *idx;
+    size_t nk = ranked_jobs(rows, n, &idx);
+    fprintf(out, "\nfleet: jobs by recoverable GPU-hours (analysed steps)\n");
+    if (!nk)
+        fprintf(out, "  none\n");
+    for (size_t k = 0; k < nk && k < top; k++) {
+        const tsa_batch_row *r = &rows[idx[k]];
+        fprintf(out, "  %2zu. %10.4f GPU-h  %s%s%s\n", k + 1, r->recoverable_gpu_hours, r->job,
+                r->top_recoverable ? "  mostly " : "", r->top_recoverable ? r->top_recoverable : "");
+    }
+    free(idx);
+}
+
+void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n, size_t top)
+{
+    host_count *h;
+    size_t nh = repeat_hosts(rows, n, &h);
+    for (size_t k = 0; k < nh; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", "straggler_host");
+        cJSON_AddStringToObject(o, "host", h[k].host);
+        cJSON *jobs = cJSON_AddArrayToObject(o, "jobs");
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
+                !strcmp(rows[i].straggler_host, h[k].host))
+                cJSON_AddItemToArray(jobs, cJSON_CreateString(rows[i].job));
+        char *s = cJSON_PrintUnformatted(o);
+        if (s)
+            fprintf(out, "%s\n", s);
+        free(s);
+        cJSON_Delete(o);
+    }
+    free(h);
+    size_t *idx;
+    size_t nk = ranked_jobs(rows, n, &idx);
+    for (size_t k = 0; k < nk && k < top; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", "recoverable_rank");
+        cJSON_AddNumberToObject(o, "rank", (double)(k + 1));
+        cJSON_AddStringToObject(o, "job", rows[idx[k]].job);
+        cJSON_AddNumberToObject(o, "recoverable_gpu_hours", rows[idx[k]].recoverable_gpu_hours);
+        char *s = cJSON_PrintUnformatted(o);
+        if (s)
+            fprintf(out, "%s\n", s);
+        free(s);
+        cJSON_Delete(o);
+    }
+    free(idx);
+}

@@ -1,0 +1,55 @@
+/* torch.profiler (Kineto) Chrome-trace input: a directory holding one trace
+ * per rank (.json or .json.gz) becomes a tsa_job, so every analysis that
+ * runs on tscope dumps runs on the traces people already have.
+ *
+ * The files are parsed as a stream (yajl over zlib), never as a document
+ * tree: memory grows with the events kept in the model, not with the file.
+ * docs/views.md lists which trace events map to which model records. */
+#ifndef TSA_KINETO_H
+#define TSA_KINETO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* Number of Kineto trace files in dir (0 when there are none or when the
+ * directory holds tscope dumps, which take precedence; -1 when dir cannot
+ * be read).  A file counts when its name ends in .json or .json.gz and its
+ * first bytes look like a Chrome trace with "traceEvents". */
+int tsa_kineto_dir(const char *dir);
+
+/* Load every Kineto trace in dir into a new job (ranks sorted by rank).
+ * Returns 0 when all files parsed cleanly, 1 when some had problems (each
+ * one is in job->problems with the file and byte offset; the events before
+ * a parse error are kept), 2 when nothing could be read (then *out is NULL
+ * and an explanation was printed to stderr). */
+int tsa_kineto_load(const char *dir, tsa_job **out);
+
+/* Same, silent: the reason for status 2 goes to err instead of stderr. */
+int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen);
+
+/* Statistics of one parse, for the benchmark and tests. */
+typedef struct tsa_kineto_stats {
+    uint64_t bytes;          /* JSON bytes parsed (after decompression) */
+    uint64_t events;         /* trace events seen (all phases and categories) */
+} tsa_kineto_stats;
+
+/* Parse one trace file into *rank (zeroed first; free its contents with
+ * tsa_kineto_rank_free).  Returns 0, or -1 with a message naming the byte
+ * offset in err (the events before the error stay in *rank). */
+int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *stats,
+                         char *err, size_t errlen);
+
+/* Free what tsa_kineto_load_file put in a rank (not the rank itself). */
+void tsa_kineto_rank_free(tsa_rank *rank);
+
+/* Free a job built by tsa_kineto_load.  Every field is a plain malloc'd
+ * block, so the core's tsa_job_free frees it too (commands use that one);
+ * this one exists so the Kineto tests need not link the core. */
+void tsa_kineto_job_free(tsa_job *job);
+
+/* Kernel category from a kernel's (mangled or demangled) name. */
+tsa_kcat tsa_kineto_kernel_category(const char *name);
+
+#endif

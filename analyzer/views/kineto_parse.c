@@ -1,0 +1,574 @@
+/* Streaming parser of torch.profiler (Kineto) Chrome traces.  yajl calls
+ * back for each token; a small stack of contexts says where in the document
+ * the token is, so the parser keeps one event at a time and never the tree.
+ * Only the keys tscope uses are read; everything else is skipped. */
+#include "kineto_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#define MAX_DEPTH 64
+#define MAX_TEXT (64u << 10)     /* longer names are cut: bounded memory */
+#define READ_CHUNK (256u << 10)
+
+typedef enum ctx_kind {
+    CTX_ROOT,          /* the top-level object */
+    CTX_EVENTS,        /* traceEvents array (or a top-level array) */
+    CTX_EVENT,         /* one event object */
+    CTX_ARGS,          /* an event's args object */
+    CTX_ARGS_ARRAY,    /* an array inside args (grid, block) */
+    CTX_DIST,          /* distributedInfo */
+    CTX_DEVPROPS,      /* deviceProperties array */
+    CTX_DEVPROP,       /* one deviceProperties object */
+    CTX_SKIP,          /* anything tscope does not read */
+} ctx_kind;
+
+typedef struct frame {
+    ctx_kind kind;
+    char key[48];      /* last key seen in this object ("" when too long) */
+    unsigned index;    /* element index in an array */
+} frame;
+
+typedef struct parser {
+    frame stack[MAX_DEPTH];
+    int depth;         /* frames in use */
+    int skip_depth;    /* nesting inside CTX_SKIP beyond the stack */
+    kineto_event ev;
+    kineto_header *hdr;
+    tsa_kineto_stats *stats;
+    kineto_event_fn fn;
+    void *fn_ctx;
+    int devprop_seen;
+    int callback_failed;
+    int oom;
+} parser;
+
+/* ------------------------------------------------------------ helpers */
+
+static int text_set(kineto_text *t, const unsigned char *s, size_t len)
+{
+    if (len > MAX_TEXT)
+        len = MAX_TEXT;
+    if (len + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 64;
+        while (cap < len + 1)
+            cap *= 2;
+        char *p = realloc(t->s, cap);
+        if (!p)
+            return -1;
+        t->s = p;
+        t->cap = cap;
+    }
+    memcpy(t->s, s, len);
+    t->s[len] = '\0';
+    t->len = len;
+    return 0;
+}
+
+static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len)
+{
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+}
+
+static int key_is(const frame *f, const char *k)
+{
+    return strcmp(f->key, k) == 0;
+}
+
+static void event_reset(kineto_event *ev)
+{
+    kineto_text name = ev->name, arg = ev->arg_name, pg = ev->pg_ranks;
+    memset(ev, 0, sizeof *ev);
+    ev->name = name;
+    ev->arg_name = arg;
+    ev->pg_ranks = pg;
+    ev->name.len = ev->arg_name.len = ev->pg_ranks.len = 0;
+    if (ev->name.s)
+        ev->name.s[0] = '\0';
+    if (ev->arg_name.s)
+        ev->arg_name.s[0] = '\0';
+    if (ev->pg_ranks.s)
+        ev->pg_ranks.s[0] = '\0';
+}
+
+int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (strpbrk(buf, "eE")) {
+        /* Exponent form is rare (tools that print doubles): use a double. */
+        char *end;
+        errno = 0;
+        double us = strtod(buf, &end);
+        if (*end || errno || !(us > -9.2e15 && us < 9.2e15))
+            return -1;
+        double v = us * 1000.0;
+        if (!(v > -(double)TSA_KINETO_MAX_NS && v < (double)TSA_KINETO_MAX_NS))
+            return -1;
+        *ns = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+        return 0;
+    }
+    const char *p = buf;
+    int neg = 0;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if (!(*p >= '0' && *p <= '9'))
+        return -1;
+    int64_t whole = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (whole > (INT64_MAX / 1000 - 9) / 10)
+            return -1;
+        whole = whole * 10 + (*p - '0');
+    }
+    int64_t frac = 0;
+    int digits = 0, round_up = 0;
+    if (*p == '.') {
+        p++;
+        for (; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (digits < 3)
+                frac = frac * 10 + (*p - '0');
+            else if (digits == 3)
+                round_up = *p >= '5';
+        }
+    }
+    if (*p)
+        return -1;
+    for (int d = digits; d < 3; d++)
+        frac *= 10;
+    int64_t v = whole * 1000 + frac + round_up;
+    if (v > TSA_KINETO_MAX_NS)
+        return -1;
+    *ns = neg ? -v : v;
+    return 0;
+}
+
+/* Integer value of a JSON number text (fractions truncated). */
+static int number_to_i64(const char *text, size_t len, int64_t *out)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (*end == '.' || *end == 'e' || *end == 'E') {
+        double d = strtod(buf, &end);
+        if (*end || !(d > -9.2e18 && d < 9.2e18))
+            return -1;
+        v = (long long)d;
+    } else if (*end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Numeric value from a string such as "7" or "stream 7" (Kineto writes some
+ * ids as strings); -1 when there is no digit. */
+static int string_to_i64(const unsigned char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    while (i < len && !(s[i] >= '0' && s[i] <= '9'))
+        i++;
+    if (i == len)
+        return -1;
+    int neg = i > 0 && s[i - 1] == '-';
+    int64_t v = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+/* ------------------------------------------------- scalar dispatching */
+
+/* A scalar value: numbers arrive as text (num), strings as str; exactly
+ * one of them is non-NULL, or neither for null/true/false. */
+static int on_scalar(parser *p, const char *num, size_t numlen,
+                     const unsigned char *str, size_t strlen_)
+{
+    if (p->skip_depth || p->depth == 0)
+        return 1;
+    frame *f = &p->stack[p->depth - 1];
+    kineto_event *ev = &p->ev;
+    int64_t v;
+    switch (f->kind) {
+    case CTX_ROOT:
+        if (num && key_is(f, "baseTimeNanoseconds") && !number_to_i64(num, numlen, &v) &&
+            v >= 0 && v < 2 * TSA_KINETO_MAX_NS) {
+            p->hdr->base_ns = v;
+            p->hdr->has_base = true;
+        }
+        break;
+    case CTX_DIST:
+        if (key_is(f, "rank") && ((num && !number_to_i64(num, numlen, &v)) ||
+                                  (str && !string_to_i64(str, strlen_, &v)))) {
+            p->hdr->rank = v;
+            p->hdr->has_rank = true;
+        } else if (key_is(f, "world_size") && ((num && !number_to_i64(num, numlen, &v)) ||
+                                               (str && !string_to_i64(str, strlen_, &v)))) {
+            p->hdr->world_size = v;
+            p->hdr->has_world_size = true;
+        }
+        break;
+    case CTX_DEVPROP:
+        if (str && key_is(f, "name") && !p->hdr->device_name[0] && p->devprop_seen == 1)
+            copy_small(p->hdr->device_name, sizeof p->hdr->device_name, str, strlen_);
+        break;
+    case CTX_EVENT:
+        if (str && key_is(f, "ph")) {
+            ev->ph = strlen_ ? (char)str[0] : 0;
+        } else if (str && key_is(f, "cat")) {
+            copy_small(ev->cat, sizeof ev->cat, str, strlen_);
+        } else if (str && key_is(f, "name")) {
+            if (text_set(&ev->name, str, strlen_))
+                return p->oom = 1, 0;
+        } else if (key_is(f, "pid")) {
+            if ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
+                ev->pid = v, ev->has_pid = true;
+        } else if (key_is(f, "tid")) {
+            if ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
+                ev->tid = v, ev->has_tid = true;
+        } else if (key_is(f, "ts")) {
+            if (num && !kineto_us_to_ns(num, numlen, &v))
+                ev->ts_ns = v, ev->has_ts = true;
+            else if (str && !kineto_us_to_ns((const char *)str, strlen_, &v))
+                ev->ts_ns = v, ev->has_ts = true;
+        } else if (key_is(f, "dur")) {
+            if (num && !kineto_us_to_ns(num, numlen, &v))
+                ev->dur_ns = v, ev->has_dur = true;
+            else if (str && !kineto_us_to_ns((const char *)str, strlen_, &v))
+                ev->dur_ns = v, ev->has_dur = true;
+        }
+        break;
+    case CTX_ARGS: {
+        int have = (num && !number_to_i64(num, numlen, &v)) ||
+                   (str && !string_to_i64(str, strlen_, &v));
+        if (key_is(f, "correlation")) {
+            if (have)
+                ev->correlation = v, ev->has_correlation = true;
+        } else if (key_is(f, "stream")) {
+            if (have)
+                ev->stream = v, ev->has_stream = true;
+        } else if (key_is(f, "device")) {
+            if (have)
+                ev->device = v, ev->has_device = true;
+        } else if (key_is(f, "In msg nelems")) {
+            if (have)
+                ev->in_nelems = v, ev->has_in_nelems = true;
+        } else if (key_is(f, "Out msg nelems")) {
+            if (have)
+                ev->out_nelems = v, ev->has_out_nelems = true;
+        } else if (key_is(f, "Group size")) {
+            if (have)
+                ev->group_size = v, ev->has_group_size = true;
+        } else if (key_is(f, "Seq") || key_is(f, "seq")) {
+            if (have)
+                ev->seq = v, ev->has_seq = true;
+        } else if (key_is(f, "bytes")) {
+            if (have)
+                ev->bytes = v, ev->has_bytes = true;
+        } else if (str && key_is(f, "Collective name")) {
+            copy_small(ev->coll_name, sizeof ev->coll_name, str, strlen_);
+        } else if (str && key_is(f, "dtype")) {
+            copy_small(ev->dtype, sizeof ev->dtype, str, strlen_);
+        } else if (key_is(f, "Process Group Name") || (key_is(f, "pg_id") && !ev->pg_name[0])) {
+            if (str)
+                copy_small(ev->pg_name, sizeof ev->pg_name, str, strlen_);
+            else if (num)
+                copy_small(ev->pg_name, sizeof ev->pg_name, (const unsigned char *)num, numlen);
+        } else if (str && key_is(f, "Process Group Ranks")) {
+            if (text_set(&ev->pg_ranks, str, strlen_))
+                return p->oom = 1, 0;
+        } else if (str && key_is(f, "name")) {
+            if (text_set(&ev->arg_name, str, strlen_))
+                return p->oom = 1, 0;
+        }
+        break;
+    }
+    case CTX_ARGS_ARRAY:
+        if (num && f->index < 3 && !number_to_i64(num, numlen, &v) && v >= 0 && v <= UINT32_MAX) {
+            const frame *parent = &p->stack[p->depth - 2];
+            if (!strcmp(parent->key, "grid"))
+                ev->grid[f->index] = (uint32_t)v;
+            else if (!strcmp(parent->key, "block"))
+                ev->block[f->index] = (uint32_t)v;
+        }
+        break;
+    default:
+        break;
+    }
+    if (f->kind == CTX_ARGS_ARRAY || f->kind == CTX_EVENTS || f->kind == CTX_DEVPROPS)
+        f->index++;
+    return 1;
+}
+
+static int cb_null(void *ctx) { return on_scalar(ctx, NULL, 0, NULL, 0); }
+static int cb_bool(void *ctx, int b) { (void)b; return on_scalar(ctx, NULL, 0, NULL, 0); }
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    return on_scalar(ctx, s, len, NULL, 0);
+}
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    return on_scalar(ctx, NULL, 0, s, len);
+}
+
+/* ---------------------------------------------------------- containers */
+
+static int push(parser *p, ctx_kind kind)
+{
+    if (p->skip_depth || p->depth == MAX_DEPTH || kind == CTX_SKIP) {
+        /* Beyond the contexts tscope reads, only the nesting is counted. */
+        if (!p->skip_depth && p->depth < MAX_DEPTH) {
+            p->stack[p->depth].kind = CTX_SKIP;
+            p->stack[p->depth].key[0] = '\0';
+            p->stack[p->depth].index = 0;
+            p->depth++;
+        } else
+            p->skip_depth++;
+        return 1;
+    }
+    p->stack[p->depth].kind = kind;
+    p->stack[p->depth].key[0] = '\0';
+    p->stack[p->depth].index = 0;
+    p->depth++;
+    return 1;
+}
+
+/* Which context a container opening here starts. */
+static ctx_kind child_kind(parser *p, int is_map)
+{
+    if (p->skip_depth)
+        return CTX_SKIP;
+    if (p->depth == 0)
+        return is_map ? CTX_ROOT : CTX_EVENTS;   /* a bare array of events is valid too */
+    frame *f = &p->stack[p->depth - 1];
+    if (f->kind == CTX_SKIP)
+        return CTX_SKIP;
+    switch (f->kind) {
+    case CTX_ROOT:
+        if (!is_map && key_is(f, "traceEvents"))
+            return CTX_EVENTS;
+        if (is_map && key_is(f, "distributedInfo"))
+            return CTX_DIST;
+        if (!is_map && key_is(f, "deviceProperties"))
+            return CTX_DEVPROPS;
+        return CTX_SKIP;
+    case CTX_EVENTS:
+        return is_map ? CTX_EVENT : CTX_SKIP;
+    case CTX_EVENT:
+        return is_map && key_is(f, "args") ? CTX_ARGS : CTX_SKIP;
+    case CTX_ARGS:
+        return !is_map && (key_is(f, "grid") || key_is(f, "block")) ? CTX_ARGS_ARRAY : CTX_SKIP;
+    case CTX_DEVPROPS:
+        return is_map ? CTX_DEVPROP : CTX_SKIP;
+    default:
+        return CTX_SKIP;
+    }
+}
+
+static int open_container(parser *p, int is_map)
+{
+    ctx_kind k = child_kind(p, is_map);
+    if (k == CTX_EVENT)
+        event_reset(&p->ev);
+    if (k == CTX_DEVPROP)
+        p->devprop_seen++;
+    return push(p, k);
+}
+
+static int close_container(parser *p)
+{
+    if (p->skip_depth) {
+        p->skip_depth--;
+        return 1;
+    }
+    if (p->depth == 0)
+        return 1;
+    frame *f = &p->stack[--p->depth];
+    if (f->kind == CTX_EVENT) {
+        p->stats->events++;
+        if (p->fn(p->fn_ctx, &p->ev)) {
+            p->callback_failed = 1;
+            return 0;
+        }
+    }
+    /* The closed container was one element of an enclosing array. */
+    if (p->depth > 0) {
+        frame *up = &p->stack[p->depth - 1];
+        if (up->kind == CTX_EVENTS || up->kind == CTX_DEVPROPS || up->kind == CTX_ARGS_ARRAY)
+            up->index++;
+    }
+    return 1;
+}
+
+static int cb_start_map(void *ctx) { return open_container(ctx, 1); }
+static int cb_end_map(void *ctx) { return close_container(ctx); }
+static int cb_start_array(void *ctx) { return open_container(ctx, 0); }
+static int cb_end_array(void *ctx) { return close_container(ctx); }
+
+static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
+{
+    parser *p = ctx;
+    if (p->skip_depth || p->depth == 0)
+        return 1;
+    frame *f = &p->stack[p->depth - 1];
+    if (f->kind == CTX_SKIP)
+        return 1;
+    if (len < sizeof f->key) {
+        memcpy(f->key, key, len);
+        f->key[len] = '\0';
+    } else
+        f->key[0] = '\0';
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* ------------------------------------------------------------- driving */
+
+typedef struct source {
+    gzFile gz;            /* file input (gzip or plain: zlib reads both) */
+    const char *mem;      /* or a memory buffer */
+    size_t mem_len, mem_pos;
+} source;
+
+static long source_read(source *s, unsigned char *buf, size_t cap)
+{
+    if (s->gz) {
+        int n = gzread(s->gz, buf, (unsigned)cap);
+        return n;
+    }
+    size_t n = s->mem_len - s->mem_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(buf, s->mem + s->mem_pos, n);
+    s->mem_pos += n;
+    return (long)n;
+}
+
+/* yajl's own message, one line, without its source excerpt. */
+static void yajl_message(yajl_handle h, const unsigned char *chunk, size_t len,
+                         char *out, size_t outlen)
+{
+    unsigned char *msg = yajl_get_error(h, 0, chunk, len);
+    snprintf(out, outlen, "%s", msg ? (const char *)msg : "parse error");
+    if (msg)
+        yajl_free_error(h, msg);
+    char *nl = strchr(out, '\n');
+    if (nl)
+        *nl = '\0';
+}
+
+static int parse_source(source *src, const char *label, kineto_event_fn fn, void *ctx,
+                        kineto_header *hdr, tsa_kineto_stats *stats, char *err, size_t errlen)
+{
+    tsa_kineto_stats local_stats;
+    if (!stats)
+        stats = &local_stats;
+    memset(stats, 0, sizeof *stats);
+    memset(hdr, 0, sizeof *hdr);
+    parser *p = calloc(1, sizeof *p);
+    unsigned char *buf = malloc(READ_CHUNK);
+    if (!p || !buf) {
+        free(p);
+        free(buf);
+        snprintf(err, errlen, "%s: out of memory", label);
+        return -1;
+    }
+    p->hdr = hdr;
+    p->stats = stats;
+    p->fn = fn;
+    p->fn_ctx = ctx;
+    yajl_handle h = yajl_alloc(&callbacks, NULL, p);
+    int rc = -1;
+    if (!h) {
+        snprintf(err, errlen, "%s: out of memory", label);
+        goto out;
+    }
+    /* Names in real traces sometimes carry bytes that are not UTF-8; they
+     * are escaped on output, so they must not stop the parse. */
+    yajl_config(h, yajl_dont_validate_strings, 1);
+    uint64_t offset = 0;
+    for (;;) {
+        long n = source_read(src, buf, READ_CHUNK);
+        if (n < 0) {
+            int zerr = 0;
+            const char *zmsg = src->gz ? gzerror(src->gz, &zerr) : "read error";
+            snprintf(err, errlen, "%s: read error after byte %" PRIu64 ": %s", label, offset,
+                     zerr == Z_ERRNO ? strerror(errno) : zmsg);
+            goto out;
+        }
+        yajl_status st = n > 0 ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
+        if (st != yajl_status_ok) {
+            uint64_t at = offset + (n > 0 ? yajl_get_bytes_consumed(h) : 0);
+            if (p->oom || p->callback_failed)
+                snprintf(err, errlen, "%s: out of memory at byte %" PRIu64, label, at);
+            else {
+                char msg[160];
+                yajl_message(h, buf, n > 0 ? (size_t)n : 0, msg, sizeof msg);
+                snprintf(err, errlen, "%s: malformed JSON at byte %" PRIu64 ": %s", label,
+                         n > 0 ? at : offset, msg);
+            }
+            stats->bytes = offset + (n > 0 ? (uint64_t)n : 0);
+            goto out;
+        }
+        if (n == 0)
+            break;
+        offset += (uint64_t)n;
+    }
+    stats->bytes = offset;
+    rc = 0;
+out:
+    if (h)
+        yajl_free(h);
+    free(p->ev.name.s);
+    free(p->ev.arg_name.s);
+    free(p->ev.pg_ranks.s);
+    free(p);
+    free(buf);
+    return rc;
+}
+
+int kineto_parse_file(const char *path, kineto_event_fn fn, void *ctx,
+                      kineto_header *hdr, tsa_kineto_stats *stats, char *err, size_t errlen)
+{
+    source src = {0};
+    src.gz = gzopen(path, "rb");
+    if (!src.gz) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));
+        return -1;
+    }
+    gzbuffer(src.gz, READ_CHUNK);
+    int rc = parse_source(&src, path, fn, ctx, hdr, stats, err, errlen);
+    gzclose(src.gz);
+    return rc;
+}
+
+int kineto_parse_buffer(const char *buf, size_t len, kineto_event_fn fn, void *ctx,
+                        kineto_header *hdr, tsa_kineto_stats *stats, char *err, size_t errlen)
+{
+    source src = {0};
+    src.mem = buf;
+    src.mem_len = len;
+    return parse_source(&src, "<buffer>", fn, ctx, hdr, stats, err, errlen);
+}

@@ -1,0 +1,47 @@
+/* tsc-gen-kineto DIR RANKS STEPS [PAD] [gz]: a job of synthetic
+ * torch.profiler traces (benchmarks, manual runs).  PAD adds tiny kernels
+ * per step to reach a target event count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kineto_gen.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: tsc-gen-kineto DIR RANKS STEPS [PAD_KERNELS] [gz]\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    int ranks = atoi(argv[2]), steps = atoi(argv[3]);
+    int pad = argc > 4 ? atoi(argv[4]) : 0;
+    int gz = argc > 5 && !strcmp(argv[5], "gz");
+    if (ranks <= 0 || steps <= 0 || pad < 0) {
+        fprintf(stderr, "tsc-gen-kineto: bad numbers\n");
+        return 2;
+    }
+    char parents[4096];
+    snprintf(parents, sizeof parents, "%s", dir);
+    for (char *p = parents + 1; *p; p++)   /* mkdir -p */
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(parents, 0777);
+            *p = '/';
+        }
+    mkdir(dir, 0777);
+    for (int r = 0; r < ranks; r++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/host%d_%d.1700000000.pt.trace.json%s", dir, r / 8,
+                 1000 + r, gz ? ".gz" : "");
+        kgen_opts o = {.rank = r, .world_size = ranks, .steps = steps,
+                       .base_ns = 1700000000000000000LL, .delay_us = r == ranks - 1 ? 30 : 0,
+                       .with_seq = 1, .gzip = gz, .pad_kernels = pad};
+        if (kgen_write(path, &o)) {
+            fprintf(stderr, "tsc-gen-kineto: cannot write %s\n", path);
+            return 1;
+        }
+    }
+    return 0;
+}

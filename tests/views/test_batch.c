@@ -1,0 +1,274 @@
+/* Batch: rows, formats, the fleet view, isolation of bad jobs (broken
+ * input, crash, hang) and the summary-file cache, on a tree of generated
+ * torch.profiler jobs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "commands.h"
+#include "kineto_gen.h"
+#include "test_util.h"
+
+static void write_job(const char *root, const char *name, const char *host, int straggler,
+                      int delay_us)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", root, name);
+    for (char *p = dir + strlen(root) + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0777);
+            *p = '/';
+        }
+    assert_int_equal(mkdir(dir, 0777), 0);
+    for (int rank = 0; rank < 4; rank++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s%d_%d.1.pt.trace.json", dir, host,
+                 rank == straggler ? 9 : 0, 100 + rank);
+        kgen_opts o = {.rank = rank, .world_size = 4, .steps = 12,
+                       .base_ns = 1700000000000000000LL,
+                       .delay_us = rank == straggler ? delay_us : 0, .with_seq = 1};
+        assert_int_equal(kgen_write(path, &o), 0);
+    }
+}
+
+static cJSON *find_row(cJSON **rows, size_t n, const char *suffix)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *job = cJSON_GetObjectItem(rows[i], "job")->valuestring;
+        size_t a = strlen(job), b = strlen(suffix);
+        if (a >= b && !strcmp(job + a - b, suffix))
+            return rows[i];
+    }
+    fail_msg("no row for %s", suffix);
+    return NULL;
+}
+
+/* ndjson output -> job rows (type-less lines) and fleet lines */
+static size_t parse_lines(char *out, cJSON **rows, size_t cap, cJSON **fleet, size_t *n_fleet)
+{
+    size_t n = 0;
+    *n_fleet = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        assert_non_null(j);
+        if (cJSON_GetObjectItem(j, "type"))
+            fleet[(*n_fleet)++] = j;
+        else {
+            assert_true(n < cap);
+            rows[n++] = j;
+        }
+    }
+    return n;
+}
+
+static const char *str(cJSON *o, const char *k)
+{
+    cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void test_batch_end_to_end(void **state)
+{
+    (void)state;
+    char *root = tu_tempdir("batch");
+    /* two jobs whose straggler sits on the same host "bad9", one clean job */
+    write_job(root, "team1/jobA", "bad", 1, 200);
+    write_job(root, "team1/jobB", "bad", 3, 200);
+    write_job(root, "team2/clean", "good", -1, 0);
+    /* a broken job: a dump that is not one */
+    char path[600];
+    snprintf(path, sizeof path, "%s/team2/broken", root);
+    assert_int_equal(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/team2/broken/tscope_r0_x_1_1.tsd", root);
+    assert_int_equal(tu_write_file(path, "this is not a dump", 18), 0);
+    /* jobs whose analysis crashes or hangs (test hook) */
+    write_job(root, "team3/crashme", "c", -1, 0);
+    write_job(root, "team3/hangme", "h", -1, 0);
+    snprintf(path, sizeof path, "%s/empty/deeper", root);
+    mkdir(path, 0777);   /* parent missing: fine, nothing there */
+
+    setenv("TSCOPE_BATCH_FAULT", "crash:crashme", 1);
+    char *argv[] = {"batch", root, "--ndjson", "-j", "2", "--timeout", "2", "-q", NULL};
+    char *out;
+    double t0 = (double)time(NULL);
+    int rc = tu_capture(tsa_cmd_batch, 8, argv, &out);
+    unsetenv("TSCOPE_BATCH_FAULT");
+    assert_int_equal(rc, 1);   /* some jobs failed */
+    (void)t0;
+    cJSON *rows[16], *fleet[16];
+    size_t n_fleet;
+    size_t n = parse_lines(out, rows, 16, fleet, &n_fleet);
+    assert_int_equal(n, 6);
+
+    cJSON *a = find_row(rows, n, "/team1/jobA");
+    assert_string_equal(str(a, "status"), "ok");
+    assert_int_equal(cJSON_GetObjectItem(a, "ranks")->valueint, 4);
+    assert_int_equal(cJSON_GetObjectItem(a, "hosts")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(a, "straggler_rank")->valueint, 1);
+    assert_string_equal(str(a, "straggler_host"), "bad9");
+    assert_float_equal(cJSON_GetObjectItem(a, "median_step_s")->valuedouble, 990e-6, 1e-12);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(a, "mfu")));   /* no FLOPs in the trace */
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(a, "exposed_comm_share")));
+    assert_true(cJSON_GetObjectItem(a, "recoverable_gpu_hours")->valuedouble > 0);
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItem(a, "cached")));
+    cJSON *b = find_row(rows, n, "/team1/jobB");
+    assert_int_equal(cJSON_GetObjectItem(b, "straggler_rank")->valueint, 3);
+    cJSON *clean = find_row(rows, n, "/team2/clean");
+    assert_string_equal(str(clean, "status"), "ok");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(clean, "straggler_rank")));
+    cJSON *broken = find_row(rows, n, "/team2/broken");
+    assert_string_equal(str(broken, "status"), "failed");
+    assert_non_null(str(broken, "error"));
+    assert_string_equal(str(find_row(rows, n, "/team3/crashme"), "status"), "crashed");
+    assert_non_null(strstr(str(find_row(rows, n, "/team3/crashme"), "error"), "signal"));
+
+    /* fleet: host bad9 was the straggler of jobA and jobB */
+    int host_line = 0, ranked = 0;
+    for (size_t i = 0; i < n_fleet; i++) {
+        const char *type = str(fleet[i], "type");
+        if (!strcmp(type, "straggler_host")) {
+            assert_string_equal(str(fleet[i], "host"), "bad9");
+            assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fleet[i], "jobs")), 2);
+            host_line++;
+        } else if (!strcmp(type, "recoverable_rank"))
+            ranked++;
+    }
+    assert_int_equal(host_line, 1);
+    assert_true(ranked >= 3);
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(rows[i]);
+    for (size_t i = 0; i < n_fleet; i++)
+        cJSON_Delete(fleet[i]);
+    free(out);
+
+    /* second run: everything that finished is cached (not the crash),
+     * and a hang is cut off by --timeout */
+    setenv("TSCOPE_BATCH_FAULT", "hang:hangme", 1);
+    char *argv2[] = {"batch", root, "--ndjson", "-j", "2", "--timeout", "1", "-q", NULL};
+    rc = tu_capture(tsa_cmd_batch, 8, argv2, &out);
+    unsetenv("TSCOPE_BATCH_FAULT");
+    assert_int_equal(rc, 1);
+    n = parse_lines(out, rows, 16, fleet, &n_fleet);
+    assert_int_equal(n, 6);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(find_row(rows, n, "/team1/jobA"), "cached")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(find_row(rows, n, "/team2/broken"), "cached")));
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItem(find_row(rows, n, "/team3/crashme"), "cached")));
+    assert_string_equal(str(find_row(rows, n, "/team3/crashme"), "status"), "ok");
+    /* hangme was analysed in run 1 and is cached: no hang this time */
+    assert_string_equal(str(find_row(rows, n, "/team3/hangme"), "status"), "ok");
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(rows[i]);
+    for (size_t i = 0; i < n_fleet; i++)
+        cJSON_Delete(fleet[i]);
+    free(out);
+
+    /* a changed input invalidates the job's summary; the hang hits now */
+    snprintf(path, sizeof path, "%s/team3/hangme/extra.json", root);
+    assert_int_equal(tu_write_file(path, "{}", 2), 0);
+    setenv("TSCOPE_BATCH_FAULT", "hang:hangme", 1);
+    rc = tu_capture(tsa_cmd_batch, 8, argv2, &out);
+    unsetenv("TSCOPE_BATCH_FAULT");
+    n = parse_lines(out, rows, 16, fleet, &n_fleet);
+    cJSON *hang = find_row(rows, n, "/team3/hangme");
+    assert_string_equal(str(hang, "status"), "timeout");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(find_row(rows, n, "/team1/jobB"), "cached")));
+    for (size_t i = 0; i < n; i++)
+        cJSON_Delete(rows[i]);
+    for (size_t i = 0; i < n_fleet; i++)
+        cJSON_Delete(fleet[i]);
+    free(out);
+
+    /* table and CSV from the cache */
+    char *argv3[] = {"batch", root, "-q", NULL};
+    tu_capture(tsa_cmd_batch, 3, argv3, &out);
+    assert_non_null(strstr(out, "fleet: hosts named straggler in more than one job"));
+    assert_non_null(strstr(out, "bad9: 2 jobs"));
+    assert_non_null(strstr(out, "(cached)"));
+    free(out);
+    char *argv4[] = {"batch", root, "--csv", "-q", NULL};
+    tu_capture(tsa_cmd_batch, 4, argv4, &out);
+    assert_true(!strncmp(out, "job,run_id,status,ranks,hosts,steps,median_step_s,mfu,"
+                              "top_recoverable,top_recoverable_s,exposed_comm_share,"
+                              "data_stall_share,straggler_rank,straggler_host,"
+                              "recoverable_gpu_hours,problems,error\n", 190));
+    size_t lines = 0;
+    for (char *p = out; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 7);
+    free(out);
+    tu_rmtree(root);
+    free(root);
+}
+
+static void test_csv_quoting_and_roundtrip(void **state)
+{
+    (void)state;
+    tsa_batch_row r;
+    tsa_batch_row_init(&r, "jobs/a,b \"x\"");
+    tsa_batch_row_fail(&r, "failed", "line1\nline2");
+    char *buf;
+    size_t len;
+    FILE *mem = open_memstream(&buf, &len);
+    tsa_batch_print_csv(mem, &r, 1);
+    fclose(mem);
+    assert_non_null(strstr(buf, "\n\"jobs/a,b \"\"x\"\"\",,failed,"));
+    assert_non_null(strstr(buf, ",\"line1\nline2\"\n"));
+    free(buf);
+    /* JSON round trip keeps every column */
+    r.ranks = 8;
+    r.median_step_s = 0.25;
+    r.straggler_rank = 5;
+    r.straggler_host = strdup("n\"1");
+    char *text = tsa_batch_row_json_text(&r);
+    cJSON *j = cJSON_Parse(text);
+    tsa_batch_row back;
+    assert_int_equal(tsa_batch_row_from_json(j, r.job, &back), 0);
+    assert_int_equal(back.ranks, 8);
+    assert_float_equal(back.median_step_s, 0.25, 0);
+    assert_true(isnan(back.mfu));
+    assert_int_equal(back.straggler_rank, 5);
+    assert_string_equal(back.straggler_host, "n\"1");
+    assert_string_equal(back.error, "line1\nline2");
+    assert_string_equal(back.status, "failed");
+    cJSON_Delete(j);
+    free(text);
+    tsa_batch_row_free(&back);
+    tsa_batch_row_free(&r);
+}
+
+static void test_no_jobs(void **state)
+{
+    (void)state;
+    char *root = tu_tempdir("nojobs");
+    char *argv[] = {"batch", root, "-q", NULL};
+    char *out;
+    assert_int_equal(tu_capture(tsa_cmd_batch, 3, argv, &out), 2);
+    free(out);
+    char *argv2[] = {"batch", "-j", "0", root, NULL};
+    assert_int_equal(tu_capture(tsa_cmd_batch, 4, argv2, &out), 2);
+    free(out);
+    tu_rmtree(root);
+    free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv_quoting_and_roundtrip),
+        cmocka_unit_test(test_no_jobs),
+        cmocka_unit_test(test_batch_end_to_end),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
