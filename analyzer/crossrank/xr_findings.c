@@ -1,0 +1,200 @@
+/* The cross-rank findings (DIST.*); docs/findings.md explains each.
+ * Severity follows the share of the job's wall time a fix could win back:
+ * >= 10% critical, >= 1% warning, else info. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xr_internal.h"
+
+#define SKEW_FLOOR_NS 100000   /* 100 us: below this, skew does not matter */
+
+static tsa_severity severity_of(int64_t saved_ns, int64_t wall_ns)
+{
+    double f = wall_ns > 0 ? (double)saved_ns / (double)wall_ns : 0;
+    if (f >= 0.10)
+        return TSA_SEV_CRITICAL;
+    if (f >= 0.01)
+        return TSA_SEV_WARNING;
+    return TSA_SEV_INFO;
+}
+
+static double sec(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+/* "3, 4, 7-9, 12" into buf, trimmed with "..." when long. */
+static void step_list(char *buf, size_t len, const uint32_t *s, size_t n)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j + 1 < n && s[j + 1] == s[j] + 1)
+            j++;
+        char item[48];
+        if (j > i)
+            snprintf(item, sizeof item, "%s%u-%u", i ? ", " : "", s[i], s[j]);
+        else
+            snprintf(item, sizeof item, "%s%u", i ? ", " : "", s[i]);
+        if (at + strlen(item) + 5 >= len) {
+            snprintf(buf + at, len - at, ", ...");
+            return;
+        }
+        at += (size_t)snprintf(buf + at, len - at, "%s", item);
+        i = j;
+    }
+}
+
+/* Median over instances of (latest - earliest arrival): how far apart
+ * ranks normally arrive, the scale clock errors are judged against. */
+static int64_t arrival_spread(const xr_ctx *c)
+{
+    size_t n = 0;
+    int64_t *v = malloc((c->n_inst ? c->n_inst : 1) * sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t k = 0; k < c->n_inst; k++) {
+        const xr_instance *in = &c->inst[k];
+        if (!in->usable)
+            continue;
+        int64_t lo = in->latest;
+        for (uint32_t j = 0; j < in->n; j++)
+            if (c->m[in->first + j].arrive < lo)
+                lo = c->m[in->first + j].arrive;
+        v[n++] = in->latest - lo;
+    }
+    int64_t med = xr_median_i64(v, n);
+    free(v);
+    return med;
+}
+
+static void straggler_finding(const tsa_xrank_result *r, tsa_findings *f)
+{
+    const tsa_straggler *st = r->straggler;
+    if (!st || st->intermittent)
+        return;
+    const tsa_rank_blame *b = NULL;
+    for (size_t i = 0; i < r->n_ranks; i++)
+        if (r->ranks[i].rank == st->rank)
+            b = &r->ranks[i];
+    tsa_severity sev = severity_of(st->whatif_saved_ns, r->job_wall_ns);
+    if (sev < TSA_SEV_WARNING)
+        sev = TSA_SEV_WARNING;
+    double last = b && b->steps ? 100.0 * (double)b->steps_last / (double)r->steps : 0;
+    tsa_finding *x = tsa_findings_add(f, "DIST.STRAGGLER", sev, sec(st->whatif_saved_ns), st->rank,
+        "Look at this rank's host first: GPU clocks and throttling (nvidia-smi -q -d "
+        "PERFORMANCE,CLOCK), its input pipeline (DataLoader workers, local disk), CPU "
+        "affinity/NUMA and other processes on the node; if it stays slow, drain the node.",
+        "rank %d%s%s%s is a persistent straggler: %.1f%% slower than the median rank, "
+        "last in %.0f%% of steps (z=%.1f); running at the median speed would save %.2f s "
+        "(%.2f ms per step)",
+        st->rank, st->host ? " (" : "", st->host ? st->host : "", st->host ? ")" : "",
+        100.0 * st->slowdown, last, st->z, sec(st->whatif_saved_ns),
+        (double)st->whatif_step_saved_ns / 1e6);
+    tsa_finding_number(x, "slowdown", st->slowdown);
+    tsa_finding_number(x, "z", st->z);
+    tsa_finding_number(x, "steps_last_share", last / 100.0);
+    tsa_finding_number(x, "wall_lost_s", sec(st->wall_lost_ns));
+    tsa_finding_number(x, "blame_s", b ? sec(b->blame_ns) : 0);
+    tsa_finding_number(x, "whatif_saved_s", sec(st->whatif_saved_ns));
+    tsa_finding_number(x, "whatif_step_saved_s", sec(st->whatif_step_saved_ns));
+}
+
+static void imbalance_finding(const tsa_xrank_result *r, tsa_findings *f)
+{
+    if (!r->imbalance)
+        return;
+    char list[256];
+    size_t at = 0;
+    list[0] = 0;
+    for (size_t i = 0; i < r->n_imbalanced && at + 16 < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%d", i ? ", " : "",
+                               r->imbalanced_ranks[i]);
+    if (at + 16 >= sizeof list)
+        snprintf(list + at, sizeof list - at, ", ...");
+    tsa_finding *x = tsa_findings_add(f, "DIST.IMBALANCE",
+        severity_of(r->imbalance_saved_ns, r->job_wall_ns), sec(r->imbalance_saved_ns), -1,
+        "Even out the work per rank: balance tokens per rank rather than samples "
+        "(packing, length-grouped batching), check uneven sharding or pipeline stages; "
+        "if the slow ranks share hardware, test that hardware.",
+        "load imbalance: %zu ranks are persistently %.1f%% (median) slower than the "
+        "median rank (ranks %s); at the median speed the job would save %.2f s",
+        r->n_imbalanced, 100.0 * r->imbalance_slowdown, list, sec(r->imbalance_saved_ns));
+    tsa_finding_number(x, "ranks", (double)r->n_imbalanced);
+    tsa_finding_number(x, "slowdown", r->imbalance_slowdown);
+    tsa_finding_number(x, "whatif_saved_s", sec(r->imbalance_saved_ns));
+}
+
+static void slow_host_finding(const tsa_xrank_result *r, tsa_findings *f)
+{
+    if (!r->slow_host)
+        return;
+    tsa_finding *x = tsa_findings_add(f, "DIST.SLOW_HOST",
+        severity_of(r->slow_host_saved_ns, r->job_wall_ns), sec(r->slow_host_saved_ns),
+        r->n_slow_host_ranks ? r->slow_host_ranks[0] : -1,
+        "Check that host: GPU clocks and power/thermal throttling, PCIe/NVLink errors "
+        "(nvidia-smi -q, dmesg), CPU frequency governor, other jobs on it; drain it "
+        "and rerun to confirm.",
+        "host %s is slow: all its %zu ranks are %.1f%% slower than the median rank; "
+        "at the median speed the job would save %.2f s",
+        r->slow_host, r->n_slow_host_ranks, 100.0 * r->slow_host_slowdown,
+        sec(r->slow_host_saved_ns));
+    tsa_finding_number(x, "ranks", (double)r->n_slow_host_ranks);
+    tsa_finding_number(x, "slowdown", r->slow_host_slowdown);
+    tsa_finding_number(x, "whatif_saved_s", sec(r->slow_host_saved_ns));
+}
+
+static void burst_findings(const tsa_xrank_result *r, tsa_findings *f)
+{
+    for (size_t i = 0; i < r->n_bursts; i++) {
+        const tsa_xrank_burst *bu = &r->bursts[i];
+        char steps[160];
+        step_list(steps, sizeof steps, bu->slow_steps, bu->n_slow_steps);
+        tsa_finding *x = tsa_findings_add(f, "DIST.INTERMITTENT",
+            severity_of(bu->whatif_saved_ns, r->job_wall_ns), sec(bu->whatif_saved_ns),
+            bu->rank,
+            "Correlate the listed steps with what else ran on that rank's host: garbage "
+            "collection, checkpoint or log writes, DataLoader worker restarts, other "
+            "processes, thermal events; trace just those steps.",
+            "rank %d%s%s%s is slow in bursts: %zu steps far beyond the noise (steps %s); "
+            "they cost %.2f s",
+            bu->rank, bu->host ? " (" : "", bu->host ? bu->host : "", bu->host ? ")" : "",
+            bu->n_slow_steps, steps, sec(bu->whatif_saved_ns));
+        tsa_finding_number(x, "slow_steps", (double)bu->n_slow_steps);
+        tsa_finding_number(x, "z", bu->z);
+        tsa_finding_number(x, "whatif_saved_s", sec(bu->whatif_saved_ns));
+    }
+}
+
+static void clock_findings(const xr_ctx *c, const tsa_xrank_result *r, tsa_findings *f)
+{
+    const char *fix = "Keep the hosts' clocks disciplined (chrony/NTP, or PTP) so the "
+                      "cross-rank figures can be trusted; meanwhile read per-rank waits "
+                      "and blame as approximate.";
+    if (r->n_unaligned) {
+        tsa_finding *x = tsa_findings_add(f, "DIST.CLOCK_SKEW", TSA_SEV_WARNING, 0, -1, fix,
+            "%zu of %zu ranks share no symmetric collective with rank %d: their clocks "
+            "could not be aligned", r->n_unaligned, r->n_ranks, r->clock_reference_rank);
+        tsa_finding_number(x, "unaligned_ranks", (double)r->n_unaligned);
+    }
+    int64_t spread = arrival_spread(c);
+    if (r->clock_residual_ns > SKEW_FLOOR_NS && 4 * r->clock_residual_ns > spread) {
+        tsa_finding *x = tsa_findings_add(f, "DIST.CLOCK_SKEW", TSA_SEV_WARNING, 0, -1, fix,
+            "residual clock skew after alignment is %.0f us, against a typical arrival "
+            "spread of %.0f us: who arrived last is uncertain",
+            (double)r->clock_residual_ns / 1e3, (double)spread / 1e3);
+        tsa_finding_number(x, "residual_s", sec(r->clock_residual_ns));
+        tsa_finding_number(x, "arrival_spread_s", sec(spread));
+    }
+}
+
+void xr_emit_findings(const xr_ctx *c, const tsa_xrank_result *r, tsa_findings *f)
+{
+    straggler_finding(r, f);
+    imbalance_finding(r, f);
+    slow_host_finding(r, f);
+    burst_findings(r, f);
+    clock_findings(c, r, f);
+}

@@ -1,0 +1,302 @@
+/* One clock: offsets recovered from symmetric collectives' end times. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "crossrank.h"
+#include "synth_job.h"
+
+#define TOL_NS 10000   /* the bar: 10 microseconds */
+
+static void check_offsets(const synth_params *p)
+{
+    int64_t *truth = calloc((size_t)p->n_ranks, sizeof *truth);
+    assert_non_null(truth);
+    tsa_job *job = synth_job(p, truth);
+    assert_non_null(job);
+    tsa_xrank_result r;
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, NULL), 0);
+    assert_int_equal(r.clock_reference_rank, 0);
+    assert_int_equal(r.n_unaligned, 0);
+    assert_false(r.clock_hosts_split);
+    for (int i = 0; i < p->n_ranks; i++) {
+        int64_t err = llabs(job->ranks[i].clock_offset_ns - truth[i]);
+        if (err > TOL_NS)
+            fail_msg("seed %llu rank %d: offset %lld, truth %lld (error %lld ns)",
+                     (unsigned long long)p->seed, i, (long long)job->ranks[i].clock_offset_ns,
+                     (long long)truth[i], (long long)err);
+        assert_int_equal(r.ranks[i].clock_offset_ns, job->ranks[i].clock_offset_ns);
+        assert_true(r.ranks[i].clock_aligned);
+    }
+    /* residual: the end jitter, not seconds */
+    assert_true(r.clock_residual_ns <= p->end_jitter_ns + TOL_NS);
+    tsa_xrank_free(&r);
+    synth_job_free(job);
+    free(truth);
+}
+
+/* Hosts seconds apart, many seeds and shapes. */
+static void test_offsets_seconds_apart(void **state)
+{
+    (void)state;
+    static const int ranks[] = {2, 8, 32, 128};
+    static const int per_host[] = {1, 4, 8, 8};
+    for (size_t k = 0; k < sizeof ranks / sizeof ranks[0]; k++) {
+        for (uint64_t seed = 1; seed <= 10; seed++) {
+            synth_params p;
+            synth_defaults(&p);
+            p.n_ranks = ranks[k];
+            p.ranks_per_host = per_host[k];
+            p.n_steps = 20;
+            p.max_offset_ns = 5000000000ll;
+            p.end_jitter_ns = 20000;
+            p.seed = seed;
+            check_offsets(&p);
+        }
+    }
+}
+
+/* Lost records shift nothing: matching is by (comm, seq). */
+static void test_offsets_missing_ops(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        synth_params p;
+        synth_defaults(&p);
+        p.n_ranks = 16;
+        p.max_offset_ns = 2000000000ll;
+        p.missing = 0.05;
+        p.seed = seed;
+        check_offsets(&p);
+    }
+}
+
+/* No host names: every rank is aligned on its own. */
+static void test_offsets_no_hosts(void **state)
+{
+    (void)state;
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = 12;
+    p.ranks_per_host = 0;
+    p.max_offset_ns = 1000000000ll;
+    check_offsets(&p);
+}
+
+/* Wild end times on a few instances (a preempted process, a bad record)
+ * must not move the estimate. */
+static void test_offsets_outliers(void **state)
+{
+    (void)state;
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = 8;
+    p.ranks_per_host = 2;
+    p.n_steps = 40;
+    p.max_offset_ns = 3000000000ll;
+    int64_t truth[8];
+    tsa_job *job = synth_job(&p, truth);
+    assert_non_null(job);
+    /* rank 5 (host 2, alone with rank 4 there) leaves 20 instances 50 ms late */
+    for (size_t i = 0; i < 20; i++)
+        job->ranks[5].nccl[i * 7].end_ns = job->ranks[5].nccl[i * 7].gpu_end_ns += 50000000;
+    tsa_xrank_result r;
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, NULL), 0);
+    for (int i = 0; i < 8; i++)
+        assert_true(llabs(job->ranks[i].clock_offset_ns - truth[i]) <= TOL_NS);
+    tsa_xrank_free(&r);
+    synth_job_free(job);
+}
+
+/* One host: one clock, offsets exactly zero. */
+static void test_single_host(void **state)
+{
+    (void)state;
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = 8;
+    p.ranks_per_host = 8;
+    p.max_offset_ns = 1000000000ll;
+    tsa_job *job = synth_job(&p, NULL);
+    assert_non_null(job);
+    tsa_xrank_result r;
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, NULL), 0);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(job->ranks[i].clock_offset_ns, 0);
+    assert_int_equal(r.clock_samples, 0);
+    tsa_xrank_free(&r);
+    synth_job_free(job);
+}
+
+/* Re-home a world-communicator job onto HSDP-like groups: even calls on a
+ * per-host communicator, odd calls (when cross) on a communicator of the
+ * ranks with the same local rank across hosts.  Times stay valid: every
+ * call still ends together on all ranks. */
+static void split_comms(tsa_job *job, int rph, int cross)
+{
+    for (size_t r = 0; r < job->n_ranks; r++) {
+        tsa_rank *rk = &job->ranks[r];
+        int host = (int)r / rph, local = (int)r % rph;
+        uint64_t seq_host = 0, seq_cross = 0;
+        size_t w = 0;
+        for (size_t i = 0; i < rk->n_nccl; i++) {
+            tsa_nccl_op o = rk->nccl[i];
+            if (o.seq % 2 == 0) {
+                o.comm_id = 1000 + (uint64_t)host;
+                o.comm_rank = (uint32_t)local;
+                o.comm_size = (uint32_t)rph;
+                o.seq = seq_host++;
+            } else if (cross) {
+                o.comm_id = 2000 + (uint64_t)local;
+                o.comm_rank = (uint32_t)host;
+                o.comm_size = (uint32_t)(job->n_ranks / (size_t)rph);
+                o.seq = seq_cross++;
+            } else {
+                continue;
+            }
+            rk->nccl[w++] = o;
+        }
+        rk->n_nccl = w;
+    }
+}
+
+/* No communicator spans all hosts with rank 0: hosts are still joined
+ * through the cross-host groups. */
+static void test_offsets_through_subgroups(void **state)
+{
+    (void)state;
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = 32;
+    p.ranks_per_host = 8;
+    p.max_offset_ns = 4000000000ll;
+    int64_t truth[32];
+    tsa_job *job = synth_job(&p, truth);
+    assert_non_null(job);
+    split_comms(job, 8, 1);
+    tsa_xrank_result r;
+    tsa_findings f = {0};
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
+    assert_int_equal(r.n_unaligned, 0);
+    for (int i = 0; i < 32; i++)
+        assert_true(llabs(job->ranks[i].clock_offset_ns - truth[i]) <= TOL_NS);
+    assert_int_equal(f.n, 0);
+    tsa_findings_free(&f);
+    tsa_xrank_free(&r);
+    synth_job_free(job);
+}
+
+/* Hosts that never talk to each other cannot share a clock: said so. */
+static void test_unaligned_hosts(void **state)
+{
+    (void)state;
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = 16;
+    p.ranks_per_host = 8;
+    p.max_offset_ns = 4000000000ll;
+    tsa_job *job = synth_job(&p, NULL);
+    assert_non_null(job);
+    split_comms(job, 8, 0);
+    tsa_xrank_result r;
+    tsa_findings f = {0};
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
+    assert_int_equal(r.n_unaligned, 8);
+    for (int i = 0; i < 16; i++)
+        assert_int_equal(r.ranks[i].clock_aligned, i < 8);
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.items[0].id, "DIST.CLOCK_SKEW");
+    assert_int_equal(f.items[0].severity, TSA_SEV_WARNING);
+    tsa_findings_free(&f);
+    tsa_xrank_free(&r);
+    synth_job_free(job);
+}
+
+/* A host whose clock drifts 200 ppm during the run: a constant offset
+ * cannot fit it, the residual says so. */
+static void test_drift_flags_skew(void **state)
+{
+    (void)state;
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = 8;
+    p.ranks_per_host = 4;
+    p.jitter = 0.001;
+    p.max_offset_ns = 1000000000ll;
+    tsa_job *job = synth_job(&p, NULL);
+    assert_non_null(job);
+    for (size_t r = 4; r < 8; r++) {
+        tsa_rank *rk = &job->ranks[r];
+        int64_t t0 = rk->nccl[0].start_ns;
+        for (size_t i = 0; i < rk->n_nccl; i++) {
+            tsa_nccl_op *o = &rk->nccl[i];
+            o->start_ns += (o->start_ns - t0) / 5000;
+            o->end_ns += (o->end_ns - t0) / 5000;
+            o->gpu_start_ns = o->start_ns;
+            o->gpu_end_ns = o->end_ns;
+        }
+    }
+    tsa_xrank_result r;
+    tsa_findings f = {0};
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
+    assert_true(r.clock_residual_ns > 100000);
+    size_t skew = 0;
+    for (size_t i = 0; i < f.n; i++)
+        skew += !strcmp(f.items[i].id, "DIST.CLOCK_SKEW");
+    assert_int_equal(skew, 1);
+    tsa_findings_free(&f);
+    tsa_xrank_free(&r);
+    synth_job_free(job);
+}
+
+/* Two machines whose ranks all report the host name "localhost": the
+ * shared-clock assumption is detected as false and each rank is aligned
+ * on its own. */
+static void test_same_name_different_clocks(void **state)
+{
+    (void)state;
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = 8;
+    p.ranks_per_host = 4;
+    p.max_offset_ns = 3000000000ll;
+    int64_t truth[8];
+    tsa_job *job = synth_job(&p, truth);
+    assert_non_null(job);
+    assert_true(llabs(truth[4]) > 100000);   /* the two machines really differ */
+    for (int i = 0; i < 8; i++) {
+        free(job->ranks[i].host);
+        job->ranks[i].host = strdup("localhost");
+        assert_non_null(job->ranks[i].host);
+    }
+    tsa_xrank_result r;
+    tsa_findings f = {0};
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
+    assert_true(r.clock_hosts_split);
+    for (int i = 0; i < 8; i++)
+        assert_true(llabs(job->ranks[i].clock_offset_ns - truth[i]) <= TOL_NS);
+    assert_int_equal(f.n, 0);
+    tsa_findings_free(&f);
+    tsa_xrank_free(&r);
+    synth_job_free(job);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_offsets_seconds_apart),
+        cmocka_unit_test(test_offsets_missing_ops),
+        cmocka_unit_test(test_offsets_no_hosts),
+        cmocka_unit_test(test_offsets_outliers),
+        cmocka_unit_test(test_single_host),
+        cmocka_unit_test(test_offsets_through_subgroups),
+        cmocka_unit_test(test_unaligned_hosts),
+        cmocka_unit_test(test_drift_flags_skew),
+        cmocka_unit_test(test_same_name_different_clocks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
