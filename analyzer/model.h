@@ -17,6 +17,20 @@
 
 #define TSA_NONE (-1)
 
+/* Operand precision of a GEMM, used to pick the peak FLOP/s (tsa_gemm.dtype).
+ * The loader maps cudaDataType_t / cublasComputeType_t onto it. */
+typedef enum tsa_dtype {
+    TSA_DTYPE_UNKNOWN = 0,
+    TSA_DTYPE_FP32,
+    TSA_DTYPE_TF32,
+    TSA_DTYPE_FP16,
+    TSA_DTYPE_BF16,
+    TSA_DTYPE_FP8,
+    TSA_DTYPE_FP64,
+    TSA_DTYPE_INT8,
+    TSA_DTYPE_COUNT
+} tsa_dtype;
+
 /* Kernel categories for the kernel table and phase attribution. */
 typedef enum tsa_kcat {
     TSA_KCAT_OTHER = 0,
@@ -176,6 +190,12 @@ typedef struct tsa_rank {
     char **strings;      size_t n_strings;   /* interned names */
 
     tsa_step *steps;     size_t n_steps;     /* filled by the step pass */
+
+    /* Capacities of the arrays above, used by the tsa_rank_add_* builders
+     * (analyzer/core/job_build.h); 0 for arrays filled another way. */
+    size_t cap_nccl, cap_kernels, cap_copies, cap_syncs, cap_gemms, cap_apis,
+        cap_ranges, cap_threads, cap_strings;
+    void *string_index;  /* private to job_build.c: string interning table */
 } tsa_rank;
 
 typedef struct tsa_job {
@@ -185,6 +205,9 @@ typedef struct tsa_job {
     tsa_problem *problems; size_t n_problems;
     /* other run ids found in the same directory (reported, not mixed) */
     char **other_runs;   size_t n_other_runs;
+    size_t cap_ranks, cap_problems, cap_other_runs; /* builder capacities */
+    uint64_t dump_bytes;        /* bytes of dumps read (0 for in-memory jobs) */
+    uint64_t events_read;       /* event slots read */
 } tsa_job;
 
 #endif

@@ -1,0 +1,157 @@
+/* `tscope-report [report] DIR [options]`: load, analyze, print. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "commands.h"
+#include "job_load.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tscope-report [report] DIR [options]\n"
+            "  --json                 machine-readable report (docs/report.md)\n"
+            "  --color WHEN           always | auto (default: on a terminal) | never\n"
+            "  --warmup N             steps to skip at the start (default 2, fewer if short)\n"
+            "  --step-marker NAME     NVTX range or kernel name that marks a step\n"
+            "  --peak-tflops X        peak TFLOP/s per GPU (overrides the table)\n"
+            "  --flops-per-step X     FLOPs of one step on one rank\n"
+            "  --params N             model parameters, with --tokens-per-step: 6*N*T\n"
+            "  --tokens-per-step T    tokens per step per rank\n"
+            "  --layers L --seq S --hidden H   add attention 12*L*S*H per token\n"
+            "  --run-id ID            load this run instead of the largest\n"
+            "exit status: 0 ok, 1 report produced but the dumps had problems,\n"
+            "             2 usage error, missing directory or nothing readable\n");
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 0 || v > 1000000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int tsa_cmd_report(int argc, char **argv)
+{
+    enum { O_JSON = 1000, O_COLOR, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
+           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, O_JSON},
+        {"color", required_argument, NULL, O_COLOR},
+        {"warmup", required_argument, NULL, O_WARMUP},
+        {"step-marker", required_argument, NULL, O_MARKER},
+        {"peak-tflops", required_argument, NULL, O_PEAK},
+        {"flops-per-step", required_argument, NULL, O_FPS},
+        {"params", required_argument, NULL, O_PARAMS},
+        {"tokens-per-step", required_argument, NULL, O_TOKENS},
+        {"layers", required_argument, NULL, O_LAYERS},
+        {"seq", required_argument, NULL, O_SEQ},
+        {"hidden", required_argument, NULL, O_HIDDEN},
+        {"run-id", required_argument, NULL, O_RUN},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    tsa_analysis_options opt;
+    tsa_analysis_default_options(&opt);
+    tsa_load_options lopt = {0};
+    int json = 0, color = -1, c;
+    optind = 1;
+    opterr = 0;
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case O_JSON: json = 1; break;
+        case O_COLOR:
+            if (!strcmp(optarg, "always")) color = 1;
+            else if (!strcmp(optarg, "never")) color = 0;
+            else if (!strcmp(optarg, "auto")) color = -1;
+            else bad = 1;
+            break;
+        case O_WARMUP: bad = parse_int(optarg, &opt.warmup); break;
+        case O_MARKER: opt.step_marker = optarg; break;
+        case O_PEAK: bad = parse_double(optarg, &opt.peak_tflops); break;
+        case O_FPS: bad = parse_double(optarg, &opt.flops_per_step); break;
+        case O_PARAMS: bad = parse_double(optarg, &opt.params); break;
+        case O_TOKENS: bad = parse_double(optarg, &opt.tokens_per_step); break;
+        case O_LAYERS: bad = parse_int(optarg, &opt.layers); break;
+        case O_SEQ: bad = parse_int(optarg, &opt.seq); break;
+        case O_HIDDEN: bad = parse_int(optarg, &opt.hidden); break;
+        case O_RUN: lopt.run_id = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "tscope-report: unknown option %s\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+        if (bad) {
+            /* li names the long option just parsed. */
+            fprintf(stderr, "tscope-report: bad value '%s' for --%s\n", optarg,
+                    li >= 0 ? longopts[li].name : "?");
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "tscope-report: %s\n",
+                optind >= argc ? "missing job directory" : "expected one job directory");
+        usage(stderr);
+        return 2;
+    }
+    if (color < 0) {
+        const char *nc = getenv("NO_COLOR");
+        color = isatty(fileno(stdout)) && !(nc && *nc);
+    }
+    lopt.quiet = 1;
+    lopt.lean = 1;
+    tsa_job *job = NULL;
+    char err[512];
+    if (tsa_job_load_ex(argv[optind], &lopt, &job, err, sizeof err)) {
+        fprintf(stderr, "tscope-report: %s\n", err);
+        return 2;
+    }
+    tsa_analysis *a = tsa_analyze(job, &opt);
+    if (!a) {
+        fprintf(stderr, "tscope-report: out of memory during the analysis\n");
+        tsa_job_free(job);
+        return 2;
+    }
+    int rc = 0;
+    if (json) {
+        char *s = tsa_report_json(a);
+        if (!s) {
+            fprintf(stderr, "tscope-report: out of memory writing JSON\n");
+            rc = 2;
+        } else {
+            puts(s);
+            free(s);
+        }
+    } else {
+        tsa_report_print_text(stdout, a, color);
+    }
+    if (rc == 0 && job->n_problems) {
+        fprintf(stderr, "tscope-report: %zu problem(s) reading the dumps:\n", job->n_problems);
+        for (size_t i = 0; i < job->n_problems && i < 20; i++)
+            fprintf(stderr, "  %s: offset %llu: %s\n", job->problems[i].file,
+                    (unsigned long long)job->problems[i].offset, job->problems[i].message);
+        rc = 1;
+    }
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+    return rc;
+}

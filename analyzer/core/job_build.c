@@ -1,0 +1,613 @@
+/* Builders for the in-memory model: growable arrays, string interning, and
+ * the one final sort (see job_build.h). */
+#include "job_build.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "radix_sort.h"
+#include "tsc_format.h"
+
+tsa_job *tsa_job_new(const char *dir)
+{
+    tsa_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NULL;
+    job->dir = strdup(dir ? dir : "");
+    if (!job->dir) {
+        free(job);
+        return NULL;
+    }
+    return job;
+}
+
+/* Grow *arr (element size `elem`) so that it holds at least n+1 items. */
+static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, c * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+tsa_rank *tsa_job_add_rank(tsa_job *job)
+{
+    if (grow((void **)&job->ranks, job->n_ranks, &job->cap_ranks, sizeof *job->ranks))
+        return NULL;
+    tsa_rank *r = &job->ranks[job->n_ranks++];
+    memset(r, 0, sizeof *r);
+    r->rank = -1;
+    r->local_rank = -1;
+    r->world_size = -1;
+    return r;
+}
+
+int tsa_job_add_problem(tsa_job *job, const char *file, uint64_t offset, const char *fmt, ...)
+{
+    if (grow((void **)&job->problems, job->n_problems, &job->cap_problems,
+             sizeof *job->problems))
+        return -1;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    tsa_problem *p = &job->problems[job->n_problems];
+    p->file = strdup(file ? file : "");
+    p->message = strdup(buf);
+    p->offset = offset;
+    if (!p->file || !p->message) {
+        free(p->file);
+        free(p->message);
+        return -1;
+    }
+    job->n_problems++;
+    return 0;
+}
+
+int tsa_job_add_other_run(tsa_job *job, const char *run_id)
+{
+    if (grow((void **)&job->other_runs, job->n_other_runs, &job->cap_other_runs,
+             sizeof *job->other_runs))
+        return -1;
+    char *s = strdup(run_id ? run_id : "");
+    if (!s)
+        return -1;
+    job->other_runs[job->n_other_runs++] = s;
+    return 0;
+}
+
+/* ---------------------------------------------------------- interning */
+
+typedef struct string_index {
+    uint32_t *slots;   /* string index + 1, 0 empty */
+    size_t cap;        /* power of two */
+} string_index;
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int index_rehash(tsa_rank *r, size_t cap)
+{
+    string_index *ix = r->string_index;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < r->n_strings; i++) {
+        size_t h = hash_bytes(r->strings[i], strlen(r->strings[i])) & (cap - 1);
+        while (slots[h])
+            h = (h + 1) & (cap - 1);
+        slots[h] = (uint32_t)i + 1;
+    }
+    free(ix->slots);
+    ix->slots = slots;
+    ix->cap = cap;
+    return 0;
+}
+
+uint32_t tsa_rank_intern_n(tsa_rank *r, const char *s, size_t len)
+{
+    if (!s)
+        s = "", len = 0;
+    if (!r->string_index) {
+        r->string_index = calloc(1, sizeof(string_index));
+        if (!r->string_index || index_rehash(r, 64))
+            return UINT32_MAX;
+    }
+    string_index *ix = r->string_index;
+    uint64_t hv = hash_bytes(s, len);
+    size_t h = hv & (ix->cap - 1);
+    while (ix->slots[h]) {
+        const char *cand = r->strings[ix->slots[h] - 1];
+        if (strlen(cand) == len && !memcmp(cand, s, len))
+            return ix->slots[h] - 1;
+        h = (h + 1) & (ix->cap - 1);
+    }
+    if (r->n_strings >= UINT32_MAX - 1)
+        return UINT32_MAX;
+    if (grow((void **)&r->strings, r->n_strings, &r->cap_strings, sizeof *r->strings))
+        return UINT32_MAX;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return UINT32_MAX;
+    memcpy(copy, s, len);
+    copy[len] = 0;
+    uint32_t idx = (uint32_t)r->n_strings;
+    r->strings[r->n_strings++] = copy;
+    ix->slots[h] = idx + 1;
+    if (r->n_strings * 2 > ix->cap && index_rehash(r, ix->cap * 2))
+        return UINT32_MAX;
+    return idx;
+}
+
+uint32_t tsa_rank_intern(tsa_rank *r, const char *s)
+{
+    return tsa_rank_intern_n(r, s, s ? strlen(s) : 0);
+}
+
+const char *tsa_rank_string(const tsa_rank *r, uint32_t idx)
+{
+    return idx < r->n_strings && r->strings[idx] ? r->strings[idx] : "";
+}
+
+/* ------------------------------------------------------------ records */
+
+#define DEFINE_ADD(fn, type, arr, n, cap)                                   \
+    int fn(tsa_rank *r, const type *x)                                      \
+    {                                                                       \
+        if (grow((void **)&r->arr, r->n, &r->cap, sizeof *r->arr))          \
+            return -1;                                                      \
+        r->arr[r->n++] = *x;                                                \
+        return 0;                                                           \
+    }
+
+DEFINE_ADD(tsa_rank_add_nccl, tsa_nccl_op, nccl, n_nccl, cap_nccl)
+DEFINE_ADD(tsa_rank_add_kernel, tsa_kernel, kernels, n_kernels, cap_kernels)
+DEFINE_ADD(tsa_rank_add_copy, tsa_copy, copies, n_copies, cap_copies)
+DEFINE_ADD(tsa_rank_add_sync, tsa_sync, syncs, n_syncs, cap_syncs)
+DEFINE_ADD(tsa_rank_add_gemm, tsa_gemm, gemms, n_gemms, cap_gemms)
+DEFINE_ADD(tsa_rank_add_api, tsa_api, apis, n_apis, cap_apis)
+DEFINE_ADD(tsa_rank_add_range, tsa_range, ranges, n_ranges, cap_ranges)
+
+int tsa_rank_add_thread(tsa_rank *r, uint32_t tid, const char *name)
+{
+    for (size_t i = 0; i < r->n_threads; i++)
+        if (r->threads[i].tid == tid) {
+            uint32_t s = tsa_rank_intern(r, name);
+            if (s == UINT32_MAX)
+                return -1;
+            r->threads[i].name = s;
+            return 0;
+        }
+    if (grow((void **)&r->threads, r->n_threads, &r->cap_threads, sizeof *r->threads))
+        return -1;
+    uint32_t s = tsa_rank_intern(r, name);
+    if (s == UINT32_MAX)
+        return -1;
+    r->threads[r->n_threads].tid = tid;
+    r->threads[r->n_threads].name = s;
+    r->n_threads++;
+    return 0;
+}
+
+const char *tsa_rank_thread_name(const tsa_rank *r, uint32_t tid)
+{
+    for (size_t i = 0; i < r->n_threads; i++)
+        if (r->threads[i].tid == tid)
+            return tsa_rank_string(r, r->threads[i].name);
+    return "";
+}
+
+/* ------------------------------------------------------------- names */
+
+static int has(const char *hay, const char *needle)
+{
+    return strcasestr(hay, needle) != NULL;
+}
+
+tsa_kcat tsa_kernel_category(const char *name)
+{
+    if (!name || !*name)
+        return TSA_KCAT_OTHER;
+    /* Order matters: NCCL and optimizer kernels also contain words such as
+     * "reduce" or "elementwise". */
+    if (has(name, "nccl"))
+        return TSA_KCAT_COMM;
+    if (has(name, "multi_tensor_apply") || has(name, "adam") || has(name, "sgd_") ||
+        has(name, "optimizer") || has(name, "lamb"))
+        return TSA_KCAT_OPTIMIZER;
+    if (has(name, "flash") || has(name, "fmha") || has(name, "attention") ||
+        has(name, "sdpa") || has(name, "attn"))
+        return TSA_KCAT_ATTENTION;
+    if (has(name, "gemm") || has(name, "cutlass") || has(name, "matmul") ||
+        has(name, "xmma") || has(name, "cublas") || has(name, "wgmma") || has(name, "hmma"))
+        return TSA_KCAT_GEMM;
+    if (has(name, "norm"))
+        return TSA_KCAT_NORM;
+    if (has(name, "reduce") || has(name, "softmax") || has(name, "reduction") ||
+        has(name, "sum_kernel"))
+        return TSA_KCAT_REDUCTION;
+    if (has(name, "elementwise") || has(name, "vectorized") || has(name, "pointwise") ||
+        has(name, "unrolled") || has(name, "triton_poi"))
+        return TSA_KCAT_ELEMENTWISE;
+    if (has(name, "memcpy") || has(name, "memset") || has(name, "copy") ||
+        has(name, "fill_kernel"))
+        return TSA_KCAT_COPY;
+    return TSA_KCAT_OTHER;
+}
+
+const char *tsa_kcat_name(tsa_kcat c)
+{
+    static const char *const names[TSA_KCAT_COUNT] = {
+        "other", "gemm", "attention", "elementwise", "norm",
+        "reduction", "optimizer", "communication", "copy"};
+    return (unsigned)c < TSA_KCAT_COUNT ? names[c] : "other";
+}
+
+const char *tsa_phase_name(tsa_phase p)
+{
+    static const char *const names[TSA_PHASE_COUNT] = {
+        "unknown", "data", "forward", "backward", "optimizer", "communication", "idle", "other"};
+    return (unsigned)p < TSA_PHASE_COUNT ? names[p] : "unknown";
+}
+
+const char *tsa_dtype_name(tsa_dtype d)
+{
+    static const char *const names[TSA_DTYPE_COUNT] = {
+        "unknown", "fp32", "tf32", "fp16", "bf16", "fp8", "fp64", "int8"};
+    return (unsigned)d < TSA_DTYPE_COUNT ? names[d] : "unknown";
+}
+
+const char *tsa_nccl_op_name(uint8_t op)
+{
+    switch (op) {
+    case TSC_NCCL_ALLREDUCE: return "AllReduce";
+    case TSC_NCCL_ALLGATHER: return "AllGather";
+    case TSC_NCCL_REDUCESCATTER: return "ReduceScatter";
+    case TSC_NCCL_BROADCAST: return "Broadcast";
+    case TSC_NCCL_BCAST: return "Bcast";
+    case TSC_NCCL_REDUCE: return "Reduce";
+    case TSC_NCCL_ALLTOALL: return "AllToAll";
+    case TSC_NCCL_GATHER: return "Gather";
+    case TSC_NCCL_SCATTER: return "Scatter";
+    case TSC_NCCL_SEND: return "Send";
+    case TSC_NCCL_RECV: return "Recv";
+    case TSC_NCCL_GROUP_START: return "GroupStart";
+    case TSC_NCCL_GROUP_END: return "GroupEnd";
+    case TSC_NCCL_COMM_INIT_RANK: return "CommInitRank";
+    case TSC_NCCL_COMM_INIT_RANK_CONFIG: return "CommInitRankConfig";
+    case TSC_NCCL_COMM_INIT_RANK_SCALABLE: return "CommInitRankScalable";
+    case TSC_NCCL_COMM_INIT_ALL: return "CommInitAll";
+    case TSC_NCCL_COMM_SPLIT: return "CommSplit";
+    case TSC_NCCL_COMM_SHRINK: return "CommShrink";
+    case TSC_NCCL_COMM_FINALIZE: return "CommFinalize";
+    case TSC_NCCL_COMM_DESTROY: return "CommDestroy";
+    case TSC_NCCL_COMM_ABORT: return "CommAbort";
+    default: return "unknown";
+    }
+}
+
+const char *tsa_copy_dir_name(uint8_t dir)
+{
+    static const char *const names[] = {"other", "H2D", "D2H", "D2D", "P2P", "H2H", "memset"};
+    return dir < sizeof names / sizeof names[0] ? names[dir] : "other";
+}
+
+int tsa_nccl_is_collective(uint8_t op)
+{
+    return op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_SCATTER;
+}
+
+/* -------------------------------------------------------------- finish */
+
+static int64_t start_of(const char *base, size_t i, size_t elem)
+{
+    int64_t v;
+    memcpy(&v, base + i * elem, sizeof v);
+    return v;
+}
+
+/* Insertion sort for arrays that are nearly in order (CUPTI buffers
+ * interleave streams only locally); gives up after `budget` moves, leaving
+ * a valid permutation tracked in orig. Returns 1 when sorted. */
+static int insertion_sort(char *base, size_t n, size_t elem, size_t *orig, char *hold,
+                          size_t budget)
+{
+    size_t moves = 0;
+    for (size_t i = 1; i < n; i++) {
+        int64_t key = start_of(base, i, elem);
+        if (start_of(base, i - 1, elem) <= key)
+            continue;
+        size_t j = i - 1;
+        while (j > 0 && start_of(base, j - 1, elem) > key)
+            j--;
+        moves += i - j;
+        if (moves > budget)
+            return 0;
+        memcpy(hold, base + i * elem, elem);
+        memmove(base + (j + 1) * elem, base + j * elem, (i - j) * elem);
+        memcpy(base + j * elem, hold, elem);
+        size_t o = orig[i];
+        memmove(orig + j + 1, orig + j, (i - j) * sizeof *orig);
+        orig[j] = o;
+    }
+    return 1;
+}
+
+/* Move records so that record k goes to position to[k], cycle by cycle
+ * with one spare record: no second copy of the array. */
+static int apply_permutation(char *base, size_t n, size_t elem, const size_t *to, char *hold,
+                             char *spare)
+{
+    unsigned char *done = calloc((n + 7) / 8, 1);
+    if (!done)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (done[i / 8] & (1u << (i % 8)))
+            continue;
+        memcpy(hold, base + i * elem, elem);
+        size_t j = i;
+        for (;;) {
+            done[j / 8] |= (unsigned char)(1u << (j % 8));
+            size_t dest = to[j];
+            if (dest == i) {
+                memcpy(base + dest * elem, hold, elem);
+                break;
+            }
+            memcpy(spare, base + dest * elem, elem);
+            memcpy(base + dest * elem, hold, elem);
+            memcpy(hold, spare, elem);
+            j = dest;
+        }
+    }
+    free(done);
+    return 0;
+}
+
+/* Sort an array of records whose first field is int64 start_ns (stable),
+ * returning the permutation old index -> new index (NULL when already
+ * sorted). */
+static int sort_records(void *arr, size_t n, size_t elem, size_t **perm_out)
+{
+    *perm_out = NULL;
+    char *base = arr;
+    size_t i = 1;
+    while (i < n && start_of(base, i - 1, elem) <= start_of(base, i, elem))
+        i++;
+    if (i >= n)
+        return 0;
+    size_t *orig = malloc(n * sizeof *orig);
+    size_t *perm = malloc(n * sizeof *perm);
+    char *hold = malloc(2 * elem);
+    if (!orig || !perm || !hold)
+        goto oom;
+    for (size_t k = 0; k < n; k++)
+        orig[k] = k;
+    if (!insertion_sort(base, n, elem, orig, hold, 8 * n + 1024)) {
+        /* Too disordered: radix sort the rest in linear time. */
+        tsa_sort_key *keys = malloc(n * sizeof *keys);
+        size_t *to = malloc(n * sizeof *to);
+        if (!keys || !to) {
+            free(keys);
+            free(to);
+            goto oom;
+        }
+        for (size_t k = 0; k < n; k++) {
+            keys[k].key = start_of(base, k, elem);
+            keys[k].idx = k;
+        }
+        int bad = tsa_sort_keys(keys, n);
+        for (size_t k = 0; k < n && !bad; k++)
+            to[keys[k].idx] = k;
+        if (!bad)
+            bad = apply_permutation(base, n, elem, to, hold, hold + elem);
+        /* orig[k] now sits at to[k]: compose. */
+        for (size_t k = 0; k < n && !bad; k++)
+            keys[to[k]].idx = orig[k];
+        for (size_t k = 0; k < n && !bad; k++)
+            orig[k] = keys[k].idx;
+        free(keys);
+        free(to);
+        if (bad)
+            goto oom;
+    }
+    for (size_t k = 0; k < n; k++)
+        perm[orig[k]] = k;
+    free(orig);
+    free(hold);
+    *perm_out = perm;
+    return 0;
+oom:
+    free(orig);
+    free(perm);
+    free(hold);
+    return -1;
+}
+
+static void remap(int32_t *link, const size_t *perm, size_t n)
+{
+    if (perm && *link >= 0 && (size_t)*link < n)
+        *link = (int32_t)perm[*link];
+    else if (*link >= 0 && (size_t)*link >= n)
+        *link = TSA_NONE;
+}
+
+static int by_rank(const void *pa, const void *pb)
+{
+    const tsa_rank *a = pa, *b = pb;
+    /* Unknown ranks (-1) go last, in file order. */
+    uint32_t ra = (uint32_t)a->rank, rb = (uint32_t)b->rank;
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    return strcmp(a->file ? a->file : "", b->file ? b->file : "");
+}
+
+/* Give back the growth slack of every array (called once a rank is loaded). */
+#define SHRINK(arr, n, cap)                                                 \
+    do {                                                                    \
+        if (r->cap > r->n && r->n) {                                        \
+            void *p_ = realloc(r->arr, r->n * sizeof *r->arr);              \
+            if (p_) {                                                       \
+                r->arr = p_;                                                \
+                r->cap = r->n;                                              \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+
+void tsa_rank_shrink(tsa_rank *r)
+{
+    SHRINK(nccl, n_nccl, cap_nccl);
+    SHRINK(kernels, n_kernels, cap_kernels);
+    SHRINK(copies, n_copies, cap_copies);
+    SHRINK(syncs, n_syncs, cap_syncs);
+    SHRINK(gemms, n_gemms, cap_gemms);
+    SHRINK(apis, n_apis, cap_apis);
+    SHRINK(ranges, n_ranges, cap_ranges);
+}
+
+static void extend(tsa_rank *r, int64_t s, int64_t e)
+{
+    if (s && (r->first_ns == 0 || s < r->first_ns))
+        r->first_ns = s;
+    if (e > r->last_ns)
+        r->last_ns = e;
+}
+
+int tsa_rank_finish(tsa_rank *r)
+{
+    size_t *pk = NULL, *pn = NULL, *pg = NULL, *tmp = NULL;
+    if (sort_records(r->kernels, r->n_kernels, sizeof *r->kernels, &pk) ||
+        sort_records(r->nccl, r->n_nccl, sizeof *r->nccl, &pn) ||
+        sort_records(r->gemms, r->n_gemms, sizeof *r->gemms, &pg)) {
+        free(pk);
+        free(pn);
+        return -1;
+    }
+    /* Categories by name, computed once per distinct name. */
+    uint8_t *cat_of = r->n_strings ? malloc(r->n_strings) : NULL;
+    if (cat_of)
+        memset(cat_of, 0xff, r->n_strings);
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        tsa_kernel *k = &r->kernels[i];
+        remap(&k->nccl, pn, r->n_nccl);
+        remap(&k->gemm, pg, r->n_gemms);
+        if (k->category == TSA_KCAT_OTHER) {
+            if (cat_of && k->name < r->n_strings) {
+                if (cat_of[k->name] == 0xff)
+                    cat_of[k->name] = (uint8_t)tsa_kernel_category(r->strings[k->name]);
+                k->category = cat_of[k->name];
+            } else {
+                k->category = (uint8_t)tsa_kernel_category(tsa_rank_string(r, k->name));
+            }
+        }
+        if (k->nccl >= 0)
+            k->category = TSA_KCAT_COMM;
+        extend(r, k->start_ns, k->end_ns);
+    }
+    for (size_t i = 0; i < r->n_nccl; i++) {
+        tsa_nccl_op *op = &r->nccl[i];
+        remap(&op->kernel, pk, r->n_kernels);
+        if (op->kernel < 0 && op->gpu_start_ns == 0 && op->gpu_end_ns == 0) {
+            op->gpu_start_ns = op->start_ns;
+            op->gpu_end_ns = op->end_ns;
+        }
+        extend(r, op->start_ns, op->end_ns);
+    }
+    for (size_t i = 0; i < r->n_gemms; i++) {
+        remap(&r->gemms[i].kernel, pk, r->n_kernels);
+        extend(r, r->gemms[i].start_ns, r->gemms[i].end_ns);
+    }
+    free(cat_of);
+    free(pk);
+    free(pn);
+    free(pg);
+    (void)tmp;
+    size_t *ignore = NULL;
+    if (sort_records(r->copies, r->n_copies, sizeof *r->copies, &ignore))
+        return -1;
+    free(ignore);
+    if (sort_records(r->syncs, r->n_syncs, sizeof *r->syncs, &ignore))
+        return -1;
+    free(ignore);
+    if (sort_records(r->apis, r->n_apis, sizeof *r->apis, &ignore))
+        return -1;
+    free(ignore);
+    if (sort_records(r->ranges, r->n_ranges, sizeof *r->ranges, &ignore))
+        return -1;
+    free(ignore);
+    for (size_t i = 0; i < r->n_copies; i++)
+        extend(r, r->copies[i].start_ns, r->copies[i].end_ns);
+    for (size_t i = 0; i < r->n_ranges; i++)
+        extend(r, r->ranges[i].start_ns, r->ranges[i].end_ns);
+    return 0;
+}
+
+int tsa_job_finish(tsa_job *job)
+{
+    for (size_t i = 0; i < job->n_ranks; i++)
+        if (tsa_rank_finish(&job->ranks[i]))
+            return -1;
+    if (job->n_ranks > 1)
+        qsort(job->ranks, job->n_ranks, sizeof *job->ranks, by_rank);
+    return 0;
+}
+
+void tsa_rank_free_contents(tsa_rank *r)
+{
+    free(r->host);
+    free(r->run_id);
+    free(r->file);
+    free(r->device_name);
+    free(r->cmdline);
+    free(r->nccl);
+    free(r->kernels);
+    free(r->copies);
+    free(r->syncs);
+    free(r->gemms);
+    free(r->apis);
+    free(r->ranges);
+    free(r->threads);
+    for (size_t i = 0; i < r->n_strings; i++)
+        free(r->strings[i]);
+    free(r->strings);
+    free(r->steps);
+    if (r->string_index) {
+        free(((string_index *)r->string_index)->slots);
+        free(r->string_index);
+    }
+    memset(r, 0, sizeof *r);
+}
+
+void tsa_job_free(tsa_job *job)
+{
+    if (!job)
+        return;
+    for (size_t i = 0; i < job->n_ranks; i++)
+        tsa_rank_free_contents(&job->ranks[i]);
+    free(job->ranks);
+    for (size_t i = 0; i < job->n_problems; i++) {
+        free(job->problems[i].file);
+        free(job->problems[i].message);
+    }
+    free(job->problems);
+    for (size_t i = 0; i < job->n_other_runs; i++)
+        free(job->other_runs[i]);
+    free(job->other_runs);
+    free(job->dir);
+    free(job->run_id);
+    free(job);
+}

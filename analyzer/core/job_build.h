@@ -1,0 +1,67 @@
+/* Building a tsa_job in memory: used by the dump loader, by the
+ * torch.profiler importer (analyzer/views) and by tests.
+ *
+ *   tsa_job *job = tsa_job_new("dir");
+ *   tsa_rank *r = tsa_job_add_rank(job);     // pointer valid until the next add_rank
+ *   r->rank = 0; ...
+ *   tsa_kernel k = {.start_ns = .., .end_ns = .., .name = tsa_rank_intern(r, "gemm")};
+ *   tsa_rank_add_kernel(r, &k);
+ *   ...
+ *   tsa_job_finish(job);   // sorts arrays, extents, kernel categories, ranks
+ *   tsa_analysis *a = tsa_analyze(job, NULL);
+ *
+ * The add functions copy the record and return 0, or -1 when out of memory.
+ * tsa_job_finish: fills kernel.category from the kernel name when it is
+ * TSA_KCAT_OTHER, links NCCL calls to their kernels when kernel.nccl is set,
+ * sorts every array by start time (keeping links valid), sets first_ns /
+ * last_ns, and sorts ranks by rank number.  Call it once after building. */
+#ifndef TSA_JOB_BUILD_H
+#define TSA_JOB_BUILD_H
+
+#include "model.h"
+
+tsa_job *tsa_job_new(const char *dir);
+tsa_rank *tsa_job_add_rank(tsa_job *job);
+int tsa_job_add_problem(tsa_job *job, const char *file, uint64_t offset,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int tsa_job_add_other_run(tsa_job *job, const char *run_id);
+
+/* Interned string index (stable for the rank's lifetime), UINT32_MAX on OOM. */
+uint32_t tsa_rank_intern(tsa_rank *r, const char *s);
+uint32_t tsa_rank_intern_n(tsa_rank *r, const char *s, size_t len);
+const char *tsa_rank_string(const tsa_rank *r, uint32_t idx); /* "" if out of range */
+
+int tsa_rank_add_nccl(tsa_rank *r, const tsa_nccl_op *op);
+int tsa_rank_add_kernel(tsa_rank *r, const tsa_kernel *k);
+int tsa_rank_add_copy(tsa_rank *r, const tsa_copy *c);
+int tsa_rank_add_sync(tsa_rank *r, const tsa_sync *s);
+int tsa_rank_add_gemm(tsa_rank *r, const tsa_gemm *g);
+int tsa_rank_add_api(tsa_rank *r, const tsa_api *a);
+int tsa_rank_add_range(tsa_rank *r, const tsa_range *rg);
+int tsa_rank_add_thread(tsa_rank *r, uint32_t tid, const char *name);
+
+/* Name of a host thread, "" when unknown. */
+const char *tsa_rank_thread_name(const tsa_rank *r, uint32_t tid);
+
+/* Kernel category from a (mangled or demangled) kernel name. */
+tsa_kcat tsa_kernel_category(const char *name);
+const char *tsa_kcat_name(tsa_kcat c);
+const char *tsa_phase_name(tsa_phase p);
+const char *tsa_dtype_name(tsa_dtype d);
+const char *tsa_nccl_op_name(uint8_t op);
+const char *tsa_copy_dir_name(uint8_t dir);
+
+/* 1 for collectives whose instance ends together on every rank of the
+ * communicator (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce,
+ * AllToAll, Gather, Scatter); 0 for send/recv, group and comm calls. */
+int tsa_nccl_is_collective(uint8_t op);
+
+int tsa_job_finish(tsa_job *job);
+/* tsa_job_finish for one rank (idempotent; tsa_job_finish calls it). */
+int tsa_rank_finish(tsa_rank *r);
+/* Reallocate the rank's arrays to their exact sizes. */
+void tsa_rank_shrink(tsa_rank *r);
+void tsa_job_free(tsa_job *job); /* also declared in job_load.h */
+void tsa_rank_free_contents(tsa_rank *r);
+
+#endif

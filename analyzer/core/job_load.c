@@ -1,0 +1,671 @@
+/* Streaming load of a job directory: each dump is read once through the
+ * reader's callbacks straight into flat per-rank arrays.  Descriptors are
+ * decoded once and cached by id, so the per-event path does no hashing and
+ * no allocation beyond amortised array growth. */
+#include "job_load.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "interval_set.h"
+#include "job_build.h"
+#include "reader/dump_reader.h"
+
+/* cudaDataType_t / cublasComputeType_t values (library_types.h,
+ * cublas_api.h) that decide the GEMM precision. */
+enum {
+    CUDA_R_32F_ = 0, CUDA_R_64F_ = 1, CUDA_R_16F_ = 2, CUDA_R_8I_ = 3,
+    CUDA_R_16BF_ = 14, CUDA_R_8F_E4M3_ = 28, CUDA_R_8F_E5M2_ = 29,
+    COMPUTE_32F_FAST_16F = 74, COMPUTE_32F_FAST_16BF = 75, COMPUTE_32F_FAST_TF32 = 77,
+};
+
+static uint8_t gemm_dtype(const tsc_desc_gemm *g)
+{
+    switch (g->a_type) {
+    case CUDA_R_16F_: return TSA_DTYPE_FP16;
+    case CUDA_R_16BF_: return TSA_DTYPE_BF16;
+    case CUDA_R_8F_E4M3_: case CUDA_R_8F_E5M2_: return TSA_DTYPE_FP8;
+    case CUDA_R_64F_: return TSA_DTYPE_FP64;
+    case CUDA_R_8I_: return TSA_DTYPE_INT8;
+    case CUDA_R_32F_:
+        if (g->compute_type == COMPUTE_32F_FAST_TF32)
+            return TSA_DTYPE_TF32;
+        if (g->compute_type == COMPUTE_32F_FAST_16BF)
+            return TSA_DTYPE_BF16;
+        if (g->compute_type == COMPUTE_32F_FAST_16F)
+            return TSA_DTYPE_FP16;
+        return TSA_DTYPE_FP32;
+    default: return TSA_DTYPE_UNKNOWN;
+    }
+}
+
+/* Per-descriptor cache entry, indexed by descriptor id. */
+typedef struct desc_cache {
+    uint8_t ready;
+    uint32_t name;             /* interned name (kernel, api, nvtx) */
+    tsc_desc_kernel kernel;
+} desc_cache;
+
+#define DESC_CACHE_MAX (1u << 22) /* ids above this are decoded each time */
+
+typedef struct id_pair {
+    uint64_t key;
+    uint64_t value;
+} id_pair;
+
+#define OWN_GEMM (1ull << 63) /* own-id value tag: a GEMM index, not an NCCL one */
+
+typedef struct load_ctx {
+    tsa_job *job;
+    tsa_rank *rank;
+    const char *path;
+    desc_cache *cache;
+    size_t cache_cap;
+    id_pair *ext;  size_t n_ext, cap_ext;    /* EXTCORR: external id -> correlation */
+    id_pair *own;  size_t n_own, cap_own;    /* our external id -> nccl (or GEMM) index */
+    uint64_t bad_times;   /* events skipped for implausible times */
+    int oom;
+} load_ctx;
+
+static int push_pair(id_pair **arr, size_t *n, size_t *cap, uint64_t key, uint64_t value)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        id_pair *p = realloc(*arr, c * sizeof *p);
+        if (!p)
+            return -1;
+        *arr = p;
+        *cap = c;
+    }
+    (*arr)[*n].key = key;
+    (*arr)[*n].value = value;
+    (*n)++;
+    return 0;
+}
+
+static desc_cache *cache_slot(load_ctx *c, uint32_t id)
+{
+    if (id >= DESC_CACHE_MAX)
+        return NULL;
+    if (id >= c->cache_cap) {
+        size_t cap = c->cache_cap ? c->cache_cap : 1024;
+        while (cap <= id)
+            cap *= 2;
+        desc_cache *p = realloc(c->cache, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        memset(p + c->cache_cap, 0, (cap - c->cache_cap) * sizeof *p);
+        c->cache = p;
+        c->cache_cap = cap;
+    }
+    return &c->cache[id];
+}
+
+static char *dup_or_keep(char *old, const char *value)
+{
+    char *s = strdup(value);
+    if (!s)
+        return old;
+    free(old);
+    return s;
+}
+
+static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *value,
+                    int end_chunk)
+{
+    (void)f;
+    (void)end_chunk;
+    load_ctx *c = ctx;
+    tsa_rank *r = c->rank;
+    if (!strcmp(key, TSC_META_HOST))
+        r->host = dup_or_keep(r->host, value);
+    else if (!strcmp(key, TSC_META_RANK))
+        r->rank = (int32_t)strtol(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_LOCAL_RANK))
+        r->local_rank = (int32_t)strtol(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_WORLD_SIZE))
+        r->world_size = (int32_t)strtol(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_RUN_ID))
+        r->run_id = dup_or_keep(r->run_id, value);
+    else if (!strcmp(key, TSC_META_CMDLINE))
+        r->cmdline = dup_or_keep(r->cmdline, value);
+    else if (!strcmp(key, TSC_META_DEVICE_NAME))
+        r->device_name = dup_or_keep(r->device_name, value);
+    else if (!strcmp(key, TSC_META_RESTART))
+        r->restart = (uint32_t)strtoul(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_PID))
+        r->pid = (uint32_t)strtoul(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_DROPPED))
+        r->dropped_events = strtoull(value, NULL, 10);
+}
+
+static void on_desc(void *ctx, const tsr_file *f, const tsr_desc *d)
+{
+    (void)f;
+    load_ctx *c = ctx;
+    if (d->type == TSC_DESC_THREAD) {
+        uint32_t tid;
+        const char *name;
+        size_t len;
+        if (!tsr_decode_thread(d, &tid, &name, &len)) {
+            char buf[256];
+            if (len >= sizeof buf)
+                len = sizeof buf - 1;
+            memcpy(buf, name, len);
+            buf[len] = 0;
+            if (tsa_rank_add_thread(c->rank, tid, buf))
+                c->oom = 1;
+        }
+    }
+}
+
+/* Interned name of a string descriptor, cached per referring descriptor. */
+static uint32_t intern_string_id(load_ctx *c, const tsr_file *f, uint32_t string_id)
+{
+    const char *s = tsr_string(f, string_id);
+    uint32_t idx = tsa_rank_intern(c->rank, s ? s : "?");
+    if (idx == UINT32_MAX)
+        c->oom = 1;
+    return idx;
+}
+
+static void add_kernel(load_ctx *c, const tsr_file *f, const tsr_event *e)
+{
+    desc_cache local, *dc = cache_slot(c, e->desc_id);
+    if (!dc) {
+        memset(&local, 0, sizeof local);
+        dc = &local;
+    }
+    if (!dc->ready) {
+        if (tsr_decode_kernel(e->desc, &dc->kernel))
+            return;
+        dc->name = intern_string_id(c, f, dc->kernel.name);
+        dc->ready = 1;
+    }
+    tsa_kernel k;
+    memset(&k, 0, sizeof k);
+    k.start_ns = (int64_t)e->start_ns;
+    k.end_ns = (int64_t)e->end_ns;
+    k.name = dc->name;
+    k.stream = dc->kernel.stream;
+    k.device = dc->kernel.device;
+    k.correlation = (uint32_t)e->val;
+    memcpy(k.grid, dc->kernel.grid, sizeof k.grid);
+    memcpy(k.block, dc->kernel.block, sizeof k.block);
+    k.graph_id = dc->kernel.graph_id;
+    k.nccl = TSA_NONE;
+    k.gemm = TSA_NONE;
+    if (tsa_rank_add_kernel(c->rank, &k))
+        c->oom = 1;
+}
+
+static void add_nccl(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_nccl_call d;
+    if (tsr_decode_nccl_call(e->desc, &d))
+        return;
+    tsa_nccl_op op;
+    memset(&op, 0, sizeof op);
+    op.start_ns = op.gpu_start_ns = (int64_t)e->start_ns;
+    op.end_ns = op.gpu_end_ns = (int64_t)e->end_ns;
+    op.seq = e->val;
+    op.comm_id = d.comm_id;
+    op.count = d.count;
+    op.bytes = d.bytes;
+    op.stream = d.stream;
+    op.comm_rank = d.comm_rank;
+    op.comm_size = d.comm_size;
+    op.tid = e->tid;
+    op.peer = d.peer;
+    op.op = d.op;
+    op.dtype = d.dtype;
+    op.redop = d.redop;
+    op.result = (uint8_t)(e->aux >> 8);
+    op.group_depth = (uint8_t)(e->aux & 0xff);
+    op.flags = e->flags;
+    op.kernel = TSA_NONE;
+    if (push_pair(&c->own, &c->n_own, &c->cap_own, TSC_EXTCORR_ID(e->desc_id, e->val),
+                  c->rank->n_nccl) ||
+        tsa_rank_add_nccl(c->rank, &op))
+        c->oom = 1;
+}
+
+static void add_copy(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_copy d;
+    if (tsr_decode_copy(e->desc, &d))
+        return;
+    tsa_copy cp;
+    memset(&cp, 0, sizeof cp);
+    cp.start_ns = (int64_t)e->start_ns;
+    cp.end_ns = (int64_t)e->end_ns;
+    cp.bytes = d.bytes;
+    cp.stream = d.stream;
+    cp.device = d.device;
+    cp.correlation = (uint32_t)e->val;
+    cp.dir = e->kind == TSC_EV_MEMSET ? TSA_COPY_MEMSET : (d.dir <= TSC_COPY_MEMSET ? d.dir : 0);
+    cp.pinned = d.pinned;
+    if (tsa_rank_add_copy(c->rank, &cp))
+        c->oom = 1;
+}
+
+static void add_sync(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_sync d;
+    if (tsr_decode_sync(e->desc, &d))
+        return;
+    static const uint8_t map[] = {
+        [TSC_SYNC_OTHER] = TSA_SYNC_OTHER, [TSC_SYNC_EVENT] = TSA_SYNC_EVENT,
+        [TSC_SYNC_STREAM_WAIT_EVENT] = TSA_SYNC_STREAM_WAIT_EVENT,
+        [TSC_SYNC_STREAM] = TSA_SYNC_STREAM, [TSC_SYNC_CONTEXT] = TSA_SYNC_CONTEXT,
+        [TSC_SYNC_DEVICE] = TSA_SYNC_DEVICE};
+    tsa_sync s = {.start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
+                  .tid = d.tid ? d.tid : e->tid, .stream = d.stream,
+                  .kind = d.type < sizeof map ? map[d.type] : TSA_SYNC_OTHER};
+    if (tsa_rank_add_sync(c->rank, &s))
+        c->oom = 1;
+}
+
+static void add_api(load_ctx *c, const tsr_file *f, const tsr_event *e)
+{
+    tsc_desc_api d;
+    if (tsr_decode_api(e->desc, &d))
+        return;
+    desc_cache local, *dc = cache_slot(c, e->desc_id);
+    if (!dc) {
+        memset(&local, 0, sizeof local);
+        dc = &local;
+    }
+    if (!dc->ready) {
+        dc->name = intern_string_id(c, f, d.name);
+        dc->ready = 1;
+    }
+    tsa_api a = {.start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
+                 .tid = d.tid ? d.tid : e->tid, .correlation = (uint32_t)e->val,
+                 .name = dc->name};
+    if (tsa_rank_add_api(c->rank, &a))
+        c->oom = 1;
+}
+
+static void add_gemm(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_gemm d;
+    if (tsr_decode_gemm(e->desc, &d))
+        return;
+    tsa_gemm g;
+    memset(&g, 0, sizeof g);
+    g.start_ns = (int64_t)e->start_ns;
+    g.end_ns = (int64_t)e->end_ns;
+    g.m = d.m;
+    g.n = d.n;
+    g.k = d.k;
+    g.batch = d.batch;
+    g.flops = (double)d.flops;
+    g.tid = e->tid;
+    g.dtype = gemm_dtype(&d);
+    g.kernel = TSA_NONE;
+    if (push_pair(&c->own, &c->n_own, &c->cap_own, TSC_EXTCORR_ID(e->desc_id, e->val),
+                  OWN_GEMM | c->rank->n_gemms) ||
+        tsa_rank_add_gemm(c->rank, &g))
+        c->oom = 1;
+}
+
+static void add_range(load_ctx *c, const tsr_file *f, const tsr_event *e)
+{
+    desc_cache local, *dc = cache_slot(c, e->desc_id);
+    if (!dc) {
+        memset(&local, 0, sizeof local);
+        dc = &local;
+    }
+    if (!dc->ready) {
+        dc->name = intern_string_id(c, f, e->desc_id);
+        dc->ready = 1;
+    }
+    tsa_range rg = {.start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
+                    .tid = e->tid, .name = dc->name};
+    if (tsa_rank_add_range(c->rank, &rg))
+        c->oom = 1;
+}
+
+static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
+{
+    load_ctx *c = ctx;
+    c->job->events_read++;
+    if (e->kind == TSC_EV_EXTCORR) {
+        if (push_pair(&c->ext, &c->n_ext, &c->cap_ext, e->val, e->desc_id))
+            c->oom = 1;
+        return;
+    }
+    if (!e->desc)
+        return; /* the reader reported it; nothing to place on a timeline */
+    /* Times that cannot be real (reversed, beyond 2^62 ns, longer than
+     * 2^50 ns = 13 days) are skipped so no sum can overflow. */
+    if (e->end_ns < e->start_ns || e->end_ns > (1ull << 62) ||
+        e->end_ns - e->start_ns > (1ull << 50)) {
+        c->bad_times++;
+        return;
+    }
+    switch (e->kind) {
+    case TSC_EV_NCCL: add_nccl(c, e); break;
+    case TSC_EV_KERNEL: add_kernel(c, f, e); break;
+    case TSC_EV_MEMCPY: case TSC_EV_MEMSET: add_copy(c, e); break;
+    case TSC_EV_SYNC: add_sync(c, e); break;
+    case TSC_EV_API: add_api(c, f, e); break;
+    case TSC_EV_GEMM: add_gemm(c, e); break;
+    case TSC_EV_NVTX: add_range(c, f, e); break;
+    default: break;
+    }
+}
+
+static void on_problem(void *ctx, const char *path, uint64_t offset, const char *message)
+{
+    load_ctx *c = ctx;
+    if (tsa_job_add_problem(c->job, path, offset, "%s", message))
+        c->oom = 1;
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+    const id_pair *a = pa, *b = pb;
+    return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Correlation ids mostly arrive in order: sort only when they do not. */
+static void sort_pairs(id_pair *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i].key < v[i - 1].key) {
+            qsort(v, n, sizeof *v, by_key);
+            return;
+        }
+}
+
+static const id_pair *find_key(const id_pair *arr, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (arr[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && arr[lo].key == key ? &arr[lo] : NULL;
+}
+
+/* Join NCCL calls and GEMMs to their kernels (our external id -> CUPTI correlation ->
+ * kernel) and kernels to the host thread that launched them. */
+static int link_rank(load_ctx *c)
+{
+    tsa_rank *r = c->rank;
+    if (!r->n_kernels)
+        return 0;
+    id_pair *kc = malloc(r->n_kernels * sizeof *kc);
+    if (!kc)
+        return -1;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        kc[i].key = r->kernels[i].correlation;
+        kc[i].value = i;
+    }
+    sort_pairs(kc, r->n_kernels);
+    if (c->n_ext && c->n_own) {
+        sort_pairs(c->ext, c->n_ext);
+        for (size_t i = 0; i < c->n_own; i++) {
+            const id_pair *x = find_key(c->ext, c->n_ext, c->own[i].key);
+            if (!x)
+                continue;
+            const id_pair *k = find_key(kc, r->n_kernels, x->value);
+            if (!k)
+                continue;
+            if (c->own[i].value & OWN_GEMM) {
+                size_t gi = (size_t)(c->own[i].value & ~OWN_GEMM);
+                if (gi < r->n_gemms && r->kernels[k->value].gemm < 0) {
+                    r->gemms[gi].kernel = (int32_t)k->value;
+                    r->kernels[k->value].gemm = (int32_t)gi;
+                }
+                continue;
+            }
+            tsa_nccl_op *op = &r->nccl[c->own[i].value];
+            tsa_kernel *kk = &r->kernels[k->value];
+            op->kernel = (int32_t)k->value;
+            op->gpu_start_ns = kk->start_ns;
+            op->gpu_end_ns = kk->end_ns;
+            kk->nccl = (int32_t)c->own[i].value;
+            kk->category = TSA_KCAT_COMM;
+        }
+    }
+    for (size_t i = 0; i < r->n_apis; i++) {
+        const id_pair *k = find_key(kc, r->n_kernels, r->apis[i].correlation);
+        if (k)
+            r->kernels[k->value].launch_tid = r->apis[i].tid;
+    }
+    free(kc);
+    return 0;
+}
+
+/* Drop API records lying entirely inside GPU-busy time (kernels and
+ * copies): they cannot overlap GPU idle time, the only use the report has
+ * for them once launch threads are joined.  Arrays are sorted. */
+static int lean_apis(tsa_rank *r)
+{
+    tsa_ivset busy;
+    tsa_ivset_init(&busy);
+    for (size_t i = 0; i < r->n_kernels; i++)
+        if (tsa_ivset_push(&busy, r->kernels[i].start_ns, r->kernels[i].end_ns))
+            goto oom;
+    for (size_t i = 0; i < r->n_copies; i++)
+        if (tsa_ivset_push(&busy, r->copies[i].start_ns, r->copies[i].end_ns))
+            goto oom;
+    tsa_ivset_normalize(&busy);
+    size_t w = 0;
+    for (size_t i = 0; i < r->n_apis; i++) {
+        const tsa_api *a = &r->apis[i];
+        if (tsa_ivset_length_in(&busy, a->start_ns, a->end_ns) < a->end_ns - a->start_ns)
+            r->apis[w++] = *a;
+    }
+    r->n_apis = w;
+    tsa_ivset_free(&busy);
+    return 0;
+oom:
+    tsa_ivset_free(&busy);
+    return -1;
+}
+
+/* Run id of a dump from its first META chunk, without validating the file
+ * (the full read does that): used only to group files before loading. */
+static char *peek_run_id(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < (ssize_t)(sizeof(tsc_file_header) + sizeof(tsc_chunk_header)))
+        return NULL;
+    buf[n] = 0;
+    tsc_chunk_header ch;
+    memcpy(&ch, buf + sizeof(tsc_file_header), sizeof ch);
+    if (ch.magic != TSC_CHUNK_MAGIC || ch.type != TSC_CHUNK_META)
+        return NULL;
+    size_t start = sizeof(tsc_file_header) + sizeof ch;
+    size_t end = start + ch.payload_len;
+    if (end > (size_t)n)
+        end = (size_t)n;
+    size_t p = start;
+    while (p < end) {
+        const char *key = buf + p;
+        size_t klen = strnlen(key, end - p);
+        if (p + klen + 1 >= end)
+            break;
+        const char *val = key + klen + 1;
+        size_t vlen = strnlen(val, end - (p + klen + 1));
+        if (!strcmp(key, TSC_META_RUN_ID))
+            return strndup(val, vlen);
+        p += klen + 1 + vlen + 1;
+    }
+    return NULL;
+}
+
+typedef struct run_count {
+    char *id;
+    size_t n;
+} run_count;
+
+static void set_err(char *err, size_t len, const char *fmt, const char *arg)
+{
+    if (err && len)
+        snprintf(err, len, fmt, arg);
+}
+
+int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
+                    char *err, size_t err_len)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        set_err(err, err_len, "%s: no such directory", dir);
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        set_err(err, err_len, "%s: not a directory", dir);
+        return -1;
+    }
+    char **paths = NULL;
+    size_t n_paths = 0;
+    int rc = tsr_list_dumps(dir, &paths, &n_paths);
+    if (rc) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "%%s: cannot list: %s", strerror(-rc));
+        set_err(err, err_len, msg, dir);
+        return -1;
+    }
+    if (n_paths == 0) {
+        tsr_free_paths(paths, n_paths);
+        set_err(err, err_len, "%s: no tscope dumps (*.tsd) found", dir);
+        return -1;
+    }
+    /* Group by run id: the largest group (or the requested one) is loaded. */
+    char **ids = calloc(n_paths, sizeof *ids);
+    run_count *runs = calloc(n_paths, sizeof *runs);
+    tsa_job *job = tsa_job_new(dir);
+    if (!ids || !runs || !job)
+        goto oom;
+    size_t n_runs = 0;
+    for (size_t i = 0; i < n_paths; i++) {
+        ids[i] = peek_run_id(paths[i]);
+        const char *id = ids[i] ? ids[i] : "";
+        size_t j = 0;
+        while (j < n_runs && strcmp(runs[j].id, id))
+            j++;
+        if (j == n_runs) {
+            runs[j].id = (char *)id;
+            n_runs++;
+        }
+        runs[j].n++;
+    }
+    size_t main_run = 0;
+    for (size_t j = 0; j < n_runs; j++) {
+        if (opt && opt->run_id) {
+            if (!strcmp(runs[j].id, opt->run_id))
+                main_run = j;
+        } else if (runs[j].n > runs[main_run].n) {
+            main_run = j;
+        }
+    }
+    job->run_id = strdup(runs[main_run].id);
+    for (size_t j = 0; j < n_runs; j++)
+        if (j != main_run && tsa_job_add_other_run(job, runs[j].id))
+            goto oom;
+
+    tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc, .on_event = on_event,
+                        .on_problem = on_problem};
+    size_t loaded = 0;
+    for (size_t i = 0; i < n_paths; i++) {
+        if (strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
+            continue;
+        tsa_rank *r = tsa_job_add_rank(job);
+        if (!r)
+            goto oom;
+        r->file = strdup(paths[i]);
+        load_ctx c = {.job = job, .rank = r, .path = paths[i]};
+        tsr_stats stats;
+        memset(&stats, 0, sizeof stats);
+        int st_read = tsr_read_file(paths[i], &cb, &c, &stats);
+        job->dump_bytes += stats.file_size;
+        int bad_link = link_rank(&c);
+        if (c.bad_times &&
+            tsa_job_add_problem(job, paths[i], 0, "%llu events with impossible times skipped",
+                                (unsigned long long)c.bad_times))
+            c.oom = 1;
+        free(c.cache);
+        free(c.ext);
+        free(c.own);
+        if (c.oom || bad_link)
+            goto oom;
+        if (tsa_rank_finish(r))
+            goto oom;
+        if (opt && opt->lean && lean_apis(r))
+            goto oom;
+        tsa_rank_shrink(r);
+        r->clean_end = stats.clean_end;
+        if (!r->pid)
+            r->pid = stats.pid;
+        if (st_read == TSR_UNREADABLE) {
+            /* Nothing usable: drop the rank (the problem is listed). */
+            tsa_rank_free_contents(r);
+            job->n_ranks--;
+            continue;
+        }
+        if (!stats.clean_end && tsa_job_add_problem(job, paths[i], stats.file_size,
+                                                     "no END chunk: the process did not exit "
+                                                     "cleanly (killed?), data may be cut short"))
+            goto oom;
+        loaded++;
+    }
+    for (size_t i = 0; i < n_paths; i++)
+        free(ids[i]);
+    free(ids);
+    free(runs);
+    tsr_free_paths(paths, n_paths);
+    if (!loaded) {
+        set_err(err, err_len, "%s: no readable dump", dir);
+        if (err && job->n_problems) {
+            size_t l = strlen(err);
+            snprintf(err + l, err_len - l, " (%s)", job->problems[0].message);
+        }
+        tsa_job_free(job);
+        return -1;
+    }
+    if (tsa_job_finish(job)) {
+        tsa_job_free(job);
+        set_err(err, err_len, "%s: out of memory", dir);
+        return -1;
+    }
+    *out = job;
+    return 0;
+oom:
+    if (ids)
+        for (size_t i = 0; i < n_paths; i++)
+            free(ids[i]);
+    free(ids);
+    free(runs);
+    tsr_free_paths(paths, n_paths);
+    tsa_job_free(job);
+    set_err(err, err_len, "%s: out of memory while loading", dir);
+    return -1;
+}
+
+int tsa_job_load(const char *dir, const tsa_load_options *opt, tsa_job **out)
+{
+    char err[512];
+    int rc = tsa_job_load_ex(dir, opt, out, err, sizeof err);
+    if (rc && !(opt && opt->quiet))
+        fprintf(stderr, "tscope-report: %s\n", err);
+    return rc;
+}

@@ -1,0 +1,207 @@
+#include "tables.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "job_build.h"
+#include "sat_math.h"
+#include "tsc_format.h"
+
+int tsa_size_bucket(uint64_t bytes)
+{
+    static const uint64_t limits[TSA_SIZE_BUCKETS - 1] = {
+        64ull << 10, 1ull << 20, 16ull << 20, 128ull << 20, 1ull << 30};
+    for (int i = 0; i < TSA_SIZE_BUCKETS - 1; i++)
+        if (bytes < limits[i])
+            return i;
+    return TSA_SIZE_BUCKETS - 1;
+}
+
+const char *tsa_size_bucket_name(int b)
+{
+    static const char *const names[TSA_SIZE_BUCKETS] = {
+        "<64KiB", "64KiB-1MiB", "1-16MiB", "16-128MiB", "128MiB-1GiB", ">=1GiB"};
+    return b >= 0 && b < TSA_SIZE_BUCKETS ? names[b] : "?";
+}
+
+double tsa_busbw_factor(uint8_t op, uint32_t n)
+{
+    if (n < 2)
+        return 1;
+    switch (op) {
+    case TSC_NCCL_ALLREDUCE: return 2.0 * (n - 1) / n;
+    case TSC_NCCL_ALLGATHER:
+    case TSC_NCCL_REDUCESCATTER:
+    case TSC_NCCL_ALLTOALL: return (double)(n - 1) / n;
+    default: return 1;
+    }
+}
+
+static int in_window(int64_t t, const tsa_rank_result *rr)
+{
+    return t >= rr->window_start_ns && t < rr->window_end_ns;
+}
+
+static int by_ns(const void *pa, const void *pb)
+{
+    const tsa_kernel_row *a = pa, *b = pb;
+    if (a->ns != b->ns)
+        return a->ns < b->ns ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* Kernel time by name: per rank by string index, then merged by name. */
+static int kernel_rows(tsa_analysis *a)
+{
+    tsa_kernel_row *rows = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
+        const tsa_rank *r = &a->job->ranks[ri];
+        const tsa_rank_result *rr = &a->ranks[ri];
+        if (!r->n_kernels || !r->n_strings)
+            continue;
+        int64_t *ns = calloc(r->n_strings, sizeof *ns);
+        uint64_t *cnt = calloc(r->n_strings, sizeof *cnt);
+        uint8_t *cat = calloc(r->n_strings, 1);
+        if (!ns || !cnt || !cat) {
+            free(ns); free(cnt); free(cat);
+            goto oom;
+        }
+        for (size_t i = 0; i < r->n_kernels; i++) {
+            const tsa_kernel *k = &r->kernels[i];
+            if (!in_window(k->start_ns, rr) || k->name >= r->n_strings)
+                continue;
+            TSA_SAT_ACC(ns[k->name], k->end_ns - k->start_ns);
+            cnt[k->name]++;
+            cat[k->name] = k->category;
+        }
+        for (size_t s = 0; s < r->n_strings; s++) {
+            if (!cnt[s])
+                continue;
+            size_t j = 0;
+            while (j < n && strcmp(rows[j].name, r->strings[s]))
+                j++;
+            if (j == n) {
+                if (n == cap) {
+                    size_t c = cap ? cap * 2 : 64;
+                    tsa_kernel_row *p = realloc(rows, c * sizeof *p);
+                    if (!p) {
+                        free(ns); free(cnt); free(cat);
+                        goto oom;
+                    }
+                    rows = p;
+                    cap = c;
+                }
+                memset(&rows[n], 0, sizeof rows[n]);
+                rows[n].name = strdup(r->strings[s]);
+                if (!rows[n].name) {
+                    free(ns); free(cnt); free(cat);
+                    goto oom;
+                }
+                rows[n].category = cat[s];
+                n++;
+            }
+            TSA_SAT_ACC(rows[j].ns, ns[s]);
+            rows[j].count += cnt[s];
+        }
+        free(ns);
+        free(cnt);
+        free(cat);
+    }
+    if (n > 1)
+        qsort(rows, n, sizeof *rows, by_ns);
+    for (size_t i = TSA_TOP_KERNELS; i < n; i++)
+        free(rows[i].name);
+    a->kernels = rows;
+    a->n_kernels = n < TSA_TOP_KERNELS ? n : TSA_TOP_KERNELS;
+    return 0;
+oom:
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].name);
+    free(rows);
+    return -1;
+}
+
+static int coll_rows(tsa_analysis *a)
+{
+    /* One row per op code that appears; at most 256. */
+    tsa_coll_row *rows = calloc(256, sizeof *rows);
+    double *fbytes = calloc(256, sizeof *fbytes);
+    if (!rows || !fbytes) {
+        free(rows);
+        free(fbytes);
+        return -1;
+    }
+    for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
+        const tsa_rank *r = &a->job->ranks[ri];
+        const tsa_rank_result *rr = &a->ranks[ri];
+        for (size_t i = 0; i < r->n_nccl; i++) {
+            const tsa_nccl_op *op = &r->nccl[i];
+            if (op->op >= TSA_COLL_ROWS || op->op == TSC_NCCL_GROUP_START ||
+                !in_window(op->gpu_start_ns, rr))
+                continue;
+            tsa_coll_row *row = &rows[op->op];
+            int64_t d = op->gpu_end_ns - op->gpu_start_ns;
+            row->op = op->op;
+            row->count++;
+            row->bytes += op->bytes;
+            TSA_SAT_ACC(row->ns, d);
+            int b = tsa_size_bucket(op->bytes);
+            row->bucket_count[b]++;
+            TSA_SAT_ACC(row->bucket_ns[b], d);
+            fbytes[op->op] += (double)op->bytes * tsa_busbw_factor(op->op, op->comm_size);
+        }
+    }
+    for (size_t ri = 0; ri < a->n_ranks; ri++)
+        for (int op = 0; op < TSA_COLL_ROWS; op++) {
+            TSA_SAT_ACC(rows[op].exposed_ns, a->ranks[ri].coll_exposed_ns[op]);
+            TSA_SAT_ACC(rows[op].exposed_wait_ns, a->ranks[ri].coll_exposed_wait_ns[op]);
+            for (int b = 0; b < TSA_SIZE_BUCKETS; b++)
+                TSA_SAT_ACC(rows[op].bucket_exposed_ns[b],
+                            a->ranks[ri].coll_bucket_exposed_ns[op][b]);
+        }
+    size_t n = 0;
+    for (int op = 0; op < 256; op++) {
+        if (!rows[op].count)
+            continue;
+        rows[op].busbw_gbps = rows[op].ns > 0 ? fbytes[op] / (double)rows[op].ns : 0;
+        rows[n++] = rows[op];
+    }
+    free(fbytes);
+    a->colls = rows;
+    a->n_colls = n;
+    return 0;
+}
+
+static void copy_rows(tsa_analysis *a)
+{
+    tsa_copy_row all[7];
+    memset(all, 0, sizeof all);
+    for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
+        const tsa_rank *r = &a->job->ranks[ri];
+        for (size_t i = 0; i < r->n_copies; i++) {
+            const tsa_copy *c = &r->copies[i];
+            if (!in_window(c->start_ns, &a->ranks[ri]) || c->dir > TSA_COPY_MEMSET)
+                continue;
+            all[c->dir].dir = c->dir;
+            all[c->dir].count++;
+            all[c->dir].bytes += c->bytes;
+            TSA_SAT_ACC(all[c->dir].ns, c->end_ns - c->start_ns);
+        }
+    }
+    a->n_copies = 0;
+    for (int d = 0; d < 7; d++) {
+        if (!all[d].count)
+            continue;
+        all[d].gbps = all[d].ns > 0 ? (double)all[d].bytes / (double)all[d].ns : 0;
+        a->copies[a->n_copies++] = all[d];
+    }
+}
+
+int tsa_build_tables(tsa_analysis *a)
+{
+    if (kernel_rows(a) || coll_rows(a))
+        return -1;
+    copy_rows(a);
+    return 0;
+}

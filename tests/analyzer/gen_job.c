@@ -1,0 +1,508 @@
+/* Ground-truth job generator (see gen_job.h for the timeline). */
+#include "gen_job.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dump_file.h"
+#include "tsc_format.h"
+
+/* tsa_kcat values (analyzer/model.h), repeated so the generator stays
+ * independent of the analyzer it checks. */
+enum { K_OTHER, K_GEMM, K_ATTN, K_ELEM, K_NORM, K_RED, K_OPT, K_COMM, K_COPY };
+
+static const struct {
+    int cat;
+    const char *name;
+} kernel_kinds[] = {
+    {K_GEMM, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1"},
+    {K_ELEM, "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>"},
+    {K_NORM, "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16>"},
+    {K_ATTN, "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>"},
+    {K_GEMM, "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_tn"},
+    {K_RED, "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>"},
+};
+#define N_KINDS (sizeof kernel_kinds / sizeof kernel_kinds[0])
+static const char *const optimizer_name =
+    "void at::native::multi_tensor_apply_kernel<at::native::FusedAdamMathFunctor>";
+static const char *const allreduce_name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+
+void gen_default_options(gen_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->ranks = 4;
+    o->ranks_per_host = 8;
+    o->steps = 10;
+    o->events_per_step = 64;
+    o->step_ms = 100;
+    o->comm = 0.3;
+    o->overlap = 0.5;
+    o->stall = 0;
+    o->buckets = 4;
+    o->straggler = -1;
+    o->offset_rank = -1;
+    o->warmup = 2;
+    o->seed = 1;
+    o->device = "NVIDIA H100 80GB HBM3";
+    o->run_id = "gen-run";
+    o->dir = "gen_job_out";
+}
+
+int gen_parse_pair(const char *s, int *rank, double *value)
+{
+    char *end;
+    long r = strtol(s, &end, 10);
+    if (end == s || *end != ':' || r < 0)
+        return -1;
+    char *end2;
+    double v = strtod(end + 1, &end2);
+    if (end2 == end + 1 || *end2)
+        return -1;
+    *rank = (int)r;
+    *value = v;
+    return 0;
+}
+
+/* --------------------------------------------------------- one stream */
+
+#define STREAM_SLOTS 32768 /* 1 MiB chunks */
+
+typedef struct stream {
+    uint32_t tid;
+    tsc_event *slots;
+    size_t n;
+} stream;
+
+typedef struct writer {
+    tsc_dump dump;
+    stream s[3];           /* 0 main thread, 1 autograd thread, 2 CUPTI records */
+    uint32_t next_id;
+    uint64_t events;
+    int failed;
+} writer;
+
+static void flush(writer *w, stream *s)
+{
+    if (!s->n)
+        return;
+    if (tsc_dump_write_chunk(&w->dump, TSC_CHUNK_EVENTS, s->tid, s->slots,
+                             (uint32_t)(s->n * TSC_SLOT_SIZE)))
+        w->failed = 1;
+    s->n = 0;
+}
+
+static void ensure(writer *w, stream *s, size_t slots)
+{
+    if (s->n + slots > STREAM_SLOTS)
+        flush(w, s);
+}
+
+static void event(writer *w, stream *s, uint8_t kind, uint8_t flags, uint16_t aux,
+                  uint32_t desc, int64_t start, int64_t end, uint64_t val)
+{
+    ensure(w, s, 1);
+    s->n += tsc_encode_event(s->slots + s->n, STREAM_SLOTS - s->n, kind, flags, aux, desc,
+                             (uint64_t)start, (uint64_t)end, val);
+    w->events++;
+}
+
+static uint32_t desc(writer *w, stream *s, uint8_t type, const void *payload, uint16_t len)
+{
+    uint32_t id = ++w->next_id;
+    ensure(w, s, tsc_desc_slots(len));
+    s->n += tsc_encode_desc(s->slots + s->n, STREAM_SLOTS - s->n, type, id, payload, len);
+    return id;
+}
+
+static uint32_t string_desc(writer *w, stream *s, const char *str)
+{
+    return desc(w, s, TSC_DESC_STRING, str, (uint16_t)strlen(str));
+}
+
+static void thread_desc(writer *w, stream *s, const char *name)
+{
+    uint8_t buf[64];
+    tsc_desc_thread t = {.tid = s->tid, .name_len = (uint32_t)strlen(name)};
+    memcpy(buf, &t, sizeof t);
+    memcpy(buf + sizeof t, name, t.name_len);
+    desc(w, s, TSC_DESC_THREAD, buf, (uint16_t)(sizeof t + t.name_len));
+}
+
+static void meta(writer *w, int end, const char *const *keys, const char *const *vals, size_t n)
+{
+    char buf[4096];
+    size_t len = tsc_meta_encode(buf, sizeof buf, keys, vals, n);
+    if (!len || tsc_dump_write_chunk(&w->dump, end ? TSC_CHUNK_END : TSC_CHUNK_META, 0, buf,
+                                     (uint32_t)len))
+        w->failed = 1;
+}
+
+/* ----------------------------------------------------------- the job */
+
+typedef struct plan {
+    int64_t step_ns, stall, comm, overlap, transfer, compute;
+    int n_kernels;
+    int64_t flops_per_gemm[64];
+    int n_gemm;
+} plan;
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static int kernel_kind(int i, int n)
+{
+    return i == n - 1 ? -1 : i % (int)N_KINDS; /* -1: the optimizer kernel */
+}
+
+static int64_t rank_compute(const gen_options *o, const plan *p, int r)
+{
+    if (r == o->straggler)
+        return (int64_t)llround((double)p->compute * (1.0 + o->slowdown));
+    return p->compute;
+}
+
+typedef struct rank_ctx {
+    uint32_t d_nccl_bucket, d_nccl_last, d_nccl_bcast;
+    uint32_t d_kernel[N_KINDS + 1];   /* + optimizer */
+    uint32_t d_ar_kernel;
+    uint32_t d_api_main, d_api_bwd, d_api_nccl;
+    uint32_t d_gemm[64];
+    uint32_t corr;
+    uint64_t gemm_counter;
+    uint64_t seq;
+} rank_ctx;
+
+static void define_descs(writer *w, rank_ctx *c, const gen_options *o, const plan *p, int r)
+{
+    stream *mainst = &w->s[0], *bwd = &w->s[1], *gpu = &w->s[2];
+    thread_desc(w, mainst, "python");
+    thread_desc(w, bwd, "pt_autograd_0");
+    tsc_desc_nccl_call nc;
+    memset(&nc, 0, sizeof nc);
+    nc.op = TSC_NCCL_ALLREDUCE;
+    nc.dtype = TSC_DT_BFLOAT16;
+    nc.redop = 0;
+    nc.peer = TSC_NO_PEER;
+    nc.comm_id = 0x5eed0001;
+    nc.comm_rank = (uint32_t)r;
+    nc.comm_size = (uint32_t)o->ranks;
+    nc.stream = 0x13;
+    nc.count = 25u << 20;
+    nc.bytes = nc.count * 2;
+    c->d_nccl_bucket = desc(w, mainst, TSC_DESC_NCCL_CALL, &nc, sizeof nc);
+    nc.count = 3u << 20;
+    nc.bytes = nc.count * 2;
+    c->d_nccl_last = desc(w, mainst, TSC_DESC_NCCL_CALL, &nc, sizeof nc);
+    nc.op = TSC_NCCL_BROADCAST;
+    nc.peer = 0;
+    nc.redop = TSC_REDOP_NONE;
+    c->d_nccl_bcast = desc(w, mainst, TSC_DESC_NCCL_CALL, &nc, sizeof nc);
+    for (size_t k = 0; k <= N_KINDS; k++) {
+        tsc_desc_kernel kd;
+        memset(&kd, 0, sizeof kd);
+        kd.name = string_desc(w, gpu, k < N_KINDS ? kernel_kinds[k].name : optimizer_name);
+        kd.device = 0;
+        kd.stream = 7;
+        kd.grid[0] = 132; kd.grid[1] = kd.grid[2] = 1;
+        kd.block[0] = 256; kd.block[1] = kd.block[2] = 1;
+        c->d_kernel[k] = desc(w, gpu, TSC_DESC_KERNEL, &kd, sizeof kd);
+    }
+    tsc_desc_kernel ar;
+    memset(&ar, 0, sizeof ar);
+    ar.name = string_desc(w, gpu, allreduce_name);
+    ar.stream = 13;
+    ar.grid[0] = 32; ar.grid[1] = ar.grid[2] = 1;
+    ar.block[0] = 512; ar.block[1] = ar.block[2] = 1;
+    c->d_ar_kernel = desc(w, gpu, TSC_DESC_KERNEL, &ar, sizeof ar);
+    tsc_desc_api api = {.domain = TSC_API_RUNTIME, .cbid = 505, .tid = mainst->tid};
+    api.name = string_desc(w, mainst, "__cudaLaunchKernel");
+    c->d_api_main = desc(w, mainst, TSC_DESC_API, &api, sizeof api);
+    api.tid = bwd->tid;
+    api.name = string_desc(w, bwd, "__cudaLaunchKernel");
+    c->d_api_bwd = desc(w, bwd, TSC_DESC_API, &api, sizeof api);
+    api.domain = TSC_API_DRIVER;
+    api.cbid = 652;
+    api.tid = mainst->tid;
+    api.name = string_desc(w, mainst, "cuLaunchKernelEx");
+    c->d_api_nccl = desc(w, mainst, TSC_DESC_API, &api, sizeof api);
+    for (int g = 0; g < p->n_gemm; g++) {
+        /* Both launch threads may issue GEMMs: define each GEMM shape on
+         * the thread that uses it (j-th kernel's thread, see emit_step). */
+        tsc_desc_gemm gd;
+        memset(&gd, 0, sizeof gd);
+        gd.m = (uint64_t)p->flops_per_gemm[g] / 2;
+        gd.n = 1;
+        gd.k = 1;
+        gd.batch = 1;
+        gd.api = TSC_GEMM_LT_MATMUL;
+        gd.a_type = 14; /* CUDA_R_16BF */
+        gd.c_type = 14;
+        gd.compute_type = 68; /* CUBLAS_COMPUTE_32F */
+        gd.flops = (uint64_t)p->flops_per_gemm[g];
+        c->d_gemm[g] = 0;
+        c->d_gemm[g] = desc(w, g < (p->n_gemm + 1) / 2 ? mainst : bwd, TSC_DESC_GEMM, &gd,
+                            sizeof gd);
+    }
+}
+
+/* Ranks of one host share its clock: the offset applies to the whole host
+ * of offset_rank. */
+static int64_t off(const gen_options *o, int r)
+{
+    if (o->offset_rank < 0)
+        return 0;
+    return r / o->ranks_per_host == o->offset_rank / o->ranks_per_host ? o->offset_ns : 0;
+}
+
+/* One compute kernel with its launch (and GEMM call when it is a GEMM). */
+static void emit_kernel(writer *w, rank_ctx *c, const gen_options *o, const plan *p, int r,
+                        int i, int *gemm_idx, int64_t ks, int64_t ke)
+{
+    int backward = i >= p->n_kernels / 2;
+    stream *host = backward ? &w->s[1] : &w->s[0];
+    int kind = kernel_kind(i, p->n_kernels);
+    uint32_t kd = kind < 0 ? c->d_kernel[N_KINDS] : c->d_kernel[kind];
+    uint32_t corr = ++c->corr;
+    int64_t o_ = off(o, r);
+    event(w, host, TSC_EV_API, 0, 0, backward ? c->d_api_bwd : c->d_api_main,
+          ks - 2000 + o_, ks - 1000 + o_, corr);
+    if (kind >= 0 && kernel_kinds[kind].cat == K_GEMM && *gemm_idx < p->n_gemm) {
+        int g = (*gemm_idx)++;
+        uint32_t gd = c->d_gemm[g];
+        /* The GEMM's descriptor lives on the thread that defined it. */
+        stream *gs = g < (p->n_gemm + 1) / 2 ? &w->s[0] : &w->s[1];
+        uint64_t cnt = ++c->gemm_counter;
+        event(w, gs, TSC_EV_GEMM, 0, 0, gd, ks - 2500 + o_, ks - 900 + o_, cnt);
+        event(w, &w->s[2], TSC_EV_EXTCORR, 4, 0, corr, 0, 0, TSC_EXTCORR_ID(gd, cnt));
+    }
+    event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, kd, ks + o_, ke + o_, corr);
+}
+
+static void emit_allreduce(writer *w, rank_ctx *c, const gen_options *o, int r, uint32_t nd,
+                           int64_t ks, int64_t ke)
+{
+    int64_t o_ = off(o, r);
+    uint64_t seq = c->seq++;
+    if (o->host_only) {
+        event(w, &w->s[0], TSC_EV_NCCL, 0, 0, nd, ks + o_, ke + o_, seq);
+        return;
+    }
+    uint32_t corr = ++c->corr;
+    event(w, &w->s[0], TSC_EV_NCCL, 0, 0, nd, ks - 3000 + o_, ks - 1000 + o_, seq);
+    event(w, &w->s[0], TSC_EV_API, 0, 0, c->d_api_nccl, ks - 2500 + o_, ks - 1500 + o_, corr);
+    event(w, &w->s[2], TSC_EV_EXTCORR, 4, 0, corr, 0, 0, TSC_EXTCORR_ID(nd, seq));
+    event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, c->d_ar_kernel, ks + o_, ke + o_, corr);
+}
+
+static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, gen_truth *t)
+{
+    char path[4096], host[64], rank_s[16], local_s[16], world_s[16], pid_s[16], start_s[32];
+    snprintf(host, sizeof host, "node%d", r / o->ranks_per_host);
+    /* The run id is in the name so that several runs can share a directory. */
+    char run[64];
+    snprintf(run, sizeof run, "%s", o->run_id);
+    for (char *q = run; *q; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
+            *q = '-';
+    snprintf(path, sizeof path, "%s/tscope_r%d_%s_%d_%s.tsd", o->dir, r, host, 10000 + r, run);
+    writer w;
+    memset(&w, 0, sizeof w);
+    for (int i = 0; i < 3; i++) {
+        w.s[i].tid = (uint32_t)(20000 + r * 10 + i);
+        w.s[i].slots = malloc(STREAM_SLOTS * sizeof(tsc_event));
+        if (!w.s[i].slots)
+            return -1;
+    }
+    int rc = tsc_dump_open_path(&w.dump, path, (uint32_t)(10000 + r), (uint64_t)t0);
+    if (rc) {
+        fprintf(stderr, "tsc-gen-job: %s: %s\n", path, strerror(-rc));
+        for (int i = 0; i < 3; i++)
+            free(w.s[i].slots);
+        return -1;
+    }
+    snprintf(rank_s, sizeof rank_s, "%d", r);
+    snprintf(local_s, sizeof local_s, "%d", r % o->ranks_per_host);
+    snprintf(world_s, sizeof world_s, "%d", o->ranks);
+    snprintf(pid_s, sizeof pid_s, "%d", 10000 + r);
+    snprintf(start_s, sizeof start_s, "%lld", (long long)t0);
+    const char *keys[] = {TSC_META_RUN_ID, TSC_META_HOST, TSC_META_RANK, TSC_META_LOCAL_RANK,
+                          TSC_META_WORLD_SIZE, TSC_META_PID, TSC_META_START_REALTIME,
+                          TSC_META_CMDLINE, TSC_META_DEVICE_NAME, TSC_META_CUPTI_MODE};
+    const char *vals[] = {o->run_id, host, rank_s, local_s, world_s, pid_s, start_s,
+                          "python train.py (tsc-gen-job)", o->device,
+                          o->host_only ? "off" : "full"};
+    meta(&w, 0, keys, vals, o->host_only ? 8 : 10);
+
+    rank_ctx c;
+    memset(&c, 0, sizeof c);
+    define_descs(&w, &c, o, p, r);
+    uint64_t rng = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)r + 1;
+
+    /* Start-up: parameter broadcast (not part of the step pattern). */
+    emit_allreduce(&w, &c, o, r, c.d_nccl_bcast, t0 + 400000000, t0 + 401000000);
+
+    int64_t cmax = 0;
+    for (int q = 0; q < o->ranks; q++)
+        if (rank_compute(o, p, q) > cmax)
+            cmax = rank_compute(o, p, q);
+    int64_t cr = rank_compute(o, p, r);
+    int64_t S = t0 + 1000000000;
+    int64_t *dur = malloc((size_t)p->n_kernels * sizeof *dur);
+    if (!dur)
+        return -1;
+    for (int k = 0; k < o->steps; k++) {
+        int in = k >= o->warmup;
+        int64_t begin = S + p->stall;
+        int64_t ce = begin + cr;
+        int64_t L = S + p->stall + cmax;
+        /* Kernel durations: jittered in +j/-j pairs (so every one stays
+         * positive), the last one taking the remainder: exactly cr. */
+        int64_t base = cr / p->n_kernels, used = 0, j = 0;
+        for (int i = 0; i < p->n_kernels; i++) {
+            if (i % 2 == 0)
+                j = base / 5 > 0 ? (int64_t)(rng_next(&rng) % (uint64_t)(base / 5)) : 0;
+            dur[i] = i % 2 ? base - j : base + j;
+            if (i == p->n_kernels - 1)
+                dur[i] = cr - used;
+            used += dur[i];
+        }
+        int64_t ks = begin;
+        int gemm_idx = 0;
+        if (o->host_only) {
+            /* No GPU records: compute shows only as time between calls. */
+            ks = ce;
+        } else {
+            for (int i = 0; i < p->n_kernels; i++) {
+                emit_kernel(&w, &c, o, p, r, i, &gemm_idx, ks, ks + dur[i]);
+                if (in) {
+                    int kind = kernel_kind(i, p->n_kernels);
+                    t->kcat_ns[kind < 0 ? K_OPT : kernel_kinds[kind].cat] += dur[i];
+                }
+                ks += dur[i];
+            }
+        }
+        int64_t last_end = L + p->transfer;
+        if (o->host_only) {
+            /* Blocking calls back to back after compute; the first waits. */
+            int64_t x0 = ce;
+            for (int b = 0; b < o->buckets; b++) {
+                int64_t share = p->transfer / o->buckets;
+                int64_t e = b == o->buckets - 1 ? last_end : (b == 0 ? L : x0) + share;
+                emit_allreduce(&w, &c, o, r, b == o->buckets - 1 ? c.d_nccl_last : c.d_nccl_bucket,
+                               x0, e);
+                x0 = e;
+            }
+        } else {
+            int nb = o->buckets - 1;
+            for (int b = 0; b < nb; b++) {
+                /* Arrive on own time, finish together once the last rank
+                 * has arrived (a collective cannot end earlier). */
+                int64_t bs = ce - p->overlap + p->overlap * b / nb;
+                int64_t be = L - p->overlap + p->overlap * (b + 1) / nb;
+                if (be > bs)
+                    emit_allreduce(&w, &c, o, r, c.d_nccl_bucket, bs, be);
+            }
+            emit_allreduce(&w, &c, o, r, c.d_nccl_last, ce, last_end);
+        }
+        if (in) {
+            int64_t wait = L - ce;
+            t->wall_ns += last_end - S;
+            t->wait_ns += wait;
+            t->transfer_ns += p->transfer;
+            if (o->host_only) {
+                t->compute_ns += p->stall + cr;
+                t->comm_ns += wait + p->transfer;
+                t->exposed_ns += wait + p->transfer;
+            } else {
+                t->compute_ns += cr;
+                t->comm_ns += p->overlap + wait + p->transfer;
+                t->overlapped_ns += p->overlap;
+                t->exposed_ns += wait + p->transfer;
+                t->stall_ns += p->stall;
+                /* Each of the nb buckets also runs `wait` longer. */
+                t->kcat_ns[K_COMM] += p->overlap + wait + p->transfer + (int64_t)(o->buckets - 1) * wait;
+                for (int g = 0; g < p->n_gemm; g++)
+                    t->flops += (double)p->flops_per_gemm[g];
+            }
+        }
+        S = last_end;
+    }
+    free(dur);
+    for (int i = 0; i < 3; i++)
+        flush(&w, &w.s[i]);
+    char ev[32];
+    snprintf(ev, sizeof ev, "%llu", (unsigned long long)w.events);
+    const char *ek[] = {TSC_META_END_REASON, TSC_META_EVENTS, TSC_META_DROPPED};
+    const char *evv[] = {"exit", ev, "0"};
+    meta(&w, 1, ek, evv, 3);
+    t->events += w.events;
+    t->bytes += w.dump.bytes_written;
+    int failed = w.failed || w.dump.bytes_lost;
+    tsc_dump_close(&w.dump);
+    for (int i = 0; i < 3; i++)
+        free(w.s[i].slots);
+    if (failed)
+        fprintf(stderr, "tsc-gen-job: write error on %s\n", path);
+    return failed ? -1 : 0;
+}
+
+int gen_job(const gen_options *o, gen_truth *t)
+{
+    memset(t, 0, sizeof *t);
+    if (o->ranks < 1 || o->ranks > GEN_MAX_RANKS || o->steps < 1 || o->buckets < 2 ||
+        o->ranks_per_host < 1 || o->step_ms <= 0 || o->comm < 0 || o->comm >= 1 ||
+        o->overlap < 0 || o->overlap > 1 || o->stall < 0 || o->stall + o->comm >= 1 ||
+        o->slowdown < 0 || o->warmup < 0 || !o->dir) {
+        fprintf(stderr, "tsc-gen-job: option out of range\n");
+        return -1;
+    }
+    if (mkdir(o->dir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "tsc-gen-job: %s: %s\n", o->dir, strerror(errno));
+        return -1;
+    }
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.step_ns = (int64_t)llround(o->step_ms * 1e6);
+    p.stall = (int64_t)llround(o->stall * (double)p.step_ns);
+    p.comm = (int64_t)llround(o->comm * (double)p.step_ns);
+    p.overlap = o->host_only ? 0 : (int64_t)llround(o->overlap * (double)p.comm);
+    p.transfer = p.comm - p.overlap;
+    p.compute = p.step_ns - p.stall - p.transfer;
+    if (p.overlap > p.compute)
+        p.overlap = p.compute;
+    int per_kernel = 3;
+    int fixed = 4 * o->buckets;
+    p.n_kernels = (o->events_per_step - fixed) / per_kernel;
+    if (p.n_kernels < (int)N_KINDS + 1)
+        p.n_kernels = (int)N_KINDS + 1;
+    /* GEMM kernels per step carry the FLOPs (at most 64 shapes). */
+    int gemms = 0;
+    for (int i = 0; i < p.n_kernels; i++) {
+        int kind = kernel_kind(i, p.n_kernels);
+        gemms += kind >= 0 && kernel_kinds[kind].cat == K_GEMM;
+    }
+    if (o->flops > 0 && !o->host_only) {
+        p.n_gemm = gemms < 64 ? gemms : 64;
+        int64_t total = (int64_t)llround(o->flops) & ~1ll; /* even: 2*m*n*k */
+        int64_t each = (total / p.n_gemm) & ~1ll;
+        for (int g = 0; g < p.n_gemm; g++)
+            p.flops_per_gemm[g] = each;
+        p.flops_per_gemm[0] += total - each * p.n_gemm;
+    }
+    int64_t t0 = 1763700000000000000ll;
+    for (int r = 0; r < o->ranks; r++)
+        if (write_rank(o, &p, r, t0, t))
+            return -1;
+    t->steps_total = o->steps;
+    t->steps_analysed = o->steps > o->warmup ? o->steps - o->warmup : 0;
+    return 0;
+}

@@ -1,0 +1,77 @@
+/* Ground-truth job generator: writes synthetic multi-rank dumps through the
+ * real dump writer (preload/dump_file.h) and reports the answers an exact
+ * analysis must find.  Used by the analyzer's tests, by `tsc-gen-job`, and
+ * by other parts' tests.
+ *
+ * Timeline of step k on rank r (common clock; a rank's dump adds its clock
+ * offset):
+ *   [S_k, S_k + stall)                 GPU idle, no record (data stall)
+ *   [.., ce_r = S_k + stall + C_r)     compute kernels back to back; the first
+ *                                      half launched from the main thread
+ *                                      (forward), the second from
+ *                                      "pt_autograd_0" (backward), the last
+ *                                      one an optimizer kernel
+ *   [ce_r - O + b*O/nb, L - O + (b+1)*O/nb)  bucket AllReduce b (nb = buckets-1):
+ *                                      starts on own time, ends together;
+ *                                      [ce_r - O, ce_r) is hidden (overlap)
+ *   [ce_r, L + X)                      last AllReduce: waits until the last
+ *                                      rank arrives (L = max ce), then X of
+ *                                      transfer
+ *   S_{k+1} = L + X
+ * with C_r = compute (x (1 + slowdown) on the straggler), M = comm share of
+ * the step, O = overlap * M, X = M - O.  Host-only mode writes no GPU
+ * records: the NCCL calls block for their whole GPU interval. */
+#ifndef TSC_GEN_JOB_H
+#define TSC_GEN_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GEN_MAX_RANKS 100000
+
+typedef struct gen_options {
+    int ranks;                 /* default 4 */
+    int ranks_per_host;        /* default 8 */
+    int steps;                 /* default 10 */
+    int events_per_step;       /* approximate events per rank per step, default 64 */
+    double step_ms;            /* nominal step time (without the straggler), default 100 */
+    double comm;               /* communication share of the nominal step, default 0.3 */
+    double overlap;            /* share of the communication hidden, default 0.5 */
+    double stall;              /* data-stall share of the nominal step, default 0 */
+    double flops;              /* FLOPs per step per rank as GEMM records, default 0 */
+    int buckets;               /* AllReduces per step, default 4 */
+    int straggler;             /* rank, -1 none */
+    double slowdown;           /* straggler's extra compute, 0.2 = 20% */
+    int offset_rank;           /* rank whose host's clock is offset, -1 none */
+    int64_t offset_ns;
+    int host_only;             /* 1: no GPU records */
+    int warmup;                /* warm-up steps for the truth, default 2 */
+    uint64_t seed;             /* jitter of kernel durations (exact totals kept) */
+    const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
+    const char *run_id;        /* default "gen-run" */
+    const char *dir;           /* output directory (created) */
+} gen_options;
+
+void gen_default_options(gen_options *o);
+
+/* Known answers, summed over ranks over the analysed steps
+ * [warmup, steps).  Category indices are tsa_kcat values. */
+typedef struct gen_truth {
+    int64_t wall_ns;           /* summed over ranks */
+    int64_t compute_ns;
+    int64_t comm_ns, overlapped_ns, exposed_ns, wait_ns, transfer_ns;
+    int64_t stall_ns;
+    double flops;
+    int steps_total, steps_analysed;
+    int64_t kcat_ns[16];
+    uint64_t events;           /* event slots written, all ranks */
+    uint64_t bytes;            /* dump bytes, all ranks */
+} gen_truth;
+
+/* Returns 0, or -1 with a message on stderr. */
+int gen_job(const gen_options *o, gen_truth *truth);
+
+/* Parse "RANK:VALUE". */
+int gen_parse_pair(const char *s, int *rank, double *value);
+
+#endif

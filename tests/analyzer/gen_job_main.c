@@ -1,0 +1,138 @@
+/* tsc-gen-job: write a synthetic multi-rank job with known answers. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_job.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tsc-gen-job -o DIR [options]\n"
+            "  --ranks N              ranks (default 4)\n"
+            "  --ranks-per-host N     ranks per host name (default 8)\n"
+            "  --steps N              training steps (default 10)\n"
+            "  --events-per-step N    about N events per rank per step (default 64)\n"
+            "  --step-ms X            nominal step time in ms (default 100)\n"
+            "  --comm F               communication share of the step (default 0.3)\n"
+            "  --overlap F            share of the communication hidden (default 0.5)\n"
+            "  --stall F              data-stall share of the step (default 0)\n"
+            "  --flops X              FLOPs per step per rank, as GEMM records (default none)\n"
+            "  --buckets N            AllReduces per step (default 4, >= 2)\n"
+            "  --straggler RANK:F     RANK computes (1+F) times longer\n"
+            "  --clock-offset RANK:NS the clock of RANK's host runs NS ahead\n"
+            "  --host-only            no GPU records (like the fake-NCCL test bed)\n"
+            "  --warmup N             warm-up steps excluded from the truth (default 2)\n"
+            "  --device NAME          device name (default NVIDIA H100 80GB HBM3)\n"
+            "  --run-id ID            run id (default gen-run)\n"
+            "  --seed N               kernel duration jitter seed (default 1)\n"
+            "  --truth FILE           write the expected answers as JSON ('-' = stdout)\n");
+}
+
+static void write_truth(FILE *f, const gen_truth *t)
+{
+    static const char *const cats[] = {"other", "gemm", "attention", "elementwise", "norm",
+                                       "reduction", "optimizer", "communication", "copy"};
+    fprintf(f, "{\n  \"wall_ns\": %lld,\n  \"compute_ns\": %lld,\n  \"comm_ns\": %lld,\n"
+               "  \"overlapped_ns\": %lld,\n  \"exposed_ns\": %lld,\n  \"exposed_wait_ns\": %lld,\n"
+               "  \"exposed_transfer_ns\": %lld,\n  \"data_stall_ns\": %lld,\n  \"flops\": %.0f,\n"
+               "  \"steps_total\": %d,\n  \"steps_analysed\": %d,\n  \"events\": %llu,\n"
+               "  \"bytes\": %llu,\n  \"kernel_ns\": {",
+            (long long)t->wall_ns, (long long)t->compute_ns, (long long)t->comm_ns,
+            (long long)t->overlapped_ns, (long long)t->exposed_ns, (long long)t->wait_ns,
+            (long long)t->transfer_ns, (long long)t->stall_ns, t->flops, t->steps_total,
+            t->steps_analysed, (unsigned long long)t->events, (unsigned long long)t->bytes);
+    for (int c = 0; c < 9; c++)
+        fprintf(f, "%s\"%s\": %lld", c ? ", " : "", cats[c], (long long)t->kcat_ns[c]);
+    fprintf(f, "}\n}\n");
+}
+
+int main(int argc, char **argv)
+{
+    gen_options o;
+    gen_default_options(&o);
+    o.dir = NULL;
+    const char *truth = NULL;
+    enum { O_RANKS = 1000, O_RPH, O_STEPS, O_EPS, O_STEPMS, O_COMM, O_OVERLAP, O_STALL,
+           O_FLOPS, O_BUCKETS, O_STRAG, O_OFFSET, O_HOSTONLY, O_WARMUP, O_DEVICE, O_RUN,
+           O_SEED, O_TRUTH };
+    static const struct option longopts[] = {
+        {"ranks", required_argument, NULL, O_RANKS},
+        {"ranks-per-host", required_argument, NULL, O_RPH},
+        {"steps", required_argument, NULL, O_STEPS},
+        {"events-per-step", required_argument, NULL, O_EPS},
+        {"step-ms", required_argument, NULL, O_STEPMS},
+        {"comm", required_argument, NULL, O_COMM},
+        {"overlap", required_argument, NULL, O_OVERLAP},
+        {"stall", required_argument, NULL, O_STALL},
+        {"flops", required_argument, NULL, O_FLOPS},
+        {"buckets", required_argument, NULL, O_BUCKETS},
+        {"straggler", required_argument, NULL, O_STRAG},
+        {"clock-offset", required_argument, NULL, O_OFFSET},
+        {"host-only", no_argument, NULL, O_HOSTONLY},
+        {"warmup", required_argument, NULL, O_WARMUP},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"run-id", required_argument, NULL, O_RUN},
+        {"seed", required_argument, NULL, O_SEED},
+        {"truth", required_argument, NULL, O_TRUTH},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    double v;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.dir = optarg; break;
+        case O_RANKS: o.ranks = atoi(optarg); break;
+        case O_RPH: o.ranks_per_host = atoi(optarg); break;
+        case O_STEPS: o.steps = atoi(optarg); break;
+        case O_EPS: o.events_per_step = atoi(optarg); break;
+        case O_STEPMS: o.step_ms = atof(optarg); break;
+        case O_COMM: o.comm = atof(optarg); break;
+        case O_OVERLAP: o.overlap = atof(optarg); break;
+        case O_STALL: o.stall = atof(optarg); break;
+        case O_FLOPS: o.flops = atof(optarg); break;
+        case O_BUCKETS: o.buckets = atoi(optarg); break;
+        case O_STRAG:
+            if (gen_parse_pair(optarg, &o.straggler, &o.slowdown)) {
+                fprintf(stderr, "tsc-gen-job: --straggler wants RANK:SLOWDOWN\n");
+                return 2;
+            }
+            break;
+        case O_OFFSET:
+            if (gen_parse_pair(optarg, &o.offset_rank, &v)) {
+                fprintf(stderr, "tsc-gen-job: --clock-offset wants RANK:NS\n");
+                return 2;
+            }
+            o.offset_ns = (int64_t)v;
+            break;
+        case O_HOSTONLY: o.host_only = 1; break;
+        case O_WARMUP: o.warmup = atoi(optarg); break;
+        case O_DEVICE: o.device = optarg; break;
+        case O_RUN: o.run_id = optarg; break;
+        case O_SEED: o.seed = strtoull(optarg, NULL, 10); break;
+        case O_TRUTH: truth = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!o.dir || optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    gen_truth t;
+    if (gen_job(&o, &t))
+        return 1;
+    if (truth) {
+        FILE *f = strcmp(truth, "-") ? fopen(truth, "w") : stdout;
+        if (!f) {
+            perror(truth);
+            return 1;
+        }
+        write_truth(f, &t);
+        if (f != stdout)
+            fclose(f);
+    }
+    return 0;
+}

@@ -1,0 +1,331 @@
+/* The per-rank timeline pass and the budget on small hand-built jobs whose
+ * every nanosecond is accounted for by hand; the peak table; FLOPs options. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "job_build.h"
+#include "tsc_format.h"
+
+static void add_kernel(tsa_rank *r, const char *name, int64_t s, int64_t e, uint32_t corr)
+{
+    tsa_kernel k;
+    memset(&k, 0, sizeof k);
+    k.start_ns = s;
+    k.end_ns = e;
+    k.name = tsa_rank_intern(r, name);
+    k.correlation = corr;
+    k.nccl = k.gemm = TSA_NONE;
+    assert_int_equal(tsa_rank_add_kernel(r, &k), 0);
+}
+
+static void add_step_range(tsa_rank *r, int64_t s, int64_t e)
+{
+    tsa_range rg = {.start_ns = s, .end_ns = e, .name = tsa_rank_intern(r, "ProfilerStep#1")};
+    assert_int_equal(tsa_rank_add_range(r, &rg), 0);
+}
+
+/*  0       100     300  310  390 400   500   600      800       1000
+ *  |stall  | K1 fwd |  idle (host 310-390) | K2 bwd   |
+ *                                          |  nccl kernel  |  idle   |
+ */
+static tsa_job *gpu_job(void)
+{
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    r->rank = 0;
+    r->host = strdup("h0");
+    r->device_name = strdup("NVIDIA H100 PCIe");
+    assert_int_equal(tsa_rank_add_thread(r, 5, "python"), 0);
+    assert_int_equal(tsa_rank_add_thread(r, 6, "pt_autograd_0"), 0);
+    add_step_range(r, 0, 1000);
+    add_kernel(r, "ampere_bf16_gemm", 100, 300, 1);
+    add_kernel(r, "vectorized_elementwise_kernel", 400, 600, 2);
+    add_kernel(r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 500, 800, 3);
+    tsa_api a1 = {.start_ns = 90, .end_ns = 95, .tid = 5, .correlation = 1};
+    tsa_api a2 = {.start_ns = 310, .end_ns = 390, .tid = 6, .correlation = 2};
+    assert_int_equal(tsa_rank_add_api(r, &a1), 0);
+    assert_int_equal(tsa_rank_add_api(r, &a2), 0);
+    /* A D2H copy in the idle tail: it stays in "other" and the copy table. */
+    tsa_copy cp = {.start_ns = 900, .end_ns = 950, .bytes = 5000, .dir = TSA_COPY_D2H};
+    assert_int_equal(tsa_rank_add_copy(r, &cp), 0);
+    r->kernels[0].launch_tid = 5;
+    r->kernels[1].launch_tid = 6;
+    assert_int_equal(tsa_job_finish(job), 0);
+    return job;
+}
+
+static void test_gpu_budget_by_hand(void **state)
+{
+    (void)state;
+    tsa_job *job = gpu_job();
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    o.peak_tflops = 1;       /* 1e12 FLOP/s */
+    o.flops_per_step = 1e5;  /* 100 ns of useful work */
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    assert_int_equal(a->method, TSA_STEPS_NVTX);
+    assert_int_equal(a->steps, 1);
+    const tsa_budget *b = &a->budget;
+    assert_int_equal(b->wall_ns, 1000);
+    assert_int_equal(b->line_ns[TSA_BL_USEFUL], 100);
+    assert_int_equal(b->line_ns[TSA_BL_OVERHEAD], 300);
+    assert_int_equal(b->line_ns[TSA_BL_DATA_STALL], 100);
+    assert_int_equal(b->line_ns[TSA_BL_COMM_WAIT], 0);
+    assert_int_equal(b->line_ns[TSA_BL_COMM_TRANSFER], 200);
+    assert_int_equal(b->line_ns[TSA_BL_HOST_IDLE], 80);
+    assert_int_equal(b->line_ns[TSA_BL_OTHER], 220);
+    assert_true(fabs(b->mfu - 0.1) < 1e-12);
+    assert_int_equal(a->overlap.comm_ns, 300);
+    assert_int_equal(a->overlap.overlapped_ns, 100);
+    assert_int_equal(a->overlap.exposed_ns, 200);
+    /* Phases of the step. */
+    const tsa_step *st = &job->ranks[0].steps[0];
+    assert_int_equal(st->phase_ns[TSA_PHASE_FORWARD], 200);
+    assert_int_equal(st->phase_ns[TSA_PHASE_BACKWARD], 200);
+    assert_int_equal(st->phase_ns[TSA_PHASE_DATA], 100);
+    assert_int_equal(st->phase_ns[TSA_PHASE_COMM], 200);
+    assert_int_equal(st->phase_ns[TSA_PHASE_IDLE], 80);
+    assert_int_equal(st->phase_ns[TSA_PHASE_OTHER], 220);
+    /* Kernel categories. */
+    assert_int_equal(a->kcat_ns[TSA_KCAT_GEMM], 200);
+    assert_int_equal(a->kcat_ns[TSA_KCAT_ELEMENTWISE], 200);
+    assert_int_equal(a->kcat_ns[TSA_KCAT_COMM], 300);
+    assert_int_equal(a->n_copies, 1);
+    assert_int_equal(a->copies[0].dir, TSA_COPY_D2H);
+    assert_int_equal(a->copies[0].bytes, 5000);
+    assert_true(a->copies[0].gbps == 100.0); /* 5000 B / 50 ns */
+    /* Host idle 8%, stall 10%, exposed 20%. */
+    int ids = 0;
+    for (size_t i = 0; i < a->findings.n; i++) {
+        const char *id = a->findings.items[i].id;
+        ids |= !strcmp(id, "DATA.STALL") ? 1 : !strcmp(id, "COMM.EXPOSED") ? 2
+               : !strcmp(id, "EFF.LOW_MFU") ? 4 : !strcmp(id, "HOST.LAUNCH_BOUND") ? 8 : 0;
+    }
+    assert_int_equal(ids, 1 | 2 | 4);
+    /* Most recoverable first: the overhead (300 ns) before the exposed comm (200 ns). */
+    assert_string_equal(a->findings.items[0].id, "EFF.LOW_MFU");
+    tsa_analysis_free(a);
+
+    /* Without FLOPs MFU is unknown and useful compute is all compute. */
+    o.flops_per_step = 0;
+    a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    assert_true(isnan(a->budget.mfu));
+    assert_int_equal(a->budget.line_ns[TSA_BL_USEFUL], 400);
+    assert_int_equal(a->budget.line_ns[TSA_BL_OVERHEAD], 0);
+    char *json = tsa_report_json(a);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"mfu\":\tnull"));
+    free(json);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
+static void add_coll(tsa_rank *r, int64_t s, int64_t e, uint64_t seq)
+{
+    tsa_nccl_op op;
+    memset(&op, 0, sizeof op);
+    op.op = TSC_NCCL_ALLREDUCE;
+    op.comm_id = 9;
+    op.comm_size = 2;
+    op.seq = seq;
+    op.bytes = 1 << 20;
+    op.start_ns = s;
+    op.end_ns = e;
+    op.kernel = TSA_NONE;
+    assert_int_equal(tsa_rank_add_nccl(r, &op), 0);
+}
+
+/* Host-only: compute is the time between collectives; wait = latest
+ * arrival - own arrival. */
+static void test_host_only_wait(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *a = tsa_job_add_rank(job);
+    a->rank = 0;
+    add_step_range(a, 0, 1000);
+    add_coll(a, 200, 300, 0);
+    add_coll(a, 600, 900, 1);
+    tsa_rank *b = tsa_job_add_rank(job);
+    b->rank = 1;
+    add_step_range(b, 0, 1000);
+    add_coll(b, 250, 300, 0);
+    add_coll(b, 700, 900, 1);
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    tsa_analysis *an = tsa_analyze(job, &o);
+    assert_non_null(an);
+    assert_int_equal(an->gpu, 0);
+    const tsa_rank_result *r0 = &an->ranks[0], *r1 = &an->ranks[1];
+    assert_int_equal(r0->budget.wall_ns, 1000);
+    assert_int_equal(r0->compute_ns, 600);
+    assert_int_equal(r0->overlap.comm_ns, 400);
+    assert_int_equal(r0->overlap.exposed_wait_ns, 150);
+    assert_int_equal(r0->overlap.exposed_transfer_ns, 250);
+    assert_int_equal(r1->compute_ns, 750);
+    assert_int_equal(r1->overlap.exposed_wait_ns, 0);
+    assert_int_equal(r1->overlap.exposed_transfer_ns, 250);
+    assert_int_equal(an->budget.wall_ns, 2000);
+    assert_int_equal(an->budget.line_ns[TSA_BL_COMM_WAIT], 150);
+    assert_int_equal(an->budget.line_ns[TSA_BL_OTHER], 0);
+    assert_int_equal(an->colls[0].count, 4);
+    /* busbw: 4 MiB * 2(n-1)/n over 650 ns. */
+    assert_true(fabs(an->colls[0].busbw_gbps - 4.0 * (1 << 20) / 650.0) < 1e-9);
+    tsa_analysis_free(an);
+    tsa_job_free(job);
+}
+
+static void add_host_op(tsa_rank *r, uint8_t op, int64_t s, int64_t e, uint64_t seq, int depth)
+{
+    tsa_nccl_op x;
+    memset(&x, 0, sizeof x);
+    x.op = op;
+    x.comm_id = op == TSC_NCCL_ALLREDUCE ? 9 : 0;
+    x.comm_size = op == TSC_NCCL_ALLREDUCE ? 2 : 0;
+    x.seq = seq;
+    x.start_ns = s;
+    x.end_ns = e;
+    x.tid = 7;
+    x.group_depth = (uint8_t)depth;
+    x.kernel = TSA_NONE;
+    assert_int_equal(tsa_rank_add_nccl(r, &x), 0);
+}
+
+/* Grouped calls return at once: the waiting happens in the GroupEnd. */
+static void test_grouped_wait(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    int64_t arrive[2] = {101, 250};
+    for (int k = 0; k < 2; k++) {
+        tsa_rank *r = tsa_job_add_rank(job);
+        r->rank = k;
+        add_step_range(r, 0, 1000);
+        add_host_op(r, TSC_NCCL_GROUP_START, arrive[k] - 1, arrive[k], 0, 0);
+        add_host_op(r, TSC_NCCL_ALLREDUCE, arrive[k], arrive[k] + 1, 0, 1);
+        add_host_op(r, TSC_NCCL_GROUP_END, arrive[k] + 1, 300, 0, 1);
+    }
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    assert_int_equal(a->ranks[0].overlap.comm_ns, 200);       /* [100, 300) */
+    assert_int_equal(a->ranks[0].overlap.exposed_wait_ns, 149); /* [101, 250) */
+    assert_int_equal(a->ranks[1].overlap.exposed_wait_ns, 0);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
+static void test_peak_table(void **state)
+{
+    (void)state;
+    const char *e;
+    assert_true(tsa_peak_flops("NVIDIA H100 80GB HBM3", TSA_DTYPE_BF16, &e) == 989.5e12);
+    assert_string_equal(e, "H100 SXM");
+    assert_true(tsa_peak_flops("NVIDIA H100 PCIe", TSA_DTYPE_FP16, &e) == 756.5e12);
+    assert_string_equal(e, "H100 PCIe");
+    assert_true(tsa_peak_flops("NVIDIA A100-SXM4-80GB", TSA_DTYPE_TF32, &e) == 156e12);
+    assert_true(tsa_peak_flops("NVIDIA A10", TSA_DTYPE_BF16, &e) == 125e12);
+    assert_string_equal(e, "A10");
+    assert_true(tsa_peak_flops("NVIDIA L40S", TSA_DTYPE_BF16, &e) == 362.05e12);
+    assert_true(tsa_peak_flops("NVIDIA L4", TSA_DTYPE_FP8, &e) == 242.5e12);
+    assert_string_equal(e, "L4");
+    assert_true(tsa_peak_flops("NVIDIA GB200", TSA_DTYPE_BF16, &e) == 2500e12);
+    assert_true(tsa_peak_flops("NVIDIA B200", TSA_DTYPE_BF16, &e) == 2250e12);
+    assert_true(tsa_peak_flops("NVIDIA H200", TSA_DTYPE_FP8, &e) == 1979e12);
+    assert_true(tsa_peak_flops("AMD Instinct MI300X", TSA_DTYPE_BF16, &e) == 1307.4e12);
+    assert_true(tsa_peak_flops("Tesla V100-SXM2-32GB", TSA_DTYPE_FP16, &e) == 125e12);
+    assert_true(tsa_peak_flops("Tesla T4", TSA_DTYPE_FP16, &e) == 65e12);
+    assert_true(tsa_peak_flops("Tesla T4", TSA_DTYPE_BF16, &e) == 0); /* no bf16 */
+    assert_true(tsa_peak_flops("NVIDIA H100 80GB HBM3", TSA_DTYPE_UNKNOWN, &e) == 989.5e12);
+    assert_true(tsa_peak_flops("Unknown GPU", TSA_DTYPE_BF16, &e) == 0);
+    assert_string_equal(e, "unknown");
+    assert_true(tsa_peak_flops(NULL, TSA_DTYPE_BF16, NULL) == 0);
+}
+
+static void test_flops_formula(void **state)
+{
+    (void)state;
+    tsa_job *job = gpu_job();
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    o.params = 1e9;
+    o.tokens_per_step = 1000;
+    o.layers = 2;
+    o.seq = 10;
+    o.hidden = 4;
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    assert_true(a->flops == (6e9 + 12.0 * 2 * 10 * 4) * 1000);
+    assert_string_equal(a->flops_source, "formula");
+    assert_string_equal(a->peak_source, "H100 PCIe");
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
+static void test_empty_job(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_job_add_rank(job);
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_analysis *a = tsa_analyze(job, NULL);
+    assert_non_null(a);
+    assert_int_equal(a->budget.wall_ns, 0);
+    assert_int_equal(a->verdict, TSA_VERDICT_UNKNOWN);
+    char *s = tsa_report_json(a);
+    assert_non_null(s);
+    free(s);
+    FILE *devnull = fopen("/dev/null", "w");
+    tsa_report_print_text(devnull, a, 1);
+    fclose(devnull);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
+static void test_kernel_categories(void **state)
+{
+    (void)state;
+    assert_int_equal(tsa_kernel_category("ncclDevKernel_ReduceScatter_Sum"), TSA_KCAT_COMM);
+    assert_int_equal(tsa_kernel_category("multi_tensor_apply_kernel<AdamFunctor>"), TSA_KCAT_OPTIMIZER);
+    assert_int_equal(tsa_kernel_category("flash_bwd_dq_dk_dv_loop_kernel"), TSA_KCAT_ATTENTION);
+    assert_int_equal(tsa_kernel_category("sm90_xmma_gemm_bf16"), TSA_KCAT_GEMM);
+    assert_int_equal(tsa_kernel_category("cutlass::Kernel2<cutlass_80_tensorop>"), TSA_KCAT_GEMM);
+    assert_int_equal(tsa_kernel_category("vectorized_layer_norm_kernel"), TSA_KCAT_NORM);
+    assert_int_equal(tsa_kernel_category("reduce_kernel<512>"), TSA_KCAT_REDUCTION);
+    assert_int_equal(tsa_kernel_category("vectorized_elementwise_kernel<4>"), TSA_KCAT_ELEMENTWISE);
+    assert_int_equal(tsa_kernel_category("Memcpy DtoD"), TSA_KCAT_COPY);
+    assert_int_equal(tsa_kernel_category("my_custom_kernel"), TSA_KCAT_OTHER);
+    assert_int_equal(tsa_kernel_category(""), TSA_KCAT_OTHER);
+    assert_int_equal(tsa_kernel_category(NULL), TSA_KCAT_OTHER);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_budget_by_hand),
+        cmocka_unit_test(test_host_only_wait),
+        cmocka_unit_test(test_grouped_wait),
+        cmocka_unit_test(test_peak_table),
+        cmocka_unit_test(test_flops_formula),
+        cmocka_unit_test(test_empty_job),
+        cmocka_unit_test(test_kernel_categories),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# tscope-report end to end on generated jobs: exit codes (missing dir 2,
+# no dumps 2, nothing readable 2, damaged dumps 1 with the problems listed,
+# healthy 0), color only when asked, --json keys.
+set -u
+REPORT="$1"
+GEN="$2"
+T=$(mktemp -d /tmp/tsa_cli_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$REPORT" "$T/missing" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "missing dir: exit $rc"
+grep -q "no such directory" "$T/err" || fail "missing dir message"
+
+mkdir "$T/empty"
+"$REPORT" "$T/empty" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "empty dir: exit $rc"
+grep -q "no tscope dumps" "$T/err" || fail "empty dir message"
+
+mkdir "$T/garbage"
+head -c 5000 /dev/urandom >"$T/garbage/tscope_r0_x_1.tsd"
+"$REPORT" "$T/garbage" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "garbage dump: exit $rc"
+
+"$REPORT" report --bogus "$T/empty" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "unknown option: exit $rc"
+
+"$REPORT" "$T/empty" --warmup abc >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "bad value: exit $rc"
+grep -q "bad value 'abc' for --warmup" "$T/err" || fail "bad value message: $(cat "$T/err")"
+
+"$GEN" -o "$T/job" --ranks 4 --steps 8 --stall 0.1 --flops 1e13 || fail "generator"
+"$REPORT" "$T/job" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] || fail "good job: exit $rc: $(cat "$T/err")"
+for s in VERDICT "EFFICIENCY BUDGET" "COMMUNICATION OVERLAP" PHASES "PER RANK" COLLECTIVES "KERNELS by category" \
+         "TOP KERNELS" CROSS-RANK FINDINGS DATA.STALL "MFU"; do
+    grep -q "$s" "$T/out" || fail "text report lacks $s"
+done
+# Piped output has no escape codes; --color always has them; NO_COLOR wins over auto.
+if grep -q "$(printf '\033')" "$T/out"; then fail "color when piped"; fi
+"$REPORT" "$T/job" --color always >"$T/out" 2>/dev/null
+grep -q "$(printf '\033')" "$T/out" || fail "no color with --color always"
+NO_COLOR=1 "$REPORT" "$T/job" --color auto >"$T/out" 2>/dev/null
+if grep -q "$(printf '\033')" "$T/out"; then fail "color with NO_COLOR"; fi
+
+"$REPORT" "$T/job" --json >"$T/json" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] || fail "json: exit $rc"
+for k in '"wall_ns"' '"ranks":	4' '"steps":	6' '"budget"' '"mfu"' '"lines"' '"overlap"' \
+         '"exposed_wait_ns"' '"findings"' '"verdict"' '"collectives"'; do
+    grep -q "$k" "$T/json" || fail "json lacks $k"
+done
+
+# A damaged dump (cut mid-chunk) still yields a report, exit 1, problems listed.
+f=$(ls "$T/job"/*.tsd | head -n 1)
+size=$(wc -c <"$f")
+head -c $((size - 100)) "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+"$REPORT" "$T/job" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] || fail "damaged dump: exit $rc"
+grep -q "problem" "$T/err" || fail "damaged dump: problems not listed"
+grep -q "EFFICIENCY BUDGET" "$T/out" || fail "damaged dump: no report"
+
+# Another run in the same directory is reported, not mixed in.
+"$GEN" -o "$T/job" --ranks 2 --steps 8 --run-id other-run || fail "generator 2"
+"$REPORT" "$T/job" --json >"$T/json" 2>/dev/null
+grep -q '"ranks":	4' "$T/json" || fail "other run mixed in"
+grep -q 'other-run' "$T/json" || fail "other run not listed"
+echo "ok"

@@ -1,0 +1,215 @@
+/* The step pass on in-memory jobs: the period of the collective sequence,
+ * start-up calls before the pattern, a run cut mid-step, NVTX
+ * ProfilerStep ranges, and a --step-marker kernel. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "job_build.h"
+#include "steps.h"
+#include "tsc_format.h"
+
+static void test_sequence_period(void **state)
+{
+    (void)state;
+    const uint64_t a[] = {1, 2, 3, 1, 2, 3, 1, 2};
+    assert_int_equal(tsa_sequence_period(a, 8), 3);  /* partial tail allowed */
+    const uint64_t b[] = {1, 1, 1, 1};
+    assert_int_equal(tsa_sequence_period(b, 4), 1);
+    const uint64_t c[] = {1, 2, 3, 4};
+    assert_int_equal(tsa_sequence_period(c, 4), 4);  /* no repetition */
+    const uint64_t d[] = {1, 2, 1, 1, 2, 1};
+    assert_int_equal(tsa_sequence_period(d, 6), 3);
+    assert_int_equal(tsa_sequence_period(NULL, 0), 0);
+    const uint64_t e[] = {7};
+    assert_int_equal(tsa_sequence_period(e, 1), 1);
+}
+
+static void test_default_warmup(void **state)
+{
+    (void)state;
+    assert_int_equal(tsa_default_warmup(0), 0);
+    assert_int_equal(tsa_default_warmup(2), 0);
+    assert_int_equal(tsa_default_warmup(3), 1);
+    assert_int_equal(tsa_default_warmup(4), 1);
+    assert_int_equal(tsa_default_warmup(5), 2);
+    assert_int_equal(tsa_default_warmup(1000), 2);
+}
+
+static void add_op(tsa_rank *r, uint8_t op, uint64_t bytes, int64_t s, int64_t e, uint64_t seq)
+{
+    tsa_nccl_op x;
+    memset(&x, 0, sizeof x);
+    x.op = op;
+    x.bytes = bytes;
+    x.comm_id = 42;
+    x.comm_size = 2;
+    x.start_ns = x.gpu_start_ns = s;
+    x.end_ns = x.gpu_end_ns = e;
+    x.seq = seq;
+    x.kernel = TSA_NONE;
+    x.peer = -1;
+    assert_int_equal(tsa_rank_add_nccl(r, &x), 0);
+}
+
+/* Start-up broadcast + barrier, then 7 steps of [AR 100, AR 100, AG 50]
+ * with a long pause (forward) before the first AR, then a cut step.
+ * Variant 1: the barrier looks like the end of a step (AG 50), so the
+ * periodic region starts one call early and the pause decides. */
+static void collective_pattern(int barrier_like_step_end)
+{
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    r->rank = 0;
+    uint64_t seq = 0;
+    add_op(r, TSC_NCCL_BROADCAST, 1000, 100, 200, seq++);
+    if (barrier_like_step_end)
+        add_op(r, TSC_NCCL_ALLGATHER, 50, 300, 310, seq++);
+    else
+        add_op(r, TSC_NCCL_ALLREDUCE, 4, 300, 310, seq++);
+    int64_t t = 1000;
+    for (int s = 0; s < 7; s++) {
+        t += 500; /* forward pause */
+        add_op(r, TSC_NCCL_ALLREDUCE, 100, t, t + 20, seq++);
+        add_op(r, TSC_NCCL_ALLREDUCE, 100, t + 25, t + 45, seq++);
+        add_op(r, TSC_NCCL_ALLGATHER, 50, t + 50, t + 60, seq++);
+        t += 60;
+    }
+    add_op(r, TSC_NCCL_ALLREDUCE, 100, t + 500, t + 520, seq++); /* cut short */
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_step_method m;
+    assert_int_equal(tsa_find_steps(r, NULL, &m), 0);
+    assert_int_equal(m, TSA_STEPS_COLLECTIVES);
+    assert_int_equal(r->n_steps, 7);
+    /* Step k ends with its AllGather and starts where step k-1 ended. */
+    for (size_t k = 0; k < r->n_steps; k++) {
+        assert_int_equal(r->steps[k].n_nccl, 3);
+        assert_int_equal(r->steps[k].end_ns, 1000 + 560 * (int64_t)(k + 1));
+        if (k)
+            assert_int_equal(r->steps[k].start_ns, r->steps[k - 1].end_ns);
+    }
+    assert_int_equal(r->steps[0].start_ns, 310); /* end of the barrier */
+    tsa_job_free(job);
+}
+
+static void test_collective_pattern(void **state)
+{
+    (void)state;
+    collective_pattern(0);
+    collective_pattern(1);
+}
+
+static void test_nvtx_and_marker(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    for (int s = 0; s < 5; s++) {
+        char name[32];
+        snprintf(name, sizeof name, "ProfilerStep#%d", s);
+        tsa_range rg = {.start_ns = 1000 * s, .end_ns = 1000 * s + 900,
+                        .name = tsa_rank_intern(r, name)};
+        assert_int_equal(tsa_rank_add_range(r, &rg), 0);
+        tsa_kernel k;
+        memset(&k, 0, sizeof k);
+        k.start_ns = 1000 * s + 800;
+        k.end_ns = 1000 * s + 850;
+        k.name = tsa_rank_intern(r, "multi_tensor_apply_kernel<Adam>");
+        k.nccl = k.gemm = TSA_NONE;
+        assert_int_equal(tsa_rank_add_kernel(r, &k), 0);
+    }
+    tsa_range other = {.start_ns = 10, .end_ns = 20, .name = tsa_rank_intern(r, "forward")};
+    assert_int_equal(tsa_rank_add_range(r, &other), 0);
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_step_method m;
+    assert_int_equal(tsa_find_steps(r, NULL, &m), 0);
+    assert_int_equal(m, TSA_STEPS_NVTX);
+    assert_int_equal(r->n_steps, 5);
+    assert_int_equal(r->steps[2].start_ns, 2000);
+    assert_int_equal(r->steps[2].end_ns, 2900);
+    /* A kernel marker: each step ends with the optimizer kernel. */
+    assert_int_equal(tsa_find_steps(r, "multi_tensor_apply", &m), 0);
+    assert_int_equal(m, TSA_STEPS_MARKER);
+    assert_int_equal(r->n_steps, 5);
+    assert_int_equal(r->steps[1].start_ns, 850);
+    assert_int_equal(r->steps[1].end_ns, 1850);
+    /* A marker naming nothing falls back to NVTX steps. */
+    assert_int_equal(tsa_find_steps(r, "no_such_thing", &m), 0);
+    assert_int_equal(m, TSA_STEPS_NVTX);
+    tsa_job_free(job);
+}
+
+static void test_no_pattern_is_one_step(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    add_op(r, TSC_NCCL_ALLREDUCE, 1, 100, 200, 0);
+    add_op(r, TSC_NCCL_ALLREDUCE, 2, 300, 400, 1);
+    add_op(r, TSC_NCCL_ALLREDUCE, 3, 500, 600, 2);
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_step_method m;
+    assert_int_equal(tsa_find_steps(r, NULL, &m), 0);
+    assert_int_equal(m, TSA_STEPS_NONE);
+    assert_int_equal(r->n_steps, 1);
+    assert_int_equal(r->steps[0].start_ns, 100);
+    assert_int_equal(r->steps[0].end_ns, 600);
+    /* An empty rank has no step at all. */
+    tsa_rank *e = tsa_job_add_rank(job);
+    assert_int_equal(tsa_find_steps(e, NULL, &m), 0);
+    assert_int_equal(e->n_steps, 0);
+    tsa_job_free(job);
+}
+
+/* One GPU, no collectives or NVTX: forward from the main thread, backward
+ * from pt_autograd_0, the optimizer from the main thread. */
+static void test_autograd_cycle(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    assert_int_equal(tsa_rank_add_thread(r, 5, "python"), 0);
+    assert_int_equal(tsa_rank_add_thread(r, 6, "pt_autograd_0"), 0);
+    const struct { const char *name; uint32_t tid; } seq[] = {
+        {"gemm_fwd", 5}, {"elementwise_fwd", 5}, {"gemm_bwd", 6}, {"elementwise_bwd", 6},
+        {"multi_tensor_apply_kernel", 5}};
+    for (int step = 0; step < 4; step++)
+        for (int j = 0; j < 5; j++) {
+            tsa_kernel k;
+            memset(&k, 0, sizeof k);
+            k.start_ns = 1000 * step + 100 * j;
+            k.end_ns = k.start_ns + 90;
+            k.name = tsa_rank_intern(r, seq[j].name);
+            k.launch_tid = seq[j].tid;
+            k.nccl = k.gemm = TSA_NONE;
+            assert_int_equal(tsa_rank_add_kernel(r, &k), 0);
+        }
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_step_method m;
+    assert_int_equal(tsa_find_steps(r, NULL, &m), 0);
+    assert_int_equal(m, TSA_STEPS_AUTOGRAD);
+    assert_int_equal(r->n_steps, 4);
+    for (int s = 0; s < 3; s++) {
+        assert_int_equal(r->steps[s].start_ns, 1000 * s);
+        assert_int_equal(r->steps[s].end_ns, 1000 * (s + 1));
+    }
+    assert_int_equal(r->steps[3].end_ns, 3490);
+    tsa_job_free(job);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sequence_period),
+        cmocka_unit_test(test_default_warmup),
+        cmocka_unit_test(test_collective_pattern),
+        cmocka_unit_test(test_nvtx_and_marker),
+        cmocka_unit_test(test_no_pattern_is_one_step),
+        cmocka_unit_test(test_autograd_cycle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
