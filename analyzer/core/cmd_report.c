@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "job_load.h"
+#include "views/views_job.h"
 
 static void usage(FILE *out)
 {
@@ -121,7 +122,8 @@ int tsa_cmd_report(int argc, char **argv)
     lopt.lean = 1;
     tsa_job *job = NULL;
     char err[512];
-    if (tsa_job_load_ex(argv[optind], &lopt, &job, err, sizeof err)) {
+    /* A directory of torch.profiler traces is analyzed like one of dumps. */
+    if (tsa_views_load_job(argv[optind], &lopt, &job, err, sizeof err)) {
         fprintf(stderr, "tscope-report: %s\n", err);
         return 2;
     }

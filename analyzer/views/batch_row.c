@@ -55,7 +55,7 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
 {
     char err[512];
     tsa_job *job;
-    if (tsa_views_load_job(dir, NULL, &job, err, sizeof err)) {
+    if (tsa_views_load_job(dir, &tsa_views_summary_load, &job, err, sizeof err)) {
         tsa_batch_row_fail(row, "failed", "%s", err);
         return;
     }

@@ -34,7 +34,7 @@ static int load_run(const char *dir, const tsa_analysis_options *opt, run *r)
     char err[512];
     r->job = NULL;
     r->analysis = NULL;
-    if (tsa_views_load_job(dir, NULL, &r->job, err, sizeof err)) {
+    if (tsa_views_load_job(dir, &tsa_views_summary_load, &r->job, err, sizeof err)) {
         fprintf(stderr, "tscope-report: %s\n", err);
         return -1;
     }

@@ -107,7 +107,9 @@ int tsa_cmd_trace(int argc, char **argv)
     }
     tsa_job *job;
     char err[512];
-    if (tsa_views_load_job(argv[optind], run_id, &job, err, sizeof err)) {
+    /* Not lean: the flows from host calls to kernels need every launch. */
+    tsa_load_options lopt = {.run_id = run_id, .quiet = 1};
+    if (tsa_views_load_job(argv[optind], &lopt, &job, err, sizeof err)) {
         fprintf(stderr, "tscope-report: %s\n", err);
         return 2;
     }

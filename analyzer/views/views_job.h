@@ -6,12 +6,17 @@
 
 #include <stddef.h>
 
+#include "core/job_load.h"
 #include "model.h"
 
 /* 0 with *out set (problems met on the way are in (*out)->problems), or -1
- * with a one-line reason in err.  run_id: as tsa_load_options.run_id (dumps
- * only), NULL for the largest run.  Free the job with tsa_job_free. */
-int tsa_views_load_job(const char *dir, const char *run_id, tsa_job **out, char *err,
-                       size_t errlen);
+ * with a one-line reason in err.  opt applies to dumps only (run id, lean
+ * loading); NULL for the defaults.  Free the job with tsa_job_free. */
+/* Options for commands that need only the analysis summary (diff, batch):
+ * lean loading keeps memory near the dumps' size. */
+extern const tsa_load_options tsa_views_summary_load;
+
+int tsa_views_load_job(const char *dir, const tsa_load_options *opt, tsa_job **out,
+                       char *err, size_t errlen);
 
 #endif
