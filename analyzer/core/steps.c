@@ -177,8 +177,8 @@ static int steps_from_collectives(tsa_rank *r, size_t *cap)
     /* Rotation: a training loop starts with its first step, so the cycle
      * normally starts where the periodic region does; another position
      * wins only when the pause before it is clearly the longest (more than
-     * twice the first one's), e.g. when start-up calls happen to look like
-     * the end of a step. */
+     * twice the first one's) and the rotation keeps every whole cycle, e.g.
+     * when start-up calls happen to look like the end of a step. */
     double *gap = calloc(p, sizeof *gap);
     if (!gap) {
         rc = -1;
@@ -201,8 +201,12 @@ static int steps_from_collectives(tsa_rank *r, size_t *cap)
         }
         gap[j] = cnt ? sum / (double)cnt : -1;
     }
+    /* A rotation by j costs a whole cycle unless the region has at least j
+     * calls beyond its whole cycles: a long pause (host work after some
+     * collectives, e.g. checks) must not drop a step the loop really ran. */
+    size_t spare = (n - begin) % p;
     size_t best = 0;
-    for (size_t j = 1; j < p; j++)
+    for (size_t j = 1; j <= spare; j++)
         if (gap[j] > 2 * gap[0] && gap[j] > gap[best])
             best = j;
     free(gap);

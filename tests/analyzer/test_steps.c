@@ -103,6 +103,38 @@ static void test_collective_pattern(void **state)
     collective_pattern(1);
 }
 
+/* 7 steps of [AR, AR, [long host work], AG]: the longest pause sits inside
+ * the step, before the AllGather.  Rotating the cycle there would cut the
+ * first step in two and lose it, so all 7 steps must still be found, each
+ * starting with its first AllReduce. */
+static void test_long_pause_inside_step(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    r->rank = 0;
+    uint64_t seq = 0;
+    add_op(r, TSC_NCCL_BROADCAST, 1000, 900, 1000, seq++);
+    int64_t t = 1000;
+    for (int s = 0; s < 7; s++) {
+        t += 100; /* forward */
+        add_op(r, TSC_NCCL_ALLREDUCE, 100, t, t + 20, seq++);
+        add_op(r, TSC_NCCL_ALLREDUCE, 100, t + 25, t + 45, seq++);
+        add_op(r, TSC_NCCL_ALLGATHER, 50, t + 445, t + 455, seq++); /* after 400 of checks */
+        t += 455;
+    }
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_step_method m;
+    assert_int_equal(tsa_find_steps(r, NULL, &m), 0);
+    assert_int_equal(m, TSA_STEPS_COLLECTIVES);
+    assert_int_equal(r->n_steps, 7);
+    for (size_t k = 0; k < r->n_steps; k++) {
+        assert_int_equal(r->steps[k].n_nccl, 3);
+        assert_int_equal(r->steps[k].end_ns, 1000 + 555 * (int64_t)(k + 1));
+    }
+    tsa_job_free(job);
+}
+
 static void test_nvtx_and_marker(void **state)
 {
     (void)state;
@@ -207,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_sequence_period),
         cmocka_unit_test(test_default_warmup),
         cmocka_unit_test(test_collective_pattern),
+        cmocka_unit_test(test_long_pause_inside_step),
         cmocka_unit_test(test_nvtx_and_marker),
         cmocka_unit_test(test_no_pattern_is_one_step),
         cmocka_unit_test(test_autograd_cycle),
