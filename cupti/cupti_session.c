@@ -23,6 +23,7 @@
 #include "cupti_mode.h"
 #include "device_meta.h"
 #include "recorder.h"
+#include "tsc_tls.h"
 
 /* 4 MiB per buffer and at most 64 outstanding (256 MiB): beyond that CUPTI
  * drops records and counts them, which the dump then reports, rather than
@@ -51,7 +52,7 @@ static struct {
     tsc_clock_state clock;
 } g = {.clock_lock = PTHREAD_MUTEX_INITIALIZER, .primary_device = -1};
 
-static _Thread_local int extcorr_depth;
+static TSC_TLS int extcorr_depth;
 
 /* ------------------------------------------------------------ helpers */
 

@@ -24,11 +24,12 @@
 #include "cupti_hooks.h"
 #include "gemm_math.h"
 #include "recorder.h"
+#include "tsc_tls.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-static _Thread_local int gemm_depth;
-static _Thread_local uint32_t gemm_counter;
+static TSC_TLS int gemm_depth;
+static TSC_TLS uint32_t gemm_counter;
 
 typedef struct gemm_call {
     int outer;      /* outermost call on this thread and recording on */

@@ -10,8 +10,10 @@
 
 #define TSC_COMM_CAPACITY 4096u  /* power of two */
 
+/* One cache line each: threads on different communicators bump their own
+ * seq without invalidating each other's line. */
 typedef struct tsc_comm_info {
-    _Atomic uintptr_t key;         /* comm pointer; 0 empty, 1 removed */
+    _Alignas(64) _Atomic uintptr_t key; /* comm pointer; 0 empty, 1 removed */
     uint64_t comm_id;
     _Atomic int32_t rank;          /* -1 until known */
     _Atomic int32_t size;          /* 0 until known */
@@ -19,6 +21,7 @@ typedef struct tsc_comm_info {
     _Atomic uint64_t splits;       /* splits of this comm so far */
     _Atomic uint64_t shrinks;      /* shrinks of this comm so far */
 } tsc_comm_info;
+_Static_assert(sizeof(tsc_comm_info) == 64, "one cache line per communicator");
 
 /* NULL when unknown. */
 tsc_comm_info *tsc_comm_lookup(const void *comm);

@@ -9,6 +9,7 @@
  * the drain lock (one consumer at a time for every ring, and the dump
  * file) and the registry lock (thread set-up). */
 #include "recorder.h"
+#include "tsc_tls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,13 +89,10 @@ static int g_thread_key_ok;
 static char g_meta_buf[TSC_META_MAX * (TSC_META_KEY_MAX + TSC_META_VAL_MAX) + 4096];
 static char g_host[256];
 
-/* initial-exec: the library is preloaded, so its few bytes of TLS are in
- * the static block and each access is one instruction, not a call. */
-#define TLS __thread __attribute__((tls_model("initial-exec")))
-static TLS tsc_thread *tls_thr;
-static TLS uint32_t tls_epoch;
-static TLS uint32_t tls_refused_epoch; /* over TSCOPE_MAX_THREADS in this epoch */
-static TLS int tls_in_setup;
+static TSC_TLS tsc_thread *tls_thr;
+static TSC_TLS uint32_t tls_epoch;
+static TSC_TLS uint32_t tls_refused_epoch; /* over TSCOPE_MAX_THREADS in this epoch */
+static TSC_TLS int tls_in_setup;
 
 /* -------------------------------------------------------------- clocks */
 
@@ -267,12 +265,20 @@ static void drain_all(int from_signal, int check_names)
         int slot = atomic_load_explicit(&t->slot, memory_order_acquire);
         if (slot != SLOT_LIVE && slot != SLOT_EXITED)
             continue; /* being set up for a new thread, or empty */
-        size_t k = tsc_ring_peek(&t->ring, g_scratch, g_scratch_slots);
+        /* Written straight from the ring (the producer does not touch
+         * published slots until they are consumed), copied out only when
+         * they wrap around its end. */
+        const tsc_event *src;
+        size_t k = tsc_ring_peek_span(&t->ring, &src);
+        if (!k) {
+            k = tsc_ring_peek(&t->ring, g_scratch, g_scratch_slots);
+            src = g_scratch;
+        }
         if (k) {
             uint64_t lost = g_dump.bytes_lost;
-            if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, g_scratch,
+            if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, src,
                                      (uint32_t)(k * TSC_SLOT_SIZE)) == 0)
-                g_events_written += count_events(g_scratch, k);
+                g_events_written += count_events(src, k);
             else
                 note_write_failure(from_signal, lost);
             tsc_ring_consume(&t->ring, k);
@@ -658,6 +664,26 @@ static inline tsc_thread *get_thread(void)
     return register_thread();
 }
 
+/* A descriptor this thread has not defined (yet, or since a wipe): define
+ * it in the stream and remember it.  Out of line: its encoding buffer is
+ * 4 KiB of stack the common path does not need. */
+static uint32_t __attribute__((noinline)) intern_define(tsc_thread *t, uint8_t desc_type,
+                                                        const void *payload, uint16_t len,
+                                                        uint64_t h)
+{
+    uint32_t id = atomic_fetch_add_explicit(&g_next_desc, 1, memory_order_relaxed);
+    tsc_event slots[1 + (TSC_DESC_MAX_PAYLOAD + TSC_SLOT_SIZE - 1) / TSC_SLOT_SIZE];
+    size_t n = tsc_encode_desc(slots, sizeof slots / sizeof slots[0], desc_type, id, payload, len);
+    if (!n)
+        return 0;
+    uint64_t used = tsc_ring_push(&t->ring, slots, n);
+    if (!used)
+        return 0; /* not defined in the stream: do not remember it */
+    wake_writer(t, used);
+    tsc_intern_insert(&t->intern, desc_type, payload, len, h, id);
+    return id;
+}
+
 uint32_t tsc_rec_intern(uint8_t desc_type, const void *payload, uint16_t len)
 {
     if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE)
@@ -672,21 +698,11 @@ uint32_t tsc_rec_intern(uint8_t desc_type, const void *payload, uint16_t len)
         tsc_intern_reset(&t->intern);
         t->intern_gen = gen;
     }
-    uint64_t h = tsc_intern_hash(desc_type, payload, len);
-    uint32_t id = tsc_intern_find(&t->intern, desc_type, payload, len, h);
+    uint64_t h = 0;
+    uint32_t id = tsc_intern_lookup(&t->intern, desc_type, payload, len, &h);
     if (__builtin_expect(id != 0, 1))
         return id;
-    id = atomic_fetch_add_explicit(&g_next_desc, 1, memory_order_relaxed);
-    tsc_event slots[1 + (TSC_DESC_MAX_PAYLOAD + TSC_SLOT_SIZE - 1) / TSC_SLOT_SIZE];
-    size_t n = tsc_encode_desc(slots, sizeof slots / sizeof slots[0], desc_type, id, payload, len);
-    if (!n)
-        return 0;
-    uint64_t used = tsc_ring_push(&t->ring, slots, n);
-    if (!used)
-        return 0; /* not defined in the stream: do not remember it */
-    wake_writer(t, used);
-    tsc_intern_insert(&t->intern, desc_type, payload, len, h, id);
-    return id;
+    return intern_define(t, desc_type, payload, len, h);
 }
 
 uint32_t tsc_rec_string(const char *s, size_t len)

@@ -59,6 +59,18 @@ size_t tsc_ring_peek(tsc_ring *r, tsc_event *out, size_t max)
     return (size_t)n;
 }
 
+size_t tsc_ring_peek_span(tsc_ring *r, const tsc_event **first)
+{
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t n = h - t, pos = t & r->mask;
+    *first = NULL;
+    if (n == 0 || pos + n > r->mask + 1)
+        return 0;
+    *first = &r->slots[pos];
+    return (size_t)n;
+}
+
 void tsc_ring_consume(tsc_ring *r, size_t n)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);

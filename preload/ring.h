@@ -72,6 +72,12 @@ uint64_t tsc_ring_push(tsc_ring *r, const tsc_event *src, size_t n);
  * them.  Returns the count. */
 size_t tsc_ring_peek(tsc_ring *r, tsc_event *out, size_t max);
 
+/* Consumer: the published slots in place, when they lie in one piece (do
+ * not wrap around the end of the ring): *first points at the oldest and
+ * the count is returned; they stay valid until consumed.  0 when there are
+ * none or they wrap (then use tsc_ring_peek). */
+size_t tsc_ring_peek_span(tsc_ring *r, const tsc_event **first);
+
 /* Consumer: release n slots returned by peek. */
 void tsc_ring_consume(tsc_ring *r, size_t n);
 

@@ -1,14 +1,28 @@
 /* Added cost of one intercepted NCCL call.
  *
- * Runs itself as a child twice per thread count: once calling the stub
+ * Runs itself as a child twice per configuration: once calling the stub
  * NCCL directly, once with libtscope_preload.so preloaded in front of it.
  * Each child times every ncclAllReduce call on each of N threads with
  * CLOCK_MONOTONIC and prints median and p99; the difference between the
  * two runs is what the interposition adds (the timer cost is in both).
+ *
+ * With more threads than cores the threads time-share, so wall-clock
+ * figures include waiting for a core.  Each child therefore also reports
+ * CPU ns per call: the timed loops' CLOCK_THREAD_CPUTIME_ID summed over
+ * all threads, divided by all calls.  That counts only the time a thread
+ * ran, so it compares across thread counts on any number of cores.
+ * Configurations: 1 thread; 8 threads on one shared communicator (all
+ * bump its sequence counter); 8 threads with a communicator each.
  * The preloaded run's dump gives the bytes per event.
  *
- * Usage: bench_preload PRELOAD_SO [ITERS_PER_THREAD]
- *        bench_preload --child THREADS ITERS   (internal)
+ * On a shared machine one run is noisy: every configuration runs ROUNDS
+ * times with the modes interleaved, and each figure is the median over
+ * the rounds.  BASELINE_SO, another build of the library (say, before a
+ * change), runs as a third mode in the same rounds for a side-by-side
+ * comparison.
+ *
+ * Usage: bench_preload PRELOAD_SO [ITERS_PER_THREAD [ROUNDS [BASELINE_SO]]]
+ *        bench_preload --child THREADS ITERS OWN_COMM   (internal)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,7 +41,7 @@ tsc_nccl_result_t ncclAllReduce(const void *, void *, size_t, tsc_nccl_dtype_t,
                                 tsc_nccl_redop_t, tsc_nccl_comm_t, tsc_cuda_stream_t);
 tsc_nccl_result_t ncclCommInitRank(tsc_nccl_comm_t *, int, tsc_nccl_unique_id, int);
 
-static tsc_nccl_comm_t comm;
+static tsc_nccl_comm_t comms[64];
 static long iters;
 
 static uint64_t now_ns(void)
@@ -37,12 +51,28 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct work {
+    uint32_t *lat;
+    tsc_nccl_comm_t comm;
+    uint64_t cpu_ns;   /* thread CPU time of the timed loop */
+};
+
 static void *worker(void *arg)
 {
-    uint32_t *lat = arg;
+    struct work *w = arg;
+    uint32_t *lat = w->lat;
+    tsc_nccl_comm_t comm = w->comm;
     /* Warm-up: first-call set-up, thread registration, interning. */
     for (int i = 0; i < 1000; i++)
         ncclAllReduce(NULL, NULL, 1024, tsc_ncclFloat32, tsc_ncclSum, comm, NULL);
+    uint64_t c0 = thread_cpu_ns();
     for (long i = 0; i < iters; i++) {
         uint64_t t0 = now_ns();
         /* Alternate two signatures, as a training step alternates buckets. */
@@ -51,6 +81,7 @@ static void *worker(void *arg)
         uint64_t t1 = now_ns();
         lat[i] = (uint32_t)(t1 - t0 > UINT32_MAX ? UINT32_MAX : t1 - t0);
     }
+    w->cpu_ns = thread_cpu_ns() - c0;
     return NULL;
 }
 
@@ -60,36 +91,50 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int child(int threads, long n)
+static int child(int threads, long n, int own_comm)
 {
     iters = n;
+    if (threads < 1 || threads > 64)
+        return 1;
     tsc_nccl_unique_id id;
     memset(&id, 7, sizeof id);
-    if (ncclCommInitRank(&comm, 1, id, 0) != tsc_ncclSuccess)
-        return 1;
+    for (int i = 0; i < (own_comm ? threads : 1); i++) {
+        id.internal[0] = (char)i;
+        if (ncclCommInitRank(&comms[i], 1, id, 0) != tsc_ncclSuccess)
+            return 1;
+    }
     uint32_t *lat = malloc(sizeof *lat * (size_t)n * (size_t)threads);
+    if (!lat)
+        return 1;
     pthread_t t[64];
+    struct work w[64];
     uint64_t t0 = now_ns();
-    for (int i = 0; i < threads; i++)
-        pthread_create(&t[i], NULL, worker, lat + (size_t)i * (size_t)n);
-    for (int i = 0; i < threads; i++)
+    for (int i = 0; i < threads; i++) {
+        w[i] = (struct work){.lat = lat + (size_t)i * (size_t)n,
+                             .comm = comms[own_comm ? i : 0]};
+        pthread_create(&t[i], NULL, worker, &w[i]);
+    }
+    uint64_t cpu = 0;
+    for (int i = 0; i < threads; i++) {
         pthread_join(t[i], NULL);
+        cpu += w[i].cpu_ns;
+    }
     uint64_t wall = now_ns() - t0;
     size_t total = (size_t)n * (size_t)threads;
     qsort(lat, total, sizeof *lat, cmp_u32);
-    printf("%u %u %.1f\n", lat[total / 2], lat[total * 99 / 100],
-           (double)wall / (double)total);
+    printf("%u %u %.1f %.1f\n", lat[total / 2], lat[total * 99 / 100],
+           (double)wall / (double)total, (double)cpu / (double)total);
     free(lat);
     return 0;
 }
 
 struct result {
     unsigned median, p99;
-    double wall_per_call;
+    double wall_per_call, cpu_per_call;
 };
 
 static int run(const char *self, const char *preload, const char *outdir, int threads,
-               long n, struct result *r)
+               long n, int own_comm, struct result *r)
 {
     int fd[2];
     if (pipe(fd) < 0)
@@ -105,7 +150,7 @@ static int run(const char *self, const char *preload, const char *outdir, int th
         char tb[16], nb[32];
         snprintf(tb, sizeof tb, "%d", threads);
         snprintf(nb, sizeof nb, "%ld", n);
-        execl(self, self, "--child", tb, nb, (char *)NULL);
+        execl(self, self, "--child", tb, nb, own_comm ? "1" : "0", (char *)NULL);
         _exit(127);
     }
     close(fd[1]);
@@ -116,7 +161,8 @@ static int run(const char *self, const char *preload, const char *outdir, int th
     waitpid(p, &st, 0);
     if (k <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return -1;
-    return sscanf(buf, "%u %u %lf", &r->median, &r->p99, &r->wall_per_call) == 3 ? 0 : -1;
+    return sscanf(buf, "%u %u %lf %lf", &r->median, &r->p99, &r->wall_per_call,
+                  &r->cpu_per_call) == 4 ? 0 : -1;
 }
 
 /* File size and the "events" / "dropped_events" metadata of the only dump
@@ -154,51 +200,123 @@ static int dump_stats(const char *dir, long *bytes, long *events, long *dropped)
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum { MAX_ROUNDS = 64, MAX_MODES = 3 };
+
+/* Per configuration and mode, what each round measured. */
+struct series {
+    double median[MAX_ROUNDS], p99[MAX_ROUNDS], wall[MAX_ROUNDS], cpu[MAX_ROUNDS];
+};
+
+static void print_row(const char *label, const char *mode, struct series *x, int rounds)
+{
+    double m = median_of(x->median, rounds), p = median_of(x->p99, rounds);
+    double w = median_of(x->wall, rounds), c = median_of(x->cpu, rounds);
+    printf("%-8s %-10s %10.0f %10.0f %14.1f %13.1f\n", label, mode, m, p, w, c);
+}
+
+static void print_dump(const char *label, const char *mode, const char *dir, int *rc)
+{
+    long bytes, events, dropped;
+    if (dump_stats(dir, &bytes, &events, &dropped) == 0 && events > 0)
+        printf("%-8s %-10s dump: %ld bytes, %ld events, %ld dropped, %.2f bytes/event\n",
+               label, mode, bytes, events, dropped, (double)bytes / (double)events);
+    else
+        *rc = 1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 4 && !strcmp(argv[1], "--child"))
-        return child(atoi(argv[2]), atol(argv[3]));
+    if (argc >= 5 && !strcmp(argv[1], "--child"))
+        return child(atoi(argv[2]), atol(argv[3]), atoi(argv[4]));
     if (argc < 2) {
-        fprintf(stderr, "usage: %s PRELOAD_SO [ITERS_PER_THREAD]\n", argv[0]);
+        fprintf(stderr, "usage: %s PRELOAD_SO [ITERS_PER_THREAD [ROUNDS [BASELINE_SO]]]\n",
+                argv[0]);
         return 2;
     }
-    const char *preload = argv[1];
+    /* Modes run interleaved within each round (direct, preload, baseline),
+     * so a shared machine's load changes hit all of them alike; each figure
+     * is the median over the rounds, "added" the median of the per-round
+     * differences to the direct run. */
+    const char *libs[MAX_MODES] = {NULL, argv[1], argc > 4 ? argv[4] : NULL};
+    const char *mode_name[MAX_MODES] = {"direct", "preload", "baseline"};
+    int modes = libs[2] ? 3 : 2;
     long n = argc > 2 ? atol(argv[2]) : 200000;
+    int rounds = argc > 3 ? atoi(argv[3]) : 5;
+    if (n < 1 || rounds < 1 || rounds > MAX_ROUNDS) {
+        fprintf(stderr, "bad ITERS_PER_THREAD or ROUNDS (1..%d)\n", MAX_ROUNDS);
+        return 2;
+    }
     char self[4096];
     ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
     if (l <= 0)
         return 1;
     self[l] = '\0';
-    printf("%-8s %-10s %10s %10s %14s\n", "threads", "mode", "median_ns", "p99_ns",
-           "wall_ns/call");
-    int threads[2] = {1, 8};
+    printf("%ld calls per thread, %d rounds; median over rounds\n", n, rounds);
+    printf("%-8s %-10s %10s %10s %14s %13s\n", "threads", "mode", "median_ns", "p99_ns",
+           "wall_ns/call", "cpu_ns/call");
+    static const struct { int threads, own_comm; const char *label; } cfgs[] = {
+        {1, 0, "1"}, {8, 0, "8"}, {8, 1, "8/own"},
+    };
     int rc = 0;
-    for (int i = 0; i < 2; i++) {
-        char outdir[] = "/tmp/tsc_bench_XXXXXX";
-        if (!mkdtemp(outdir))
-            return 1;
-        struct result d, p;
-        if (run(self, NULL, outdir, threads[i], n, &d) < 0 ||
-            run(self, preload, outdir, threads[i], n, &p) < 0) {
-            fprintf(stderr, "benchmark child failed\n");
-            return 1;
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        const char *lb = cfgs[i].label;
+        static struct series ser[MAX_MODES], add[MAX_MODES];
+        char outdir[MAX_MODES][32];
+        for (int m = 0; m < modes; m++) {
+            snprintf(outdir[m], sizeof outdir[m], "/tmp/tsc_bench_XXXXXX");
+            if (!mkdtemp(outdir[m]))
+                return 1;
         }
-        printf("%-8d %-10s %10u %10u %14.1f\n", threads[i], "direct", d.median, d.p99,
-               d.wall_per_call);
-        printf("%-8d %-10s %10u %10u %14.1f\n", threads[i], "preload", p.median, p.p99,
-               p.wall_per_call);
-        printf("%-8d %-10s %10d %10d %14.1f\n", threads[i], "added", (int)p.median - (int)d.median,
-               (int)p.p99 - (int)d.p99, p.wall_per_call - d.wall_per_call);
-        long bytes, events, dropped;
-        if (dump_stats(outdir, &bytes, &events, &dropped) == 0 && events > 0)
-            printf("%-8d dump: %ld bytes, %ld events, %ld dropped, %.2f bytes/event\n",
-                   threads[i], bytes, events, dropped, (double)bytes / (double)events);
-        else
-            rc = 1;
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", outdir);
-        if (system(cmd) != 0)
-            rc = 1;
+        for (int r = 0; r < rounds; r++) {
+            struct result res[MAX_MODES];
+            for (int m = 0; m < modes; m++) {
+                /* Keep only the last round's dump per mode. */
+                char cmd[600];
+                snprintf(cmd, sizeof cmd, "rm -f %s/*.tsd", outdir[m]);
+                if (system(cmd) != 0)
+                    rc = 1;
+                if (run(self, libs[m], outdir[m], cfgs[i].threads, n, cfgs[i].own_comm,
+                        &res[m]) < 0) {
+                    fprintf(stderr, "benchmark child failed\n");
+                    return 1;
+                }
+                ser[m].median[r] = res[m].median;
+                ser[m].p99[r] = res[m].p99;
+                ser[m].wall[r] = res[m].wall_per_call;
+                ser[m].cpu[r] = res[m].cpu_per_call;
+                add[m].median[r] = (double)res[m].median - res[0].median;
+                add[m].p99[r] = (double)res[m].p99 - res[0].p99;
+                add[m].wall[r] = res[m].wall_per_call - res[0].wall_per_call;
+                add[m].cpu[r] = res[m].cpu_per_call - res[0].cpu_per_call;
+            }
+        }
+        for (int m = 0; m < modes; m++)
+            print_row(lb, mode_name[m], &ser[m], rounds);
+        for (int m = 1; m < modes; m++) {
+            char name[32];
+            snprintf(name, sizeof name, "added%s", m == 2 ? "(b)" : "");
+            print_row(lb, name, &add[m], rounds);
+        }
+        for (int m = 1; m < modes; m++)
+            print_dump(lb, mode_name[m], outdir[m], &rc);
+        for (int m = 0; m < modes; m++) {
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", outdir[m]);
+            if (system(cmd) != 0)
+                rc = 1;
+        }
     }
     return rc;
 }
