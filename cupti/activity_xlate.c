@@ -26,6 +26,29 @@ static uint32_t nonneg32(int32_t v)
     return v < 0 ? 0u : (uint32_t)v;
 }
 
+/* The span and CUPTI correlation id every timed record carries. */
+static void set_span(tsc_xrec *out, uint64_t start, uint64_t end, uint32_t correlation_id)
+{
+    out->start_ns = start;
+    out->end_ns = end;
+    out->val = correlation_id;
+}
+
+/* A memcpy, peer-to-peer or memset record: what the three share. */
+static tsc_desc_copy *copy_rec_init(tsc_xrec *out, uint8_t ev_kind, uint8_t dir,
+                                    uint32_t device, uint32_t dst_device, uint32_t stream,
+                                    uint64_t bytes)
+{
+    xrec_init(out, ev_kind, TSC_DESC_COPY, sizeof(tsc_desc_copy));
+    tsc_desc_copy *d = &out->desc.copy;
+    d->dir = dir;
+    d->device = device;
+    d->dst_device = dst_device;
+    d->stream = stream;
+    d->bytes = bytes;
+    return d;
+}
+
 int tsc_xlate_kernel(const CUpti_ActivityKernel10 *k, tsc_xrec *out)
 {
     if (!times_ok(k->start, k->end))
@@ -43,9 +66,7 @@ int tsc_xlate_kernel(const CUpti_ActivityKernel10 *k, tsc_xrec *out)
     d->shared_mem = nonneg32(k->staticSharedMemory) + nonneg32(k->dynamicSharedMemory);
     d->graph_id = k->graphId;
     out->name = k->name ? k->name : "<unknown kernel>";
-    out->start_ns = k->start;
-    out->end_ns = k->end;
-    out->val = k->correlationId;
+    set_span(out, k->start, k->end, k->correlationId);
     return 1;
 }
 
@@ -89,19 +110,12 @@ int tsc_xlate_memcpy(const CUpti_ActivityMemcpy6 *m, tsc_xrec *out)
 {
     if (!times_ok(m->start, m->end))
         return 0;
-    xrec_init(out, TSC_EV_MEMCPY, TSC_DESC_COPY, sizeof(tsc_desc_copy));
-    tsc_desc_copy *d = &out->desc.copy;
-    d->dir = copy_dir(m->copyKind);
+    tsc_desc_copy *d = copy_rec_init(out, TSC_EV_MEMCPY, copy_dir(m->copyKind), m->deviceId,
+                                     m->deviceId, m->streamId, m->bytes);
     d->src_kind = m->srcKind;
     d->dst_kind = m->dstKind;
     d->pinned = host_pinned(d->dir, m->srcKind, m->dstKind);
-    d->device = m->deviceId;
-    d->dst_device = m->deviceId;
-    d->stream = m->streamId;
-    d->bytes = m->bytes;
-    out->start_ns = m->start;
-    out->end_ns = m->end;
-    out->val = m->correlationId;
+    set_span(out, m->start, m->end, m->correlationId);
     return 1;
 }
 
@@ -109,19 +123,12 @@ int tsc_xlate_p2p(const CUpti_ActivityMemcpyPtoP4 *m, tsc_xrec *out)
 {
     if (!times_ok(m->start, m->end))
         return 0;
-    xrec_init(out, TSC_EV_MEMCPY, TSC_DESC_COPY, sizeof(tsc_desc_copy));
-    tsc_desc_copy *d = &out->desc.copy;
     /* A MEMCPY2 record is peer-to-peer whatever its copyKind says. */
-    d->dir = TSC_COPY_P2P;
+    tsc_desc_copy *d = copy_rec_init(out, TSC_EV_MEMCPY, TSC_COPY_P2P, m->srcDeviceId,
+                                     m->dstDeviceId, m->streamId, m->bytes);
     d->src_kind = m->srcKind;
     d->dst_kind = m->dstKind;
-    d->device = m->srcDeviceId;
-    d->dst_device = m->dstDeviceId;
-    d->stream = m->streamId;
-    d->bytes = m->bytes;
-    out->start_ns = m->start;
-    out->end_ns = m->end;
-    out->val = m->correlationId;
+    set_span(out, m->start, m->end, m->correlationId);
     return 1;
 }
 
@@ -129,17 +136,10 @@ int tsc_xlate_memset(const CUpti_ActivityMemset4 *m, tsc_xrec *out)
 {
     if (!times_ok(m->start, m->end))
         return 0;
-    xrec_init(out, TSC_EV_MEMSET, TSC_DESC_COPY, sizeof(tsc_desc_copy));
-    tsc_desc_copy *d = &out->desc.copy;
-    d->dir = TSC_COPY_MEMSET;
+    tsc_desc_copy *d = copy_rec_init(out, TSC_EV_MEMSET, TSC_COPY_MEMSET, m->deviceId,
+                                     m->deviceId, m->streamId, m->bytes);
     d->dst_kind = (uint8_t)m->memoryKind;
-    d->device = m->deviceId;
-    d->dst_device = m->deviceId;
-    d->stream = m->streamId;
-    d->bytes = m->bytes;
-    out->start_ns = m->start;
-    out->end_ns = m->end;
-    out->val = m->correlationId;
+    set_span(out, m->start, m->end, m->correlationId);
     return 1;
 }
 
@@ -170,9 +170,7 @@ int tsc_xlate_sync(const CUpti_ActivitySynchronization2 *s, const tsc_corr_cache
         if (d->type == TSC_SYNC_CONTEXT && e != NULL && e->is_device_sync)
             d->type = TSC_SYNC_DEVICE;
     }
-    out->start_ns = s->start;
-    out->end_ns = s->end;
-    out->val = s->correlationId;
+    set_span(out, s->start, s->end, s->correlationId);
     out->host_tid = d->tid;
     return 1;
 }
@@ -189,9 +187,7 @@ int tsc_xlate_api(const CUpti_ActivityAPI *a, uint8_t domain, tsc_cupti_mode mod
     d->cbid = a->cbid;
     d->tid = a->threadId;
     out->name = e->name;
-    out->start_ns = a->start;
-    out->end_ns = a->end;
-    out->val = a->correlationId;
+    set_span(out, a->start, a->end, a->correlationId);
     out->host_tid = a->threadId;
     return 1;
 }

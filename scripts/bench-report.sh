@@ -4,14 +4,15 @@
 #   scripts/bench-report.sh [BUILD_DIR] [CASE...]
 #
 # BUILD_DIR (default: build) must hold analyzer/tscope-report and
-# tests/analyzer/tsc-gen-job; build it optimised (the default
-# buildtype=debugoptimized is what docs/benchmarks-analyzer.md reports).
+# tests/analyzer/tsc-gen-job; build it optimised (docs/benchmarks-analyzer.md
+# says which buildtype each of its tables used).
 # Cases: 64x1M (64 ranks x ~1M events each) and 1000x100k (1,000 ranks x
 # ~100k events each); default: both.  Needs /usr/bin/time (Debian package
 # "time") and about 2x the dump size of free disk under $TMPDIR (default
 # /tmp).  For each case it prints: events, dump bytes, wall and user
 # seconds of the full report (--json), events per second, peak RSS and
-# RSS / dump size.
+# RSS / dump size, and the load average just before the report (the machine
+# may be shared: CPU seconds are the figure to compare).
 set -eu
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
@@ -35,12 +36,14 @@ run_case() {
     events=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$WORK/truth.json")
     bytes=$(sed -n 's/.*"bytes": \([0-9]*\).*/\1/p' "$WORK/truth.json")
     sync
+    load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
     /usr/bin/time -v "$REPORT" "$dir" --json >"$WORK/report.json" 2>"$WORK/time.txt" || {
         echo "bench-report: tscope-report failed:" >&2; cat "$WORK/time.txt" >&2; exit 1; }
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$WORK/time.txt")
     user=$(sed -n 's/.*User time (seconds): //p' "$WORK/time.txt")
     sys=$(sed -n 's/.*System time (seconds): //p' "$WORK/time.txt")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$WORK/time.txt")
+    echo "$name load average before the report: $load"
     awk -v n="$name" -v e="$events" -v b="$bytes" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" '
         BEGIN {
             k = split(w, p, ":"); sec = 0

@@ -3,11 +3,13 @@
 #include "job_build.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "radix_sort.h"
+#include "mem_hint.h"
+#include "record_sort.h"
 #include "tsc_format.h"
 
 tsa_job *tsa_job_new(const char *dir)
@@ -183,6 +185,60 @@ DEFINE_ADD(tsa_rank_add_gemm, tsa_gemm, gemms, n_gemms, cap_gemms)
 DEFINE_ADD(tsa_rank_add_api, tsa_api, apis, n_apis, cap_apis)
 DEFINE_ADD(tsa_rank_add_range, tsa_range, ranges, n_ranges, cap_ranges)
 
+void tsa_rank_counts_of(const tsa_rank *r, tsa_rank_counts *c)
+{
+    c->nccl = r->n_nccl;
+    c->kernels = r->n_kernels;
+    c->copies = r->n_copies;
+    c->syncs = r->n_syncs;
+    c->gemms = r->n_gemms;
+    c->apis = r->n_apis;
+    c->ranges = r->n_ranges;
+}
+
+/* Capacity of at least want (plus slack) for *arr; 0 or -1 on OOM. */
+static int reserve(void **arr, size_t *cap, size_t want, size_t elem)
+{
+    if (!want)
+        return 0;
+    want += want / 8 + 64;
+    if (want <= *cap || want > SIZE_MAX / elem)
+        return 0;
+    void *p = realloc(*arr, want * elem);
+    if (!p)
+        return -1;
+    tsa_hint_huge(p, want * elem);
+    *arr = p;
+    *cap = want;
+    return 0;
+}
+
+#define RESERVE(arr, cap, cnt) reserve((void **)&r->arr, &r->cap, c->cnt, sizeof *r->arr)
+
+int tsa_rank_reserve(tsa_rank *r, const tsa_rank_counts *c)
+{
+    if (RESERVE(nccl, cap_nccl, nccl) || RESERVE(kernels, cap_kernels, kernels) ||
+        RESERVE(copies, cap_copies, copies) || RESERVE(syncs, cap_syncs, syncs) ||
+        RESERVE(gemms, cap_gemms, gemms) || RESERVE(apis, cap_apis, apis) ||
+        RESERVE(ranges, cap_ranges, ranges))
+        return -1;
+    return 0;
+}
+
+#define DEFINE_NEW(fn, type, arr, n, cap)                                   \
+    type *fn(tsa_rank *r)                                                   \
+    {                                                                       \
+        if (grow((void **)&r->arr, r->n, &r->cap, sizeof *r->arr))          \
+            return NULL;                                                    \
+        type *x = &r->arr[r->n++];                                          \
+        memset(x, 0, sizeof *x);                                            \
+        return x;                                                           \
+    }
+
+DEFINE_NEW(tsa_rank_new_kernel, tsa_kernel, kernels, n_kernels, cap_kernels)
+DEFINE_NEW(tsa_rank_new_api, tsa_api, apis, n_apis, cap_apis)
+DEFINE_NEW(tsa_rank_new_gemm, tsa_gemm, gemms, n_gemms, cap_gemms)
+
 int tsa_rank_add_thread(tsa_rank *r, uint32_t tid, const char *name)
 {
     for (size_t i = 0; i < r->n_threads; i++)
@@ -314,130 +370,6 @@ int tsa_nccl_is_collective(uint8_t op)
 
 /* -------------------------------------------------------------- finish */
 
-static int64_t start_of(const char *base, size_t i, size_t elem)
-{
-    int64_t v;
-    memcpy(&v, base + i * elem, sizeof v);
-    return v;
-}
-
-/* Insertion sort for arrays that are nearly in order (CUPTI buffers
- * interleave streams only locally); gives up after `budget` moves, leaving
- * a valid permutation tracked in orig. Returns 1 when sorted. */
-static int insertion_sort(char *base, size_t n, size_t elem, size_t *orig, char *hold,
-                          size_t budget)
-{
-    size_t moves = 0;
-    for (size_t i = 1; i < n; i++) {
-        int64_t key = start_of(base, i, elem);
-        if (start_of(base, i - 1, elem) <= key)
-            continue;
-        size_t j = i - 1;
-        while (j > 0 && start_of(base, j - 1, elem) > key)
-            j--;
-        moves += i - j;
-        if (moves > budget)
-            return 0;
-        memcpy(hold, base + i * elem, elem);
-        memmove(base + (j + 1) * elem, base + j * elem, (i - j) * elem);
-        memcpy(base + j * elem, hold, elem);
-        size_t o = orig[i];
-        memmove(orig + j + 1, orig + j, (i - j) * sizeof *orig);
-        orig[j] = o;
-    }
-    return 1;
-}
-
-/* Move records so that record k goes to position to[k], cycle by cycle
- * with one spare record: no second copy of the array. */
-static int apply_permutation(char *base, size_t n, size_t elem, const size_t *to, char *hold,
-                             char *spare)
-{
-    unsigned char *done = calloc((n + 7) / 8, 1);
-    if (!done)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (done[i / 8] & (1u << (i % 8)))
-            continue;
-        memcpy(hold, base + i * elem, elem);
-        size_t j = i;
-        for (;;) {
-            done[j / 8] |= (unsigned char)(1u << (j % 8));
-            size_t dest = to[j];
-            if (dest == i) {
-                memcpy(base + dest * elem, hold, elem);
-                break;
-            }
-            memcpy(spare, base + dest * elem, elem);
-            memcpy(base + dest * elem, hold, elem);
-            memcpy(hold, spare, elem);
-            j = dest;
-        }
-    }
-    free(done);
-    return 0;
-}
-
-/* Sort an array of records whose first field is int64 start_ns (stable),
- * returning the permutation old index -> new index (NULL when already
- * sorted). */
-static int sort_records(void *arr, size_t n, size_t elem, size_t **perm_out)
-{
-    *perm_out = NULL;
-    char *base = arr;
-    size_t i = 1;
-    while (i < n && start_of(base, i - 1, elem) <= start_of(base, i, elem))
-        i++;
-    if (i >= n)
-        return 0;
-    size_t *orig = malloc(n * sizeof *orig);
-    size_t *perm = malloc(n * sizeof *perm);
-    char *hold = malloc(2 * elem);
-    if (!orig || !perm || !hold)
-        goto oom;
-    for (size_t k = 0; k < n; k++)
-        orig[k] = k;
-    if (!insertion_sort(base, n, elem, orig, hold, 8 * n + 1024)) {
-        /* Too disordered: radix sort the rest in linear time. */
-        tsa_sort_key *keys = malloc(n * sizeof *keys);
-        size_t *to = malloc(n * sizeof *to);
-        if (!keys || !to) {
-            free(keys);
-            free(to);
-            goto oom;
-        }
-        for (size_t k = 0; k < n; k++) {
-            keys[k].key = start_of(base, k, elem);
-            keys[k].idx = k;
-        }
-        int bad = tsa_sort_keys(keys, n);
-        for (size_t k = 0; k < n && !bad; k++)
-            to[keys[k].idx] = k;
-        if (!bad)
-            bad = apply_permutation(base, n, elem, to, hold, hold + elem);
-        /* orig[k] now sits at to[k]: compose. */
-        for (size_t k = 0; k < n && !bad; k++)
-            keys[to[k]].idx = orig[k];
-        for (size_t k = 0; k < n && !bad; k++)
-            orig[k] = keys[k].idx;
-        free(keys);
-        free(to);
-        if (bad)
-            goto oom;
-    }
-    for (size_t k = 0; k < n; k++)
-        perm[orig[k]] = k;
-    free(orig);
-    free(hold);
-    *perm_out = perm;
-    return 0;
-oom:
-    free(orig);
-    free(perm);
-    free(hold);
-    return -1;
-}
-
 static void remap(int32_t *link, const size_t *perm, size_t n)
 {
     if (perm && *link >= 0 && (size_t)*link < n)
@@ -487,12 +419,15 @@ static void extend(tsa_rank *r, int64_t s, int64_t e)
         r->last_ns = e;
 }
 
+/* Sort one of the rank's arrays (see record_sort.h). */
+#define SORT(arr, n, cap, perm)                                             \
+    tsa_sort_records((void **)&r->arr, &r->cap, r->n, sizeof *r->arr, perm)
+
 int tsa_rank_finish(tsa_rank *r)
 {
-    size_t *pk = NULL, *pn = NULL, *pg = NULL, *tmp = NULL;
-    if (sort_records(r->kernels, r->n_kernels, sizeof *r->kernels, &pk) ||
-        sort_records(r->nccl, r->n_nccl, sizeof *r->nccl, &pn) ||
-        sort_records(r->gemms, r->n_gemms, sizeof *r->gemms, &pg)) {
+    size_t *pk = NULL, *pn = NULL, *pg = NULL;
+    if (SORT(kernels, n_kernels, cap_kernels, &pk) || SORT(nccl, n_nccl, cap_nccl, &pn) ||
+        SORT(gemms, n_gemms, cap_gemms, &pg)) {
         free(pk);
         free(pn);
         return -1;
@@ -535,20 +470,9 @@ int tsa_rank_finish(tsa_rank *r)
     free(pk);
     free(pn);
     free(pg);
-    (void)tmp;
-    size_t *ignore = NULL;
-    if (sort_records(r->copies, r->n_copies, sizeof *r->copies, &ignore))
+    if (SORT(copies, n_copies, cap_copies, NULL) || SORT(syncs, n_syncs, cap_syncs, NULL) ||
+        SORT(apis, n_apis, cap_apis, NULL) || SORT(ranges, n_ranges, cap_ranges, NULL))
         return -1;
-    free(ignore);
-    if (sort_records(r->syncs, r->n_syncs, sizeof *r->syncs, &ignore))
-        return -1;
-    free(ignore);
-    if (sort_records(r->apis, r->n_apis, sizeof *r->apis, &ignore))
-        return -1;
-    free(ignore);
-    if (sort_records(r->ranges, r->n_ranges, sizeof *r->ranges, &ignore))
-        return -1;
-    free(ignore);
     for (size_t i = 0; i < r->n_copies; i++)
         extend(r, r->copies[i].start_ns, r->copies[i].end_ns);
     for (size_t i = 0; i < r->n_ranges; i++)
@@ -556,13 +480,18 @@ int tsa_rank_finish(tsa_rank *r)
     return 0;
 }
 
+void tsa_job_sort_ranks(tsa_job *job)
+{
+    if (job->n_ranks > 1)
+        qsort(job->ranks, job->n_ranks, sizeof *job->ranks, by_rank);
+}
+
 int tsa_job_finish(tsa_job *job)
 {
     for (size_t i = 0; i < job->n_ranks; i++)
         if (tsa_rank_finish(&job->ranks[i]))
             return -1;
-    if (job->n_ranks > 1)
-        qsort(job->ranks, job->n_ranks, sizeof *job->ranks, by_rank);
+    tsa_job_sort_ranks(job);
     return 0;
 }
 

@@ -40,6 +40,26 @@ int tsa_rank_add_api(tsa_rank *r, const tsa_api *a);
 int tsa_rank_add_range(tsa_rank *r, const tsa_range *rg);
 int tsa_rank_add_thread(tsa_rank *r, uint32_t tid, const char *name);
 
+/* Append a zeroed record and return it for filling in place (the loader's
+ * hot path: building a record on the stack and copying it costs a store-
+ * forwarding stall per record); NULL on OOM.  Valid until the next append
+ * to the same array. */
+tsa_kernel *tsa_rank_new_kernel(tsa_rank *r);
+tsa_api *tsa_rank_new_api(tsa_rank *r);
+tsa_gemm *tsa_rank_new_gemm(tsa_rank *r);
+
+/* Record counts of a rank, for sizing the next one: the loader reserves
+ * what the previous rank held (ranks of one job are alike), so its arrays
+ * grow without a copy per doubling.  Reserved but unused capacity is not
+ * touched (no RSS) and tsa_rank_shrink gives it back. */
+typedef struct tsa_rank_counts {
+    size_t nccl, kernels, copies, syncs, gemms, apis, ranges;
+} tsa_rank_counts;
+void tsa_rank_counts_of(const tsa_rank *r, tsa_rank_counts *c);
+/* Grow the rank's array capacities to at least c (plus an eighth); 0, or
+ * -1 on OOM (the rank is unchanged and still valid). */
+int tsa_rank_reserve(tsa_rank *r, const tsa_rank_counts *c);
+
 /* Name of a host thread, "" when unknown. */
 const char *tsa_rank_thread_name(const tsa_rank *r, uint32_t tid);
 
@@ -59,6 +79,10 @@ int tsa_nccl_is_collective(uint8_t op);
 int tsa_job_finish(tsa_job *job);
 /* tsa_job_finish for one rank (idempotent; tsa_job_finish calls it). */
 int tsa_rank_finish(tsa_rank *r);
+/* The last step of tsa_job_finish: sort ranks by rank number.  For
+ * builders that called tsa_rank_finish on every rank already (the loader:
+ * a second pass over every array would find nothing to do). */
+void tsa_job_sort_ranks(tsa_job *job);
 /* Reallocate the rank's arrays to their exact sizes. */
 void tsa_rank_shrink(tsa_rank *r);
 void tsa_job_free(tsa_job *job); /* also declared in job_load.h */

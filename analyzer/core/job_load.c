@@ -12,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "corr_index.h"
 #include "interval_set.h"
 #include "job_build.h"
+#include "radix_sort.h"
 #include "reader/dump_reader.h"
 
 /* cudaDataType_t / cublasComputeType_t values (library_types.h,
@@ -187,21 +189,22 @@ static void add_kernel(load_ctx *c, const tsr_file *f, const tsr_event *e)
         dc->name = intern_string_id(c, f, dc->kernel.name);
         dc->ready = 1;
     }
-    tsa_kernel k;
-    memset(&k, 0, sizeof k);
-    k.start_ns = (int64_t)e->start_ns;
-    k.end_ns = (int64_t)e->end_ns;
-    k.name = dc->name;
-    k.stream = dc->kernel.stream;
-    k.device = dc->kernel.device;
-    k.correlation = (uint32_t)e->val;
-    memcpy(k.grid, dc->kernel.grid, sizeof k.grid);
-    memcpy(k.block, dc->kernel.block, sizeof k.block);
-    k.graph_id = dc->kernel.graph_id;
-    k.nccl = TSA_NONE;
-    k.gemm = TSA_NONE;
-    if (tsa_rank_add_kernel(c->rank, &k))
+    tsa_kernel *k = tsa_rank_new_kernel(c->rank);
+    if (!k) {
         c->oom = 1;
+        return;
+    }
+    k->start_ns = (int64_t)e->start_ns;
+    k->end_ns = (int64_t)e->end_ns;
+    k->name = dc->name;
+    k->stream = dc->kernel.stream;
+    k->device = dc->kernel.device;
+    k->correlation = (uint32_t)e->val;
+    memcpy(k->grid, dc->kernel.grid, sizeof k->grid);
+    memcpy(k->block, dc->kernel.block, sizeof k->block);
+    k->graph_id = dc->kernel.graph_id;
+    k->nccl = TSA_NONE;
+    k->gemm = TSA_NONE;
 }
 
 static void add_nccl(load_ctx *c, const tsr_event *e)
@@ -285,11 +288,16 @@ static void add_api(load_ctx *c, const tsr_file *f, const tsr_event *e)
         dc->name = intern_string_id(c, f, d.name);
         dc->ready = 1;
     }
-    tsa_api a = {.start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
-                 .tid = d.tid ? d.tid : e->tid, .correlation = (uint32_t)e->val,
-                 .name = dc->name};
-    if (tsa_rank_add_api(c->rank, &a))
+    tsa_api *a = tsa_rank_new_api(c->rank);
+    if (!a) {
         c->oom = 1;
+        return;
+    }
+    a->start_ns = (int64_t)e->start_ns;
+    a->end_ns = (int64_t)e->end_ns;
+    a->tid = d.tid ? d.tid : e->tid;
+    a->correlation = (uint32_t)e->val;
+    a->name = dc->name;
 }
 
 static void add_gemm(load_ctx *c, const tsr_event *e)
@@ -297,22 +305,26 @@ static void add_gemm(load_ctx *c, const tsr_event *e)
     tsc_desc_gemm d;
     if (tsr_decode_gemm(e->desc, &d))
         return;
-    tsa_gemm g;
-    memset(&g, 0, sizeof g);
-    g.start_ns = (int64_t)e->start_ns;
-    g.end_ns = (int64_t)e->end_ns;
-    g.m = d.m;
-    g.n = d.n;
-    g.k = d.k;
-    g.batch = d.batch;
-    g.flops = (double)d.flops;
-    g.tid = e->tid;
-    g.dtype = gemm_dtype(&d);
-    g.kernel = TSA_NONE;
     if (push_pair(&c->own, &c->n_own, &c->cap_own, TSC_EXTCORR_ID(e->desc_id, e->val),
-                  OWN_GEMM | c->rank->n_gemms) ||
-        tsa_rank_add_gemm(c->rank, &g))
+                  OWN_GEMM | c->rank->n_gemms)) {
         c->oom = 1;
+        return;
+    }
+    tsa_gemm *g = tsa_rank_new_gemm(c->rank);
+    if (!g) {
+        c->oom = 1;
+        return;
+    }
+    g->start_ns = (int64_t)e->start_ns;
+    g->end_ns = (int64_t)e->end_ns;
+    g->m = d.m;
+    g->n = d.n;
+    g->k = d.k;
+    g->batch = d.batch;
+    g->flops = (double)d.flops;
+    g->tid = e->tid;
+    g->dtype = gemm_dtype(&d);
+    g->kernel = TSA_NONE;
 }
 
 static void add_range(load_ctx *c, const tsr_file *f, const tsr_event *e)
@@ -375,14 +387,37 @@ static int by_key(const void *pa, const void *pb)
     return (a->key > b->key) - (a->key < b->key);
 }
 
-/* Correlation ids mostly arrive in order: sort only when they do not. */
+/* Correlation ids mostly arrive in order: sort only when they do not.
+ * Stable (equal keys keep their arrival order: find_key then returns the
+ * first to arrive), through the run-merge / radix sort of radix_sort.h;
+ * qsort only when that is out of memory. */
 static void sort_pairs(id_pair *v, size_t n)
 {
-    for (size_t i = 1; i < n; i++)
-        if (v[i].key < v[i - 1].key) {
-            qsort(v, n, sizeof *v, by_key);
+    size_t i = 1;
+    while (i < n && v[i].key >= v[i - 1].key)
+        i++;
+    if (i >= n)
+        return;
+    tsa_sort_key *keys = malloc(n * sizeof *keys);
+    id_pair *out = malloc(n * sizeof *out);
+    if (keys && out) {
+        /* Flipping bit 63 maps unsigned order onto signed order. */
+        for (size_t k = 0; k < n; k++) {
+            keys[k].key = (int64_t)(v[k].key ^ (1ull << 63));
+            keys[k].idx = k;
+        }
+        if (!tsa_sort_keys(keys, n)) {
+            for (size_t k = 0; k < n; k++)
+                out[k] = v[keys[k].idx];
+            memcpy(v, out, n * sizeof *v);
+            free(keys);
+            free(out);
             return;
         }
+    }
+    free(keys);
+    free(out);
+    qsort(v, n, sizeof *v, by_key);
 }
 
 static const id_pair *find_key(const id_pair *arr, size_t n, uint64_t key)
@@ -405,34 +440,29 @@ static int link_rank(load_ctx *c)
     tsa_rank *r = c->rank;
     if (!r->n_kernels)
         return 0;
-    id_pair *kc = malloc(r->n_kernels * sizeof *kc);
-    if (!kc)
+    tsa_corr_index kc;
+    if (tsa_corr_index_build(&kc, r->kernels, r->n_kernels))
         return -1;
-    for (size_t i = 0; i < r->n_kernels; i++) {
-        kc[i].key = r->kernels[i].correlation;
-        kc[i].value = i;
-    }
-    sort_pairs(kc, r->n_kernels);
     if (c->n_ext && c->n_own) {
         sort_pairs(c->ext, c->n_ext);
         for (size_t i = 0; i < c->n_own; i++) {
             const id_pair *x = find_key(c->ext, c->n_ext, c->own[i].key);
             if (!x)
                 continue;
-            const id_pair *k = find_key(kc, r->n_kernels, x->value);
-            if (!k)
+            int64_t k = tsa_corr_index_find(&kc, x->value);
+            if (k < 0)
                 continue;
             if (c->own[i].value & OWN_GEMM) {
                 size_t gi = (size_t)(c->own[i].value & ~OWN_GEMM);
-                if (gi < r->n_gemms && r->kernels[k->value].gemm < 0) {
-                    r->gemms[gi].kernel = (int32_t)k->value;
-                    r->kernels[k->value].gemm = (int32_t)gi;
+                if (gi < r->n_gemms && r->kernels[k].gemm < 0) {
+                    r->gemms[gi].kernel = (int32_t)k;
+                    r->kernels[k].gemm = (int32_t)gi;
                 }
                 continue;
             }
             tsa_nccl_op *op = &r->nccl[c->own[i].value];
-            tsa_kernel *kk = &r->kernels[k->value];
-            op->kernel = (int32_t)k->value;
+            tsa_kernel *kk = &r->kernels[k];
+            op->kernel = (int32_t)k;
             op->gpu_start_ns = kk->start_ns;
             op->gpu_end_ns = kk->end_ns;
             kk->nccl = (int32_t)c->own[i].value;
@@ -440,40 +470,55 @@ static int link_rank(load_ctx *c)
         }
     }
     for (size_t i = 0; i < r->n_apis; i++) {
-        const id_pair *k = find_key(kc, r->n_kernels, r->apis[i].correlation);
-        if (k)
-            r->kernels[k->value].launch_tid = r->apis[i].tid;
+        int64_t k = tsa_corr_index_find(&kc, r->apis[i].correlation);
+        if (k >= 0)
+            r->kernels[k].launch_tid = r->apis[i].tid;
     }
-    free(kc);
+    tsa_corr_index_free(&kc);
     return 0;
 }
 
 /* Drop API records lying entirely inside GPU-busy time (kernels and
  * copies): they cannot overlap GPU idle time, the only use the report has
- * for them once launch threads are joined.  Arrays are sorted. */
+ * for them once launch threads are joined.  Arrays are sorted (by
+ * tsa_rank_finish), so the busy set is built by merging kernels and copies
+ * in start order (no sort) and the APIs are swept against it. */
 static int lean_apis(tsa_rank *r)
 {
     tsa_ivset busy;
     tsa_ivset_init(&busy);
-    for (size_t i = 0; i < r->n_kernels; i++)
-        if (tsa_ivset_push(&busy, r->kernels[i].start_ns, r->kernels[i].end_ns))
-            goto oom;
-    for (size_t i = 0; i < r->n_copies; i++)
-        if (tsa_ivset_push(&busy, r->copies[i].start_ns, r->copies[i].end_ns))
-            goto oom;
+    size_t i = 0, j = 0;
+    while (i < r->n_kernels || j < r->n_copies) {
+        int take_kernel = j == r->n_copies ||
+                          (i < r->n_kernels && r->kernels[i].start_ns <= r->copies[j].start_ns);
+        int64_t s = take_kernel ? r->kernels[i].start_ns : r->copies[j].start_ns;
+        int64_t e = take_kernel ? r->kernels[i].end_ns : r->copies[j].end_ns;
+        if (take_kernel)
+            i++;
+        else
+            j++;
+        if (tsa_ivset_push(&busy, s, e)) {
+            tsa_ivset_free(&busy);
+            return -1;
+        }
+    }
     tsa_ivset_normalize(&busy);
-    size_t w = 0;
-    for (size_t i = 0; i < r->n_apis; i++) {
-        const tsa_api *a = &r->apis[i];
-        if (tsa_ivset_length_in(&busy, a->start_ns, a->end_ns) < a->end_ns - a->start_ns)
+    /* busy is sorted, disjoint and non-adjacent: [s, e) lies inside it iff
+     * one interval holds it, and that interval is the first one ending after
+     * s, which only moves forward as the APIs' starts grow. */
+    size_t w = 0, b = 0;
+    for (size_t k = 0; k < r->n_apis; k++) {
+        const tsa_api *a = &r->apis[k];
+        while (b < busy.n && busy.v[b].e <= a->start_ns)
+            b++;
+        int covered = a->end_ns <= a->start_ns ||
+                      (b < busy.n && busy.v[b].s <= a->start_ns && a->end_ns <= busy.v[b].e);
+        if (!covered)
             r->apis[w++] = *a;
     }
     r->n_apis = w;
     tsa_ivset_free(&busy);
     return 0;
-oom:
-    tsa_ivset_free(&busy);
-    return -1;
 }
 
 /* Run id of a dump from its first META chunk, without validating the file
@@ -586,11 +631,12 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc, .on_event = on_event,
                         .on_problem = on_problem};
     size_t loaded = 0;
+    tsa_rank_counts like = {0}; /* the previous rank's counts, as read */
     for (size_t i = 0; i < n_paths; i++) {
         if (strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
             continue;
         tsa_rank *r = tsa_job_add_rank(job);
-        if (!r)
+        if (!r || tsa_rank_reserve(r, &like))
             goto oom;
         r->file = strdup(paths[i]);
         load_ctx c = {.job = job, .rank = r, .path = paths[i]};
@@ -598,6 +644,7 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         memset(&stats, 0, sizeof stats);
         int st_read = tsr_read_file(paths[i], &cb, &c, &stats);
         job->dump_bytes += stats.file_size;
+        tsa_rank_counts_of(r, &like);
         int bad_link = link_rank(&c);
         if (c.bad_times &&
             tsa_job_add_problem(job, paths[i], 0, "%llu events with impossible times skipped",
@@ -642,11 +689,8 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         tsa_job_free(job);
         return -1;
     }
-    if (tsa_job_finish(job)) {
-        tsa_job_free(job);
-        set_err(err, err_len, "%s: out of memory", dir);
-        return -1;
-    }
+    /* Every rank went through tsa_rank_finish as it was loaded. */
+    tsa_job_sort_ranks(job);
     *out = job;
     return 0;
 oom:

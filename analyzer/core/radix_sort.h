@@ -17,7 +17,8 @@ typedef struct tsa_sort_key {
 int tsa_radix_sort(tsa_sort_key *keys, size_t n);
 
 /* The same, choosing the method: arrays made of a few sorted runs (one per
- * producing thread's chunk) are merged run by run, others radix sorted. */
+ * producing thread's chunk) are merged run by run; arrays interleaving a
+ * few sorted streams are split into them and merged; others radix sorted. */
 int tsa_sort_keys(tsa_sort_key *keys, size_t n);
 
 #endif

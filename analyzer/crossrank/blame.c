@@ -12,11 +12,7 @@
 
 int xr_blame(xr_ctx *c, tsa_xrank_result *out)
 {
-    size_t max_n = 1;
-    for (size_t k = 0; k < c->n_inst; k++)
-        if (c->inst[k].n > max_n)
-            max_n = c->inst[k].n;
-    int64_t *scratch = malloc(max_n * sizeof *scratch);
+    int64_t *scratch = malloc(xr_largest_instance(c) * sizeof *scratch);
     if (!scratch)
         return -1;
 

@@ -252,6 +252,17 @@ static void spanning_offsets(xr_ctx *c, pair_samples *pairs, size_t n_pairs,
     }
 }
 
+/* A symmetric instance whose members all lie in one clock component. */
+static int symmetric_on_one_clock(const xr_ctx *c, const xr_instance *in)
+{
+    if (!in->symmetric)
+        return 0;
+    for (uint32_t j = 1; j < in->n; j++)
+        if (c->comp[c->m[in->first + j].rank] != c->comp[c->m[in->first].rank])
+            return 0;
+    return 1;
+}
+
 /* Per rank, the median (signed, or absolute) deviation of its aligned end
  * times from each symmetric instance's median aligned end, using the
  * offsets in c->offset; instances mixing clock components are skipped.
@@ -266,14 +277,8 @@ static int rank_deviation(xr_ctx *c, int absolute, int64_t *med_out, uint8_t *ha
     if (!cnt || !pos)
         goto out;
     for (size_t k = 0; k < c->n_inst; k++) {
-        xr_instance *in = &c->inst[k];
-        if (!in->symmetric)
-            continue;
-        int same = 1;
-        for (uint32_t j = 1; j < in->n; j++)
-            if (c->comp[c->m[in->first + j].rank] != c->comp[c->m[in->first].rank])
-                same = 0;
-        if (!same)
+        const xr_instance *in = &c->inst[k];
+        if (!symmetric_on_one_clock(c, in))
             continue;
         if (in->n > max_n)
             max_n = in->n;
@@ -294,13 +299,7 @@ static int rank_deviation(xr_ctx *c, int absolute, int64_t *med_out, uint8_t *ha
         pos[r] = pos[r - 1] + cnt[r - 1];
     for (size_t k = 0; k < c->n_inst; k++) {
         const xr_instance *in = &c->inst[k];
-        if (!in->symmetric)
-            continue;
-        int same = 1;
-        for (uint32_t j = 1; j < in->n; j++)
-            if (c->comp[c->m[in->first + j].rank] != c->comp[c->m[in->first].rank])
-                same = 0;
-        if (!same)
+        if (!symmetric_on_one_clock(c, in))
             continue;
         for (uint32_t j = 0; j < in->n; j++) {
             const xr_member *m = &c->m[in->first + j];

@@ -62,6 +62,22 @@ typedef struct comm_info {
     int enabled;
 } comm_info;
 
+/* The communicator of a usable call whose seq is below the communicator's
+ * limit; NULL for any other call. */
+static comm_info *usable_comm(comm_info *comms, xr_idmap *map, const tsa_nccl_op *o)
+{
+    if (!usable_call(o))
+        return NULL;
+    comm_info *ce = &comms[xr_idmap_get(map, o->comm_id, 0)];
+    return o->seq < ce->limit ? ce : NULL;
+}
+
+/* The slot of seq in an enabled communicator. */
+static size_t slot_of(const comm_info *ce, uint64_t seq)
+{
+    return ce->base + (size_t)(seq - ce->min_seq);
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -120,10 +136,8 @@ int xr_match(xr_ctx *c)
         const tsa_rank *rk = &job->ranks[r];
         for (size_t i = 0; i < rk->n_nccl; i++) {
             const tsa_nccl_op *o = &rk->nccl[i];
-            if (!usable_call(o))
-                continue;
-            comm_info *ce = &comms[xr_idmap_get(&map, o->comm_id, 0)];
-            if (o->seq >= ce->limit)
+            comm_info *ce = usable_comm(comms, &map, o);
+            if (!ce)
                 continue;
             if (o->seq < ce->min_seq)
                 ce->min_seq = o->seq;
@@ -162,11 +176,9 @@ int xr_match(xr_ctx *c)
         const tsa_rank *rk = &job->ranks[r];
         for (size_t i = 0; i < rk->n_nccl; i++) {
             const tsa_nccl_op *o = &rk->nccl[i];
-            if (!usable_call(o))
-                continue;
-            const comm_info *ce = &comms[xr_idmap_get(&map, o->comm_id, 0)];
-            if (ce->enabled && o->seq < ce->limit)
-                count[ce->base + (o->seq - ce->min_seq)]++;
+            const comm_info *ce = usable_comm(comms, &map, o);
+            if (ce && ce->enabled)
+                count[slot_of(ce, o->seq)]++;
         }
     }
     size_t total = 0;
@@ -208,7 +220,7 @@ int xr_match(xr_ctx *c)
             const comm_info *ce = &comms[ci];
             if (!ce->enabled || o->seq >= ce->limit)
                 continue;
-            size_t slot = ce->base + (o->seq - ce->min_seq);
+            size_t slot = slot_of(ce, o->seq);
             if (fill[slot]) {
                 /* one rank twice in one instance (a duplicate record): keep the first */
                 if (c->m[start[slot] + fill[slot] - 1].rank == (int32_t)r)
@@ -284,4 +296,13 @@ out:
     free(start);
     free(last_seq);
     return rc;
+}
+
+size_t xr_largest_instance(const xr_ctx *c)
+{
+    size_t max_n = 1;
+    for (size_t k = 0; k < c->n_inst; k++)
+        if (c->inst[k].n > max_n)
+            max_n = c->inst[k].n;
+    return max_n;
 }

@@ -40,6 +40,21 @@
 DEFINE_SELECT(select_i64, int64_t)
 DEFINE_SELECT(select_d, double)
 
+/* The largest of v[0..k), k >= 1: after selecting k, the lower middle of
+ * an even count. */
+#define DEFINE_MAX_BELOW(NAME, T)                                           \
+    static T NAME(const T *v, size_t k)                                     \
+    {                                                                       \
+        T m = v[0];                                                         \
+        for (size_t i = 1; i < k; i++)                                      \
+            if (v[i] > m)                                                   \
+                m = v[i];                                                   \
+        return m;                                                           \
+    }
+
+DEFINE_MAX_BELOW(max_below_i64, int64_t)
+DEFINE_MAX_BELOW(max_below_d, double)
+
 int64_t xr_median_i64(int64_t *v, size_t n)
 {
     if (n == 0)
@@ -49,10 +64,7 @@ int64_t xr_median_i64(int64_t *v, size_t n)
     int64_t hi = v[k];
     if (n % 2)
         return hi;
-    int64_t lo = v[0];
-    for (size_t i = 1; i < k; i++)
-        if (v[i] > lo)
-            lo = v[i];
+    int64_t lo = max_below_i64(v, k);
     return lo + (hi - lo) / 2;
 }
 
@@ -65,10 +77,7 @@ double xr_median_d(double *v, size_t n)
     double hi = v[k];
     if (n % 2)
         return hi;
-    double lo = v[0];
-    for (size_t i = 1; i < k; i++)
-        if (v[i] > lo)
-            lo = v[i];
+    double lo = max_below_d(v, k);
     return 0.5 * (lo + hi);
 }
 

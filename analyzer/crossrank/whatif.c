@@ -10,11 +10,7 @@
 int64_t xr_whatif(const xr_ctx *c, const uint8_t *mask, int64_t *per_step)
 {
     int64_t total = 0;
-    size_t max_n = 1;
-    for (size_t k = 0; k < c->n_inst; k++)
-        if (c->inst[k].n > max_n)
-            max_n = c->inst[k].n;
-    int64_t *others = malloc(max_n * sizeof *others);
+    int64_t *others = malloc(xr_largest_instance(c) * sizeof *others);
     if (!others)
         return 0;
     for (size_t k = 0; k < c->n_inst; k++) {

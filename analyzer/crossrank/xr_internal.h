@@ -72,6 +72,8 @@ typedef struct xr_ctx {
 
 /* match.c: instances and members from every rank's NCCL calls. */
 int xr_match(xr_ctx *c);
+/* match.c: members of the largest instance, at least 1 (a scratch size). */
+size_t xr_largest_instance(const xr_ctx *c);
 /* clock_align.c: per-rank offsets (sets job clock_offset_ns) and residual. */
 int xr_clock_align(xr_ctx *c, tsa_xrank_result *out);
 /* blame.c: arrivals, waits, transfers, who was last; per-rank totals. */

@@ -1,5 +1,6 @@
 /* EVENTS chunk payloads: 32-byte slots, each an event or the head of a
  * descriptor definition followed by its continuation slots. */
+#include <stddef.h>
 #include <string.h>
 
 #include "reader_internal.h"
@@ -82,8 +83,16 @@ static size_t define_desc(tsr_file *f, const tsc_chunk_header *h, uint64_t slot_
 static void deliver_event(tsr_file *f, const tsc_chunk_header *h, uint64_t slot_off,
                           const uint8_t *slot)
 {
+    /* Field by field from the slot: copying the whole slot into a struct
+     * and reading fields back stalls on store forwarding. */
     tsc_event ev;
-    memcpy(&ev, slot, sizeof ev);
+    ev.kind = slot[offsetof(tsc_event, kind)];
+    ev.flags = slot[offsetof(tsc_event, flags)];
+    memcpy(&ev.aux, slot + offsetof(tsc_event, aux), sizeof ev.aux);
+    memcpy(&ev.desc, slot + offsetof(tsc_event, desc), sizeof ev.desc);
+    memcpy(&ev.start_ns, slot + offsetof(tsc_event, start_ns), sizeof ev.start_ns);
+    memcpy(&ev.end_ns, slot + offsetof(tsc_event, end_ns), sizeof ev.end_ns);
+    memcpy(&ev.val, slot + offsetof(tsc_event, val), sizeof ev.val);
     const char *kname = tsr_event_kind_name(ev.kind);
     if (!kname) {
         f->stats.unknown_events++;

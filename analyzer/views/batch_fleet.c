@@ -111,6 +111,16 @@ void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_
     free(idx);
 }
 
+/* One NDJSON line (nothing when out of memory); frees o. */
+static void print_line_and_delete(FILE *out, cJSON *o)
+{
+    char *s = cJSON_PrintUnformatted(o);
+    if (s)
+        fprintf(out, "%s\n", s);
+    free(s);
+    cJSON_Delete(o);
+}
+
 void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n, size_t top)
 {
     host_count *h;
@@ -124,11 +134,7 @@ void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n
             if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
                 !strcmp(rows[i].straggler_host, h[k].host))
                 cJSON_AddItemToArray(jobs, cJSON_CreateString(rows[i].job));
-        char *s = cJSON_PrintUnformatted(o);
-        if (s)
-            fprintf(out, "%s\n", s);
-        free(s);
-        cJSON_Delete(o);
+        print_line_and_delete(out, o);
     }
     free(h);
     size_t *idx;
@@ -139,11 +145,7 @@ void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n
         cJSON_AddNumberToObject(o, "rank", (double)(k + 1));
         cJSON_AddStringToObject(o, "job", rows[idx[k]].job);
         cJSON_AddNumberToObject(o, "recoverable_gpu_hours", rows[idx[k]].recoverable_gpu_hours);
-        char *s = cJSON_PrintUnformatted(o);
-        if (s)
-            fprintf(out, "%s\n", s);
-        free(s);
-        cJSON_Delete(o);
+        print_line_and_delete(out, o);
     }
     free(idx);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "cli_number.h"
 #include "commands.h"
 
 static void usage(FILE *out)
@@ -25,16 +26,6 @@ static void usage(FILE *out)
             "  -q, --quiet     no progress lines on stderr\n"
             "exit status: 0 all jobs ok, 1 some jobs failed or were partial, 2 error\n",
             TSA_BATCH_SUMMARY_FILE);
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 int tsa_cmd_batch(int argc, char **argv)
@@ -62,7 +53,7 @@ int tsa_cmd_batch(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'j':
-            if (parse_long(optarg, 1, 256, &v)) {
+            if (tsa_cli_long(optarg, 1, 256, &v)) {
                 fprintf(stderr, "tscope-report: bad -j '%s' (1..256)\n", optarg);
                 return 2;
             }
@@ -71,13 +62,13 @@ int tsa_cmd_batch(int argc, char **argv)
         case O_CSV: format = 1; break;
         case O_NDJSON: format = 2; break;
         case O_TOP:
-            if (parse_long(optarg, 0, 1000000, &top)) {
+            if (tsa_cli_long(optarg, 0, 1000000, &top)) {
                 fprintf(stderr, "tscope-report: bad --top '%s'\n", optarg);
                 return 2;
             }
             break;
         case O_TIMEOUT:
-            if (parse_long(optarg, 0, 86400 * 30, &v)) {
+            if (tsa_cli_long(optarg, 0, 86400 * 30, &v)) {
                 fprintf(stderr, "tscope-report: bad --timeout '%s'\n", optarg);
                 return 2;
             }

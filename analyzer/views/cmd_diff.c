@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_number.h"
 #include "commands.h"
 #include "core/analysis.h"
 #include "core/job_load.h"
@@ -67,12 +68,11 @@ int tsa_cmd_diff(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        char *end;
         switch (c) {
         case O_JSON: json = 1; break;
         case O_WARMUP: {
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 0 || v > 1000000) {
+            long v;
+            if (tsa_cli_long(optarg, 0, 1000000, &v)) {
                 fprintf(stderr, "tscope-report: bad --warmup '%s'\n", optarg);
                 return 2;
             }
@@ -80,8 +80,8 @@ int tsa_cmd_diff(int argc, char **argv)
             break;
         }
         case O_PEAK: {
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end || !(v > 0)) {
+            double v;
+            if (tsa_cli_double(optarg, &v) || !(v > 0)) {
                 fprintf(stderr, "tscope-report: bad --peak-tflops '%s'\n", optarg);
                 return 2;
             }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_number.h"
 #include "commands.h"
 #include "core/analysis.h"
 #include "core/job_load.h"
@@ -76,9 +77,8 @@ int tsa_cmd_trace(int argc, char **argv)
             }
             break;
         case O_MAXMB: {
-            char *end;
-            double mb = strtod(optarg, &end);
-            if (end == optarg || *end || !(mb > 0 && mb < 1e7)) {
+            double mb;
+            if (tsa_cli_double(optarg, &mb) || !(mb > 0 && mb < 1e7)) {
                 fprintf(stderr, "tscope-report: bad --max-mb '%s'\n", optarg);
                 return 2;
             }

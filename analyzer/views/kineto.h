@@ -19,8 +19,8 @@
  * first bytes look like a Chrome trace with "traceEvents". */
 int tsa_kineto_dir(const char *dir);
 
-/* Load every Kineto trace in dir into a new job (ranks sorted by rank).
- * Returns 0 when all files parsed cleanly, 1 when some had problems (each
+/* Load every Kineto trace in dir into a new job (ranks sorted by rank; free
+ * it with the core's tsa_job_free, core/job_load.h).  Returns 0 when all files parsed cleanly, 1 when some had problems (each
  * one is in job->problems with the file and byte offset; the events before
  * a parse error are kept), 2 when nothing could be read (then *out is NULL
  * and an explanation was printed to stderr). */
@@ -36,18 +36,11 @@ typedef struct tsa_kineto_stats {
 } tsa_kineto_stats;
 
 /* Parse one trace file into *rank (zeroed first; free its contents with
- * tsa_kineto_rank_free).  Returns 0, or -1 with a message naming the byte
- * offset in err (the events before the error stay in *rank). */
+ * the core's tsa_rank_free_contents, core/job_build.h).  Returns 0, or -1
+ * with a message naming the byte offset in err (the events before the
+ * error stay in *rank). */
 int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *stats,
                          char *err, size_t errlen);
-
-/* Free what tsa_kineto_load_file put in a rank (not the rank itself). */
-void tsa_kineto_rank_free(tsa_rank *rank);
-
-/* Free a job built by tsa_kineto_load.  Every field is a plain malloc'd
- * block, so the core's tsa_job_free frees it too (commands use that one);
- * this one exists so the Kineto tests need not link the core. */
-void tsa_kineto_job_free(tsa_job *job);
 
 /* Kernel category from a kernel's (mangled or demangled) name. */
 tsa_kcat tsa_kineto_kernel_category(const char *name);

@@ -655,30 +655,6 @@ static int finish(builder *b, const kineto_header *hdr)
 
 /* ------------------------------------------------------------- public */
 
-void tsa_kineto_rank_free(tsa_rank *r)
-{
-    if (!r)
-        return;
-    free(r->host);
-    free(r->run_id);
-    free(r->file);
-    free(r->device_name);
-    free(r->cmdline);
-    free(r->nccl);
-    free(r->kernels);
-    free(r->copies);
-    free(r->syncs);
-    free(r->gemms);
-    free(r->apis);
-    free(r->ranges);
-    free(r->threads);
-    for (size_t i = 0; i < r->n_strings; i++)
-        free(r->strings[i]);
-    free(r->strings);
-    free(r->steps);
-    memset(r, 0, sizeof *r);
-}
-
 int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *stats,
                          char *err, size_t errlen)
 {

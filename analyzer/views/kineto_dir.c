@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "core/job_build.h"
 #include "kineto.h"
 #include "vec.h"
 
@@ -173,26 +174,6 @@ static uint64_t offset_of(const char *msg)
     return p ? strtoull(p + 8, NULL, 10) : 0;
 }
 
-void tsa_kineto_job_free(tsa_job *job)
-{
-    if (!job)
-        return;
-    for (size_t i = 0; i < job->n_ranks; i++)
-        tsa_kineto_rank_free(&job->ranks[i]);
-    free(job->ranks);
-    for (size_t i = 0; i < job->n_problems; i++) {
-        free(job->problems[i].file);
-        free(job->problems[i].message);
-    }
-    free(job->problems);
-    for (size_t i = 0; i < job->n_other_runs; i++)
-        free(job->other_runs[i]);
-    free(job->other_runs);
-    free(job->dir);
-    free(job->run_id);
-    free(job);
-}
-
 int tsa_kineto_load(const char *dir, tsa_job **out)
 {
     char err[512];
@@ -261,7 +242,7 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
                      ranks[i].rank, ranks[keep - 1].file);
             if (add_problem(job, &cap_problems, ranks[i].file, 0, msg))
                 goto oom;
-            tsa_kineto_rank_free(&ranks[i]);
+            tsa_rank_free_contents(&ranks[i]);
             continue;
         }
         if (keep != i)
@@ -281,11 +262,11 @@ oom:
     snprintf(err, errlen, "%s: out of memory", dir);
     if (ranks)
         for (size_t i = 0; i < n; i++)
-            tsa_kineto_rank_free(&ranks[i]);
+            tsa_rank_free_contents(&ranks[i]);
     free(ranks);
     if (job)
         job->ranks = NULL, job->n_ranks = 0;
-    tsa_kineto_job_free(job);
+    tsa_job_free(job);
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);

@@ -1,35 +1,14 @@
 #include "views_names.h"
 
 #include "model.h"
+#include "reader/dump_reader.h"
 #include "tsc_format.h"
 
+/* The reader's table: the NCCL function without its "nccl" prefix. */
 const char *tsa_views_nccl_op_name(unsigned op)
 {
-    switch (op) {
-    case TSC_NCCL_ALLREDUCE: return "AllReduce";
-    case TSC_NCCL_ALLGATHER: return "AllGather";
-    case TSC_NCCL_REDUCESCATTER: return "ReduceScatter";
-    case TSC_NCCL_BROADCAST: return "Broadcast";
-    case TSC_NCCL_BCAST: return "Bcast";
-    case TSC_NCCL_REDUCE: return "Reduce";
-    case TSC_NCCL_ALLTOALL: return "AlltoAll";
-    case TSC_NCCL_GATHER: return "Gather";
-    case TSC_NCCL_SCATTER: return "Scatter";
-    case TSC_NCCL_SEND: return "Send";
-    case TSC_NCCL_RECV: return "Recv";
-    case TSC_NCCL_GROUP_START: return "GroupStart";
-    case TSC_NCCL_GROUP_END: return "GroupEnd";
-    case TSC_NCCL_COMM_INIT_RANK: return "CommInitRank";
-    case TSC_NCCL_COMM_INIT_RANK_CONFIG: return "CommInitRankConfig";
-    case TSC_NCCL_COMM_INIT_RANK_SCALABLE: return "CommInitRankScalable";
-    case TSC_NCCL_COMM_INIT_ALL: return "CommInitAll";
-    case TSC_NCCL_COMM_SPLIT: return "CommSplit";
-    case TSC_NCCL_COMM_SHRINK: return "CommShrink";
-    case TSC_NCCL_COMM_FINALIZE: return "CommFinalize";
-    case TSC_NCCL_COMM_DESTROY: return "CommDestroy";
-    case TSC_NCCL_COMM_ABORT: return "CommAbort";
-    default: return "op?";
-    }
+    const char *name = op <= UINT8_MAX ? tsr_nccl_op_name((uint8_t)op) : NULL;
+    return name ? name : "op?";
 }
 
 const char *tsa_views_phase_name(unsigned p)

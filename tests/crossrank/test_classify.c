@@ -19,6 +19,18 @@ static size_t count_id(const tsa_findings *f, const char *id)
     return n;
 }
 
+/* The defaults, hosts 1 s apart, with the shape and seed a test varies. */
+static synth_params seeded_params(int n_ranks, int ranks_per_host, uint64_t seed)
+{
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = n_ranks;
+    p.ranks_per_host = ranks_per_host;
+    p.max_offset_ns = 1000000000ll;
+    p.seed = seed;
+    return p;
+}
+
 static void run(const synth_params *p, tsa_xrank_result *r, tsa_findings *f)
 {
     tsa_job *job = synth_job(p, NULL);
@@ -35,13 +47,8 @@ static void test_two_slow_ranks(void **state)
         double sd[32] = {0};
         sd[3] = 0.10;
         sd[20] = 0.06 + 0.01 * (double)seed;
-        synth_params p;
-        synth_defaults(&p);
-        p.n_ranks = 32;
-        p.ranks_per_host = 8;
-        p.max_offset_ns = 1000000000ll;
+        synth_params p = seeded_params(32, 8, seed);
         p.slowdown = sd;
-        p.seed = seed;
         tsa_xrank_result r;
         tsa_findings f = {0};
         run(&p, &r, &f);
@@ -67,13 +74,8 @@ static void test_slow_host(void **state)
         double sd[32] = {0};
         for (int i = 16; i < 24; i++)
             sd[i] = 0.08;
-        synth_params p;
-        synth_defaults(&p);
-        p.n_ranks = 32;
-        p.ranks_per_host = 8;
-        p.max_offset_ns = 1000000000ll;
+        synth_params p = seeded_params(32, 8, seed);
         p.slowdown = sd;
-        p.seed = seed;
         tsa_job *job = synth_job(&p, NULL);
         assert_non_null(job);
         tsa_xrank_result r;
@@ -99,15 +101,10 @@ static void test_intermittent(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 5; seed++) {
         synth_burst b[2] = {{6, 10, 4, 0.3}, {6, 30, 4, 0.3}};
-        synth_params p;
-        synth_defaults(&p);
-        p.n_ranks = 16;
+        synth_params p = seeded_params(16, 4, seed);
         p.n_steps = 60;
-        p.ranks_per_host = 4;
-        p.max_offset_ns = 1000000000ll;
         p.bursts = b;
         p.n_bursts = 2;
-        p.seed = seed;
         tsa_job *job = synth_job(&p, NULL);
         assert_non_null(job);
         tsa_xrank_result r;
@@ -152,13 +149,9 @@ static void test_missing_records(void **state)
     for (uint64_t seed = 1; seed <= 5; seed++) {
         double sd[16] = {0};
         sd[9] = 0.05;
-        synth_params p;
-        synth_defaults(&p);
-        p.n_ranks = 16;
-        p.max_offset_ns = 1000000000ll;
+        synth_params p = seeded_params(16, 4, seed);   /* 4: the default */
         p.missing = 0.02;
         p.n_steps = 80;
-        p.seed = seed;
         tsa_xrank_result r;
         run(&p, &r, NULL);
         assert_null(r.straggler);

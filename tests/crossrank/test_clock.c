@@ -12,6 +12,32 @@
 
 #define TOL_NS 10000   /* the bar: 10 microseconds */
 
+/* The defaults with the three things a clock test varies. */
+static synth_params clock_params(int n_ranks, int ranks_per_host, int64_t max_offset_ns)
+{
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = n_ranks;
+    p.ranks_per_host = ranks_per_host;
+    p.max_offset_ns = max_offset_ns;
+    return p;
+}
+
+/* Every one of the first n ranks recovered its true offset within TOL_NS. */
+static void assert_offsets_near(const tsa_job *job, const int64_t *truth, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert_true(llabs(job->ranks[i].clock_offset_ns - truth[i]) <= TOL_NS);
+}
+
+static void free_run(tsa_findings *f, tsa_xrank_result *r, tsa_job *job)
+{
+    if (f)
+        tsa_findings_free(f);
+    tsa_xrank_free(r);
+    synth_job_free(job);
+}
+
 static void check_offsets(const synth_params *p)
 {
     int64_t *truth = calloc((size_t)p->n_ranks, sizeof *truth);
@@ -34,8 +60,7 @@ static void check_offsets(const synth_params *p)
     }
     /* residual: the end jitter, not seconds */
     assert_true(r.clock_residual_ns <= p->end_jitter_ns + TOL_NS);
-    tsa_xrank_free(&r);
-    synth_job_free(job);
+    free_run(NULL, &r, job);
     free(truth);
 }
 
@@ -47,12 +72,8 @@ static void test_offsets_seconds_apart(void **state)
     static const int per_host[] = {1, 4, 8, 8};
     for (size_t k = 0; k < sizeof ranks / sizeof ranks[0]; k++) {
         for (uint64_t seed = 1; seed <= 10; seed++) {
-            synth_params p;
-            synth_defaults(&p);
-            p.n_ranks = ranks[k];
-            p.ranks_per_host = per_host[k];
+            synth_params p = clock_params(ranks[k], per_host[k], 5000000000ll);
             p.n_steps = 20;
-            p.max_offset_ns = 5000000000ll;
             p.end_jitter_ns = 20000;
             p.seed = seed;
             check_offsets(&p);
@@ -65,10 +86,7 @@ static void test_offsets_missing_ops(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 10; seed++) {
-        synth_params p;
-        synth_defaults(&p);
-        p.n_ranks = 16;
-        p.max_offset_ns = 2000000000ll;
+        synth_params p = clock_params(16, 4, 2000000000ll);   /* 4: the default */
         p.missing = 0.05;
         p.seed = seed;
         check_offsets(&p);
@@ -79,11 +97,7 @@ static void test_offsets_missing_ops(void **state)
 static void test_offsets_no_hosts(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 12;
-    p.ranks_per_host = 0;
-    p.max_offset_ns = 1000000000ll;
+    synth_params p = clock_params(12, 0, 1000000000ll);
     check_offsets(&p);
 }
 
@@ -92,12 +106,8 @@ static void test_offsets_no_hosts(void **state)
 static void test_offsets_outliers(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 8;
-    p.ranks_per_host = 2;
+    synth_params p = clock_params(8, 2, 3000000000ll);
     p.n_steps = 40;
-    p.max_offset_ns = 3000000000ll;
     int64_t truth[8];
     tsa_job *job = synth_job(&p, truth);
     assert_non_null(job);
@@ -106,21 +116,15 @@ static void test_offsets_outliers(void **state)
         job->ranks[5].nccl[i * 7].end_ns = job->ranks[5].nccl[i * 7].gpu_end_ns += 50000000;
     tsa_xrank_result r;
     assert_int_equal(tsa_xrank_run(job, NULL, &r, NULL), 0);
-    for (int i = 0; i < 8; i++)
-        assert_true(llabs(job->ranks[i].clock_offset_ns - truth[i]) <= TOL_NS);
-    tsa_xrank_free(&r);
-    synth_job_free(job);
+    assert_offsets_near(job, truth, 8);
+    free_run(NULL, &r, job);
 }
 
 /* One host: one clock, offsets exactly zero. */
 static void test_single_host(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 8;
-    p.ranks_per_host = 8;
-    p.max_offset_ns = 1000000000ll;
+    synth_params p = clock_params(8, 8, 1000000000ll);
     tsa_job *job = synth_job(&p, NULL);
     assert_non_null(job);
     tsa_xrank_result r;
@@ -128,8 +132,7 @@ static void test_single_host(void **state)
     for (int i = 0; i < 8; i++)
         assert_int_equal(job->ranks[i].clock_offset_ns, 0);
     assert_int_equal(r.clock_samples, 0);
-    tsa_xrank_free(&r);
-    synth_job_free(job);
+    free_run(NULL, &r, job);
 }
 
 /* Re-home a world-communicator job onto HSDP-like groups: even calls on a
@@ -169,11 +172,7 @@ static void split_comms(tsa_job *job, int rph, int cross)
 static void test_offsets_through_subgroups(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 32;
-    p.ranks_per_host = 8;
-    p.max_offset_ns = 4000000000ll;
+    synth_params p = clock_params(32, 8, 4000000000ll);
     int64_t truth[32];
     tsa_job *job = synth_job(&p, truth);
     assert_non_null(job);
@@ -182,23 +181,16 @@ static void test_offsets_through_subgroups(void **state)
     tsa_findings f = {0};
     assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
     assert_int_equal(r.n_unaligned, 0);
-    for (int i = 0; i < 32; i++)
-        assert_true(llabs(job->ranks[i].clock_offset_ns - truth[i]) <= TOL_NS);
+    assert_offsets_near(job, truth, 32);
     assert_int_equal(f.n, 0);
-    tsa_findings_free(&f);
-    tsa_xrank_free(&r);
-    synth_job_free(job);
+    free_run(&f, &r, job);
 }
 
 /* Hosts that never talk to each other cannot share a clock: said so. */
 static void test_unaligned_hosts(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 16;
-    p.ranks_per_host = 8;
-    p.max_offset_ns = 4000000000ll;
+    synth_params p = clock_params(16, 8, 4000000000ll);
     tsa_job *job = synth_job(&p, NULL);
     assert_non_null(job);
     split_comms(job, 8, 0);
@@ -211,9 +203,7 @@ static void test_unaligned_hosts(void **state)
     assert_int_equal(f.n, 1);
     assert_string_equal(f.items[0].id, "DIST.CLOCK_SKEW");
     assert_int_equal(f.items[0].severity, TSA_SEV_WARNING);
-    tsa_findings_free(&f);
-    tsa_xrank_free(&r);
-    synth_job_free(job);
+    free_run(&f, &r, job);
 }
 
 /* A host whose clock drifts 200 ppm during the run: a constant offset
@@ -221,12 +211,8 @@ static void test_unaligned_hosts(void **state)
 static void test_drift_flags_skew(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 8;
-    p.ranks_per_host = 4;
+    synth_params p = clock_params(8, 4, 1000000000ll);
     p.jitter = 0.001;
-    p.max_offset_ns = 1000000000ll;
     tsa_job *job = synth_job(&p, NULL);
     assert_non_null(job);
     for (size_t r = 4; r < 8; r++) {
@@ -248,9 +234,7 @@ static void test_drift_flags_skew(void **state)
     for (size_t i = 0; i < f.n; i++)
         skew += !strcmp(f.items[i].id, "DIST.CLOCK_SKEW");
     assert_int_equal(skew, 1);
-    tsa_findings_free(&f);
-    tsa_xrank_free(&r);
-    synth_job_free(job);
+    free_run(&f, &r, job);
 }
 
 /* Two machines whose ranks all report the host name "localhost": the
@@ -259,11 +243,7 @@ static void test_drift_flags_skew(void **state)
 static void test_same_name_different_clocks(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 8;
-    p.ranks_per_host = 4;
-    p.max_offset_ns = 3000000000ll;
+    synth_params p = clock_params(8, 4, 3000000000ll);
     int64_t truth[8];
     tsa_job *job = synth_job(&p, truth);
     assert_non_null(job);
@@ -277,12 +257,9 @@ static void test_same_name_different_clocks(void **state)
     tsa_findings f = {0};
     assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
     assert_true(r.clock_hosts_split);
-    for (int i = 0; i < 8; i++)
-        assert_true(llabs(job->ranks[i].clock_offset_ns - truth[i]) <= TOL_NS);
+    assert_offsets_near(job, truth, 8);
     assert_int_equal(f.n, 0);
-    tsa_findings_free(&f);
-    tsa_xrank_free(&r);
-    synth_job_free(job);
+    free_run(&f, &r, job);
 }
 
 int main(void)

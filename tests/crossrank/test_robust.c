@@ -33,6 +33,18 @@ static void exercise(tsa_job *job, tsa_xrank_result *r)
     tsa_findings_free(&f);
 }
 
+/* A default synthetic job of n_ranks, with or without step tables. */
+static tsa_job *default_job(int n_ranks, int with_steps)
+{
+    synth_params p;
+    synth_defaults(&p);
+    p.n_ranks = n_ranks;
+    p.with_steps = with_steps;
+    tsa_job *job = synth_job(&p, NULL);
+    assert_non_null(job);
+    return job;
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -59,11 +71,7 @@ static void test_empty(void **state)
 static void test_single_rank(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 1;
-    tsa_job *job = synth_job(&p, NULL);
-    assert_non_null(job);
+    tsa_job *job = default_job(1, 0);
     tsa_xrank_result r;
     exercise(job, &r);
     assert_int_equal(r.instances, 0);
@@ -75,11 +83,7 @@ static void test_single_rank(void **state)
 static void test_failed_and_odd_calls(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 4;
-    tsa_job *job = synth_job(&p, NULL);
-    assert_non_null(job);
+    tsa_job *job = default_job(4, 0);
     tsa_rank *rk = &job->ranks[1];
     rk->nccl[3].result = 5;                               /* failed: ignored */
     rk->nccl[4].seq = UINT64_MAX - 1;                     /* absurd seq */
@@ -99,12 +103,7 @@ static void test_failed_and_odd_calls(void **state)
 static void test_broken_steps(void **state)
 {
     (void)state;
-    synth_params p;
-    synth_defaults(&p);
-    p.n_ranks = 4;
-    p.with_steps = 1;
-    tsa_job *job = synth_job(&p, NULL);
-    assert_non_null(job);
+    tsa_job *job = default_job(4, 1);
     job->ranks[0].steps[3].first_nccl = 100000;   /* past the calls */
     job->ranks[0].steps[4].n_nccl = SIZE_MAX / 2;
     job->ranks[1].steps[0].warmup = 1;

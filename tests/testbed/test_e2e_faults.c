@@ -200,6 +200,23 @@ static int send_when_marked(int pid, void *arg)
     return 1;
 }
 
+/* nranks dumps in out, read back cleanly, rank r's ending as want[r]
+ * says; returns them as JSON for more checks (the caller deletes it). */
+static cJSON *dumps_ending(const char *out, int nranks, const char *const *want)
+{
+    assert_int_equal(tb_count_dumps(out), nranks);
+    int status;
+    cJSON *all = tb_dump_json(out, &status);
+    assert_non_null(all);
+    assert_int_equal(status, 0);
+    for (int rank = 0; rank < nranks; rank++) {
+        const char *why = tb_meta_value(all, rank, "end_reason");
+        if (!why || strcmp(why, want[rank]))
+            fail_msg("rank %d end_reason %s, want %s", rank, why ? why : "(none)", want[rank]);
+    }
+    return all;
+}
+
 static void test_sigterm_mid_run(void **state)
 {
     NEED_FIXTURE(f);
@@ -221,15 +238,9 @@ static void test_sigterm_mid_run(void **state)
     assert_int_equal(count_lines_with(r.err, "killed by signal 15"), 3);
     tb_result_free(&r);
 
-    assert_int_equal(tb_count_dumps(f->out), 3);
-    int status;
-    cJSON *all = tb_dump_json(f->out, &status);
-    assert_non_null(all);
-    assert_int_equal(status, 0);
+    static const char *const want[] = {"signal:15", "signal:15", "signal:15"};
+    cJSON *all = dumps_ending(f->out, 3, want);
     for (int rank = 0; rank < 3; rank++) {
-        const char *why = tb_meta_value(all, rank, "end_reason");
-        if (!why || strcmp(why, "signal:15"))
-            fail_msg("rank %d end_reason %s, want signal:15", rank, why ? why : "(none)");
         cJSON *recs = tb_records_of(all, rank, "nccl");
         /* At least the 3 marked steps' calls (CommInitRank + 3 x buckets). */
         assert_true(cJSON_GetArraySize(recs) >= 1 + 3 * 4);
@@ -305,18 +316,8 @@ static void test_rank_failure_stops_job(void **state)
     /* Peers blocked in a collective were stopped, not left to time out. */
     assert_true(t1.tv_sec - t0.tv_sec < 15);
     tb_result_free(&r);
-    assert_int_equal(tb_count_dumps(f->out), 3);
-    int status;
-    cJSON *all = tb_dump_json(f->out, &status);
-    assert_non_null(all);
-    assert_int_equal(status, 0);
-    for (int rank = 0; rank < 3; rank++) {
-        const char *why = tb_meta_value(all, rank, "end_reason");
-        const char *want = rank == 1 ? "exit" : "signal:15";
-        if (!why || strcmp(why, want))
-            fail_msg("rank %d end_reason %s, want %s", rank, why ? why : "(none)", want);
-    }
-    cJSON_Delete(all);
+    static const char *const want[] = {"signal:15", "exit", "signal:15"};
+    cJSON_Delete(dumps_ending(f->out, 3, want));
 }
 
 /* ------------------------------------------------------------ processes */

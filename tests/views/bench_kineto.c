@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "core/job_build.h"
 #include "kineto.h"
 
 static double clock_s(clockid_t id)
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
         if (dc < best_cpu)
             best_cpu = dc;
         kernels = r.n_kernels;
-        tsa_kineto_rank_free(&r);
+        tsa_rank_free_contents(&r);
         if (dt < best)
             best = dt;
     }

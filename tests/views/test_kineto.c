@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/job_build.h"
 #include "kineto.h"
 #include "kineto_gen.h"
 #include "kineto_internal.h"
@@ -202,7 +203,7 @@ static void test_load_dir(void **state)
         assert_string_equal(job->ranks[rank].host, host);
     }
     assert_true(job->ranks[0].nccl[0].comm_id == job->ranks[2].nccl[0].comm_id);
-    tsa_kineto_job_free(job);
+    tsa_job_free(job);
 
     /* tscope dumps in the same directory win: it is not a Kineto job */
     snprintf(path, sizeof path, "%s/x.tsd", dir);
@@ -230,7 +231,7 @@ static void test_seq_and_no_base(void **state)
      * the collective's CPU op, its launch + kernel, the sync */
     assert_int_equal(st.events, 2 + 3 * 13);
     assert_true(st.bytes > 1000);
-    tsa_kineto_rank_free(&r);
+    tsa_rank_free_contents(&r);
     tu_rmtree(dir);
     free(dir);
 }
@@ -252,7 +253,7 @@ static void test_no_distributed_info(void **state)
     assert_int_equal(job->ranks[1].rank, 1);
     assert_int_equal(job->ranks[1].world_size, 2);
     assert_string_equal(job->ranks[0].host, "unknown");
-    tsa_kineto_job_free(job);
+    tsa_job_free(job);
     tu_rmtree(dir);
     free(dir);
 }
@@ -280,7 +281,7 @@ static void test_malformed(void **state)
     assert_false(r.clean_end);
     assert_int_equal(r.n_ranges, 3);
     assert_true(r.n_kernels >= 12);
-    tsa_kineto_rank_free(&r);
+    tsa_rank_free_contents(&r);
 
     /* garbage in the middle: the offset names the bad byte */
     size_t bad_at = (size_t)(strstr(text, "\"traceEvents\": [") - text) + 16;
@@ -290,7 +291,7 @@ static void test_malformed(void **state)
     assert_non_null(strstr(err, "malformed JSON"));
     unsigned long long off = strtoull(strstr(err, "at byte ") + 8, NULL, 10);
     assert_true(off >= bad_at && off <= bad_at + 3);
-    tsa_kineto_rank_free(&r);
+    tsa_rank_free_contents(&r);
 
     /* job level: the broken rank is a problem, the good one loads */
     snprintf(path, sizeof path, "%s/r1.json", dir);
@@ -302,14 +303,14 @@ static void test_malformed(void **state)
     assert_true(job->problems[0].offset >= bad_at && job->problems[0].offset <= bad_at + 3);
     assert_int_equal(job->n_ranks, 2);
     assert_int_equal(job->ranks[1].n_kernels, 20);
-    tsa_kineto_job_free(job);
+    tsa_job_free(job);
 
     /* not JSON at all, empty file, and a gzip cut short: errors, no crash */
     static const char *bad[] = {"", "[", "{\"traceEvents\": [{\"ph\": }]}", "\x1f\x8b\x08\x00"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(tu_write_file(path, bad[i], strlen(bad[i])), 0);
         assert_int_equal(tsa_kineto_load_file(path, &r, NULL, err, sizeof err), -1);
-        tsa_kineto_rank_free(&r);
+        tsa_rank_free_contents(&r);
     }
     free(text);
     tu_rmtree(dir);
@@ -359,7 +360,7 @@ static void test_mutations(void **state)
         }
         for (size_t k = 0; k < r.n_nccl; k++)
             assert_true(r.nccl[k].kernel >= 0 && (size_t)r.nccl[k].kernel < r.n_kernels);
-        tsa_kineto_rank_free(&r);
+        tsa_rank_free_contents(&r);
     }
     assert_true(errors > 100);
     free(buf);
@@ -403,7 +404,7 @@ static void test_kernel_only_nccl_args(void **state)
     assert_int_equal(op->start_ns, 100500);        /* no host call: the kernel's times */
     assert_int_equal(op->gpu_end_ns, 140500);
     assert_int_equal(r.kernels[0].device, 5);
-    tsa_kineto_rank_free(&r);
+    tsa_rank_free_contents(&r);
     tu_rmtree(dir);
     free(dir);
 }
@@ -470,7 +471,7 @@ static void test_fixture(void **state)
         }
     }
     assert_true(job->ranks[0].nccl[0].comm_id == job->ranks[1].nccl[0].comm_id);
-    tsa_kineto_job_free(job);
+    tsa_job_free(job);
 }
 
 /* A bare array of events and deeply nested junk are handled too. */

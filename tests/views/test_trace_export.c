@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/job_build.h"
 #include "kineto.h"
 #include "kineto_gen.h"
 #include "test_util.h"
@@ -73,7 +74,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    tsa_kineto_job_free(f->job);
+    tsa_job_free(f->job);
     tu_rmtree(f->dir);
     free(f->dir);
     free(f);

@@ -123,3 +123,14 @@ int tu_capture(int (*cmd)(int, char **), int argc, char **argv, char **out)
     free(dir);
     return rc;
 }
+
+int tu_status(int (*cmd)(int, char **), char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    char *out = NULL;
+    int rc = tu_capture(cmd, argc, argv, &out);
+    free(out);
+    return rc;
+}

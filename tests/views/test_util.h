@@ -19,4 +19,8 @@ int tu_write_file(const char *path, const char *data, size_t len);
  * status and the output (malloc'd) in *out. */
 int tu_capture(int (*cmd)(int, char **), int argc, char **argv, char **out);
 
+/* The same for a NULL-terminated argv whose output the test does not
+ * read: returns the exit status only. */
+int tu_status(int (*cmd)(int, char **), char **argv);
+
 #endif

@@ -1,0 +1,227 @@
+/* The loader's fast paths: the lane merge of tsa_sort_keys (interleaved
+ * sorted streams), tsa_sort_records (gather sort with its permutation),
+ * the correlation index (dense and sparse forms, repeated ids) and the
+ * in-place appends with reserved capacity. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "corr_index.h"
+#include "job_build.h"
+#include "radix_sort.h"
+#include "record_sort.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int by_key_then_idx(const void *pa, const void *pb)
+{
+    const tsa_sort_key *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* n keys drawn from `lanes` sorted streams, interleaved in random bursts
+ * (so far more than 64 runs), with repeated keys across streams. */
+static void fill_streams(tsa_sort_key *a, size_t n, size_t lanes)
+{
+    int64_t t[16] = {0};
+    size_t l = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (next() % 4 == 0)
+            l = (size_t)(next() % lanes);
+        t[l] += (int64_t)(next() % 3); /* steps of 0 make ties */
+        a[i].key = t[l] * 16 + (int64_t)l % 2 - 1000;
+        a[i].idx = i;
+    }
+}
+
+static void test_sort_keys_interleaved_streams(void **state)
+{
+    (void)state;
+    size_t lane_counts[] = {2, 3, 8, 9, 16};
+    size_t sizes[] = {100, 5000, 200000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t c = 0; c < sizeof lane_counts / sizeof lane_counts[0]; c++) {
+            size_t n = sizes[s];
+            tsa_sort_key *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+            assert_non_null(a);
+            assert_non_null(b);
+            fill_streams(a, n, lane_counts[c]);
+            memcpy(b, a, n * sizeof *a);
+            qsort(b, n, sizeof *b, by_key_then_idx);
+            assert_int_equal(tsa_sort_keys(a, n), 0);
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(a[i].key, b[i].key);
+                assert_int_equal(a[i].idx, b[i].idx);
+            }
+            free(a);
+            free(b);
+        }
+}
+
+typedef struct rec {
+    int64_t start_ns;
+    uint32_t tag;      /* original position */
+    uint32_t pad;
+    uint64_t more[2];
+} rec;
+
+static void check_records(size_t n, int shape)
+{
+    rec *v = malloc((n ? n : 1) * sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].start_ns = shape == 0 ? (int64_t)i : (int64_t)(next() % 50);
+        v[i].tag = (uint32_t)i;
+        v[i].more[0] = i * 3;
+        v[i].more[1] = ~(uint64_t)i;
+    }
+    void *arr = v;
+    size_t cap = n + 5, *perm = NULL;
+    assert_int_equal(tsa_sort_records(&arr, &cap, n, sizeof(rec), &perm), 0);
+    rec *out = arr;
+    if (shape == 0) {
+        assert_null(perm);
+        assert_ptr_equal(arr, v);
+        assert_int_equal(cap, n + 5);
+    }
+    for (size_t k = 1; k < n; k++) {
+        assert_true(out[k - 1].start_ns <= out[k].start_ns);
+        if (out[k - 1].start_ns == out[k].start_ns)
+            assert_true(out[k - 1].tag < out[k].tag); /* stable */
+    }
+    for (size_t k = 0; k < n; k++) {
+        assert_int_equal(out[k].more[0], (uint64_t)out[k].tag * 3);
+        assert_int_equal(out[k].more[1], ~(uint64_t)out[k].tag);
+        if (perm)
+            assert_int_equal(out[perm[out[k].tag]].tag, out[k].tag);
+    }
+    if (perm)
+        assert_int_equal(cap, n);
+    free(perm);
+    free(arr);
+}
+
+static void test_sort_records(void **state)
+{
+    (void)state;
+    size_t sizes[] = {0, 1, 2, 33, 10000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        check_records(sizes[s], 0);
+        check_records(sizes[s], 1);
+    }
+    /* No permutation wanted. */
+    rec *v = calloc(3, sizeof *v);
+    assert_non_null(v);
+    v[0].start_ns = 5;
+    v[1].start_ns = 1;
+    v[2].start_ns = 3;
+    void *arr = v;
+    size_t cap = 3;
+    assert_int_equal(tsa_sort_records(&arr, &cap, 3, sizeof *v, NULL), 0);
+    v = arr;
+    assert_int_equal(v[0].start_ns, 1);
+    assert_int_equal(v[1].start_ns, 3);
+    assert_int_equal(v[2].start_ns, 5);
+    free(v);
+}
+
+static int64_t slow_find(const tsa_kernel *k, size_t n, uint64_t corr)
+{
+    for (size_t i = 0; i < n; i++)
+        if (k[i].correlation == corr)
+            return (int64_t)i;
+    return -1;
+}
+
+static void check_index(uint32_t spread, size_t n)
+{
+    tsa_kernel *k = calloc(n ? n : 1, sizeof *k);
+    assert_non_null(k);
+    for (size_t i = 0; i < n; i++)
+        k[i].correlation = (uint32_t)(1000 + next() % spread);
+    tsa_corr_index ix;
+    assert_int_equal(tsa_corr_index_build(&ix, k, n), 0);
+    for (uint64_t j = 0; j < 5000 && j < (uint64_t)spread + 20; j++) {
+        uint64_t c = spread <= 5000 ? 990 + j : 990 + next() % ((uint64_t)spread + 20);
+        assert_int_equal(tsa_corr_index_find(&ix, c), slow_find(k, n, c));
+    }
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(tsa_corr_index_find(&ix, k[i].correlation),
+                         slow_find(k, n, k[i].correlation));
+    assert_int_equal(tsa_corr_index_find(&ix, UINT64_C(1) << 40), -1);
+    tsa_corr_index_free(&ix);
+    free(k);
+}
+
+static void test_corr_index(void **state)
+{
+    (void)state;
+    check_index(10, 0);
+    check_index(10, 50);          /* dense, many repeats */
+    check_index(3000, 2000);      /* dense, some repeats */
+    check_index(4000000000u, 2000); /* sparse */
+}
+
+static void test_reserve_and_new(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("x");
+    assert_non_null(job);
+    tsa_rank *r = tsa_job_add_rank(job);
+    assert_non_null(r);
+    tsa_rank_counts c = {.kernels = 1000, .apis = 10, .gemms = 3};
+    assert_int_equal(tsa_rank_reserve(r, &c), 0);
+    assert_true(r->cap_kernels >= 1000);
+    assert_true(r->cap_apis >= 10);
+    assert_int_equal(r->n_kernels, 0);
+    for (int i = 0; i < 3000; i++) {
+        tsa_kernel *k = tsa_rank_new_kernel(r);
+        assert_non_null(k);
+        assert_int_equal(k->start_ns, 0);
+        assert_int_equal(k->correlation, 0);
+        k->start_ns = 3000 - i;
+        k->nccl = k->gemm = TSA_NONE;
+        tsa_api *a = tsa_rank_new_api(r);
+        assert_non_null(a);
+        a->start_ns = i;
+    }
+    tsa_gemm *g = tsa_rank_new_gemm(r);
+    assert_non_null(g);
+    g->kernel = TSA_NONE;
+    tsa_rank_counts got;
+    tsa_rank_counts_of(r, &got);
+    assert_int_equal(got.kernels, 3000);
+    assert_int_equal(got.apis, 3000);
+    assert_int_equal(got.gemms, 1);
+    assert_int_equal(got.nccl, 0);
+    assert_int_equal(tsa_job_finish(job), 0);
+    r = &job->ranks[0];
+    assert_int_equal(r->kernels[0].start_ns, 1);
+    assert_int_equal(r->kernels[2999].start_ns, 3000);
+    tsa_job_free(job);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sort_keys_interleaved_streams),
+        cmocka_unit_test(test_sort_records),
+        cmocka_unit_test(test_corr_index),
+        cmocka_unit_test(test_reserve_and_new),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
