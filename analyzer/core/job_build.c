@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mem_hint.h"
+#include "reader/dump_reader.h"
 #include "record_sort.h"
 #include "tsc_format.h"
 
@@ -328,33 +329,11 @@ const char *tsa_dtype_name(tsa_dtype d)
     return (unsigned)d < TSA_DTYPE_COUNT ? names[d] : "unknown";
 }
 
+/* The reader's table (the NCCL function names), never NULL for printing. */
 const char *tsa_nccl_op_name(uint8_t op)
 {
-    switch (op) {
-    case TSC_NCCL_ALLREDUCE: return "AllReduce";
-    case TSC_NCCL_ALLGATHER: return "AllGather";
-    case TSC_NCCL_REDUCESCATTER: return "ReduceScatter";
-    case TSC_NCCL_BROADCAST: return "Broadcast";
-    case TSC_NCCL_BCAST: return "Bcast";
-    case TSC_NCCL_REDUCE: return "Reduce";
-    case TSC_NCCL_ALLTOALL: return "AllToAll";
-    case TSC_NCCL_GATHER: return "Gather";
-    case TSC_NCCL_SCATTER: return "Scatter";
-    case TSC_NCCL_SEND: return "Send";
-    case TSC_NCCL_RECV: return "Recv";
-    case TSC_NCCL_GROUP_START: return "GroupStart";
-    case TSC_NCCL_GROUP_END: return "GroupEnd";
-    case TSC_NCCL_COMM_INIT_RANK: return "CommInitRank";
-    case TSC_NCCL_COMM_INIT_RANK_CONFIG: return "CommInitRankConfig";
-    case TSC_NCCL_COMM_INIT_RANK_SCALABLE: return "CommInitRankScalable";
-    case TSC_NCCL_COMM_INIT_ALL: return "CommInitAll";
-    case TSC_NCCL_COMM_SPLIT: return "CommSplit";
-    case TSC_NCCL_COMM_SHRINK: return "CommShrink";
-    case TSC_NCCL_COMM_FINALIZE: return "CommFinalize";
-    case TSC_NCCL_COMM_DESTROY: return "CommDestroy";
-    case TSC_NCCL_COMM_ABORT: return "CommAbort";
-    default: return "unknown";
-    }
+    const char *name = tsr_nccl_op_name(op);
+    return name ? name : "unknown";
 }
 
 const char *tsa_copy_dir_name(uint8_t dir)

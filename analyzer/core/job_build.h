@@ -73,7 +73,7 @@ const char *tsa_copy_dir_name(uint8_t dir);
 
 /* 1 for collectives whose instance ends together on every rank of the
  * communicator (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce,
- * AllToAll, Gather, Scatter); 0 for send/recv, group and comm calls. */
+ * AlltoAll, Gather, Scatter); 0 for send/recv, group and comm calls. */
 int tsa_nccl_is_collective(uint8_t op);
 
 int tsa_job_finish(tsa_job *job);
