@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "dump_reader.h"
+#include "reader_cli.h"
 #include "nccl_join.h"
 #include "record_json.h"
 
@@ -143,47 +144,13 @@ static int dump_one(const char *path, const dump_opts *opt)
 int tsa_cmd_dump(int argc, char **argv)
 {
     dump_opts opt = {0};
-    /* Options may come before or after the inputs; "--" ends options. */
-    char **inputs = calloc((size_t)argc, sizeof *inputs);
-    size_t n_in = 0;
-    int only_inputs = 0;
-    if (!inputs)
-        return 2;
-    for (int i = 1; i < argc; i++) {
-        if (only_inputs || argv[i][0] != '-' || !argv[i][1]) {
-            inputs[n_in++] = argv[i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--json")) {
-            opt.json = 1;
-        } else if (!strcmp(argv[i], "--descs")) {
-            opt.descs = 1;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            free(inputs);
-            return 0;
-        } else if (!strcmp(argv[i], "--")) {
-            only_inputs = 1;
-        } else {
-            fprintf(stderr, "tscope-report dump: unknown option %s\n", argv[i]);
-            usage(stderr);
-            free(inputs);
-            return 2;
-        }
-    }
-    if (n_in == 0) {
-        usage(stderr);
-        free(inputs);
-        return 2;
-    }
+    const tsr_cli_flag flags[] = {{"--json", &opt.json}, {"--descs", &opt.descs}, {NULL, NULL}};
+    const tsr_cli cli = {"dump", flags, usage};
     char **paths;
-    size_t n, errors = 0;
-    int rc = tsr_expand_inputs(inputs, n_in, &paths, &n, stderr, &errors);
-    free(inputs);
-    if (rc != 0) {
-        fprintf(stderr, "tscope-report dump: out of memory\n");
-        return 2;
-    }
+    size_t n, errors;
+    int rc = tsr_cli_parse(&cli, argc, argv, &paths, &n, &errors);
+    if (rc >= 0)
+        return rc;
     size_t readable = 0, with_problems = 0;
     for (size_t k = 0; k < n; k++) {
         int st = dump_one(paths[k], &opt);

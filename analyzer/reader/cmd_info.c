@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "dump_reader.h"
+#include "reader_cli.h"
 #include "record_json.h"
 #include "u64_map.h"
 
@@ -382,45 +383,13 @@ static int info_one(const char *path, cJSON *files)
 int tsa_cmd_info(int argc, char **argv)
 {
     int json = 0;
-    /* Options may come before or after the inputs; "--" ends options. */
-    char **inputs = calloc((size_t)argc, sizeof *inputs);
-    size_t n_in = 0;
-    int only_inputs = 0;
-    if (!inputs)
-        return 2;
-    for (int i = 1; i < argc; i++) {
-        if (only_inputs || argv[i][0] != '-' || !argv[i][1]) {
-            inputs[n_in++] = argv[i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            free(inputs);
-            return 0;
-        } else if (!strcmp(argv[i], "--")) {
-            only_inputs = 1;
-        } else {
-            fprintf(stderr, "tscope-report info: unknown option %s\n", argv[i]);
-            usage(stderr);
-            free(inputs);
-            return 2;
-        }
-    }
-    if (n_in == 0) {
-        usage(stderr);
-        free(inputs);
-        return 2;
-    }
+    const tsr_cli_flag flags[] = {{"--json", &json}, {NULL, NULL}};
+    const tsr_cli cli = {"info", flags, usage};
     char **paths;
-    size_t n, errors = 0;
-    int rc = tsr_expand_inputs(inputs, n_in, &paths, &n, stderr, &errors);
-    free(inputs);
-    if (rc != 0) {
-        fprintf(stderr, "tscope-report info: out of memory\n");
-        return 2;
-    }
+    size_t n, errors;
+    int rc = tsr_cli_parse(&cli, argc, argv, &paths, &n, &errors);
+    if (rc >= 0)
+        return rc;
     cJSON *root = cJSON_CreateObject();
     cJSON *files = cJSON_AddArrayToObject(root, "files");
     size_t readable = 0, with_problems = 0;
