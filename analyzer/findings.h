@@ -26,7 +26,8 @@ typedef struct tsa_finding {
     tsa_severity severity;
     double recoverable_s; /* seconds of job wall time it could win back */
     int rank;             /* rank concerned, -1 for the job */
-    char *title;          /* one line: what was found, with the key number */
+    char *title;          /* one line: what was found, with the key number and the
+                           * rank or host concerned (renderers add nothing) */
     char *fix;            /* the fix to try first */
     tsa_number numbers[TSA_FINDING_MAX_NUMBERS];
     size_t n_numbers;

@@ -222,7 +222,9 @@ static void verdict(tsa_analysis *a)
     double host = (double)b->line_ns[TSA_BL_HOST_IDLE] / w;
     tsa_verdict v = TSA_VERDICT_GPU_BOUND;
     double top = compute;
-    const char *what = "compute";
+    /* Without GPU records compute is host time outside NCCL calls: say so,
+     * since "gpu-bound" alone would claim more than was measured. */
+    const char *what = a->gpu ? "compute" : "compute (host time outside NCCL; no GPU records)";
     if (comm > top) { v = TSA_VERDICT_COMM_BOUND; top = comm; what = "exposed communication"; }
     if (data > top) { v = TSA_VERDICT_DATA_BOUND; top = data; what = "data stall"; }
     if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = "host/launch idle"; }

@@ -22,13 +22,19 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
     if (w > 0) {
         double exposed = (double)a->overlap.exposed_ns / w;
         if (exposed >= TSA_TH_EXPOSED_WARN) {
+            /* Waiting for peers is lost to imbalance, not to the network:
+             * overlap tuning cannot win it back, so point at the cause. */
+            int mostly_wait = a->overlap.exposed_wait_ns > a->overlap.exposed_transfer_ns;
             f = tsa_findings_add(
                 out, "COMM.EXPOSED", level(exposed, TSA_TH_EXPOSED_WARN, TSA_TH_EXPOSED_CRIT),
                 per_rank_s(a, a->overlap.exposed_ns), -1,
-                "Overlap communication with compute: for DDP tune bucket_cap_mb and keep "
-                "gradient_as_bucket_view; for FSDP enable backward_prefetch=BACKWARD_PRE and "
-                "forward_prefetch; if the transfer part dominates, check busbw against the "
-                "interconnect",
+                mostly_wait ? "Most of it is waiting for slower peers: fix the rank or host named "
+                              "in the DIST.* findings first; then overlap the rest (DDP "
+                              "bucket_cap_mb, FSDP backward_prefetch/forward_prefetch)"
+                            : "Overlap communication with compute: for DDP tune bucket_cap_mb "
+                              "and keep gradient_as_bucket_view; for FSDP enable "
+                              "backward_prefetch=BACKWARD_PRE and forward_prefetch; then check "
+                              "busbw against the interconnect",
                 "%.1f%% of wall time is communication not hidden behind compute "
                 "(%.1f%% waiting for peers, %.1f%% transfer)",
                 100 * exposed, 100 * (double)a->overlap.exposed_wait_ns / w,

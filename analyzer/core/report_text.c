@@ -270,9 +270,7 @@ static void findings_section(FILE *out, const tsa_analysis *a, const style *st)
             fprintf(out, "%8.2f s  ", f->recoverable_s);
         else
             fprintf(out, "%10s  ", "");
-        if (f->rank >= 0)
-            fprintf(out, "rank %d: ", f->rank);
-        fprintf(out, "%s\n", f->title);
+        fprintf(out, "%s\n", f->title); /* titles name their rank themselves */
         fprintf(out, "  %*s%sfix: %s%s\n", 29, "", st->dim, f->fix, st->reset);
     }
 }
