@@ -250,36 +250,39 @@ static uint64_t coll_prepare(call *c, size_t count, int dtype, int redop, int pe
 
 /* ---------------------------------------------------------- collectives */
 
+/* The one shape of every collective and point-to-point wrapper: resolve
+ * the real function, pass straight through when not recording, else time
+ * the real call and record it under the sequence number PREPARE took. */
+#define COLLECTIVE_CALL(FN_TYPE, SYM, OP, PREPARE, ARGS)                       \
+    do {                                                                       \
+        FN_TYPE real = (FN_TYPE)real_sym(SYM);                                 \
+        if (!real)                                                             \
+            return no_nccl(SYM);                                               \
+        call c;                                                                \
+        if (!call_begin(&c, OP))                                               \
+            return real ARGS;                                                  \
+        uint64_t seq = PREPARE;                                                \
+        tsc_nccl_result_t rc = real ARGS;                                      \
+        call_end(&c, rc, seq);                                                 \
+        return rc;                                                             \
+    } while (0)
+
 EXPORT tsc_nccl_result_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                                        tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op,
                                        tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 {
-    tsc_fn_allreduce real = (tsc_fn_allreduce)real_sym(S_ALLREDUCE);
-    if (!real)
-        return no_nccl(S_ALLREDUCE);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_ALLREDUCE))
-        return real(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, op, TSC_NO_PEER, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_allreduce, S_ALLREDUCE, TSC_NCCL_ALLREDUCE,
+                    coll_prepare(&c, count, datatype, op, TSC_NO_PEER, comm, stream),
+                    (sendbuff, recvbuff, count, datatype, op, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
                                        tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm,
                                        tsc_cuda_stream_t stream)
 {
-    tsc_fn_allgather real = (tsc_fn_allgather)real_sym(S_ALLGATHER);
-    if (!real)
-        return no_nccl(S_ALLGATHER);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_ALLGATHER))
-        return real(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    uint64_t seq = coll_prepare(&c, sendcount, datatype, -1, TSC_NO_PEER, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_allgather, S_ALLGATHER, TSC_NCCL_ALLGATHER,
+                    coll_prepare(&c, sendcount, datatype, -1, TSC_NO_PEER, comm, stream),
+                    (sendbuff, recvbuff, sendcount, datatype, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
@@ -287,141 +290,78 @@ EXPORT tsc_nccl_result_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
                                            tsc_nccl_redop_t op, tsc_nccl_comm_t comm,
                                            tsc_cuda_stream_t stream)
 {
-    tsc_fn_reducescatter real = (tsc_fn_reducescatter)real_sym(S_REDUCESCATTER);
-    if (!real)
-        return no_nccl(S_REDUCESCATTER);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_REDUCESCATTER))
-        return real(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    uint64_t seq = coll_prepare(&c, recvcount, datatype, op, TSC_NO_PEER, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_reducescatter, S_REDUCESCATTER, TSC_NCCL_REDUCESCATTER,
+                    coll_prepare(&c, recvcount, datatype, op, TSC_NO_PEER, comm, stream),
+                    (sendbuff, recvbuff, recvcount, datatype, op, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                                        tsc_nccl_dtype_t datatype, int root,
                                        tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 {
-    tsc_fn_broadcast real = (tsc_fn_broadcast)real_sym(S_BROADCAST);
-    if (!real)
-        return no_nccl(S_BROADCAST);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_BROADCAST))
-        return real(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_broadcast, S_BROADCAST, TSC_NCCL_BROADCAST,
+                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
+                    (sendbuff, recvbuff, count, datatype, root, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclBcast(void *buff, size_t count, tsc_nccl_dtype_t datatype,
                                    int root, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 {
-    tsc_fn_bcast real = (tsc_fn_bcast)real_sym(S_BCAST);
-    if (!real)
-        return no_nccl(S_BCAST);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_BCAST))
-        return real(buff, count, datatype, root, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
-    tsc_nccl_result_t rc = real(buff, count, datatype, root, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_bcast, S_BCAST, TSC_NCCL_BCAST,
+                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
+                    (buff, count, datatype, root, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                                     tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op, int root,
                                     tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 {
-    tsc_fn_reduce real = (tsc_fn_reduce)real_sym(S_REDUCE);
-    if (!real)
-        return no_nccl(S_REDUCE);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_REDUCE))
-        return real(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, op, root, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_reduce, S_REDUCE, TSC_NCCL_REDUCE,
+                    coll_prepare(&c, count, datatype, op, root, comm, stream),
+                    (sendbuff, recvbuff, count, datatype, op, root, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                                       tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm,
                                       tsc_cuda_stream_t stream)
 {
-    tsc_fn_alltoall real = (tsc_fn_alltoall)real_sym(S_ALLTOALL);
-    if (!real)
-        return no_nccl(S_ALLTOALL);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_ALLTOALL))
-        return real(sendbuff, recvbuff, count, datatype, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, -1, TSC_NO_PEER, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_alltoall, S_ALLTOALL, TSC_NCCL_ALLTOALL,
+                    coll_prepare(&c, count, datatype, -1, TSC_NO_PEER, comm, stream),
+                    (sendbuff, recvbuff, count, datatype, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
                                     tsc_nccl_dtype_t datatype, int root, tsc_nccl_comm_t comm,
                                     tsc_cuda_stream_t stream)
 {
-    tsc_fn_gather real = (tsc_fn_gather)real_sym(S_GATHER);
-    if (!real)
-        return no_nccl(S_GATHER);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_GATHER))
-        return real(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_gather, S_GATHER, TSC_NCCL_GATHER,
+                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
+                    (sendbuff, recvbuff, count, datatype, root, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
                                      tsc_nccl_dtype_t datatype, int root, tsc_nccl_comm_t comm,
                                      tsc_cuda_stream_t stream)
 {
-    tsc_fn_scatter real = (tsc_fn_scatter)real_sym(S_SCATTER);
-    if (!real)
-        return no_nccl(S_SCATTER);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_SCATTER))
-        return real(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, -1, root, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_scatter, S_SCATTER, TSC_NCCL_SCATTER,
+                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
+                    (sendbuff, recvbuff, count, datatype, root, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclSend(const void *sendbuff, size_t count, tsc_nccl_dtype_t datatype,
                                   int peer, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 {
-    tsc_fn_send real = (tsc_fn_send)real_sym(S_SEND);
-    if (!real)
-        return no_nccl(S_SEND);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_SEND))
-        return real(sendbuff, count, datatype, peer, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, -1, peer, comm, stream);
-    tsc_nccl_result_t rc = real(sendbuff, count, datatype, peer, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_send, S_SEND, TSC_NCCL_SEND,
+                    coll_prepare(&c, count, datatype, -1, peer, comm, stream),
+                    (sendbuff, count, datatype, peer, comm, stream));
 }
 
 EXPORT tsc_nccl_result_t ncclRecv(void *recvbuff, size_t count, tsc_nccl_dtype_t datatype,
                                   int peer, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 {
-    tsc_fn_recv real = (tsc_fn_recv)real_sym(S_RECV);
-    if (!real)
-        return no_nccl(S_RECV);
-    call c;
-    if (!call_begin(&c, TSC_NCCL_RECV))
-        return real(recvbuff, count, datatype, peer, comm, stream);
-    uint64_t seq = coll_prepare(&c, count, datatype, -1, peer, comm, stream);
-    tsc_nccl_result_t rc = real(recvbuff, count, datatype, peer, comm, stream);
-    call_end(&c, rc, seq);
-    return rc;
+    COLLECTIVE_CALL(tsc_fn_recv, S_RECV, TSC_NCCL_RECV,
+                    coll_prepare(&c, count, datatype, -1, peer, comm, stream),
+                    (recvbuff, count, datatype, peer, comm, stream));
 }
 
 /* --------------------------------------------------------------- groups */
