@@ -418,6 +418,21 @@ static int created(tsc_nccl_result_t rc)
     return rc == tsc_ncclSuccess || rc == tsc_ncclInProgress;
 }
 
+/* After a rank-init call returned: the communicator's identity, derived
+ * from the unique id(s) every rank passed, goes into the record and, when
+ * the communicator was created, into the registry. */
+static tsc_nccl_result_t init_rank_end(call *c, tsc_nccl_result_t rc, tsc_nccl_comm_t *comm,
+                                       uint64_t comm_id, int rank, int nranks)
+{
+    c->d.comm_id = comm_id;
+    c->d.comm_rank = (uint32_t)rank;
+    c->d.comm_size = (uint32_t)nranks;
+    if (created(rc) && comm && *comm && comm_id)
+        tsc_comm_add(*comm, comm_id, rank, nranks);
+    call_end(c, rc, 0);
+    return rc;
+}
+
 EXPORT tsc_nccl_result_t ncclCommInitRank(tsc_nccl_comm_t *comm, int nranks,
                                           tsc_nccl_unique_id commId, int rank)
 {
@@ -430,13 +445,8 @@ EXPORT tsc_nccl_result_t ncclCommInitRank(tsc_nccl_comm_t *comm, int nranks,
     call_start(&c);
     tsc_nccl_result_t rc = real(comm, nranks, commId, rank);
     call_returned(&c);
-    c.d.comm_id = tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId);
-    c.d.comm_rank = (uint32_t)rank;
-    c.d.comm_size = (uint32_t)nranks;
-    if (created(rc) && comm && *comm)
-        tsc_comm_add(*comm, c.d.comm_id, rank, nranks);
-    call_end(&c, rc, 0);
-    return rc;
+    return init_rank_end(&c, rc, comm, tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId),
+                         rank, nranks);
 }
 
 EXPORT tsc_nccl_result_t ncclCommInitRankConfig(tsc_nccl_comm_t *comm, int nranks,
@@ -453,13 +463,8 @@ EXPORT tsc_nccl_result_t ncclCommInitRankConfig(tsc_nccl_comm_t *comm, int nrank
     call_start(&c);
     tsc_nccl_result_t rc = real(comm, nranks, commId, rank, config);
     call_returned(&c);
-    c.d.comm_id = tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId);
-    c.d.comm_rank = (uint32_t)rank;
-    c.d.comm_size = (uint32_t)nranks;
-    if (created(rc) && comm && *comm)
-        tsc_comm_add(*comm, c.d.comm_id, rank, nranks);
-    call_end(&c, rc, 0);
-    return rc;
+    return init_rank_end(&c, rc, comm, tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId),
+                         rank, nranks);
 }
 
 EXPORT tsc_nccl_result_t ncclCommInitRankScalable(tsc_nccl_comm_t *newcomm, int nranks,
@@ -477,15 +482,11 @@ EXPORT tsc_nccl_result_t ncclCommInitRankScalable(tsc_nccl_comm_t *newcomm, int 
     call_start(&c);
     tsc_nccl_result_t rc = real(newcomm, nranks, myrank, nId, commIds, config);
     call_returned(&c);
-    if (commIds && nId > 0)
-        c.d.comm_id = tsc_comm_id_from_unique_ids(commIds, (size_t)nId, sizeof *commIds);
-    c.d.comm_rank = (uint32_t)myrank;
-    c.d.comm_size = (uint32_t)nranks;
     c.d.count = nId > 0 ? (uint64_t)nId : 0;
-    if (created(rc) && newcomm && *newcomm && c.d.comm_id)
-        tsc_comm_add(*newcomm, c.d.comm_id, myrank, nranks);
-    call_end(&c, rc, 0);
-    return rc;
+    uint64_t id = commIds && nId > 0
+                      ? tsc_comm_id_from_unique_ids(commIds, (size_t)nId, sizeof *commIds)
+                      : 0;
+    return init_rank_end(&c, rc, newcomm, id, myrank, nranks);
 }
 
 EXPORT tsc_nccl_result_t ncclCommInitAll(tsc_nccl_comm_t *comm, int ndev, const int *devlist)
