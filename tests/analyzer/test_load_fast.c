@@ -14,23 +14,8 @@
 #include "job_build.h"
 #include "radix_sort.h"
 #include "record_sort.h"
+#include "sort_check.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static int by_key_then_idx(const void *pa, const void *pb)
-{
-    const tsa_sort_key *a = pa, *b = pb;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return (a->idx > b->idx) - (a->idx < b->idx);
-}
 
 /* n keys drawn from `lanes` sorted streams, interleaved in random bursts
  * (so far more than 64 runs), with repeated keys across streams. */

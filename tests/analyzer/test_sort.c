@@ -12,23 +12,8 @@
 #include "job_build.h"
 #include "radix_sort.h"
 #include "tsc_format.h"
+#include "sort_check.h"
 
-static uint64_t rng = 0x1234567ull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static int by_key_then_idx(const void *pa, const void *pb)
-{
-    const tsa_sort_key *a = pa, *b = pb;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return (a->idx > b->idx) - (a->idx < b->idx);
-}
 
 static void check_sort(int (*sorter)(tsa_sort_key *, size_t), int shape, size_t n)
 {
@@ -162,6 +147,7 @@ static void test_finish_keeps_links(void **state)
 
 int main(void)
 {
+    rng = 0x1234567ull; /* this test's sequence, as before */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sorts_match_qsort),
         cmocka_unit_test(test_finish_keeps_links),
