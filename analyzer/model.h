@@ -104,6 +104,7 @@ typedef struct tsa_copy {
     uint32_t correlation;
     uint8_t dir;                /* tsa_copy_dir */
     uint8_t pinned;             /* host memory was pinned */
+    uint8_t pageable;           /* host memory known to be pageable (0: pinned or unknown) */
 } tsa_copy;
 
 typedef enum tsa_sync_kind {

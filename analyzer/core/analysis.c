@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "findings_core.h"
+#include "findings_mix.h"
 #include "job_build.h"
 #include "sat_math.h"
 #include "rank_pass.h"
@@ -367,7 +368,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     if (tsa_build_tables(a))
         goto fail;
     verdict(a);
-    if (tsa_core_findings(a, &a->findings))
+    if (tsa_core_findings(a, &a->findings) || tsa_advisory_findings(a, &a->findings))
         goto fail;
     tsa_findings_sort(&a->findings);
     summary(a);

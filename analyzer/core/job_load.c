@@ -238,6 +238,16 @@ static void add_nccl(load_ctx *c, const tsr_event *e)
         c->oom = 1;
 }
 
+/* CUpti_ActivityMemoryKind of pageable host memory.  Only an explicit
+ * PAGEABLE counts: UNKNOWN (older drivers, memsets) says nothing. */
+#define CUPTI_MEMORY_KIND_PAGEABLE_ 1
+
+static uint8_t host_pageable(uint8_t dir, const tsc_desc_copy *d)
+{
+    uint8_t host = dir == TSA_COPY_H2D ? d->src_kind : dir == TSA_COPY_D2H ? d->dst_kind : 0;
+    return host == CUPTI_MEMORY_KIND_PAGEABLE_;
+}
+
 static void add_copy(load_ctx *c, const tsr_event *e)
 {
     tsc_desc_copy d;
@@ -253,6 +263,7 @@ static void add_copy(load_ctx *c, const tsr_event *e)
     cp.correlation = (uint32_t)e->val;
     cp.dir = e->kind == TSC_EV_MEMSET ? TSA_COPY_MEMSET : (d.dir <= TSC_COPY_MEMSET ? d.dir : 0);
     cp.pinned = d.pinned;
+    cp.pageable = host_pageable(cp.dir, &d);
     if (tsa_rank_add_copy(c->rank, &cp))
         c->oom = 1;
 }
