@@ -29,40 +29,6 @@ static int blocks_host(uint8_t kind)
            kind == TSA_SYNC_DEVICE;
 }
 
-/* Index of the analysed step holding t, or -1 (steps are sorted). */
-static long step_at(const tsa_rank *r, int64_t t)
-{
-    size_t lo = 0, hi = r->n_steps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->steps[mid].start_ns <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (!lo)
-        return -1;
-    const tsa_step *s = &r->steps[lo - 1];
-    return !s->warmup && t < s->end_ns ? (long)(lo - 1) : -1;
-}
-
-/* Start of the first busy interval at or after t (busy is normalised);
- * t itself when t is inside one; INT64_MAX when none follows. */
-static int64_t next_busy(const tsa_ivset *busy, int64_t t)
-{
-    size_t lo = 0, hi = busy->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (busy->v[mid].e <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == busy->n)
-        return INT64_MAX;
-    return busy->v[lo].s > t ? busy->v[lo].s : t;
-}
-
 static int measure_rank(const tsa_rank *r, const tsa_rank_result *rr, sync_totals *t)
 {
     if ((!r->n_kernels && !r->n_copies) || rr->method == TSA_STEPS_NONE)
@@ -81,18 +47,23 @@ static int measure_rank(const tsa_rank *r, const tsa_rank_result *rr, sync_total
     for (size_t i = 0; i < r->n_copies; i++)
         oom |= tsa_ivset_push(&busy, r->copies[i].start_ns, r->copies[i].end_ns);
     tsa_ivset_normalize(&busy);
+    /* Syncs and steps are both sorted by start: walk them together. */
+    size_t st = 0;
     for (size_t i = 0; i < r->n_syncs && !oom; i++) {
         const tsa_sync *y = &r->syncs[i];
-        long st = blocks_host(y->kind) ? step_at(r, y->start_ns) : -1;
-        if (st < 0)
+        while (st < r->n_steps && r->steps[st].end_ns <= y->start_ns)
+            st++;
+        if (st == r->n_steps)
+            break;
+        const tsa_step *step = &r->steps[st];
+        if (!blocks_host(y->kind) || step->warmup || y->start_ns < step->start_ns)
             continue;
-        int64_t step_end = r->steps[st].end_ns;
         t->syncs++;
-        int64_t back = y->end_ns < step_end ? y->end_ns : step_end;
+        int64_t back = y->end_ns < step->end_ns ? y->end_ns : step->end_ns;
         if (back > y->start_ns)
             TSA_SAT_ACC(t->host_ns, back - y->start_ns);
-        int64_t next = next_busy(&busy, back);
-        oom |= tsa_ivset_push(&bubbles, back, next < step_end ? next : step_end);
+        int64_t next = tsa_ivset_next_start(&busy, back);
+        oom |= tsa_ivset_push(&bubbles, back, next < step->end_ns ? next : step->end_ns);
     }
     tsa_ivset_normalize(&bubbles);
     tsa_ivset_clip(&bubbles, rr->window_start_ns, rr->window_end_ns);

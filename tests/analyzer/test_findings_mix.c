@@ -24,31 +24,13 @@
 
 #include "analysis.h"
 #include "findings_mix.h"
-#include "gen_job.h"
+#include "gen_run.h"
 #include "job_build.h"
-#include "job_load.h"
 #include "kineto.h"
 
 static const char *const advisory_ids[] = {"MEM.COPIES", "MEM.FILLS", "MEM.PAGEABLE",
                                            "EFF.FP32_GEMM", "HOST.SYNC", "DATA.EVERY_NTH"};
 #define N_ADVISORY (sizeof advisory_ids / sizeof advisory_ids[0])
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tsa_mix_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 static const tsa_finding *find(const tsa_analysis *a, const char *id)
 {
@@ -92,28 +74,13 @@ static void assert_share(double got, int64_t part, int64_t whole)
 
 /* ----------------------------------------------------- ground truth */
 
-typedef struct run {
-    tsa_job *job;
-    tsa_analysis *a;
-    gen_truth t;
-} run;
-
-static void gen_and_analyze(gen_options *o, const char *name, run *out)
+/* Generates the job and checks which advisory findings it gets. */
+static void assert_fires(gen_options *o, const char *name, run *r, const char *want)
 {
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
-    o->dir = dir;
-    assert_int_equal(gen_job(o, &out->t), 0);
-    tsa_load_options lo = {.quiet = 1};
-    assert_int_equal(tsa_job_load(dir, &lo, &out->job), 0);
-    out->a = tsa_analyze(out->job, NULL);
-    assert_non_null(out->a);
-}
-
-static void done(run *r)
-{
-    tsa_analysis_free(r->a);
-    tsa_job_free(r->job);
+    generate_and_analyze(o, name, r);
+    char set[256];
+    advisory_set(r->a, set, sizeof set);
+    assert_string_equal(set, want);
 }
 
 static void test_healthy_job_fires_none(void **state)
@@ -125,10 +92,7 @@ static void test_healthy_job_fires_none(void **state)
     o.stall = 0.03;          /* a small stall on every step: not periodic */
     o.steps = 14;
     run r;
-    gen_and_analyze(&o, "healthy", &r);
-    char set[256];
-    advisory_set(r.a, set, sizeof set);
-    assert_string_equal(set, "");
+    assert_fires(&o, "healthy", &r, "");
     done(&r);
 }
 
@@ -145,10 +109,7 @@ static void test_mix_ground_truth(void **state)
     o.syncs_per_step = 4;
     o.sync_gap_ns = 800000;
     run r;
-    gen_and_analyze(&o, "mix", &r);
-    char set[256];
-    advisory_set(r.a, set, sizeof set);
-    assert_string_equal(set, "MEM.COPIES MEM.FILLS MEM.PAGEABLE EFF.FP32_GEMM HOST.SYNC");
+    assert_fires(&o, "mix", &r, "MEM.COPIES MEM.FILLS MEM.PAGEABLE EFF.FP32_GEMM HOST.SYNC");
     const gen_truth *t = &r.t;
     const tsa_finding *f = find(r.a, "MEM.COPIES");
     assert_share(number(f, "memory_exposed_share"), t->memcpy_ns + t->memset_ns, t->gpu_busy_ns);
@@ -178,10 +139,7 @@ static void test_pinned_copies(void **state)
     gen_default_options(&o);
     o.copy_share = 0.2;
     run r;
-    gen_and_analyze(&o, "pinned", &r);
-    char set[256];
-    advisory_set(r.a, set, sizeof set);
-    assert_string_equal(set, "MEM.COPIES");
+    assert_fires(&o, "pinned", &r, "MEM.COPIES");
     done(&r);
 }
 
@@ -194,7 +152,7 @@ static void test_every_nth_stall(void **state)
     o.stall = 0.2;
     o.stall_every = 4;
     run r;
-    gen_and_analyze(&o, "nth", &r);
+    generate_and_analyze(&o, "nth", &r);
     const tsa_finding *f = find(r.a, "DATA.EVERY_NTH");
     assert_non_null(f);
     assert_true(number(f, "period_steps") == 4);
@@ -207,7 +165,7 @@ static void test_every_nth_stall(void **state)
     done(&r);
     /* The same stall on every step is DATA.STALL's, not a period. */
     o.stall_every = 1;
-    gen_and_analyze(&o, "every", &r);
+    generate_and_analyze(&o, "every", &r);
     assert_null(find(r.a, "DATA.EVERY_NTH"));
     assert_non_null(find(r.a, "DATA.STALL"));
     done(&r);
@@ -224,11 +182,11 @@ static void test_every_nth_edges(void **state)
     o.stall_every = 3;
     run r;
     o.stall = 0.0905; /* 9.05 ms <= 9.095 ms */
-    gen_and_analyze(&o, "nth_under", &r);
+    generate_and_analyze(&o, "nth_under", &r);
     assert_null(find(r.a, "DATA.EVERY_NTH"));
     done(&r);
     o.stall = 0.0912; /* 9.12 ms > 9.088 ms */
-    gen_and_analyze(&o, "nth_over", &r);
+    generate_and_analyze(&o, "nth_over", &r);
     assert_non_null(find(r.a, "DATA.EVERY_NTH"));
     assert_true(number(find(r.a, "DATA.EVERY_NTH"), "period_steps") == 3);
     done(&r);
