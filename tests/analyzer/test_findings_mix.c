@@ -189,6 +189,19 @@ static void test_every_nth_edges(void **state)
     generate_and_analyze(&o, "nth_over", &r);
     assert_non_null(find(r.a, "DATA.EVERY_NTH"));
     assert_true(number(find(r.a, "DATA.EVERY_NTH"), "period_steps") == 3);
+    done(&r);    /* At least three stalled steps: 2 (steps 4 and 8 of 2..9) is too few,
+     * 3 (4, 8, 12 of 2..13) is a pattern. */
+    o.stall = 0.2;
+    o.stall_every = 4;
+    o.steps = 10;
+    generate_and_analyze(&o, "nth_two", &r);
+    assert_int_equal(r.t.stalled_steps, 2);
+    assert_null(find(r.a, "DATA.EVERY_NTH"));
+    done(&r);
+    o.steps = 14;
+    generate_and_analyze(&o, "nth_three", &r);
+    assert_int_equal(r.t.stalled_steps, 3);
+    assert_true(number(find(r.a, "DATA.EVERY_NTH"), "stalled_steps") == 3);
     done(&r);
 }
 
