@@ -212,6 +212,23 @@ static int count_hosts(const tsa_job *job)
     return n;
 }
 
+/* A straggler-bound verdict lists the late rank's finding first: it is
+ * what sets the pace, whatever the size of the other findings. */
+static void lead_with_verdict(tsa_analysis *a)
+{
+    if (a->verdict != TSA_VERDICT_STRAGGLER_BOUND)
+        return;
+    tsa_finding *v = a->findings.items;
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (tsa_finding_is_late_rank(v[i].id) && v[i].rank == a->verdict_rank &&
+            strcmp(v[i].id, "DIST.INTERMITTENT")) {
+            tsa_finding lead = v[i];
+            memmove(v + 1, v, i * sizeof *v);
+            v[0] = lead;
+            return;
+        }
+}
+
 static void summary(tsa_analysis *a)
 {
     tsa_summary *s = &a->summary;
@@ -354,6 +371,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     if (tsa_throughput_compute(a))
         goto fail;
     tsa_findings_sort(&a->findings);
+    lead_with_verdict(a);
     summary(a);
     return a;
 fail:

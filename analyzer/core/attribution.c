@@ -1,5 +1,6 @@
 #include "attribution.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,8 @@ int tsa_finding_is_late_rank(const char *id)
 typedef struct ledger {
     int64_t *left;      /* [rank][line]: budget ns not yet claimed */
     size_t n_ranks;
+    const char *claimer[TSA_BL_COUNT]; /* first finding that took from each line */
+    const char *current;               /* id of the finding claiming now */
 } ledger;
 
 /* Takes up to `want` ns from rank ri's lines, in the order given. */
@@ -60,6 +63,8 @@ static int64_t take(ledger *lg, size_t ri, const int *order, size_t n, int64_t w
             continue;
         *left -= t;
         got += t;
+        if (!lg->claimer[order[k]])
+            lg->claimer[order[k]] = lg->current;
         if (by_line)
             by_line[order[k]] += t;
     }
@@ -92,6 +97,17 @@ static void culprits(const tsa_analysis *a, const tsa_finding *f, const int32_t 
     }
 }
 
+static void note_claimed(tsa_finding *f, const char *by)
+{
+    size_t len = strlen(f->title) + strlen(by) + 64;
+    char *t = malloc(len);
+    if (!t)
+        return; /* the title stays as it was */
+    snprintf(t, len, "%s; the part caused by %s is counted there", f->title, by);
+    free(f->title);
+    f->title = t;
+}
+
 static int64_t claim(tsa_analysis *a, ledger *lg, tsa_finding *f, const rule *ru)
 {
     int64_t total = 0;
@@ -122,8 +138,17 @@ static int64_t claim(tsa_analysis *a, ledger *lg, tsa_finding *f, const rule *ru
     for (size_t k = 0; k < sizeof pref / sizeof pref[0]; k++)
         if (lines & LINE(pref[k]))
             order[n++] = pref[k];
+    const char *before[TSA_BL_COUNT];
+    memcpy(before, lg->claimer, sizeof before);
     for (size_t ri = 0; ri < lg->n_ranks; ri++)
         total += take(lg, ri, order, n, want, NULL);
+    /* Say in the title what an earlier cause took, so the numbers in it
+     * and the recoverable time do not seem to disagree. */
+    for (size_t k = 0; k < n && ru; k++)
+        if (before[order[k]]) {
+            note_claimed(f, before[order[k]]);
+            break;
+        }
     return total;
 }
 
@@ -167,6 +192,7 @@ int tsa_attribute_recoverable(tsa_analysis *a)
     qsort(p, nf, sizeof *p, by_order);
     for (size_t k = 0; k < nf; k++) {
         tsa_finding *f = &a->findings.items[p[k].idx];
+        lg.current = f->id;
         if (f->recoverable_ns <= 0) {
             f->recoverable_ns = 0;
             f->recoverable_s = 0;

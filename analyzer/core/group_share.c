@@ -11,17 +11,26 @@ static int is_member(const tsa_nccl_op *op)
            op->op < TSC_NCCL_COMM_INIT_RANK;
 }
 
-/* Slices [s, e) of the GroupEnd among the pending members of its thread. */
+/* Slices the group's time among the pending members of its thread.  The
+ * group runs from its first pending call (the outermost GroupStart when it
+ * was recorded) to the end of the GroupEnd, so the slices cover all the
+ * communication time the group's calls stand for. */
 static void share_out(const tsa_rank *r, tsa_call_span *sp, const size_t *pend, size_t n_pend,
                       uint32_t tid, int64_t s, int64_t e)
 {
     uint64_t bytes = 0;
     size_t members = 0;
-    for (size_t k = 0; k < n_pend; k++)
-        if (r->nccl[pend[k]].tid == tid) {
-            bytes += r->nccl[pend[k]].bytes;
-            members++;
-        }
+    for (size_t k = 0; k < n_pend; k++) {
+        const tsa_nccl_op *op = &r->nccl[pend[k]];
+        if (op->tid != tid)
+            continue;
+        if (op->gpu_start_ns < s)
+            s = op->gpu_start_ns;
+        if (op->op == TSC_NCCL_GROUP_START)
+            continue;
+        bytes += op->bytes;
+        members++;
+    }
     if (!members || e <= s)
         return;
     int64_t d = e - s, at = s;
@@ -29,7 +38,7 @@ static void share_out(const tsa_rank *r, tsa_call_span *sp, const size_t *pend, 
     size_t seen = 0;
     for (size_t k = 0; k < n_pend; k++) {
         const tsa_nccl_op *op = &r->nccl[pend[k]];
-        if (op->tid != tid)
+        if (op->tid != tid || op->op == TSC_NCCL_GROUP_START)
             continue;
         seen++;
         done_bytes += op->bytes;
@@ -65,7 +74,7 @@ tsa_call_span *tsa_call_spans(const tsa_rank *r)
         sp[i].end_ns = op->gpu_end_ns;
         sp[i].skip = op->op == TSC_NCCL_GROUP_START || op->op == TSC_NCCL_GROUP_END;
         sp[i].own = !sp[i].skip && !is_member(op);
-        if (is_member(op))
+        if (is_member(op) || (op->op == TSC_NCCL_GROUP_START && op->group_depth == 0))
             pend[n_pend++] = i;
         /* Only the outermost GroupEnd (depth 1 at entry) runs the group. */
         if (op->op == TSC_NCCL_GROUP_END && op->group_depth <= 1) {

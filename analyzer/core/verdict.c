@@ -73,14 +73,17 @@ void tsa_decide_verdict(tsa_analysis *a)
     double comm = (double)(b->line_ns[TSA_BL_COMM_WAIT] + b->line_ns[TSA_BL_COMM_TRANSFER] -
                            late[TSA_BL_COMM_WAIT]) / w;
     double host = (double)(b->line_ns[TSA_BL_HOST_IDLE] - late[TSA_BL_HOST_IDLE]) / w;
-    char rest[160];
-    snprintf(rest, sizeof rest,
+    char rest[200];
+    int at = snprintf(rest, sizeof rest,
              "compute %.1f%%, exposed communication %.1f%%, data stall %.1f%%, host idle %.1f%%",
              100 * compute, 100 * comm, 100 * data, 100 * host);
-
     const tsa_finding *lf = top_late_rank(a);
-    if (lf && a->wall_ns > 0 &&
-        (double)lf->recoverable_ns >= TSA_TH_LATE_RANK_VERDICT * (double)a->wall_ns) {
+    int pace = lf && a->wall_ns > 0 &&
+               (double)lf->recoverable_ns >= TSA_TH_LATE_RANK_VERDICT * (double)a->wall_ns;
+    if (late_all > 0 && !pace && at > 0 && (size_t)at < sizeof rest)
+        snprintf(rest + at, sizeof rest - (size_t)at, ", late ranks %.1f%%", 100 * straggler);
+
+    if (pace) {
         char who[96];
         culprit_text(a, lf, who, sizeof who);
         a->verdict = TSA_VERDICT_STRAGGLER_BOUND;
@@ -89,12 +92,12 @@ void tsa_decide_verdict(tsa_analysis *a)
                           : a->xrank.straggler && a->xrank.straggler->rank == lf->rank
                               ? a->xrank.straggler->host
                               : NULL;
+        int one = !strcmp(lf->id, "DIST.STRAGGLER");
         snprintf(a->verdict_reason, sizeof a->verdict_reason,
-                 "%s set%s the pace (%s): the other ranks wait for %s, %.1f%% of wall time "
-                 "(%.2f s per rank); the rest: %s",
-                 who, strcmp(lf->id, "DIST.STRAGGLER") ? "" : "s", lf->id,
-                 strcmp(lf->id, "DIST.STRAGGLER") ? "them" : "it", 100 * straggler,
-                 lf->recoverable_s, rest);
+                 "%s set%s the pace (%s): %s extra time and the other ranks' waiting for %s "
+                 "cost %.1f%% of wall time (%.2f s per rank); the rest: %s",
+                 who, one ? "s" : "", lf->id, one ? "its" : "their", one ? "it" : "them",
+                 100 * straggler, lf->recoverable_s, rest);
         return;
     }
     tsa_verdict v = a->gpu ? TSA_VERDICT_GPU_BOUND : TSA_VERDICT_COMPUTE_BOUND;
