@@ -46,8 +46,8 @@ int tsa_job_drop_duplicate_ranks(tsa_job *job)
     size_t n = job->n_ranks;
     if (n < 2)
         return 0;
-    /* keep[i]: index of the dump kept for rank i's claim (quadratic only
-     * over the ranks of one claim: a map from rank to its best). */
+    /* drop[i]: dump i is left out.  Quadratic in the ranks, like the
+     * loader's run grouping; jobs have thousands of ranks at most. */
     char *drop = calloc(n, 1);
     if (!drop)
         return -1;

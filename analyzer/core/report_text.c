@@ -306,7 +306,11 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
 
 static void findings_section(FILE *out, const tsa_analysis *a, const style *st)
 {
-    section(out, st, "FINDINGS (most recoverable first; seconds per rank, each counted once)");
+    section(out, st, a->verdict == TSA_VERDICT_STRAGGLER_BOUND
+                         ? "FINDINGS (the verdict's cause, then most recoverable; seconds per "
+                           "rank, each counted once)"
+                         : "FINDINGS (most recoverable first; seconds per rank, each counted "
+                           "once)");
     if (!a->findings.n) {
         fprintf(out, "  %snone: nothing to fix found%s\n", st->green, st->reset);
         return;
