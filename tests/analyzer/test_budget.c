@@ -231,15 +231,34 @@ static void test_grouped_wait(void **state)
     tsa_job_free(job);
 }
 
+/* Rank 0 of job with one step [s, e). */
+static tsa_rank *step_rank(tsa_job *job, int64_t s, int64_t e)
+{
+    tsa_rank *r = tsa_job_add_rank(job);
+    assert_non_null(r);
+    add_step_range(r, s, e);
+    return r;
+}
+
+/* Finishes the job and analyses it without the cross-rank pass. */
+static tsa_analysis *finish_and_analyze_alone(tsa_job *job)
+{
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    return a;
+}
+
 /* Members of a group get their share of the group's time (by bytes);
  * GroupStart/GroupEnd are never rows; a share is not a bandwidth. */
 static void test_group_shares(void **state)
 {
     (void)state;
     tsa_job *job = tsa_job_new("mem");
-    tsa_rank *r = tsa_job_add_rank(job);
-    r->rank = 0;
-    add_step_range(r, 0, 1000);
+    tsa_rank *r = step_rank(job, 0, 1000);
     add_host_op(r, TSC_NCCL_GROUP_START, 100, 101, 0, 0);
     add_host_op(r, TSC_NCCL_ALLREDUCE, 101, 102, 0, 1);
     r->nccl[r->n_nccl - 1].bytes = 3000;
@@ -248,12 +267,7 @@ static void test_group_shares(void **state)
     add_host_op(r, TSC_NCCL_GROUP_END, 103, 503, 0, 1);
     add_host_op(r, TSC_NCCL_ALLREDUCE, 600, 700, 1, 0); /* blocking, its own time */
     r->nccl[r->n_nccl - 1].bytes = 1000;
-    assert_int_equal(tsa_job_finish(job), 0);
-    tsa_analysis_options o;
-    tsa_analysis_default_options(&o);
-    o.no_xrank = 1;
-    tsa_analysis *a = tsa_analyze(job, &o);
-    assert_non_null(a);
+    tsa_analysis *a = finish_and_analyze_alone(job);
     assert_int_equal(a->n_colls, 2);
     int64_t exposed = 0;
     for (size_t i = 0; i < a->n_colls; i++) {

@@ -20,22 +20,7 @@
 #include "job_load.h"
 #include "tsc_format.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tsa_gt_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "gen_tmpdir.h"
 
 typedef struct run {
     tsa_job *job;
@@ -359,5 +344,5 @@ int main(void)
         cmocka_unit_test(test_json_has_the_schema),
         cmocka_unit_test(test_garbage_events_do_not_crash),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -20,22 +20,7 @@
 #include "job_load.h"
 #include "throughput.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tsa_verdict_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "gen_tmpdir.h"
 
 typedef struct run {
     tsa_job *job;
@@ -380,5 +365,5 @@ int main(void)
         cmocka_unit_test(test_throughput_host_only),
         cmocka_unit_test(test_percentiles_and_sparkline),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
