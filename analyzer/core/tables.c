@@ -1,8 +1,10 @@
 #include "tables.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "group_share.h"
 #include "job_build.h"
 #include "sat_math.h"
 #include "tsc_format.h"
@@ -124,24 +126,26 @@ oom:
 
 static int coll_rows(tsa_analysis *a)
 {
-    /* One row per op code that appears; at most 256. */
+    /* One row per op code that appears; at most 256.  Group members get
+     * their share of the GroupEnd (group_share.h); bus bandwidth only from
+     * calls whose time is their own. */
     tsa_coll_row *rows = calloc(256, sizeof *rows);
     double *fbytes = calloc(256, sizeof *fbytes);
-    if (!rows || !fbytes) {
-        free(rows);
-        free(fbytes);
-        return -1;
-    }
+    int64_t *own_ns = calloc(256, sizeof *own_ns);
+    if (!rows || !fbytes || !own_ns)
+        goto oom;
     for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
         const tsa_rank *r = &a->job->ranks[ri];
         const tsa_rank_result *rr = &a->ranks[ri];
+        tsa_call_span *sp = tsa_call_spans(r);
+        if (r->n_nccl && !sp)
+            goto oom;
         for (size_t i = 0; i < r->n_nccl; i++) {
             const tsa_nccl_op *op = &r->nccl[i];
-            if (op->op >= TSA_COLL_ROWS || op->op == TSC_NCCL_GROUP_START ||
-                !in_window(op->gpu_start_ns, rr))
+            if (op->op >= TSA_COLL_ROWS || sp[i].skip || !in_window(sp[i].start_ns, rr))
                 continue;
             tsa_coll_row *row = &rows[op->op];
-            int64_t d = op->gpu_end_ns - op->gpu_start_ns;
+            int64_t d = sp[i].end_ns - sp[i].start_ns;
             row->op = op->op;
             row->count++;
             row->bytes += op->bytes;
@@ -149,8 +153,12 @@ static int coll_rows(tsa_analysis *a)
             int b = tsa_size_bucket(op->bytes);
             row->bucket_count[b]++;
             TSA_SAT_ACC(row->bucket_ns[b], d);
-            fbytes[op->op] += (double)op->bytes * tsa_busbw_factor(op->op, op->comm_size);
+            if (sp[i].own) {
+                TSA_SAT_ACC(own_ns[op->op], d);
+                fbytes[op->op] += (double)op->bytes * tsa_busbw_factor(op->op, op->comm_size);
+            }
         }
+        free(sp);
     }
     for (size_t ri = 0; ri < a->n_ranks; ri++)
         for (int op = 0; op < TSA_COLL_ROWS; op++) {
@@ -164,13 +172,19 @@ static int coll_rows(tsa_analysis *a)
     for (int op = 0; op < 256; op++) {
         if (!rows[op].count)
             continue;
-        rows[op].busbw_gbps = rows[op].ns > 0 ? fbytes[op] / (double)rows[op].ns : 0;
+        rows[op].busbw_gbps = own_ns[op] > 0 ? fbytes[op] / (double)own_ns[op] : NAN;
         rows[n++] = rows[op];
     }
     free(fbytes);
+    free(own_ns);
     a->colls = rows;
     a->n_colls = n;
     return 0;
+oom:
+    free(rows);
+    free(fbytes);
+    free(own_ns);
+    return -1;
 }
 
 static void copy_rows(tsa_analysis *a)

@@ -48,6 +48,7 @@ void gen_default_options(gen_options *o)
     o->buckets = 4;
     o->straggler = -1;
     o->offset_rank = -1;
+    o->lossy_rank = -1;
     o->warmup = 2;
     o->seed = 1;
     o->stall_every = 1;
@@ -371,6 +372,14 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
                           "python train.py (tsc-gen-job)", o->device,
                           o->host_only ? "off" : "full"};
     meta(&w, 0, keys, vals, o->host_only ? 8 : 10);
+    if (r == o->lossy_rank) {
+        /* What the writer records after a failed write (full disk). */
+        char lost[32];
+        snprintf(lost, sizeof lost, "%llu", (unsigned long long)o->lost_write_bytes);
+        const char *lk[] = {TSC_META_DROPPED_WRITE};
+        const char *lv[] = {lost};
+        meta(&w, 0, lk, lv, 1);
+    }
 
     rank_ctx c;
     memset(&c, 0, sizeof c);

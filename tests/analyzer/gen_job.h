@@ -55,6 +55,8 @@ typedef struct gen_options {
     int offset_rank;           /* rank whose host's clock is offset, -1 none */
     int64_t offset_ns;
     int host_only;             /* 1: no GPU records */
+    int lossy_rank;            /* rank whose dump says writes were lost, -1 none */
+    uint64_t lost_write_bytes; /* its dropped_write_bytes */
     int warmup;                /* warm-up steps for the truth, default 2 */
     uint64_t seed;             /* jitter of kernel durations (exact totals kept) */
     double copy_share;         /* share of C_r done as one H2D memcpy, default 0 */

@@ -1,7 +1,6 @@
-/* Helpers shared by the tests that analyse generated jobs (gen_job.h): a
- * temporary directory for the test binary (cmocka group setup/teardown)
- * and generate -> load -> analyse of one job in it.  Include after
- * cmocka.h. */
+/* Generate -> load -> analyse of one job (gen_job.h) in the test
+ * program's scratch directory (gen_tmpdir.h), for the tests that check
+ * analyses of generated jobs.  Include after cmocka.h. */
 #ifndef TSA_TEST_GEN_RUN_H
 #define TSA_TEST_GEN_RUN_H
 
@@ -10,24 +9,8 @@
 
 #include "analysis.h"
 #include "gen_job.h"
+#include "gen_tmpdir.h"
 #include "job_load.h"
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tsa_gen_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 typedef struct run {
     tsa_job *job;

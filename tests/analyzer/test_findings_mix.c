@@ -536,5 +536,5 @@ int main(void)
         cmocka_unit_test(test_kineto_input),
         cmocka_unit_test(test_corpus),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -15,10 +15,12 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "gen_job.h"
 #include "dump_file.h"
-#include "gen_run.h"
 #include "job_load.h"
 #include "tsc_format.h"
+
+#include "gen_run.h"
 
 /* Budget lines sum exactly to wall, per rank and for the job. */
 static void assert_budget_exact(const tsa_analysis *a)
@@ -316,5 +318,5 @@ int main(void)
         cmocka_unit_test(test_json_has_the_schema),
         cmocka_unit_test(test_garbage_events_do_not_crash),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
