@@ -151,6 +151,22 @@ typedef struct tsa_step {
     int warmup;                 /* 1 when skipped as warm-up */
 } tsa_step;
 
+/* One device memory operation (v1.1 dumps), see analyzer/core/memory.h. */
+typedef enum tsa_mem_op {
+    TSA_MEM_ALLOC = 0,          /* bytes taken */
+    TSA_MEM_FREE = 1,           /* bytes given back */
+    TSA_MEM_POOL = 2,           /* a pool now holds `bytes` from the device */
+} tsa_mem_op;
+
+typedef struct tsa_mem_event {
+    int64_t t_ns;
+    uint64_t bytes;
+    uint64_t pool;              /* pool identity (TSA_MEM_POOL and async ops), else 0 */
+    uint32_t device, stream;
+    uint8_t op;                 /* tsa_mem_op */
+    uint8_t source;             /* enum tsc_mem_source */
+} tsa_mem_event;
+
 typedef struct tsa_thread {
     uint32_t tid;
     uint32_t name;              /* index into strings */
@@ -200,6 +216,11 @@ typedef struct tsa_rank {
     /* --- appended: what the capture lost (dump metadata) --- */
     uint64_t dropped_write_bytes;   /* bytes the writer could not write (full disk, I/O error) */
     uint64_t cupti_dropped_records; /* GPU activity records CUPTI dropped */
+    /* --- appended: device memory (analyzer/core/memory.h) --- */
+    tsa_mem_event *mem;  size_t n_mem, cap_mem;  /* in arrival order until the memory pass sorts them */
+    uint64_t mem_total_bytes;   /* device memory: cuMemGetInfo total, else device_mem_bytes; 0 unknown */
+    uint64_t mem_free_bytes;    /* cuMemGetInfo free at start; 0 unknown */
+    int64_t mem_info_ns;        /* when that was sampled; 0 unknown */
 } tsa_rank;
 
 /* A dump left out because another dump of the same run claims its rank

@@ -31,7 +31,7 @@
 
 #define TSC_FILE_MAGIC "\x89TSCOPE\n"   /* 8 bytes, no NUL needed */
 #define TSC_FORMAT_MAJOR 1
-#define TSC_FORMAT_MINOR 0
+#define TSC_FORMAT_MINOR 1
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -91,6 +91,9 @@ enum tsc_event_kind {
     TSC_EV_GEMM = 0x25,       /* cuBLAS/cuBLASLt matmul call (host side) */
     TSC_EV_NVTX = 0x26,       /* NVTX push/pop or start/end range */
     TSC_EV_EXTCORR = 0x27,    /* CUPTI external correlation: see below */
+    TSC_EV_MEM_ALLOC = 0x28,  /* device memory allocated (v1.1) */
+    TSC_EV_MEM_FREE = 0x29,   /* device memory freed (v1.1) */
+    TSC_EV_MEM_POOL = 0x2a,   /* a memory pool's size changed (v1.1) */
     TSC_EV_CLOCK = 0x30,      /* clock sample: start=realtime, end=other clock, val=monotonic */
 };
 
@@ -138,7 +141,12 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   val = per-thread call counter (feeds TSC_EXTCORR_ID).
  * TSC_EV_NVTX: desc -> TSC_DESC_STRING (range name); start/end; val = 0.
  * TSC_EV_CLOCK: start = CLOCK_REALTIME, end = cuptiGetTimestamp() (or 0),
- *   val = CLOCK_MONOTONIC, all sampled together. */
+ *   val = CLOCK_MONOTONIC, all sampled together.
+ * TSC_EV_MEM_ALLOC / TSC_EV_MEM_FREE (v1.1): desc -> TSC_DESC_MEM;
+ *   start = end = time of the operation; val = bytes.
+ * TSC_EV_MEM_POOL (v1.1): desc -> TSC_DESC_MEM (source TSC_MEM_SRC_POOL, the
+ *   pool's address in `pool`); start = end = time; val = bytes the pool
+ *   holds from the device after the operation; flags = enum tsc_mem_pool_op. */
 
 /* ----------------------------------------------------------- descriptors */
 
@@ -168,6 +176,7 @@ enum tsc_desc_type {
     TSC_DESC_SYNC = 18,       /* payload: tsc_desc_sync */
     TSC_DESC_API = 19,        /* payload: tsc_desc_api */
     TSC_DESC_GEMM = 20,       /* payload: tsc_desc_gemm */
+    TSC_DESC_MEM = 21,        /* payload: tsc_desc_mem (v1.1) */
 };
 
 /* NCCL functions, numbered for the dump (append-only). */
@@ -309,6 +318,36 @@ typedef struct tsc_desc_gemm {
 } tsc_desc_gemm;
 _Static_assert(sizeof(tsc_desc_gemm) == 56, "gemm desc is 56 bytes");
 
+/* Where device memory came from (tsc_desc_mem.source). */
+enum tsc_mem_source {
+    TSC_MEM_SRC_OTHER = 0,
+    TSC_MEM_SRC_MALLOC = 1,   /* cudaMalloc / cuMemAlloc: memory taken from the device */
+    TSC_MEM_SRC_ASYNC = 2,    /* cudaMallocAsync / cuMemAllocFromPoolAsync: from a pool */
+    TSC_MEM_SRC_VMM = 3,      /* cuMemCreate / cuMemRelease: physical memory (expandable segments) */
+    TSC_MEM_SRC_POOL = 4,     /* a stream-ordered pool itself (TSC_EV_MEM_POOL) */
+};
+
+/* TSC_EV_MEM_POOL flags. */
+enum tsc_mem_pool_op {
+    TSC_MEM_POOL_USAGE = 0,      /* size seen at an allocation or free from the pool */
+    TSC_MEM_POOL_CREATED = 1,
+    TSC_MEM_POOL_DESTROYED = 2,  /* val = 0 */
+    TSC_MEM_POOL_TRIMMED = 3,
+};
+
+/* Shape of device memory operations; few distinct ones per process. */
+typedef struct tsc_desc_mem {
+    uint8_t source;      /* enum tsc_mem_source */
+    uint8_t mem_kind;    /* CUpti_ActivityMemoryKind (3 device, 5 managed, ...) */
+    uint8_t pool_type;   /* 0 none, 1 local, 2 imported */
+    uint8_t reserved0;
+    uint32_t device;
+    uint32_t stream;     /* CUPTI stream id of a stream-ordered operation, else 0 */
+    uint32_t reserved1;
+    uint64_t pool;       /* base address of the pool (identity only), else 0 */
+} tsc_desc_mem;
+_Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
+
 /* ------------------------------------------------------------- metadata */
 
 /* Metadata keys written in META / END chunks (values are text).  Readers
@@ -346,5 +385,10 @@ _Static_assert(sizeof(tsc_desc_gemm) == 56, "gemm desc is 56 bytes");
 #define TSC_META_CUDA_RUNTIME "cuda_runtime_version"
 #define TSC_META_CUPTI_VERSION "cupti_version"  /* cuptiGetVersion of the runtime */
 #define TSC_META_CUPTI_OVERHEAD "cupti_overhead_ns" /* CUPTI's own time (OVERHEAD records) */
+/* Device memory capture (v1.1). */
+#define TSC_META_MEM_CAPTURE "mem_capture"      /* ok, or why memory records are missing */
+#define TSC_META_MEM_INFO_FREE "mem_info_free_bytes"   /* cuMemGetInfo free, at start */
+#define TSC_META_MEM_INFO_TOTAL "mem_info_total_bytes" /* cuMemGetInfo total, at start */
+#define TSC_META_MEM_INFO_TIME "mem_info_realtime_ns"  /* when it was sampled */
 
 #endif

@@ -359,7 +359,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     if (a->flops > 0 && a->peak_flops > 0 && a->budget.wall_ns > 0)
         a->budget.mfu = (double)a->budget.line_ns[TSA_BL_USEFUL] / (double)a->budget.wall_ns;
 
-    if (tsa_build_tables(a))
+    if (tsa_build_tables(a) || tsa_memory_measure(job, &a->memory))
         goto fail;
     if (tsa_core_findings(a, &a->findings) || tsa_advisory_findings(a, &a->findings))
         goto fail;
@@ -393,5 +393,6 @@ void tsa_analysis_free(tsa_analysis *a)
     if (a->have_xrank)
         tsa_xrank_free(&a->xrank);
     tsa_findings_free(&a->findings);
+    tsa_memory_free(&a->memory);
     free(a);
 }

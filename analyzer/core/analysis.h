@@ -22,6 +22,7 @@
 
 #include "crossrank/crossrank.h"
 #include "findings.h"
+#include "memory.h"
 #include "model.h"
 
 typedef struct tsa_analysis_options {
@@ -229,6 +230,8 @@ typedef struct tsa_analysis {
     const char *verdict_host;        /* borrowed, NULL none */
     tsa_confidence confidence;       /* lowest confidence_cap of the findings */
     tsa_throughput throughput;
+    /* --- appended: device memory (memory.h) --- */
+    tsa_memory memory;               /* ranks with memory records; n_ranks 0: none */
 } tsa_analysis;
 
 /* NULL options: defaults.  Returns NULL only when out of memory.  Writes

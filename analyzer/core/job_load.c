@@ -15,6 +15,7 @@
 #include "corr_index.h"
 #include "interval_set.h"
 #include "job_build.h"
+#include "memory.h"
 #include "dup_ranks.h"
 #include "radix_sort.h"
 #include "reader/dump_reader.h"
@@ -149,6 +150,14 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->dropped_write_bytes = strtoull(value, NULL, 10);
     else if (!strcmp(key, TSC_META_CUPTI_DROPPED))
         r->cupti_dropped_records = strtoull(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_MEM_INFO_TOTAL))
+        r->mem_total_bytes = strtoull(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_DEVICE_MEM_BYTES) && r->mem_total_bytes == 0)
+        r->mem_total_bytes = strtoull(value, NULL, 10); /* cuMemGetInfo's total wins */
+    else if (!strcmp(key, TSC_META_MEM_INFO_FREE))
+        r->mem_free_bytes = strtoull(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_MEM_INFO_TIME))
+        r->mem_info_ns = (int64_t)(strtoull(value, NULL, 10) & INT64_MAX);
 }
 
 static void on_desc(void *ctx, const tsr_file *f, const tsr_desc *d)
@@ -360,6 +369,20 @@ static void add_range(load_ctx *c, const tsr_file *f, const tsr_event *e)
         c->oom = 1;
 }
 
+static void add_mem(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_mem d;
+    if (tsr_decode_mem(e->desc, &d))
+        return;
+    tsa_mem_event m = {.t_ns = (int64_t)e->start_ns, .bytes = e->val, .device = d.device,
+                       .stream = d.stream, .pool = d.pool, .source = d.source,
+                       .op = e->kind == TSC_EV_MEM_ALLOC  ? TSA_MEM_ALLOC
+                             : e->kind == TSC_EV_MEM_FREE ? TSA_MEM_FREE
+                                                          : TSA_MEM_POOL};
+    if (tsa_rank_add_mem(c->rank, &m))
+        c->oom = 1;
+}
+
 static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
 {
     load_ctx *c = ctx;
@@ -386,6 +409,7 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
     case TSC_EV_API: add_api(c, f, e); break;
     case TSC_EV_GEMM: add_gemm(c, e); break;
     case TSC_EV_NVTX: add_range(c, f, e); break;
+    case TSC_EV_MEM_ALLOC: case TSC_EV_MEM_FREE: case TSC_EV_MEM_POOL: add_mem(c, e); break;
     default: break;
     }
 }

@@ -239,6 +239,7 @@ char *tsa_report_json(const tsa_analysis *a)
         tsa_xrank_add_json(root, &a->xrank);
     add_findings(root, a);
     add_ranks(root, a);
+    cJSON_AddItemToObject(root, "memory", tsa_memory_json(&a->memory));
     cJSON *other = cJSON_AddArrayToObject(root, "other_runs");
     for (size_t i = 0; i < job->n_other_runs; i++)
         cJSON_AddItemToArray(other, cJSON_CreateString(job->other_runs[i]));

@@ -21,6 +21,9 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_NVTX: return "nvtx";
     case TSC_EV_EXTCORR: return "extcorr";
     case TSC_EV_CLOCK: return "clock";
+    case TSC_EV_MEM_ALLOC: return "mem_alloc";
+    case TSC_EV_MEM_FREE: return "mem_free";
+    case TSC_EV_MEM_POOL: return "mem_pool";
     default: return NULL;
     }
 }
@@ -36,6 +39,7 @@ const char *tsr_desc_type_name(uint8_t type)
     case TSC_DESC_SYNC: return "sync";
     case TSC_DESC_API: return "api";
     case TSC_DESC_GEMM: return "gemm";
+    case TSC_DESC_MEM: return "mem";
     default: return NULL;
     }
 }
@@ -187,4 +191,16 @@ char *tsr_format_iso8601(uint64_t realtime_ns, char *buf, size_t cap)
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
              (unsigned)(realtime_ns % 1000000000u));
     return buf;
+}
+
+const char *tsr_mem_source_name(uint8_t source)
+{
+    static const char *const t[] = {"other", "malloc", "async", "vmm", "pool"};
+    return LOOKUP(t, source);
+}
+
+const char *tsr_mem_pool_op_name(uint8_t op)
+{
+    static const char *const t[] = {"usage", "created", "destroyed", "trimmed"};
+    return LOOKUP(t, op);
 }

@@ -108,6 +108,19 @@ static void gemm_keys(cJSON *o, const tsr_event *e, const tsc_desc_gemm *g)
     add_u64(o, "call", e->val);
 }
 
+static void mem_keys(cJSON *o, const tsr_event *e, const tsc_desc_mem *m)
+{
+    add_name(o, "source", tsr_mem_source_name(m->source), m->source);
+    add_u64(o, "bytes", e->val);
+    add_u64(o, "device", m->device);
+    add_u64(o, "stream", m->stream);
+    add_u64(o, "mem_kind", m->mem_kind);
+    if (e->kind == TSC_EV_MEM_POOL)
+        add_name(o, "pool_op", tsr_mem_pool_op_name(e->flags), e->flags);
+    if (m->pool)
+        add_hex(o, "pool", m->pool);
+}
+
 /* Kind-specific keys; 0 when the descriptor was usable. */
 static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char *nccl_op)
 {
@@ -118,6 +131,7 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsc_desc_sync s;
         tsc_desc_api a;
         tsc_desc_gemm g;
+        tsc_desc_mem m;
     } u;
     switch (e->kind) {
     case TSC_EV_NCCL:
@@ -168,6 +182,13 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         return 0;
     case TSC_EV_CLOCK:
         add_u64(o, "monotonic_ns", e->val);
+        return 0;
+    case TSC_EV_MEM_ALLOC:
+    case TSC_EV_MEM_FREE:
+    case TSC_EV_MEM_POOL:
+        if (tsr_decode_mem(e->desc, &u.m))
+            return -1;
+        mem_keys(o, e, &u.m);
         return 0;
     default:
         return 0;
