@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "findings.h"
 #include "model.h"
@@ -91,6 +92,9 @@ int tsa_memory_findings(const tsa_memory *m, tsa_findings *out);
 /* The report's `memory` object (cJSON *, typed void * so this header needs
  * no cJSON): a JSON null when no rank carries memory records. */
 void *tsa_memory_json(const tsa_memory *m);
+
+/* The text report's table (rows only; the caller prints the title). */
+void tsa_memory_print(FILE *out, const tsa_memory *m);
 
 /* Loader side: one record appended to r->mem; 0, or -1 on OOM. */
 int tsa_rank_add_mem(tsa_rank *r, const tsa_mem_event *e);

@@ -391,6 +391,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
     phases_section(out, a, &st);
     ranks_section(out, a, &st);
     tables_section(out, a, &st);
+    if (a->memory.n_ranks) {
+        section(out, &st, "MEMORY (reserved GPU memory per rank)");
+        tsa_memory_print(out, &a->memory);
+    }
     if (a->have_xrank) {
         section(out, &st, "CROSS-RANK (one row per rank: that rank's own totals)");
         tsa_xrank_print(out, &a->xrank, color);
