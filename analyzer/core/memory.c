@@ -33,7 +33,7 @@ static void close_step(step_acc *s, uint64_t reserved)
         s->prev_end = reserved;
         uint64_t churn = s->alloc_b < s->free_b ? s->alloc_b : s->free_b;
         s->churn_steps += churn > 0;
-        s->churn_sum += churn;
+        s->churn_sum = churn > UINT64_MAX - s->churn_sum ? UINT64_MAX : s->churn_sum + churn;
         s->allocs_sum += s->allocs;
     }
     s->alloc_b = s->free_b = s->allocs = 0;
@@ -47,19 +47,25 @@ static void count_in_step(step_acc *s, const tsa_mem_event *e)
     if (s->cur >= s->r->n_steps || e->t_ns < s->r->steps[s->cur].start_ns ||
         e->source == TSC_MEM_SRC_ASYNC || e->op == TSA_MEM_POOL)
         return;
-    if (e->op == TSA_MEM_ALLOC) {
-        s->alloc_b += e->bytes;
-        s->allocs++;
-    } else {
-        s->free_b += e->bytes;
-    }
+    uint64_t *sum = e->op == TSA_MEM_ALLOC ? &s->alloc_b : &s->free_b;
+    *sum = e->bytes > UINT64_MAX - *sum ? UINT64_MAX : *sum + e->bytes;
+    s->allocs += e->op == TSA_MEM_ALLOC;
+}
+
+/* a - b of two byte counts as a signed number, saturated: a damaged dump
+ * may hold sizes near 2^64. */
+static int64_t signed_diff(uint64_t a, uint64_t b)
+{
+    if (a >= b)
+        return a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
+    return b - a > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(b - a);
 }
 
 static void finish(tsa_mem_rank *o, const step_acc *s, const tsa_rank *r, uint64_t at_info)
 {
     if (o->steps >= 2) {
-        o->growth_per_step = ((int64_t)o->last_step_bytes - (int64_t)o->first_step_bytes) /
-                             (int64_t)(o->steps - 1);
+        o->growth_per_step =
+            signed_diff(o->last_step_bytes, o->first_step_bytes) / (int64_t)(o->steps - 1);
         o->growth_share = (double)s->grew / (double)(o->steps - 1);
     }
     if (o->steps > 0) {
@@ -69,11 +75,12 @@ static void finish(tsa_mem_rank *o, const step_acc *s, const tsa_rank *r, uint64
     }
     /* cuMemGetInfo's free memory excludes what this process held then. */
     if (r->mem_free_bytes > 0)
-        o->capacity_bytes = r->mem_free_bytes + at_info;
+        o->capacity_bytes = at_info > UINT64_MAX - r->mem_free_bytes ? UINT64_MAX
+                                                                       : r->mem_free_bytes + at_info;
     else
         o->capacity_bytes = r->mem_total_bytes;
     if (o->capacity_bytes > 0) {
-        o->headroom_bytes = (int64_t)o->capacity_bytes - (int64_t)o->peak_bytes;
+        o->headroom_bytes = signed_diff(o->capacity_bytes, o->peak_bytes);
         o->peak_share = (double)o->peak_bytes / (double)o->capacity_bytes;
     }
 }
@@ -109,7 +116,8 @@ int tsa_mem_rank_measure(tsa_rank *r, tsa_mem_rank *out)
         out->allocs += e->op == TSA_MEM_ALLOC;
         out->frees += e->op == TSA_MEM_FREE;
         if (e->op == TSA_MEM_ALLOC)
-            out->alloc_bytes += e->bytes;
+            out->alloc_bytes = e->bytes > UINT64_MAX - out->alloc_bytes ? UINT64_MAX
+                                                                       : out->alloc_bytes + e->bytes;
         uint64_t now = tsa_mem_walk_reserved(&w);
         if (now > out->peak_bytes) {
             out->peak_bytes = now;

@@ -314,6 +314,32 @@ static void test_capacity_from_mem_info(void **state)
     done_rank();
 }
 
+/* Sizes near 2^64 from a damaged dump: sums saturate, differences stay
+ * in range (UBSan fails the test on any overflow). */
+static void test_hostile_sizes(void **state)
+{
+    (void)state;
+    new_rank(6, 1000, 1);
+    rk->mem_free_bytes = UINT64_MAX - 5;
+    rk->mem_info_ns = 1015; /* after the first allocation: capacity saturates */
+    for (int k = 0; k < 6; k++) {
+        int64_t s = (int64_t)(k + 1) * 1000;
+        mem(s + 10, TSA_MEM_ALLOC, TSC_MEM_SRC_MALLOC, UINT64_MAX / 2, 0);
+        mem(s + 20, TSA_MEM_ALLOC, TSC_MEM_SRC_MALLOC, UINT64_MAX, 0);
+        mem(s + 30, TSA_MEM_FREE, TSC_MEM_SRC_MALLOC, UINT64_MAX, 0);
+        mem(s + 40, TSA_MEM_POOL, TSC_MEM_SRC_POOL, UINT64_MAX, (uint64_t)k);
+    }
+    tsa_mem_rank m;
+    tsa_findings f;
+    measure(&m, &f);
+    assert_int_equal(m.peak_bytes, UINT64_MAX);
+    assert_int_equal(m.alloc_bytes, UINT64_MAX);
+    assert_int_equal(m.capacity_bytes, UINT64_MAX);
+    assert_true(m.headroom_bytes == 0);
+    tsa_findings_free(&f);
+    done_rank();
+}
+
 /* ------------------------------------------------------ generated dumps */
 
 static const char *const mem_ids[] = {"MEM.GROWTH", "MEM.NEAR_OOM", "MEM.CHURN"};
@@ -443,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_one_off_jump_is_not_a_leak),
         cmocka_unit_test(test_near_oom_edges),
         cmocka_unit_test(test_capacity_from_mem_info),
+        cmocka_unit_test(test_hostile_sizes),
         cmocka_unit_test(test_gen_healthy),
         cmocka_unit_test(test_gen_leak_and_churn),
         cmocka_unit_test(test_gen_near_oom),
