@@ -53,13 +53,25 @@ static void csv_fields(const tsa_batch_row *r, char f[N_COLS][64], const char *p
     ptr[16] = r->error ? r->error : "";
 }
 
-static void csv_field(FILE *out, const char *s)
+/* A text cell a spreadsheet would run as a formula (= + - @, or a tab or
+ * CR before one): job paths, hosts and errors come from untrusted job
+ * directories.  Such a cell is quoted and starts with an apostrophe, as
+ * OWASP's CSV-injection advice and spreadsheets expect. */
+static int formula_like(const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    return s[0] && strchr("=+-@\t\r", s[0]);
+}
+
+static void csv_field(FILE *out, const char *s, int text)
+{
+    int formula = text && formula_like(s);
+    if (!formula && !strpbrk(s, ",\"\r\n")) {
         fputs(s, out);
         return;
     }
     fputc('"', out);
+    if (formula)
+        fputc('\'', out);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', out);
@@ -80,7 +92,7 @@ void tsa_batch_print_csv(FILE *out, const tsa_batch_row *rows, size_t n)
         for (int i = 0; i < N_COLS; i++) {
             if (i)
                 fputc(',', out);
-            csv_field(out, p[i]);
+            csv_field(out, p[i], p[i] != f[i]);   /* numbers are ours, text is not */
         }
         fputc('\n', out);
     }
