@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "reader/text_visible.h"
 
 #define N_COLS 17
 
@@ -133,7 +134,8 @@ static void fmt_seconds(char *b, size_t cap, double s)
 
 static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
 {
-    snprintf(c[0], 160, "%s", r->job ? r->job : "");
+    /* untrusted text (paths, hosts, errors) is shown visibly (text_visible.h) */
+    snprintf(c[0], 160, "%s", tsr_vis(r->job));
     fmt_count(c[1], 160, r->ranks);
     fmt_count(c[2], 160, r->hosts);
     fmt_count(c[3], 160, r->steps);
@@ -145,7 +147,7 @@ static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
     if (r->top_recoverable && !isnan(r->top_recoverable_s)) {
         char t[32];
         fmt_seconds(t, sizeof t, r->top_recoverable_s);
-        snprintf(c[6], 160, "%s %s", r->top_recoverable, t);
+        snprintf(c[6], 160, "%s %s", tsr_vis(r->top_recoverable), t);
     } else
         snprintf(c[6], 160, "-");
     for (int i = 0; i < 2; i++) {
@@ -157,7 +159,7 @@ static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
     }
     if (r->straggler_rank >= 0)
         snprintf(c[9], 160, "%ld (%s)", r->straggler_rank,
-                 r->straggler_host ? r->straggler_host : "?");
+                 r->straggler_host ? tsr_vis(r->straggler_host) : "?");
     else
         snprintf(c[9], 160, "-");
     snprintf(c[10], 160, "%s%s", r->status, r->cached ? " (cached)" : "");
@@ -189,6 +191,7 @@ void tsa_batch_print_table(FILE *out, const tsa_batch_row *rows, size_t n)
     }
     for (size_t r = 0; r < n; r++)
         if (rows[r].error && strcmp(rows[r].status, "ok"))
-            fprintf(out, "  %s: %s: %s\n", rows[r].job, rows[r].status, rows[r].error);
+            fprintf(out, "  %s: %s: %s\n", tsr_vis(rows[r].job), rows[r].status,
+                    tsr_vis(rows[r].error));
     free(cells);
 }

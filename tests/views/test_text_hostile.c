@@ -1,0 +1,138 @@
+/* Escape sequences, newlines and invalid UTF-8 in dump strings (run id,
+ * device name) and in the job directory's name (issue 13 items 4 and 5):
+ * every text output shows them visibly and every JSON output is valid
+ * UTF-8 that a strict parser accepts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "gen_job.h"
+#include "reader/record_json.h"
+#include "reader/text_visible.h"
+#include "test_util.h"
+
+#define HOSTILE "\x1b[2J\x1b]0;owned\x07\r\n\xff\xc2\x9b"
+
+static void test_visible_text(void **state)
+{
+    (void)state;
+    char *v = tsr_text_visible_dup("a" HOSTILE "\xc3\xa9z");
+    assert_string_equal(v, "a\\x1b[2J\\x1b]0;owned\\x07\\x0d\\x0a?\\u009b\xc3\xa9z");
+    free(v);
+    const char *clean = "kernel_\xc3\xa9";   /* valid UTF-8 is kept, as is */
+    assert_ptr_equal(tsr_vis(clean), clean);
+    assert_string_equal(tsr_vis("\x7f"), "\\x7f");
+    assert_string_equal(tsr_vis(NULL), "");
+    assert_int_equal(tsr_text_is_visible("tab\there"), 0);
+}
+
+/* No control byte but newline, and valid UTF-8 throughout. */
+static void assert_visible_output(const char *what, const char *out)
+{
+    assert_non_null(out);
+    for (const char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\n')
+            fail_msg("%s: control byte 0x%02x at %td", what, (unsigned char)*p, p - out);
+    if (!tsr_utf8_valid(out))
+        fail_msg("%s: invalid UTF-8", what);
+}
+
+/* Strict JSON: valid UTF-8, no raw control byte but JSON whitespace, and
+ * the whole text (or each line, for NDJSON) parses with nothing after. */
+static void assert_json(const char *what, const char *out, int per_line)
+{
+    assert_non_null(out);
+    assert_true(tsr_utf8_valid(out));
+    for (const char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 && !strchr("\n\t\r", *p))
+            fail_msg("%s: control byte 0x%02x at %td", what, (unsigned char)*p, p - out);
+    char *copy = strdup(out);
+    size_t docs = 0;
+    for (char *l = per_line ? strtok(copy, "\n") : copy; l;
+         l = per_line ? strtok(NULL, "\n") : NULL, docs++) {
+        cJSON *j = cJSON_ParseWithOpts(l, NULL, 1);
+        if (!j)
+            fail_msg("%s: document %zu is not JSON", what, docs + 1);
+        cJSON_Delete(j);
+    }
+    assert_true(docs > 0);
+    free(copy);
+}
+
+static void test_every_output_is_visible(void **state)
+{
+    (void)state;
+    char *root = tu_tempdir("hostile-text");
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/job" HOSTILE, root);
+    gen_options o;
+    gen_default_options(&o);
+    o.ranks = 2;
+    o.steps = 5;
+    o.run_id = "run" HOSTILE;
+    o.device = "GPU" HOSTILE;
+    o.dir = dir;
+    gen_truth t;
+    assert_int_equal(gen_job(&o, &t), 0);
+
+    char *out;
+    char *report[] = {"report", dir, "--color", "never", NULL};
+    tu_capture(tsa_cmd_report, 4, report, &out);
+    assert_visible_output("report", out);
+    assert_non_null(strstr(out, "run\\x1b[2J"));
+    free(out);
+    char *report_json[] = {"report", dir, "--json", NULL};
+    tu_capture(tsa_cmd_report, 3, report_json, &out);
+    assert_json("report --json", out, 0);
+    free(out);
+    char *info[] = {"info", dir, NULL};
+    tu_capture(tsa_cmd_info, 2, info, &out);
+    assert_visible_output("info", out);
+    free(out);
+    char *info_json[] = {"info", "--json", dir, NULL};
+    tu_capture(tsa_cmd_info, 3, info_json, &out);
+    assert_json("info --json", out, 0);
+    free(out);
+    char *dump[] = {"dump", dir, NULL};
+    tu_capture(tsa_cmd_dump, 2, dump, &out);
+    assert_visible_output("dump", out);
+    free(out);
+    char *batch[] = {"batch", root, "-q", "--force", "--no-write", NULL};
+    tu_capture(tsa_cmd_batch, 5, batch, &out);
+    assert_visible_output("batch table", out);
+    assert_non_null(strstr(out, "job\\x1b[2J"));
+    free(out);
+    char *batch_json[] = {"batch", root, "-q", "--force", "--no-write", "--ndjson", NULL};
+    tu_capture(tsa_cmd_batch, 6, batch_json, &out);
+    assert_json("batch --ndjson", out, 1);
+    free(out);
+    char *diff[] = {"diff", dir, dir, NULL};
+    tu_capture(tsa_cmd_diff, 3, diff, &out);
+    assert_visible_output("diff", out);
+    free(out);
+    char trace_path[700];
+    snprintf(trace_path, sizeof trace_path, "%s/trace.json", root);
+    char *trace[] = {"trace", dir, "-o", trace_path, NULL};
+    assert_int_equal(tu_status(tsa_cmd_trace, trace), 0);
+    out = tu_read_file(trace_path, NULL);
+    assert_json("trace", out, 0);
+    free(out);
+    tu_rmtree(root);
+    free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_visible_text),
+        cmocka_unit_test(test_every_output_is_visible),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
