@@ -25,6 +25,17 @@ static int is_trace_name(const char *name)
     return name[0] != '.' && (ends_with(name, ".json") || ends_with(name, ".json.gz"));
 }
 
+/* The other form Chrome traces take (docs/views.md): a bare top-level
+ * array of event objects, "[ {...,"ph":...". */
+static int bare_event_array(const char *buf)
+{
+    const char *p = buf + strspn(buf, " \t\r\n");
+    if (*p != '[')
+        return 0;
+    p += 1 + strspn(p + 1, " \t\r\n");
+    return *p == '{' && strstr(p, "\"ph\"") != NULL;
+}
+
 /* Kineto writes deviceProperties and distributedInfo before traceEvents,
  * so "traceEvents" may sit some way in; 64 KiB covers many GPUs' worth. */
 static int looks_like_trace(const char *path)
@@ -39,7 +50,8 @@ static int looks_like_trace(const char *path)
     if (n > 0) {
         buf[n] = '\0';
         /* NULs would end the search early; a JSON file has none. */
-        yes = strlen(buf) == (size_t)n && strstr(buf, "\"traceEvents\"") != NULL &&
+        yes = strlen(buf) == (size_t)n &&
+              (strstr(buf, "\"traceEvents\"") != NULL || bare_event_array(buf)) &&
               /* tscope's own export (trace_export.c) is a Chrome trace too;
                * written into a job directory, it must not become a rank */
               strstr(buf, "\"tool\":\"tscope\"") == NULL;
