@@ -7,6 +7,7 @@
 #include "analysis.h"
 #include "job_build.h"
 #include "sat_math.h"
+#include "reader/text_visible.h"
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;
@@ -184,8 +185,8 @@ static void ranks_section(FILE *out, const tsa_analysis *a, const style *st)
             snprintf(mfu, sizeof mfu, "-");
         else
             snprintf(mfu, sizeof mfu, "%.1f%%", 100 * b->mfu);
-        fprintf(out, "  %5d  %-16.16s %10s %10s %10s %10s %10s %6s\n", r->rank,
-                r->host ? r->host : "?", fmt_time(t[0], 32, (double)b->wall_ns),
+        fprintf(out, "  %5d  %-16s %10s %10s %10s %10s %10s %6s\n", r->rank,
+                r->host ? tsr_fit(r->host, 16) : "?", fmt_time(t[0], 32, (double)b->wall_ns),
                 fmt_time(t[1], 32, (double)(b->line_ns[TSA_BL_USEFUL] + b->line_ns[TSA_BL_OVERHEAD])),
                 fmt_time(t[2], 32, (double)b->line_ns[TSA_BL_COMM_WAIT]),
                 fmt_time(t[3], 32, (double)b->line_ns[TSA_BL_COMM_TRANSFER]),
@@ -237,9 +238,10 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
         section(out, st, "TOP KERNELS");
         for (size_t i = 0; i < a->n_kernels; i++) {
             const tsa_kernel_row *k = &a->kernels[i];
-            fprintf(out, "  %12s %6.1f%% %9llu  %-13s %.60s\n",
+            fprintf(out, "  %12s %6.1f%% %9llu  %-13s %s\n",
                     fmt_time(t1, sizeof t1, (double)k->ns), 100.0 * (double)k->ns / (double)ktotal,
-                    (unsigned long long)k->count, tsa_kcat_name((tsa_kcat)k->category), k->name);
+                    (unsigned long long)k->count, tsa_kcat_name((tsa_kcat)k->category),
+                    tsr_fit(k->name, 60));   /* cut on a UTF-8 character boundary */
         }
     }
     if (a->n_copies) {

@@ -65,22 +65,38 @@ char *tsr_text_visible_dup(const char *s)
     return v;
 }
 
-const char *tsr_vis(const char *s)
+/* Keeps v in this thread's ring of format arguments (freeing the oldest). */
+static const char *ring_keep(char *v)
 {
     enum { RING = 8 };
     static _Thread_local char *ring[RING];
     static _Thread_local unsigned next;
-    if (!s)
-        return "";
-    if (tsr_text_is_visible(s))
-        return s;
-    char *v = tsr_text_visible_dup(s);
     if (!v)
         return "?";
     unsigned k = next++ % RING;
     free(ring[k]);
     ring[k] = v;
     return v;
+}
+
+const char *tsr_vis(const char *s)
+{
+    if (!s)
+        return "";
+    return tsr_text_is_visible(s) ? s : ring_keep(tsr_text_visible_dup(s));
+}
+
+const char *tsr_fit(const char *s, size_t max_bytes)
+{
+    if (!s)
+        return "";
+    if (strnlen(s, max_bytes + 1) <= max_bytes)
+        return s;
+    size_t cut = max_bytes;
+    /* s[cut] is the first byte left out: never the middle of a character */
+    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+        cut--;
+    return ring_keep(strndup(s, cut));
 }
 
 int tsr_text_make_visible(char **s)

@@ -7,6 +7,8 @@
 #ifndef TSR_TEXT_VISIBLE_H
 #define TSR_TEXT_VISIBLE_H
 
+#include <stddef.h>
+
 /* 1 when s is already valid UTF-8 without control characters. */
 int tsr_text_is_visible(const char *s);
 
@@ -17,6 +19,11 @@ char *tsr_text_visible_dup(const char *s);
  * in one of a few per-thread buffers that live until the eighth later
  * call on the same thread.  NULL gives "(null)"-free "". */
 const char *tsr_vis(const char *s);
+
+/* For format arguments, in place of "%.Ns": s cut to at most max_bytes
+ * on a character boundary (a byte-count cut can split a UTF-8 sequence and
+ * make the output invalid).  Same buffers as tsr_vis. */
+const char *tsr_fit(const char *s, size_t max_bytes);
 
 /* Replace *s by its visible form when it is not already; 0 or -1 (out of
  * memory, *s kept). */

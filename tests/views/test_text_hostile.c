@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "gen_job.h"
+#include "kineto_gen.h"
 #include "reader/record_json.h"
 #include "reader/text_visible.h"
 #include "test_util.h"
@@ -128,11 +129,39 @@ static void test_every_output_is_visible(void **state)
     free(root);
 }
 
+/* Column cuts ("%-16.16s" for hosts, "%.60s" for kernel names) cut
+ * bytes, and a cut inside a UTF-8 character made the report invalid UTF-8
+ * (found by the pipeline fuzzer). */
+static void test_cut_columns_stay_utf8(void **state)
+{
+    (void)state;
+    assert_string_equal(tsr_fit("a\xc3\xa9\xc3\xa9", 4), "a\xc3\xa9");
+    assert_string_equal(tsr_fit("abc", 3), "abc");
+    char *dir = tu_tempdir("hostile-cut");
+    for (int rank = 0; rank < 2; rank++) {
+        char path[700];
+        /* host "a" + 9 x "é": 19 bytes, the 16-byte cut falls inside one */
+        snprintf(path, sizeof path, "%s/a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                 "\xc3\xa9\xc3\xa9\xc3\xa9%d_%d.1.pt.trace.json", dir, rank, 100 + rank);
+        kgen_opts k = {.rank = rank, .world_size = 2, .steps = 4, .base_ns = 1700000000000000000LL};
+        assert_int_equal(kgen_write(path, &k), 0);
+    }
+    char *out;
+    char *report[] = {"report", dir, "--color", "never", NULL};
+    tu_capture(tsa_cmd_report, 4, report, &out);
+    assert_non_null(strstr(out, " a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 "));
+    assert_visible_output("report", out);
+    free(out);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_visible_text),
         cmocka_unit_test(test_every_output_is_visible),
+        cmocka_unit_test(test_cut_columns_stay_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
