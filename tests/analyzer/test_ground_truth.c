@@ -18,24 +18,8 @@
 #include "gen_job.h"
 #include "dump_file.h"
 #include "job_load.h"
+#include "scratch_dir.h"
 #include "tsc_format.h"
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tsa_gt_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 typedef struct run {
     tsa_job *job;
@@ -46,7 +30,7 @@ typedef struct run {
 static void generate_and_analyze(gen_options *o, const char *name, run *out)
 {
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
+    snprintf(dir, sizeof dir, "%s/%s", scratch_dir, name);
     o->dir = dir;
     assert_int_equal(gen_job(o, &out->t), 0);
     tsa_load_options lo = {.quiet = 1};
@@ -278,7 +262,7 @@ static void test_garbage_events_do_not_crash(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    snprintf(dir, sizeof dir, "%s/garbage", tmpdir);
+    snprintf(dir, sizeof dir, "%s/garbage", scratch_dir);
     assert_int_equal(mkdir(dir, 0777), 0);
     uint64_t x = 0x9e3779b97f4a7c15ull;
     static const uint8_t kinds[] = {TSC_EV_NCCL, TSC_EV_KERNEL, TSC_EV_MEMCPY, TSC_EV_MEMSET,
@@ -359,5 +343,5 @@ int main(void)
         cmocka_unit_test(test_json_has_the_schema),
         cmocka_unit_test(test_garbage_events_do_not_crash),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

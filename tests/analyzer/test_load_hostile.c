@@ -14,23 +14,7 @@
 
 #include "gen_job.h"
 #include "job_load.h"
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tsa_hostile_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "scratch_dir.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -56,7 +40,7 @@ static void test_non_dumps_never_form_a_run(void **state)
 {
     (void)state;
     char dir[300];
-    snprintf(dir, sizeof dir, "%s/job", tmpdir);
+    snprintf(dir, sizeof dir, "%s/job", scratch_dir);
     gen_options o;
     gen_default_options(&o);
     o.ranks = 2;
@@ -81,7 +65,7 @@ static void test_non_dumps_never_form_a_run(void **state)
 
     /* only non-dumps: nothing loadable, and the reason says why */
     char bad[300];
-    snprintf(bad, sizeof bad, "%s/bad", tmpdir);
+    snprintf(bad, sizeof bad, "%s/bad", scratch_dir);
     o.ranks = 0;
     assert_int_equal(mkdir(bad, 0777), 0);
     put(bad, "a.tsd", "garbage");
@@ -96,5 +80,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_non_dumps_never_form_a_run),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -25,13 +25,7 @@
 
 static uint64_t rng;
 
-static uint64_t rnd(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 2685821657736338717ull;
-}
+static uint64_t rnd(void) { return fuzz_rand(&rng); }
 
 static size_t below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 

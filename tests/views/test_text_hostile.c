@@ -83,46 +83,44 @@ static void test_every_output_is_visible(void **state)
     gen_truth t;
     assert_int_equal(gen_job(&o, &t), 0);
 
-    char *out;
-    char *report[] = {"report", dir, "--color", "never", NULL};
-    tu_capture(tsa_cmd_report, 4, report, &out);
-    assert_visible_output("report", out);
-    assert_non_null(strstr(out, "run\\x1b[2J"));
-    free(out);
-    char *report_json[] = {"report", dir, "--json", NULL};
-    tu_capture(tsa_cmd_report, 3, report_json, &out);
-    assert_json("report --json", out, 0);
-    free(out);
-    char *info[] = {"info", dir, NULL};
-    tu_capture(tsa_cmd_info, 2, info, &out);
-    assert_visible_output("info", out);
-    free(out);
-    char *info_json[] = {"info", "--json", dir, NULL};
-    tu_capture(tsa_cmd_info, 3, info_json, &out);
-    assert_json("info --json", out, 0);
-    free(out);
-    char *dump[] = {"dump", dir, NULL};
-    tu_capture(tsa_cmd_dump, 2, dump, &out);
-    assert_visible_output("dump", out);
-    free(out);
-    char *batch[] = {"batch", root, "-q", "--force", "--no-write", NULL};
-    tu_capture(tsa_cmd_batch, 5, batch, &out);
-    assert_visible_output("batch table", out);
-    assert_non_null(strstr(out, "job\\x1b[2J"));
-    free(out);
-    char *batch_json[] = {"batch", root, "-q", "--force", "--no-write", "--ndjson", NULL};
-    tu_capture(tsa_cmd_batch, 6, batch_json, &out);
-    assert_json("batch --ndjson", out, 1);
-    free(out);
-    char *diff[] = {"diff", dir, dir, NULL};
-    tu_capture(tsa_cmd_diff, 3, diff, &out);
-    assert_visible_output("diff", out);
-    free(out);
+    /* every command, its output kind (0 text, 1 JSON, 2 NDJSON), and a
+     * piece the visible text must show */
+    enum { TEXT, JSON, NDJSON };
+    struct {
+        int (*cmd)(int, char **);
+        char *argv[8];
+        int kind;
+        const char *shows;
+    } runs[] = {
+        {tsa_cmd_report, {"report", dir, "--color", "never"}, TEXT, "run\\x1b[2J"},
+        {tsa_cmd_report, {"report", dir, "--json"}, JSON, NULL},
+        {tsa_cmd_info, {"info", dir}, TEXT, NULL},
+        {tsa_cmd_info, {"info", "--json", dir}, JSON, NULL},
+        {tsa_cmd_dump, {"dump", dir}, TEXT, NULL},
+        {tsa_cmd_batch, {"batch", root, "-q", "--force", "--no-write"}, TEXT, "job\\x1b[2J"},
+        {tsa_cmd_batch, {"batch", root, "-q", "--force", "--no-write", "--ndjson"}, NDJSON, NULL},
+        {tsa_cmd_diff, {"diff", dir, dir}, TEXT, NULL},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        int argc = 0;
+        while (runs[i].argv[argc])
+            argc++;
+        char what[64], *out;
+        snprintf(what, sizeof what, "%s (run %zu)", runs[i].argv[0], i);
+        tu_capture(runs[i].cmd, argc, runs[i].argv, &out);
+        if (runs[i].kind == TEXT)
+            assert_visible_output(what, out);
+        else
+            assert_json(what, out, runs[i].kind == NDJSON);
+        if (runs[i].shows)
+            assert_non_null(strstr(out, runs[i].shows));
+        free(out);
+    }
     char trace_path[700];
     snprintf(trace_path, sizeof trace_path, "%s/trace.json", root);
     char *trace[] = {"trace", dir, "-o", trace_path, NULL};
     assert_int_equal(tu_status(tsa_cmd_trace, trace), 0);
-    out = tu_read_file(trace_path, NULL);
+    char *out = tu_read_file(trace_path, NULL);
     assert_json("trace", out, 0);
     free(out);
     tu_rmtree(root);
