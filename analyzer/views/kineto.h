@@ -42,7 +42,4 @@ typedef struct tsa_kineto_stats {
 int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *stats,
                          char *err, size_t errlen);
 
-/* Kernel category from a kernel's (mangled or demangled) name. */
-tsa_kcat tsa_kineto_kernel_category(const char *name);
-
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/job_build.h"
 #include "tsc_format.h"
 #include "vec.h"
 
@@ -159,7 +160,7 @@ static int add_kernel(builder *b, const kineto_event *ev)
     k.correlation = (uint32_t)ev->correlation;
     memcpy(k.grid, ev->grid, sizeof k.grid);
     memcpy(k.block, ev->block, sizeof k.block);
-    k.category = (uint8_t)tsa_kineto_kernel_category(ev->name.s);
+    k.category = (uint8_t)tsa_kernel_category(ev->name.s);
     k.phase = TSA_PHASE_UNKNOWN;
     k.nccl = TSA_NONE;
     k.gemm = TSA_NONE;

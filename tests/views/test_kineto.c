@@ -64,16 +64,16 @@ static void test_names(void **state)
                      TSC_NCCL_REDUCE);
     assert_int_equal(kineto_nccl_op_from_kernel("ncclDevKernel_SendRecv(x)"), 0);
     assert_int_equal(kineto_nccl_op_from_kernel("gemm"), 0);
-    assert_int_equal(tsa_kineto_kernel_category("ncclDevKernel_Generic"), TSA_KCAT_COMM);
-    assert_int_equal(tsa_kineto_kernel_category("sm90_xmma_gemm_bf16"), TSA_KCAT_GEMM);
-    assert_int_equal(tsa_kineto_kernel_category("flash_fwd_kernel"), TSA_KCAT_ATTENTION);
-    assert_int_equal(tsa_kineto_kernel_category("void multi_tensor_apply_kernel<X, AdamFunctor>"),
+    assert_int_equal(tsa_kernel_category("ncclDevKernel_Generic"), TSA_KCAT_COMM);
+    assert_int_equal(tsa_kernel_category("sm90_xmma_gemm_bf16"), TSA_KCAT_GEMM);
+    assert_int_equal(tsa_kernel_category("flash_fwd_kernel"), TSA_KCAT_ATTENTION);
+    assert_int_equal(tsa_kernel_category("void multi_tensor_apply_kernel<X, AdamFunctor>"),
                      TSA_KCAT_OPTIMIZER);
-    assert_int_equal(tsa_kineto_kernel_category("vectorized_layer_norm_kernel"), TSA_KCAT_NORM);
-    assert_int_equal(tsa_kineto_kernel_category("reduce_kernel<512>"), TSA_KCAT_REDUCTION);
-    assert_int_equal(tsa_kineto_kernel_category("vectorized_elementwise_kernel"),
+    assert_int_equal(tsa_kernel_category("vectorized_layer_norm_kernel"), TSA_KCAT_NORM);
+    assert_int_equal(tsa_kernel_category("reduce_kernel<512>"), TSA_KCAT_REDUCTION);
+    assert_int_equal(tsa_kernel_category("vectorized_elementwise_kernel"),
                      TSA_KCAT_ELEMENTWISE);
-    assert_int_equal(tsa_kineto_kernel_category("mystery"), TSA_KCAT_OTHER);
+    assert_int_equal(tsa_kernel_category("mystery"), TSA_KCAT_OTHER);
     unsigned size;
     assert_int_equal(kineto_dtype_from_torch("BFloat16", &size), TSC_DT_BFLOAT16);
     assert_int_equal(size, 2);
