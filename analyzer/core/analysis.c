@@ -23,7 +23,7 @@ const char *tsa_budget_line_name(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful_compute", "compute_overhead", "data_stall", "exposed_comm_wait",
-        "exposed_comm_transfer", "host_launch_idle", "other"};
+        "exposed_comm_transfer", "host_launch_idle", "copy_only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
@@ -31,13 +31,15 @@ const char *tsa_budget_line_label(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful compute", "compute overhead", "data stall", "exposed comm (wait)",
-        "exposed comm (transfer)", "host/launch idle", "other"};
+        "exposed comm (transfer)", "host/launch idle", "memcpy/memset only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
 int tsa_budget_line_recoverable(tsa_budget_line l)
 {
-    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && (unsigned)l < TSA_BL_COUNT;
+    /* Copy-only time is GPU work (HTA counts it as busy), not idle to win back. */
+    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && l != TSA_BL_COPY &&
+           (unsigned)l < TSA_BL_COUNT;
 }
 
 const char *tsa_step_method_name(tsa_step_method m)

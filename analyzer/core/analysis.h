@@ -12,7 +12,7 @@
  *    are aligned across ranks.  A rank's wall = its window's length.
  *  - budget: wall = useful compute + compute overhead + data stall
  *    + exposed comm (wait) + exposed comm (transfer) + host/launch idle
- *    + other, exactly, in integer ns, per rank; the job's budget is the sum
+ *    + copy only + other, exactly, in integer ns, per rank; the job's budget is the sum
  *    over ranks (rank-nanoseconds). */
 #ifndef TSA_ANALYSIS_H
 #define TSA_ANALYSIS_H
@@ -46,6 +46,7 @@ typedef enum tsa_budget_line {
     TSA_BL_COMM_WAIT,          /* exposed comm spent waiting for later peers */
     TSA_BL_COMM_TRANSFER,      /* exposed comm after the last peer arrived */
     TSA_BL_HOST_IDLE,          /* GPU idle while the host launches work */
+    TSA_BL_COPY,               /* GPU busy with memcpy/memset only */
     TSA_BL_OTHER,              /* the rest of the window */
     TSA_BL_COUNT
 } tsa_budget_line;
@@ -82,7 +83,8 @@ const char *tsa_step_method_name(tsa_step_method m);
  * blocking time stands for the calls of its group); communicator set-up
  * and tear-down calls are not step communication. */
 #define TSA_COLL_ROWS 22
-#define TSA_SIZE_BUCKETS 6      /* <64K, <1M, <16M, <128M, <1G, >=1G */
+#define TSA_SIZE_BUCKETS 7      /* <64K, <1M, <16M, <128M, <1G, >=1G, unknown */
+#define TSA_SIZE_UNKNOWN (TSA_SIZE_BUCKETS - 1) /* calls of unknown size */
 const char *tsa_size_bucket_name(int b);
 
 typedef struct tsa_rank_result {
@@ -119,9 +121,11 @@ typedef struct tsa_kernel_row {
 typedef struct tsa_coll_row {
     uint8_t op;                 /* enum tsc_nccl_op */
     uint64_t count;             /* calls, summed over ranks */
-    uint64_t bytes;
+    uint64_t bytes;             /* of the calls whose size is known */
+    uint64_t bytes_unknown;     /* calls whose size the input does not give */
     int64_t ns;                 /* time inside the calls (GPU when linked) */
-    double busbw_gbps;          /* bytes * factor / time, GB/s (1e9) */
+    double busbw_gbps;          /* bytes * factor / time of the calls of known
+                                 * size, GB/s (1e9); NAN when none is known */
     uint64_t bucket_count[TSA_SIZE_BUCKETS];
     int64_t bucket_ns[TSA_SIZE_BUCKETS];
     /* Exposed part of the calls' time (see tsa_rank_result), summed. */
@@ -131,9 +135,10 @@ typedef struct tsa_coll_row {
 
 typedef struct tsa_copy_row {
     uint8_t dir;                /* tsa_copy_dir */
-    uint64_t count, bytes;
+    uint64_t count, bytes;      /* bytes of the copies whose size is known */
+    uint64_t bytes_unknown;     /* copies whose size the input does not give */
     int64_t ns;
-    double gbps;
+    double gbps;                /* NAN when no copy's size is known */
 } tsa_copy_row;
 
 typedef enum tsa_verdict {

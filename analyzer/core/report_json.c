@@ -77,6 +77,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         str(x, "op", tsa_nccl_op_name(c->op));
         num(x, "count", (double)c->count);
         num(x, "bytes", (double)c->bytes);
+        num(x, "bytes_unknown_count", (double)c->bytes_unknown);
         num(x, "ns", (double)c->ns);
         num(x, "busbw_gbps", c->busbw_gbps);
         num(x, "exposed_ns", (double)c->exposed_ns);
@@ -100,6 +101,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         str(x, "direction", tsa_copy_dir_name(a->copies[i].dir));
         num(x, "count", (double)a->copies[i].count);
         num(x, "bytes", (double)a->copies[i].bytes);
+        num(x, "bytes_unknown_count", (double)a->copies[i].bytes_unknown);
         num(x, "ns", (double)a->copies[i].ns);
         num(x, "gbps", a->copies[i].gbps);
         cJSON_AddItemToArray(copies, x);

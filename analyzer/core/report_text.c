@@ -54,6 +54,29 @@ static const char *fmt_bytes(char *buf, size_t cap, double b)
     return buf;
 }
 
+/* Bytes of a table row of which `unknown` calls did not say their size:
+ * "unknown" when none did, "X + ?" when some did not. */
+static const char *fmt_row_bytes(char *buf, size_t cap, uint64_t bytes, uint64_t unknown,
+                                 uint64_t count)
+{
+    if (unknown && unknown >= count)
+        return snprintf(buf, cap, "unknown"), buf;
+    fmt_bytes(buf, cap, (double)bytes);
+    if (unknown)
+        strncat(buf, " + ?", cap - strlen(buf) - 1);
+    return buf;
+}
+
+/* A bandwidth column: "-" when no call's size is known. */
+static const char *fmt_gbps(char *buf, size_t cap, double gbps)
+{
+    if (isnan(gbps))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.1f", gbps);
+    return buf;
+}
+
 static void bar(FILE *out, double share, int width, const style *st, const char *color)
 {
     if (share < 0)
@@ -205,12 +228,14 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
                 "exposed", "(wait)", "busbw GB/s");
         for (size_t i = 0; i < a->n_colls; i++) {
             const tsa_coll_row *c = &a->colls[i];
-            char t3[32], t4[32];
-            fprintf(out, "  %-14s %9llu %12s %12s %12s %12s %11.1f\n", tsa_nccl_op_name(c->op),
-                    (unsigned long long)c->count, fmt_bytes(t1, sizeof t1, (double)c->bytes),
+            char t3[32], t4[32], t5[32];
+            fprintf(out, "  %-14s %9llu %12s %12s %12s %12s %11s\n", tsa_nccl_op_name(c->op),
+                    (unsigned long long)c->count,
+                    fmt_row_bytes(t1, sizeof t1, c->bytes, c->bytes_unknown, c->count),
                     fmt_time(t2, sizeof t2, (double)c->ns),
                     fmt_time(t3, sizeof t3, (double)c->exposed_ns),
-                    fmt_time(t4, sizeof t4, (double)c->exposed_wait_ns), c->busbw_gbps);
+                    fmt_time(t4, sizeof t4, (double)c->exposed_wait_ns),
+                    fmt_gbps(t5, sizeof t5, c->busbw_gbps));
             for (int b = 0; b < TSA_SIZE_BUCKETS; b++)
                 if (c->bucket_count[b])
                     fprintf(out, "  %s  %-12s %9llu %12s %12s %12s%s\n", st->dim,
@@ -246,9 +271,11 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
         section(out, st, "COPIES");
         for (size_t i = 0; i < a->n_copies; i++) {
             const tsa_copy_row *c = &a->copies[i];
-            fprintf(out, "  %-7s %9llu %12s %12s %8.1f GB/s\n", tsa_copy_dir_name(c->dir),
-                    (unsigned long long)c->count, fmt_bytes(t1, sizeof t1, (double)c->bytes),
-                    fmt_time(t2, sizeof t2, (double)c->ns), c->gbps);
+            char t3[32];
+            fprintf(out, "  %-7s %9llu %12s %12s %8s GB/s\n", tsa_copy_dir_name(c->dir),
+                    (unsigned long long)c->count,
+                    fmt_row_bytes(t1, sizeof t1, c->bytes, c->bytes_unknown, c->count),
+                    fmt_time(t2, sizeof t2, (double)c->ns), fmt_gbps(t3, sizeof t3, c->gbps));
         }
     }
 }

@@ -76,6 +76,11 @@ int kineto_nccl_op_from_kernel(const char *k)
         {"Broadcast", TSC_NCCL_BROADCAST},
         {"Reduce", TSC_NCCL_REDUCE},   /* after ReduceScatter */
         {"AllToAll", TSC_NCCL_ALLTOALL},
+        /* Point-to-point: the kernel name does not say which way the bytes
+         * went, so a SendRecv kernel without its CPU op counts as a Send. */
+        {"SendRecv", TSC_NCCL_SEND},
+        {"Send", TSC_NCCL_SEND},
+        {"Recv", TSC_NCCL_RECV},
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(u, prefixes[i].name, strlen(prefixes[i].name)))

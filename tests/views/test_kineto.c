@@ -62,7 +62,12 @@ static void test_names(void **state)
                      TSC_NCCL_REDUCESCATTER);
     assert_int_equal(kineto_nccl_op_from_kernel("ncclKernel_Reduce_RING_LL_Sum_float(x)"),
                      TSC_NCCL_REDUCE);
-    assert_int_equal(kineto_nccl_op_from_kernel("ncclDevKernel_SendRecv(x)"), 0);
+    /* Point-to-point kernels: the name does not say the direction. */
+    assert_int_equal(kineto_nccl_op_from_kernel("ncclDevKernel_SendRecv(x)"), TSC_NCCL_SEND);
+    assert_int_equal(kineto_nccl_op_from_kernel(
+                         "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)"),
+                     TSC_NCCL_SEND);
+    assert_int_equal(kineto_nccl_op_from_kernel("ncclDevKernel_Recv(x)"), TSC_NCCL_RECV);
     assert_int_equal(kineto_nccl_op_from_kernel("gemm"), 0);
     assert_int_equal(tsa_kernel_category("ncclDevKernel_Generic"), TSA_KCAT_COMM);
     assert_int_equal(tsa_kernel_category("sm90_xmma_gemm_bf16"), TSA_KCAT_GEMM);
