@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "findings_core.h"
+#include "gpu_span.h"
+#include "hta_view.h"
 #include "job_build.h"
 #include "sat_math.h"
+#include "partial.h"
 #include "rank_pass.h"
 #include "steps.h"
 #include "tables.h"
@@ -117,6 +120,7 @@ static int find_steps(tsa_analysis *a)
         tsa_step_method m;
         if (tsa_find_steps(&job->ranks[i], a->opt.step_marker, &m))
             return -1;
+        tsa_trim_cut_rank(job, &job->ranks[i], a->partial, sizeof a->partial);
         a->ranks[i].method = m;
         a->ranks[i].steps_found = job->ranks[i].n_steps;
         method_votes[m]++;
@@ -149,6 +153,9 @@ static int find_steps(tsa_analysis *a)
             rr->window_start_ns = r->first_ns;
             rr->window_end_ns = r->last_ns;
         }
+        if (a->opt.window == TSA_WINDOW_GPU_SPAN &&
+            tsa_rank_hta_span(r, &rr->window_start_ns, &rr->window_end_ns) < 0)
+            return -1;
         if (rr->window_end_ns < rr->window_start_ns)
             rr->window_end_ns = rr->window_start_ns;
     }
@@ -212,6 +219,14 @@ static int count_hosts(const tsa_job *job)
 static void verdict(tsa_analysis *a)
 {
     const tsa_budget *b = &a->budget;
+    if (a->cpu_only) { /* no GPU work to attribute: no GPU-bound claim */
+        a->verdict = TSA_VERDICT_UNKNOWN;
+        snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s",
+                 a->partial[0] ? "no GPU records before the input ends (cut short)"
+                               : "no GPU records: a CPU-only trace (no kernels, copies or "
+                                 "NCCL calls), so there is no GPU time to attribute");
+        return;
+    }
     if (b->wall_ns <= 0) {
         a->verdict = TSA_VERDICT_UNKNOWN;
         snprintf(a->verdict_reason, sizeof a->verdict_reason, "no time was analysed");
@@ -331,6 +346,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
         a->peak_flops = tsa_peak_flops(a->device_name, a->dtype, &a->peak_source);
     }
 
+    a->cpu_only = job->n_ranks > 0;
     tsa_arrivals arr;
     if (tsa_arrivals_build(job, &arr)) {
         free(flops);
@@ -339,12 +355,15 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     for (size_t i = 0; i < job->n_ranks; i++) {
         tsa_rank_result *rr = &a->ranks[i];
         rr->flops = flops[i];
-        if (tsa_rank_pass(&job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
+        if ((a->opt.window == TSA_WINDOW_GPU_SPAN ? tsa_rank_pass_hta : tsa_rank_pass)(
+                &job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
             tsa_arrivals_free(&arr);
             free(flops);
             goto fail;
         }
         a->gpu |= rr->gpu;
+        a->cpu_only &= !job->ranks[i].n_kernels && !job->ranks[i].n_copies &&
+                       !job->ranks[i].n_nccl;
         int64_t wall = rr->budget.wall_ns;
         if (wall > a->wall_ns)
             a->wall_ns = wall;

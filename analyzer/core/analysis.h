@@ -24,6 +24,12 @@
 #include "findings.h"
 #include "model.h"
 
+/* Which span of each rank the budget covers. */
+typedef enum tsa_window {
+    TSA_WINDOW_STEPS = 0,      /* the analysed steps (after warm-up) */
+    TSA_WINDOW_GPU_SPAN,       /* HTA's span: first to last GPU record (gpu_span.h) */
+} tsa_window;
+
 typedef struct tsa_analysis_options {
     int warmup;                /* steps skipped at the start; -1 auto (2, fewer if short) */
     const char *step_marker;   /* kernel or NVTX range name (substring); NULL auto */
@@ -32,6 +38,7 @@ typedef struct tsa_analysis_options {
     double params;             /* > 0 with tokens_per_step: 6*N*T (+ attention) */
     double tokens_per_step;    /* tokens processed by one rank in one step */
     int layers, seq, hidden;   /* all > 0: add 12*layers*seq*hidden per token */
+    tsa_window window;         /* --window */
     tsa_xrank_options xrank;
     int no_xrank;              /* 1: skip the cross-rank pass (tests) */
 } tsa_analysis_options;
@@ -199,6 +206,8 @@ typedef struct tsa_analysis {
     tsa_budget budget;               /* summed over ranks */
     tsa_overlap overlap;             /* summed over ranks */
     int gpu;                         /* 1 when GPU records drove the analysis */
+    int cpu_only;                    /* no kernel, copy or NCCL call on any rank */
+    char partial[512];               /* what is missing from inputs cut short, "" none */
     double flops;                    /* summed over ranks */
     const char *flops_source;        /* "gemm", "flops-per-step", "formula", "none" */
     double peak_flops;               /* per GPU, FLOP/s; 0 unknown */

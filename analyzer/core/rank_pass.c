@@ -212,8 +212,10 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         oom |= tsa_ivset_union(&s.fwd, &s.bwd, &s.tmp);
         oom |= tsa_ivset_union(&s.tmp, &s.opt, &s.g);
     } else {
-        /* Host-only: compute is the time between collectives. */
-        oom |= tsa_ivset_push(&s.tmp, w0, w1);
+        /* Host-only: compute is the time between collectives (none
+         * measured at all when there are no collectives either). */
+        if (r->n_nccl)
+            oom |= tsa_ivset_push(&s.tmp, w0, w1);
         oom |= tsa_ivset_subtract(&s.tmp, &s.c, &s.g);
         oom |= tsa_ivset_copy(&s.g, &s.fwd); /* all of it counts as forward */
     }

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "analysis.h"
+#include "hta_view.h"
 #include "job_build.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
@@ -48,6 +49,9 @@ static cJSON *overlap_json(const tsa_overlap *ov)
     num(o, "exposed_ns", (double)ov->exposed_ns);
     num(o, "exposed_wait_ns", (double)ov->exposed_wait_ns);
     num(o, "exposed_transfer_ns", (double)ov->exposed_transfer_ns);
+    /* null without communication: 0% would claim exposed communication */
+    num(o, "overlap_pct", ov->comm_ns ? 100.0 * (double)ov->overlapped_ns / (double)ov->comm_ns
+                                      : NAN);
     return o;
 }
 
@@ -185,6 +189,9 @@ char *tsa_report_json(const tsa_analysis *a)
     cJSON *v = cJSON_AddObjectToObject(root, "verdict");
     str(v, "kind", tsa_verdict_name(a->verdict));
     str(v, "reason", a->verdict_reason);
+    str(v, "partial", a->partial[0] ? a->partial : NULL);
+    cJSON_AddBoolToObject(root, "cpu_only", a->cpu_only);
+    tsa_hta_view_add_json(root, a);
     if (a->have_xrank)
         tsa_xrank_add_json(root, &a->xrank);
     add_findings(root, a);

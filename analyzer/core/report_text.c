@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "hta_view.h"
 #include "job_build.h"
 #include "sat_math.h"
 
@@ -155,6 +156,10 @@ static void overlap_section(FILE *out, const tsa_analysis *a, const style *st)
     char t1[32], t2[32], t3[32], t4[32], t5[32];
     double per = a->n_ranks ? (double)a->n_ranks : 1;
     section(out, st, "COMMUNICATION OVERLAP (per rank)");
+    if (!o->comm_ns) { /* 0% would claim communication that was never hidden */
+        fprintf(out, "  no communication (no NCCL kernels or calls): overlap n/a\n");
+        return;
+    }
     fprintf(out, "  communication %s, overlapped %s (%.1f%%), exposed %s = wait %s + transfer %s\n",
             fmt_time(t1, sizeof t1, (double)o->comm_ns / per),
             fmt_time(t2, sizeof t2, (double)o->overlapped_ns / per),
@@ -328,9 +333,16 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
     const char *vc = a->verdict == TSA_VERDICT_GPU_BOUND ? st.green : st.yellow;
     fprintf(out, "\n%sVERDICT%s  %s%s%s: %s\n", st.bold, st.reset, vc,
             tsa_verdict_name(a->verdict), st.reset, a->verdict_reason);
-    budget_section(out, a, &st);
-    overlap_section(out, a, &st);
-    phases_section(out, a, &st);
+    if (a->partial[0])
+        fprintf(out, "  %spartial:%s %s\n", st.yellow, st.reset, a->partial);
+    if (a->cpu_only) {
+        fprintf(out, "  no GPU records: no budget, overlap or kernel tables to show\n");
+    } else {
+        budget_section(out, a, &st);
+        overlap_section(out, a, &st);
+        phases_section(out, a, &st);
+        tsa_hta_view_print(out, a);
+    }
     ranks_section(out, a, &st);
     tables_section(out, a, &st);
     if (a->have_xrank) {
