@@ -218,7 +218,10 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
         n_ranks++;
     }
     /* Before the world size defaults below: traces of another run stay out. */
+    size_t loaded = n_ranks;
     n_ranks = kineto_keep_one_run(job, ranks, n_ranks);
+    if (n_ranks < loaded)
+        status = 1;
     /* Traces without distributedInfo: file order stands in for the rank. */
     int any_rank = 0;
     for (size_t i = 0; i < n_ranks; i++)
