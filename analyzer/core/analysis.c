@@ -120,13 +120,14 @@ static int find_steps(tsa_analysis *a)
         tsa_step_method m;
         if (tsa_find_steps(&job->ranks[i], a->opt.step_marker, &m))
             return -1;
-        tsa_trim_cut_rank(job, &job->ranks[i], a->partial, sizeof a->partial);
+        a->cut_short |= tsa_trim_cut_rank(job, &job->ranks[i], a->partial, sizeof a->partial) >= 0;
         a->ranks[i].method = m;
         a->ranks[i].steps_found = job->ranks[i].n_steps;
         method_votes[m]++;
         if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
             min_steps = job->ranks[i].n_steps;
     }
+    tsa_note_missing_ranks(job, a->partial, sizeof a->partial);
     int best = 0;
     for (int m = 1; m < 5; m++)
         if (method_votes[m] > method_votes[best])
@@ -222,9 +223,10 @@ static void verdict(tsa_analysis *a)
     if (a->cpu_only) { /* no GPU work to attribute: no GPU-bound claim */
         a->verdict = TSA_VERDICT_UNKNOWN;
         snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s",
-                 a->partial[0] ? "no GPU records before the input ends (cut short)"
-                               : "no GPU records: a CPU-only trace (no kernels, copies or "
-                                 "NCCL calls), so there is no GPU time to attribute");
+                 a->cut_short ? "no GPU records before the input ends (cut short)"
+                               : "no GPU records: no CUDA kernels, copies or NCCL calls (a "
+                                 "CPU-only trace, or an accelerator tscope does not read), so "
+                                 "there is no GPU time to attribute");
         return;
     }
     if (b->wall_ns <= 0) {

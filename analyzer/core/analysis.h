@@ -207,7 +207,8 @@ typedef struct tsa_analysis {
     tsa_overlap overlap;             /* summed over ranks */
     int gpu;                         /* 1 when GPU records drove the analysis */
     int cpu_only;                    /* no kernel, copy or NCCL call on any rank */
-    char partial[512];               /* what is missing from inputs cut short, "" none */
+    int cut_short;                   /* some rank's input ended early (partial.h) */
+    char partial[512];               /* what is missing (cut short, absent ranks), "" none */
     double flops;                    /* summed over ranks */
     const char *flops_source;        /* "gemm", "flops-per-step", "formula", "none" */
     double peak_flops;               /* per GPU, FLOP/s; 0 unknown */

@@ -22,11 +22,30 @@ static void append(char *note, size_t cap, const char *text)
         snprintf(note + used, cap - used, "%s%s", used ? "; " : "", text);
 }
 
-size_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t cap)
+void tsa_note_missing_ranks(const tsa_job *job, char *note, size_t cap)
+{
+    int32_t world = 0;
+    size_t nccl = 0;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        if (job->ranks[i].world_size > world)
+            world = job->ranks[i].world_size;
+        nccl += job->ranks[i].n_nccl;
+    }
+    if (!nccl || world <= 0 || (size_t)world <= job->n_ranks)
+        return; /* without communication nothing depends on the others */
+    char text[256];
+    snprintf(text, sizeof text,
+             "inputs of %zu of %d ranks: exposed communication cannot be split into "
+             "waiting for peers and transfer, and no straggler can be named",
+             job->n_ranks, world);
+    append(note, cap, text);
+}
+
+ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t cap)
 {
     const tsa_problem *p = problem_of(job, r);
     if (!p)
-        return 0;
+        return -1;
     const char *base = strrchr(p->file, '/');
     base = base ? base + 1 : p->file;
     char text[384];
@@ -39,6 +58,8 @@ size_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t cap
         append(note, cap, text);
         return 0;
     }
+    if (r->n_steps && r->steps[r->n_steps - 1].end_ns <= e)
+        return 0; /* every step has its GPU records: nothing is missing */
     size_t keep = 0, total = r->n_steps;
     while (keep < r->n_steps && r->steps[keep].end_ns <= e)
         keep++;
@@ -48,5 +69,5 @@ size_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t cap
              "steps after them are not analysed",
              r->rank, base, (unsigned long long)p->offset, total - keep, total);
     append(note, cap, text);
-    return total - keep;
+    return (ssize_t)(total - keep);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/analysis.h"
 #include "core/job_build.h"
 #include "kineto.h"
 #include "kineto_gen.h"
@@ -414,6 +415,63 @@ static void test_kernel_only_nccl_args(void **state)
     free(dir);
 }
 
+/* Loads one hand-written trace (a directory of one file). */
+static tsa_job *load_doc(const char *tag, const char *doc)
+{
+    char *dir = tu_tempdir(tag);
+    char path[512];
+    snprintf(path, sizeof path, "%s/r0.json", dir);
+    assert_int_equal(tu_write_file(path, doc, strlen(doc)), 0);
+    tsa_job *job = NULL;
+    assert_int_equal(tsa_kineto_load(dir, &job), 0);
+    tu_rmtree(dir);
+    free(dir);
+    return job;
+}
+
+/* A point-to-point kernel with no CPU op: named by its kernel (it was an
+ * "unknown" op), and its size is unknown, not 0 B. */
+static void test_sendrecv_kernel_only(void **state)
+{
+    (void)state;
+    tsa_job *job = load_doc("sr",
+        "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 20, \"ts\": 10, \"dur\": 5,\n"
+        "  \"name\": \"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)\",\n"
+        "  \"args\": {\"correlation\": 9, \"stream\": 20}}]}\n");
+    const tsa_rank *r = &job->ranks[0];
+    assert_int_equal(r->n_nccl, 1);
+    assert_int_equal(r->nccl[0].op, TSC_NCCL_SEND);
+    assert_true(r->nccl[0].flags & TSA_NCCL_F_BYTES_UNKNOWN);
+    tsa_analysis *a = tsa_analyze(job, NULL);
+    assert_non_null(a);
+    assert_int_equal(a->n_colls, 1);
+    assert_int_equal(a->colls[0].bytes_unknown, 1);
+    assert_int_equal(a->colls[0].bucket_count[TSA_SIZE_UNKNOWN], 1);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
+/* Host events only: no GPU-bound verdict built on host time. */
+static void test_cpu_only_trace(void **state)
+{
+    (void)state;
+    tsa_job *job = load_doc("cpu",
+        "{\"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"user_annotation\", \"pid\": 1, \"tid\": 1, \"ts\": 0,"
+        " \"dur\": 1000, \"name\": \"ProfilerStep#1\"},\n"
+        " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": 10,"
+        " \"dur\": 900, \"name\": \"aten::mm\"}]}\n");
+    tsa_analysis *a = tsa_analyze(job, NULL);
+    assert_non_null(a);
+    assert_int_equal(a->cpu_only, 1);
+    assert_int_equal(a->verdict, TSA_VERDICT_UNKNOWN);
+    assert_non_null(strstr(a->verdict_reason, "no GPU records"));
+    assert_int_equal(a->budget.line_ns[TSA_BL_USEFUL], 0);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
 /* Counts the complete X events of 2 us. */
 static int cb(void *ctx, const kineto_event *ev)
 {
@@ -517,6 +575,8 @@ int main(void)
         cmocka_unit_test(test_fixture),
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_kernel_only_nccl_args),
+        cmocka_unit_test(test_sendrecv_kernel_only),
+        cmocka_unit_test(test_cpu_only_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
