@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "core/job_build.h"
 #include "kineto.h"
+#include "reader/reader_cli.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -203,22 +204,7 @@ int tsa_cmd_info_any(int argc, char **argv)
         }
     int rc = !n_files ? 2 : (n_problems || unreadable) ? 1 : 0;
     cJSON_AddNumberToObject(root, "exit_status", rc);
-    if (json) {
-        char *s = cJSON_Print(root);
-        if (s)
-            puts(s);
-        free(s);
-    } else {
-        const cJSON *o;
-        int first = 1;
-        cJSON_ArrayForEach(o, files)
-        {
-            if (!first)
-                putchar('\n');
-            first = 0;
-            print_text(stdout, o);
-        }
-    }
+    tsr_cli_print_files(root, json, print_text);
     cJSON_Delete(root);
     return rc;
 }
