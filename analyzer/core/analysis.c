@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attribution.h"
 #include "findings_core.h"
+#include "findings_mix.h"
 #include "gpu_span.h"
 #include "hta_view.h"
 #include "job_build.h"
@@ -14,6 +16,8 @@
 #include "rank_pass.h"
 #include "steps.h"
 #include "tables.h"
+#include "throughput.h"
+#include "verdict.h"
 
 void tsa_analysis_default_options(tsa_analysis_options *opt)
 {
@@ -63,6 +67,8 @@ const char *tsa_verdict_name(tsa_verdict v)
     case TSA_VERDICT_DATA_BOUND: return "data-bound";
     case TSA_VERDICT_COMM_BOUND: return "communication-bound";
     case TSA_VERDICT_HOST_BOUND: return "host-bound";
+    case TSA_VERDICT_STRAGGLER_BOUND: return "straggler-bound";
+    case TSA_VERDICT_COMPUTE_BOUND: return "compute-bound";
     default: return "unknown";
     }
 }
@@ -217,41 +223,21 @@ static int count_hosts(const tsa_job *job)
     return n;
 }
 
-static void verdict(tsa_analysis *a)
+/* A straggler-bound verdict lists the late rank's finding first: it is
+ * what sets the pace, whatever the size of the other findings. */
+static void lead_with_verdict(tsa_analysis *a)
 {
-    const tsa_budget *b = &a->budget;
-    if (a->cpu_only) { /* no GPU work to attribute: no GPU-bound claim */
-        a->verdict = TSA_VERDICT_UNKNOWN;
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s",
-                 a->cut_short ? "no GPU records before the input ends (cut short)"
-                               : "no GPU records: no CUDA kernels, copies or NCCL calls (a "
-                                 "CPU-only trace, or an accelerator tscope does not read), so "
-                                 "there is no GPU time to attribute");
+    if (a->verdict != TSA_VERDICT_STRAGGLER_BOUND)
         return;
-    }
-    if (b->wall_ns <= 0) {
-        a->verdict = TSA_VERDICT_UNKNOWN;
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "no time was analysed");
-        return;
-    }
-    double w = (double)b->wall_ns;
-    double compute = (double)(b->line_ns[TSA_BL_USEFUL] + b->line_ns[TSA_BL_OVERHEAD]) / w;
-    double data = (double)b->line_ns[TSA_BL_DATA_STALL] / w;
-    double comm = (double)(b->line_ns[TSA_BL_COMM_WAIT] + b->line_ns[TSA_BL_COMM_TRANSFER]) / w;
-    double host = (double)b->line_ns[TSA_BL_HOST_IDLE] / w;
-    tsa_verdict v = TSA_VERDICT_GPU_BOUND;
-    double top = compute;
-    /* Without GPU records compute is host time outside NCCL calls: say so,
-     * since "gpu-bound" alone would claim more than was measured. */
-    const char *what = a->gpu ? "compute" : "compute (host time outside NCCL; no GPU records)";
-    if (comm > top) { v = TSA_VERDICT_COMM_BOUND; top = comm; what = "exposed communication"; }
-    if (data > top) { v = TSA_VERDICT_DATA_BOUND; top = data; what = "data stall"; }
-    if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = "host/launch idle"; }
-    a->verdict = v;
-    snprintf(a->verdict_reason, sizeof a->verdict_reason,
-             "%s is the largest share of wall time: compute %.1f%%, exposed communication "
-             "%.1f%%, data stall %.1f%%, host idle %.1f%%",
-             what, 100 * compute, 100 * comm, 100 * data, 100 * host);
+    tsa_finding *v = a->findings.items;
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (tsa_finding_is_late_rank(v[i].id) && v[i].rank == a->verdict_rank &&
+            strcmp(v[i].id, "DIST.INTERMITTENT")) {
+            tsa_finding lead = v[i];
+            memmove(v + 1, v, i * sizeof *v);
+            v[0] = lead;
+            return;
+        }
 }
 
 static void summary(tsa_analysis *a)
@@ -389,10 +375,18 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
 
     if (tsa_build_tables(a))
         goto fail;
-    verdict(a);
-    if (tsa_core_findings(a, &a->findings))
+    if (tsa_core_findings(a, &a->findings) || tsa_advisory_findings(a, &a->findings))
+        goto fail;
+    /* Each recoverable nanosecond to one finding, then the verdict on
+     * that disjoint budget. */
+    if (tsa_attribute_recoverable(a))
+        goto fail;
+    tsa_decide_verdict(a);
+    a->confidence = tsa_findings_confidence(&a->findings);
+    if (tsa_throughput_compute(a))
         goto fail;
     tsa_findings_sort(&a->findings);
+    lead_with_verdict(a);
     summary(a);
     return a;
 fail:
@@ -409,6 +403,7 @@ void tsa_analysis_free(tsa_analysis *a)
     free(a->kernels);
     free(a->colls);
     free(a->ranks);
+    free(a->throughput.step_ns);
     if (a->have_xrank)
         tsa_xrank_free(&a->xrank);
     tsa_findings_free(&a->findings);

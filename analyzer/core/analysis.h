@@ -37,6 +37,7 @@ typedef struct tsa_analysis_options {
     double flops_per_step;     /* > 0: per-rank FLOPs of one step (overrides GEMMs) */
     double params;             /* > 0 with tokens_per_step: 6*N*T (+ attention) */
     double tokens_per_step;    /* tokens processed by one rank in one step */
+    double samples_per_step;   /* samples (sequences, images) of one rank in one step */
     int layers, seq, hidden;   /* all > 0: add 12*layers*seq*hidden per token */
     tsa_window window;         /* --window */
     tsa_xrank_options xrank;
@@ -154,6 +155,8 @@ typedef enum tsa_verdict {
     TSA_VERDICT_DATA_BOUND,
     TSA_VERDICT_COMM_BOUND,
     TSA_VERDICT_HOST_BOUND,
+    TSA_VERDICT_STRAGGLER_BOUND,    /* late ranks set the pace (verdict.h) */
+    TSA_VERDICT_COMPUTE_BOUND,      /* compute, without GPU records to say it is the GPU */
 } tsa_verdict;
 
 const char *tsa_verdict_name(tsa_verdict v); /* "gpu-bound", ... */
@@ -191,6 +194,15 @@ typedef struct tsa_summary {
     tsa_verdict verdict;
 } tsa_summary;
 
+/* Throughput over the analysis window (throughput.h). */
+typedef struct tsa_throughput {
+    double steps_per_s;              /* analysed steps / job wall; NAN none */
+    double samples_per_s;            /* --samples-per-step x ranks x steps/s; NAN unknown */
+    double tokens_per_s;             /* --tokens-per-step x ranks x steps/s; NAN unknown */
+    int64_t step_p50_ns, step_p95_ns, step_p99_ns; /* job step time percentiles */
+    int64_t *step_ns; size_t n_steps; /* job step time of each analysed step (owned) */
+} tsa_throughput;
+
 typedef struct tsa_analysis {
     tsa_job *job;                    /* borrowed */
     tsa_analysis_options opt;
@@ -220,11 +232,18 @@ typedef struct tsa_analysis {
     tsa_coll_row *colls; size_t n_colls;
     tsa_copy_row copies[7]; size_t n_copies;
     tsa_verdict verdict;
-    char verdict_reason[256];
+    char verdict_reason[512];
     int have_xrank;
     tsa_xrank_result xrank;
     tsa_findings findings;           /* sorted */
     tsa_summary summary;
+    /* --- appended: attribution, verdict detail, confidence, throughput --- */
+    int64_t late_rank_ns[TSA_BL_COUNT]; /* budget time (summed over ranks) the
+                                         * late-rank findings claimed, by line */
+    int32_t verdict_rank;            /* rank the verdict names, -1 none */
+    const char *verdict_host;        /* borrowed, NULL none */
+    tsa_confidence confidence;       /* lowest confidence_cap of the findings */
+    tsa_throughput throughput;
 } tsa_analysis;
 
 /* NULL options: defaults.  Returns NULL only when out of memory.  Writes

@@ -21,7 +21,8 @@ static void usage(FILE *out)
             "  --peak-tflops X        peak TFLOP/s per GPU (overrides the table)\n"
             "  --flops-per-step X     FLOPs of one step on one rank\n"
             "  --params N             model parameters, with --tokens-per-step: 6*N*T\n"
-            "  --tokens-per-step T    tokens per step per rank\n"
+            "  --tokens-per-step T    tokens per step per rank (also gives tokens/s)\n"
+            "  --samples-per-step B   samples per step per rank (gives samples/s)\n"
             "  --layers L --seq S --hidden H   add attention 12*L*S*H per token\n"
             "  --run-id ID            load this run instead of the largest\n"
             "  --window W             steps (default: analysed steps) | gpu-span (HTA's\n"
@@ -53,7 +54,7 @@ static int parse_int(const char *s, int *out)
 int tsa_cmd_report(int argc, char **argv)
 {
     enum { O_JSON = 1000, O_COLOR, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
-           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_WINDOW };
+           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES, O_WINDOW };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, O_JSON},
         {"color", required_argument, NULL, O_COLOR},
@@ -63,6 +64,7 @@ int tsa_cmd_report(int argc, char **argv)
         {"flops-per-step", required_argument, NULL, O_FPS},
         {"params", required_argument, NULL, O_PARAMS},
         {"tokens-per-step", required_argument, NULL, O_TOKENS},
+        {"samples-per-step", required_argument, NULL, O_SAMPLES},
         {"layers", required_argument, NULL, O_LAYERS},
         {"seq", required_argument, NULL, O_SEQ},
         {"hidden", required_argument, NULL, O_HIDDEN},
@@ -94,6 +96,7 @@ int tsa_cmd_report(int argc, char **argv)
         case O_FPS: bad = parse_double(optarg, &opt.flops_per_step); break;
         case O_PARAMS: bad = parse_double(optarg, &opt.params); break;
         case O_TOKENS: bad = parse_double(optarg, &opt.tokens_per_step); break;
+        case O_SAMPLES: bad = parse_double(optarg, &opt.samples_per_step); break;
         case O_LAYERS: bad = parse_int(optarg, &opt.layers); break;
         case O_SEQ: bad = parse_int(optarg, &opt.seq); break;
         case O_HIDDEN: bad = parse_int(optarg, &opt.hidden); break;

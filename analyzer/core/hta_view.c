@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu_span.h"
+#include "json_int.h"
 
 static double pct(int64_t part, int64_t whole)
 {
@@ -106,11 +107,10 @@ void tsa_hta_view_add_json(cJSON *root, const tsa_analysis *a)
         tsa_hta_shares_of(r, &h);
         cJSON *x = cJSON_CreateObject();
         num(x, "rank", r->rank);
-        /* integers below 2^53 print exactly */
-        num(x, "span_ns", (double)h.span_ns);
-        num(x, "compute_ns", (double)h.compute_ns);
-        num(x, "non_compute_ns", (double)h.non_compute_ns);
-        num(x, "idle_ns", (double)h.idle_ns);
+        tsa_json_add_i64(x, "span_ns", h.span_ns);
+        tsa_json_add_i64(x, "compute_ns", h.compute_ns);
+        tsa_json_add_i64(x, "non_compute_ns", h.non_compute_ns);
+        tsa_json_add_i64(x, "idle_ns", h.idle_ns);
         num(x, "compute_pct", h.compute_pct);
         num(x, "non_compute_pct", h.non_compute_pct);
         num(x, "idle_pct", h.idle_pct);

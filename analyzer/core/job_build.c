@@ -471,6 +471,11 @@ void tsa_job_free(tsa_job *job)
     for (size_t i = 0; i < job->n_other_runs; i++)
         free(job->other_runs[i]);
     free(job->other_runs);
+    for (size_t i = 0; i < job->n_duplicates; i++) {
+        free(job->duplicates[i].kept_file);
+        free(job->duplicates[i].dropped_file);
+    }
+    free(job->duplicates);
     free(job->dir);
     free(job->run_id);
     free(job);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group_share.h"
 #include "interval_set.h"
 #include "job_build.h"
 #include "sat_math.h"
@@ -260,12 +261,14 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
      * rows add up to the exposed total (when every NCCL kernel is linked
      * to its call). */
     if (!oom && r->n_nccl && tsa_ivset_intersect(&s.e, &s.wt, &s.tmp) == 0) {
+        /* Group members stand for slices of their GroupEnd (group_share.h). */
         tsa_sort_key *order = malloc(r->n_nccl * sizeof *order);
-        if (!order) {
+        tsa_call_span *sp = tsa_call_spans(r);
+        if (!order || !sp) {
             oom = 1;
         } else {
             for (size_t i = 0; i < r->n_nccl; i++) {
-                order[i].key = r->nccl[i].gpu_start_ns;
+                order[i].key = sp[i].start_ns;
                 order[i].idx = i;
             }
             if (tsa_sort_keys(order, r->n_nccl))
@@ -273,21 +276,22 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
             int64_t covered = INT64_MIN;
             for (size_t k = 0; k < r->n_nccl && !oom; k++) {
                 const tsa_nccl_op *op = &r->nccl[order[k].idx];
-                if (op->op >= TSA_COLL_ROWS || op->op == TSC_NCCL_GROUP_START ||
-                    op->gpu_end_ns <= covered)
+                const tsa_call_span *c = &sp[order[k].idx];
+                if (op->op >= TSA_COLL_ROWS || c->skip || c->end_ns <= covered)
                     continue;
-                int64_t from = op->gpu_start_ns > covered ? op->gpu_start_ns : covered;
-                covered = op->gpu_end_ns;
-                if (op->gpu_end_ns <= w0 || from >= w1)
+                int64_t from = c->start_ns > covered ? c->start_ns : covered;
+                covered = c->end_ns;
+                if (c->end_ns <= w0 || from >= w1)
                     continue;
-                int64_t x = tsa_ivset_length_in(&s.e, from, op->gpu_end_ns);
+                int64_t x = tsa_ivset_length_in(&s.e, from, c->end_ns);
                 TSA_SAT_ACC(res->coll_exposed_ns[op->op], x);
                 TSA_SAT_ACC(res->coll_exposed_wait_ns[op->op],
-                            x ? tsa_ivset_length_in(&s.tmp, from, op->gpu_end_ns) : 0);
+                            x ? tsa_ivset_length_in(&s.tmp, from, c->end_ns) : 0);
                 TSA_SAT_ACC(res->coll_bucket_exposed_ns[op->op][tsa_nccl_size_bucket(op)], x);
             }
-            free(order);
         }
+        free(order);
+        free(sp);
     } else if (r->n_nccl) {
         oom = 1;
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group_share.h"
 #include "job_build.h"
 #include "sat_math.h"
 #include "tsc_format.h"
@@ -131,26 +132,26 @@ oom:
 
 static int coll_rows(tsa_analysis *a)
 {
-    /* One row per op code that appears; at most 256. */
+    /* One row per op code that appears; at most 256.  Group members get
+     * their share of the GroupEnd (group_share.h); bus bandwidth only from
+     * calls whose time is their own. */
     tsa_coll_row *rows = calloc(256, sizeof *rows);
     double *fbytes = calloc(256, sizeof *fbytes);
-    int64_t *known_ns = calloc(256, sizeof *known_ns);   /* time of calls of known size */
-    if (!rows || !fbytes || !known_ns) {
-        free(rows);
-        free(fbytes);
-        free(known_ns);
-        return -1;
-    }
+    int64_t *own_ns = calloc(256, sizeof *own_ns);
+    if (!rows || !fbytes || !own_ns)
+        goto oom;
     for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
         const tsa_rank *r = &a->job->ranks[ri];
         const tsa_rank_result *rr = &a->ranks[ri];
+        tsa_call_span *sp = tsa_call_spans(r);
+        if (r->n_nccl && !sp)
+            goto oom;
         for (size_t i = 0; i < r->n_nccl; i++) {
             const tsa_nccl_op *op = &r->nccl[i];
-            if (op->op >= TSA_COLL_ROWS || op->op == TSC_NCCL_GROUP_START ||
-                !in_window(op->gpu_start_ns, rr))
+            if (op->op >= TSA_COLL_ROWS || sp[i].skip || !in_window(sp[i].start_ns, rr))
                 continue;
             tsa_coll_row *row = &rows[op->op];
-            int64_t d = op->gpu_end_ns - op->gpu_start_ns;
+            int64_t d = sp[i].end_ns - sp[i].start_ns;
             row->op = op->op;
             row->count++;
             TSA_SAT_ACC(row->ns, d);
@@ -158,13 +159,16 @@ static int coll_rows(tsa_analysis *a)
             row->bucket_count[b]++;
             TSA_SAT_ACC(row->bucket_ns[b], d);
             if (b == TSA_SIZE_UNKNOWN) {
-                row->bytes_unknown++;
+                row->bytes_unknown++; /* no size: no bytes, no bandwidth */
                 continue;
             }
             row->bytes += op->bytes;
-            TSA_SAT_ACC(known_ns[op->op], d);
-            fbytes[op->op] += (double)op->bytes * tsa_busbw_factor(op->op, op->comm_size);
+            if (sp[i].own) {
+                TSA_SAT_ACC(own_ns[op->op], d);
+                fbytes[op->op] += (double)op->bytes * tsa_busbw_factor(op->op, op->comm_size);
+            }
         }
+        free(sp);
     }
     for (size_t ri = 0; ri < a->n_ranks; ri++)
         for (int op = 0; op < TSA_COLL_ROWS; op++) {
@@ -178,16 +182,19 @@ static int coll_rows(tsa_analysis *a)
     for (int op = 0; op < 256; op++) {
         if (!rows[op].count)
             continue;
-        rows[op].busbw_gbps = rows[op].bytes_unknown == rows[op].count ? NAN
-                              : known_ns[op] > 0 ? fbytes[op] / (double)known_ns[op]
-                                                 : 0;
+        rows[op].busbw_gbps = own_ns[op] > 0 ? fbytes[op] / (double)own_ns[op] : NAN;
         rows[n++] = rows[op];
     }
     free(fbytes);
-    free(known_ns);
+    free(own_ns);
     a->colls = rows;
     a->n_colls = n;
     return 0;
+oom:
+    free(rows);
+    free(fbytes);
+    free(own_ns);
+    return -1;
 }
 
 static void copy_rows(tsa_analysis *a)

@@ -195,6 +195,7 @@ static int add_copy(builder *b, const kineto_event *ev, int memset_)
     else
         c.dir = TSA_COPY_OTHER;
     c.pinned = strstr(n, "Pinned") != NULL;
+    c.pageable = strstr(n, "Pageable") != NULL; /* "Memcpy HtoD (Pageable -> Device)" */
     return TSA_VEC_PUSH(b->r->copies, b->r->n_copies, b->r->cap_copies, c);
 }
 

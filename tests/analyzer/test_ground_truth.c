@@ -20,48 +20,7 @@
 #include "job_load.h"
 #include "tsc_format.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/tsa_gt_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-typedef struct run {
-    tsa_job *job;
-    tsa_analysis *a;
-    gen_truth t;
-} run;
-
-static void generate_and_analyze(gen_options *o, const char *name, run *out)
-{
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
-    o->dir = dir;
-    assert_int_equal(gen_job(o, &out->t), 0);
-    tsa_load_options lo = {.quiet = 1};
-    assert_int_equal(tsa_job_load(dir, &lo, &out->job), 0);
-    assert_int_equal(out->job->n_problems, 0);
-    assert_int_equal(out->job->n_ranks, (size_t)o->ranks);
-    out->a = tsa_analyze(out->job, NULL);
-    assert_non_null(out->a);
-}
-
-static void done(run *r)
-{
-    tsa_analysis_free(r->a);
-    tsa_job_free(r->job);
-}
+#include "gen_run.h"
 
 /* Budget lines sum exactly to wall, per rank and for the job. */
 static void assert_budget_exact(const tsa_analysis *a)
@@ -359,5 +318,5 @@ int main(void)
         cmocka_unit_test(test_json_has_the_schema),
         cmocka_unit_test(test_garbage_events_do_not_crash),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
