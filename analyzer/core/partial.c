@@ -22,7 +22,7 @@ static void append(char *note, size_t cap, const char *text)
         snprintf(note + used, cap - used, "%s%s", used ? "; " : "", text);
 }
 
-void tsa_note_missing_ranks(const tsa_job *job, char *note, size_t cap)
+int32_t tsa_missing_ranks_world(const tsa_job *job)
 {
     int32_t world = 0;
     size_t nccl = 0;
@@ -32,7 +32,15 @@ void tsa_note_missing_ranks(const tsa_job *job, char *note, size_t cap)
         nccl += job->ranks[i].n_nccl;
     }
     if (!nccl || world <= 0 || (size_t)world <= job->n_ranks)
-        return; /* without communication nothing depends on the others */
+        return 0; /* without communication nothing depends on the others */
+    return world;
+}
+
+void tsa_note_missing_ranks(const tsa_job *job, char *note, size_t cap)
+{
+    int32_t world = tsa_missing_ranks_world(job);
+    if (!world)
+        return;
     char text[256];
     snprintf(text, sizeof text,
              "inputs of %zu of %d ranks: exposed communication cannot be split into "

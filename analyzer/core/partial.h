@@ -7,6 +7,7 @@
 #define TSA_PARTIAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "model.h"
@@ -24,5 +25,9 @@ ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t ca
  * exposed communication cannot be split into waiting for peers and
  * transfer, and no straggler can be named, without the others. */
 void tsa_note_missing_ranks(const tsa_job *job, char *note, size_t cap);
+
+/* The world size the ranks declare when it is larger than the ranks loaded
+ * and there is communication, else 0. */
+int32_t tsa_missing_ranks_world(const tsa_job *job);
 
 #endif

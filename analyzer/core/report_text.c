@@ -412,9 +412,9 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
                                                                  : st.yellow;
     fprintf(out, "\n%sVERDICT%s  %s%s%s: %s\n", st.bold, st.reset, vc,
             tsa_verdict_name(a->verdict), st.reset, a->verdict_reason);
-    confidence_line(out, a, &st);
     if (a->partial[0])
         fprintf(out, "  %spartial:%s %s\n", st.yellow, st.reset, a->partial);
+    confidence_line(out, a, &st);
     if (a->cpu_only) {
         fprintf(out, "  no GPU records: no budget, overlap or kernel tables to show\n");
     } else {

@@ -270,6 +270,23 @@ static void test_bytes_unknown(void **state)
     done(&l);
 }
 
+/* One trace of a 2-rank job: the missing rank is said, and lowers the
+ * confidence; a 1-rank job has nothing missing. */
+static void test_missing_ranks(void **state)
+{
+    (void)state;
+    NEED_CORPUS();
+    loaded l = analyze("df_index_resolver", TSA_WINDOW_STEPS);
+    assert_true(has_finding(l.a, "LOAD.MISSING_RANKS"));
+    assert_int_equal(l.a->confidence, TSA_CONF_MEDIUM);
+    assert_non_null(strstr(l.a->partial, "1 of 2 ranks"));
+    done(&l);
+    l = analyze("ns_resolution_trace", TSA_WINDOW_STEPS);
+    assert_false(has_finding(l.a, "LOAD.MISSING_RANKS"));
+    assert_int_equal(l.a->partial[0], 0);
+    done(&l);
+}
+
 /* trace_diff_control: the ncclKernel_SendRecv kernels come from
  * nccl:all_to_all CPU ops; none is left as an "unknown" op. */
 static void test_sendrecv_op(void **state)
@@ -475,7 +492,7 @@ int main(void)
         cmocka_unit_test(test_bytes_unknown),   cmocka_unit_test(test_sendrecv_op),
         cmocka_unit_test(test_mixed_runs),      cmocka_unit_test(test_info),
         cmocka_unit_test(test_copy_line),       cmocka_unit_test(test_overlap_na),
-        cmocka_unit_test(test_hta_reference),
+        cmocka_unit_test(test_hta_reference),   cmocka_unit_test(test_missing_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
