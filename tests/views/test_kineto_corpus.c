@@ -189,6 +189,10 @@ static void test_no_step_markers(void **state)
     assert_int_equal(l.a->budget.line_ns[TSA_BL_DATA_STALL], 0);
     assert_false(has_finding(l.a, "DATA.STALL"));
     assert_int_not_equal(l.a->verdict, TSA_VERDICT_DATA_BOUND);
+    /* the GPU idles 99.5% of its span (HTA): the verdict rests on the whole
+     * idle time the host leaves, not on the launch share alone */
+    assert_int_equal(l.a->verdict, TSA_VERDICT_HOST_BOUND);
+    assert_non_null(strstr(l.a->verdict_reason, "GPU idle while the host launches nothing"));
     assert_int_equal(l.a->kcat_count[TSA_KCAT_OPTIMIZER], 0); /* inference only */
     assert_budget_sums(l.a);
     done(&l);
