@@ -45,6 +45,7 @@ tsa_finding *tsa_findings_add(tsa_findings *list, const char *id,
     f->id = id;
     f->severity = severity;
     f->recoverable_s = recoverable_s > 0 ? recoverable_s : 0;
+    f->recoverable_ns = f->recoverable_s < 9e9 ? (int64_t)(f->recoverable_s * 1e9) : INT64_MAX;
     f->rank = rank;
     list->n++;
     return f;
@@ -78,6 +79,15 @@ void tsa_findings_sort(tsa_findings *list)
         qsort(list->items, list->n, sizeof list->items[0], by_recoverable);
 }
 
+const char *tsa_confidence_name(tsa_confidence c)
+{
+    switch (c) {
+    case TSA_CONF_LOW: return "low";
+    case TSA_CONF_MEDIUM: return "medium";
+    default: return "high";
+    }
+}
+
 const char *tsa_severity_name(tsa_severity s)
 {
     switch (s) {
@@ -85,6 +95,15 @@ const char *tsa_severity_name(tsa_severity s)
     case TSA_SEV_WARNING: return "warning";
     default: return "info";
     }
+}
+
+tsa_confidence tsa_findings_confidence(const tsa_findings *list)
+{
+    tsa_confidence c = TSA_CONF_HIGH;
+    for (size_t i = 0; i < list->n; i++)
+        if (list->items[i].confidence_cap > c)
+            c = list->items[i].confidence_cap;
+    return c;
 }
 
 void tsa_findings_free(tsa_findings *list)

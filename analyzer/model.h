@@ -58,6 +58,12 @@ typedef enum tsa_phase {
     TSA_PHASE_COUNT
 } tsa_phase;
 
+/* Analyzer-only bit of tsa_nccl_op.flags (the dump format's TSC_NCCL_F_*
+ * use the low bits): the input did not say how many bytes the call moved
+ * (a Kineto NCCL kernel without its CPU op's sizes), so bytes = 0 means
+ * unknown, not empty. */
+#define TSA_NCCL_F_BYTES_UNKNOWN 0x80
+
 typedef struct tsa_nccl_op {
     int64_t start_ns, end_ns;   /* host enter / exit */
     uint64_t seq;               /* per (comm_id, comm_rank) sequence number */
@@ -104,6 +110,8 @@ typedef struct tsa_copy {
     uint32_t correlation;
     uint8_t dir;                /* tsa_copy_dir */
     uint8_t pinned;             /* host memory was pinned */
+    uint8_t pageable;           /* host memory known to be pageable (0: pinned or unknown) */
+    uint8_t bytes_unknown;      /* the input did not give the size (bytes = 0) */
 } tsa_copy;
 
 typedef enum tsa_sync_kind {
@@ -196,7 +204,18 @@ typedef struct tsa_rank {
     size_t cap_nccl, cap_kernels, cap_copies, cap_syncs, cap_gemms, cap_apis,
         cap_ranges, cap_threads, cap_strings;
     void *string_index;  /* private to job_build.c: string interning table */
+    /* --- appended: what the capture lost (dump metadata) --- */
+    uint64_t dropped_write_bytes;   /* bytes the writer could not write (full disk, I/O error) */
+    uint64_t cupti_dropped_records; /* GPU activity records CUPTI dropped */
 } tsa_rank;
+
+/* A dump left out because another dump of the same run claims its rank
+ * (analyzer/core/dup_ranks.h). */
+typedef struct tsa_duplicate {
+    int32_t rank;
+    char *kept_file;            /* the dump analysed for that rank */
+    char *dropped_file;         /* the dump left out */
+} tsa_duplicate;
 
 typedef struct tsa_job {
     char *dir;
@@ -208,6 +227,8 @@ typedef struct tsa_job {
     size_t cap_ranks, cap_problems, cap_other_runs; /* builder capacities */
     uint64_t dump_bytes;        /* bytes of dumps read (0 for in-memory jobs) */
     uint64_t events_read;       /* event slots read */
+    /* --- appended --- */
+    tsa_duplicate *duplicates; size_t n_duplicates;  /* dumps left out, see dup_ranks.h */
 } tsa_job;
 
 #endif

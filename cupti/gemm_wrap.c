@@ -99,6 +99,28 @@ static void *real_fn(_Atomic(void *) *slot, const char *name)
 #define CT_16F 64u
 #define CT_32F 68u
 #define CT_64F 70u
+#define CT_32F_FAST_TF32 77u
+
+typedef cublasStatus_t (*get_math_mode_fn)(cublasHandle_t, cublasMath_t *);
+
+/* A single-precision call on a handle in TF32 math mode (what PyTorch's
+ * allow_tf32 sets) runs on TF32 tensor cores although its arguments say
+ * fp32: record the compute type that says so.  cuBLASLt takes its compute
+ * type from the matmul descriptor and ignores the math mode. */
+static uint32_t effective_compute(cublasHandle_t h, uint32_t a_type, uint32_t compute)
+{
+    /* CUDA_R_32F (0) as a compute type is the legacy spelling of 32F. */
+    if ((compute != CT_32F && compute != T_R32F) || a_type != T_R32F)
+        return compute;
+    static _Atomic(void *) slot;
+    get_math_mode_fn get = (get_math_mode_fn)real_fn(&slot, "cublasGetMathMode");
+    cublasMath_t mode;
+    if (get == NULL || get(h, &mode) != CUBLAS_STATUS_SUCCESS)
+        return compute;
+    /* The low bits are the mode; higher bits are flags such as
+     * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION. */
+    return ((unsigned)mode & 0xfu) == CUBLAS_TF32_TENSOR_OP_MATH ? CT_32F_FAST_TF32 : compute;
+}
 
 /* ------------------------------------------------------------ cublasLt */
 
@@ -191,7 +213,7 @@ EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cubla
     if (gemm_enter(&c)) {
         tsc_desc_gemm d;
         tsc_gemm_desc_direct(&d, TSC_GEMM_EX, ta, tb, m, n, k, 1, (uint32_t)Atype,
-                             (uint32_t)Ctype, (uint32_t)ct);
+                             (uint32_t)Ctype, effective_compute(h, (uint32_t)Atype, (uint32_t)ct));
         gemm_start(&c, &d);
     }
     cublasStatus_t st =
@@ -217,7 +239,8 @@ EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
     if (gemm_enter(&c)) {
         tsc_desc_gemm d;
         tsc_gemm_desc_direct(&d, TSC_GEMM_STRIDED_BATCHED_EX, ta, tb, m, n, k, batch,
-                             (uint32_t)Atype, (uint32_t)Ctype, (uint32_t)ct);
+                             (uint32_t)Atype, (uint32_t)Ctype,
+                             effective_compute(h, (uint32_t)Atype, (uint32_t)ct));
         gemm_start(&c, &d);
     }
     cublasStatus_t st = real(h, ta, tb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
@@ -245,7 +268,7 @@ EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t ta
     if (gemm_enter(&c)) {
         tsc_desc_gemm d;
         tsc_gemm_desc_direct(&d, TSC_GEMM_BATCHED_EX, ta, tb, m, n, k, batch, (uint32_t)Atype,
-                             (uint32_t)Ctype, (uint32_t)ct);
+                             (uint32_t)Ctype, effective_compute(h, (uint32_t)Atype, (uint32_t)ct));
         gemm_start(&c, &d);
     }
     cublasStatus_t st = real(h, ta, tb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb,
@@ -268,7 +291,8 @@ EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t ta
         gemm_call c;                                                                           \
         if (gemm_enter(&c)) {                                                                  \
             tsc_desc_gemm d;                                                                   \
-            tsc_gemm_desc_direct(&d, TSC_GEMM_TYPED, ta, tb, m, n, k, 1, dtype, dtype, ctype); \
+            tsc_gemm_desc_direct(&d, TSC_GEMM_TYPED, ta, tb, m, n, k, 1, dtype, dtype,         \
+                                 effective_compute(h, dtype, ctype));                          \
             gemm_start(&c, &d);                                                                \
         }                                                                                      \
         return gemm_finish(&c, real(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)); \
@@ -289,7 +313,7 @@ EXPORT cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t ta
         if (gemm_enter(&c)) {                                                                  \
             tsc_desc_gemm d;                                                                   \
             tsc_gemm_desc_direct(&d, TSC_GEMM_TYPED_STRIDED, ta, tb, m, n, k, batch, dtype,    \
-                                 dtype, ctype);                                                \
+                                 dtype, effective_compute(h, dtype, ctype));                   \
             gemm_start(&c, &d);                                                                \
         }                                                                                      \
         return gemm_finish(&c, real(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta,   \

@@ -5,12 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attribution.h"
 #include "findings_core.h"
+#include "findings_mix.h"
+#include "gpu_span.h"
+#include "hta_view.h"
 #include "job_build.h"
 #include "sat_math.h"
+#include "partial.h"
 #include "rank_pass.h"
 #include "steps.h"
 #include "tables.h"
+#include "throughput.h"
+#include "verdict.h"
 
 void tsa_analysis_default_options(tsa_analysis_options *opt)
 {
@@ -23,7 +30,7 @@ const char *tsa_budget_line_name(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful_compute", "compute_overhead", "data_stall", "exposed_comm_wait",
-        "exposed_comm_transfer", "host_launch_idle", "other"};
+        "exposed_comm_transfer", "host_launch_idle", "copy_only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
@@ -31,13 +38,15 @@ const char *tsa_budget_line_label(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful compute", "compute overhead", "data stall", "exposed comm (wait)",
-        "exposed comm (transfer)", "host/launch idle", "other"};
+        "exposed comm (transfer)", "host/launch idle", "memcpy/memset only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
 int tsa_budget_line_recoverable(tsa_budget_line l)
 {
-    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && (unsigned)l < TSA_BL_COUNT;
+    /* Copy-only time is GPU work (HTA counts it as busy), not idle to win back. */
+    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && l != TSA_BL_COPY &&
+           (unsigned)l < TSA_BL_COUNT;
 }
 
 const char *tsa_step_method_name(tsa_step_method m)
@@ -58,6 +67,8 @@ const char *tsa_verdict_name(tsa_verdict v)
     case TSA_VERDICT_DATA_BOUND: return "data-bound";
     case TSA_VERDICT_COMM_BOUND: return "communication-bound";
     case TSA_VERDICT_HOST_BOUND: return "host-bound";
+    case TSA_VERDICT_STRAGGLER_BOUND: return "straggler-bound";
+    case TSA_VERDICT_COMPUTE_BOUND: return "compute-bound";
     default: return "unknown";
     }
 }
@@ -115,12 +126,14 @@ static int find_steps(tsa_analysis *a)
         tsa_step_method m;
         if (tsa_find_steps(&job->ranks[i], a->opt.step_marker, &m))
             return -1;
+        a->cut_short |= tsa_trim_cut_rank(job, &job->ranks[i], a->partial, sizeof a->partial) >= 0;
         a->ranks[i].method = m;
         a->ranks[i].steps_found = job->ranks[i].n_steps;
         method_votes[m]++;
         if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
             min_steps = job->ranks[i].n_steps;
     }
+    tsa_note_missing_ranks(job, a->partial, sizeof a->partial);
     int best = 0;
     for (int m = 1; m < 5; m++)
         if (method_votes[m] > method_votes[best])
@@ -147,6 +160,9 @@ static int find_steps(tsa_analysis *a)
             rr->window_start_ns = r->first_ns;
             rr->window_end_ns = r->last_ns;
         }
+        if (a->opt.window == TSA_WINDOW_GPU_SPAN &&
+            tsa_rank_hta_span(r, &rr->window_start_ns, &rr->window_end_ns) < 0)
+            return -1;
         if (rr->window_end_ns < rr->window_start_ns)
             rr->window_end_ns = rr->window_start_ns;
     }
@@ -207,32 +223,21 @@ static int count_hosts(const tsa_job *job)
     return n;
 }
 
-static void verdict(tsa_analysis *a)
+/* A straggler-bound verdict lists the late rank's finding first: it is
+ * what sets the pace, whatever the size of the other findings. */
+static void lead_with_verdict(tsa_analysis *a)
 {
-    const tsa_budget *b = &a->budget;
-    if (b->wall_ns <= 0) {
-        a->verdict = TSA_VERDICT_UNKNOWN;
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "no time was analysed");
+    if (a->verdict != TSA_VERDICT_STRAGGLER_BOUND)
         return;
-    }
-    double w = (double)b->wall_ns;
-    double compute = (double)(b->line_ns[TSA_BL_USEFUL] + b->line_ns[TSA_BL_OVERHEAD]) / w;
-    double data = (double)b->line_ns[TSA_BL_DATA_STALL] / w;
-    double comm = (double)(b->line_ns[TSA_BL_COMM_WAIT] + b->line_ns[TSA_BL_COMM_TRANSFER]) / w;
-    double host = (double)b->line_ns[TSA_BL_HOST_IDLE] / w;
-    tsa_verdict v = TSA_VERDICT_GPU_BOUND;
-    double top = compute;
-    /* Without GPU records compute is host time outside NCCL calls: say so,
-     * since "gpu-bound" alone would claim more than was measured. */
-    const char *what = a->gpu ? "compute" : "compute (host time outside NCCL; no GPU records)";
-    if (comm > top) { v = TSA_VERDICT_COMM_BOUND; top = comm; what = "exposed communication"; }
-    if (data > top) { v = TSA_VERDICT_DATA_BOUND; top = data; what = "data stall"; }
-    if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = "host/launch idle"; }
-    a->verdict = v;
-    snprintf(a->verdict_reason, sizeof a->verdict_reason,
-             "%s is the largest share of wall time: compute %.1f%%, exposed communication "
-             "%.1f%%, data stall %.1f%%, host idle %.1f%%",
-             what, 100 * compute, 100 * comm, 100 * data, 100 * host);
+    tsa_finding *v = a->findings.items;
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (tsa_finding_is_late_rank(v[i].id) && v[i].rank == a->verdict_rank &&
+            strcmp(v[i].id, "DIST.INTERMITTENT")) {
+            tsa_finding lead = v[i];
+            memmove(v + 1, v, i * sizeof *v);
+            v[0] = lead;
+            return;
+        }
 }
 
 static void summary(tsa_analysis *a)
@@ -329,6 +334,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
         a->peak_flops = tsa_peak_flops(a->device_name, a->dtype, &a->peak_source);
     }
 
+    a->cpu_only = job->n_ranks > 0;
     tsa_arrivals arr;
     if (tsa_arrivals_build(job, &arr)) {
         free(flops);
@@ -337,12 +343,15 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     for (size_t i = 0; i < job->n_ranks; i++) {
         tsa_rank_result *rr = &a->ranks[i];
         rr->flops = flops[i];
-        if (tsa_rank_pass(&job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
+        if ((a->opt.window == TSA_WINDOW_GPU_SPAN ? tsa_rank_pass_hta : tsa_rank_pass)(
+                &job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
             tsa_arrivals_free(&arr);
             free(flops);
             goto fail;
         }
         a->gpu |= rr->gpu;
+        a->cpu_only &= !job->ranks[i].n_kernels && !job->ranks[i].n_copies &&
+                       !job->ranks[i].n_nccl;
         int64_t wall = rr->budget.wall_ns;
         if (wall > a->wall_ns)
             a->wall_ns = wall;
@@ -366,10 +375,18 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
 
     if (tsa_build_tables(a))
         goto fail;
-    verdict(a);
-    if (tsa_core_findings(a, &a->findings))
+    if (tsa_core_findings(a, &a->findings) || tsa_advisory_findings(a, &a->findings))
+        goto fail;
+    /* Each recoverable nanosecond to one finding, then the verdict on
+     * that disjoint budget. */
+    if (tsa_attribute_recoverable(a))
+        goto fail;
+    tsa_decide_verdict(a);
+    a->confidence = tsa_findings_confidence(&a->findings);
+    if (tsa_throughput_compute(a))
         goto fail;
     tsa_findings_sort(&a->findings);
+    lead_with_verdict(a);
     summary(a);
     return a;
 fail:
@@ -386,6 +403,7 @@ void tsa_analysis_free(tsa_analysis *a)
     free(a->kernels);
     free(a->colls);
     free(a->ranks);
+    free(a->throughput.step_ns);
     if (a->have_xrank)
         tsa_xrank_free(&a->xrank);
     tsa_findings_free(&a->findings);

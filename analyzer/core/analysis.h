@@ -12,7 +12,7 @@
  *    are aligned across ranks.  A rank's wall = its window's length.
  *  - budget: wall = useful compute + compute overhead + data stall
  *    + exposed comm (wait) + exposed comm (transfer) + host/launch idle
- *    + other, exactly, in integer ns, per rank; the job's budget is the sum
+ *    + copy only + other, exactly, in integer ns, per rank; the job's budget is the sum
  *    over ranks (rank-nanoseconds). */
 #ifndef TSA_ANALYSIS_H
 #define TSA_ANALYSIS_H
@@ -24,6 +24,12 @@
 #include "findings.h"
 #include "model.h"
 
+/* Which span of each rank the budget covers. */
+typedef enum tsa_window {
+    TSA_WINDOW_STEPS = 0,      /* the analysed steps (after warm-up) */
+    TSA_WINDOW_GPU_SPAN,       /* HTA's span: first to last GPU record (gpu_span.h) */
+} tsa_window;
+
 typedef struct tsa_analysis_options {
     int warmup;                /* steps skipped at the start; -1 auto (2, fewer if short) */
     const char *step_marker;   /* kernel or NVTX range name (substring); NULL auto */
@@ -31,7 +37,9 @@ typedef struct tsa_analysis_options {
     double flops_per_step;     /* > 0: per-rank FLOPs of one step (overrides GEMMs) */
     double params;             /* > 0 with tokens_per_step: 6*N*T (+ attention) */
     double tokens_per_step;    /* tokens processed by one rank in one step */
+    double samples_per_step;   /* samples (sequences, images) of one rank in one step */
     int layers, seq, hidden;   /* all > 0: add 12*layers*seq*hidden per token */
+    tsa_window window;         /* --window */
     tsa_xrank_options xrank;
     int no_xrank;              /* 1: skip the cross-rank pass (tests) */
 } tsa_analysis_options;
@@ -46,6 +54,7 @@ typedef enum tsa_budget_line {
     TSA_BL_COMM_WAIT,          /* exposed comm spent waiting for later peers */
     TSA_BL_COMM_TRANSFER,      /* exposed comm after the last peer arrived */
     TSA_BL_HOST_IDLE,          /* GPU idle while the host launches work */
+    TSA_BL_COPY,               /* GPU busy with memcpy/memset only */
     TSA_BL_OTHER,              /* the rest of the window */
     TSA_BL_COUNT
 } tsa_budget_line;
@@ -82,7 +91,8 @@ const char *tsa_step_method_name(tsa_step_method m);
  * blocking time stands for the calls of its group); communicator set-up
  * and tear-down calls are not step communication. */
 #define TSA_COLL_ROWS 22
-#define TSA_SIZE_BUCKETS 6      /* <64K, <1M, <16M, <128M, <1G, >=1G */
+#define TSA_SIZE_BUCKETS 7      /* <64K, <1M, <16M, <128M, <1G, >=1G, unknown */
+#define TSA_SIZE_UNKNOWN (TSA_SIZE_BUCKETS - 1) /* calls of unknown size */
 const char *tsa_size_bucket_name(int b);
 
 typedef struct tsa_rank_result {
@@ -119,9 +129,11 @@ typedef struct tsa_kernel_row {
 typedef struct tsa_coll_row {
     uint8_t op;                 /* enum tsc_nccl_op */
     uint64_t count;             /* calls, summed over ranks */
-    uint64_t bytes;
+    uint64_t bytes;             /* of the calls whose size is known */
+    uint64_t bytes_unknown;     /* calls whose size the input does not give */
     int64_t ns;                 /* time inside the calls (GPU when linked) */
-    double busbw_gbps;          /* bytes * factor / time, GB/s (1e9) */
+    double busbw_gbps;          /* bytes * factor / time of the calls of known
+                                 * size, GB/s (1e9); NAN when none is known */
     uint64_t bucket_count[TSA_SIZE_BUCKETS];
     int64_t bucket_ns[TSA_SIZE_BUCKETS];
     /* Exposed part of the calls' time (see tsa_rank_result), summed. */
@@ -131,9 +143,10 @@ typedef struct tsa_coll_row {
 
 typedef struct tsa_copy_row {
     uint8_t dir;                /* tsa_copy_dir */
-    uint64_t count, bytes;
+    uint64_t count, bytes;      /* bytes of the copies whose size is known */
+    uint64_t bytes_unknown;     /* copies whose size the input does not give */
     int64_t ns;
-    double gbps;
+    double gbps;                /* NAN when no copy's size is known */
 } tsa_copy_row;
 
 typedef enum tsa_verdict {
@@ -142,6 +155,8 @@ typedef enum tsa_verdict {
     TSA_VERDICT_DATA_BOUND,
     TSA_VERDICT_COMM_BOUND,
     TSA_VERDICT_HOST_BOUND,
+    TSA_VERDICT_STRAGGLER_BOUND,    /* late ranks set the pace (verdict.h) */
+    TSA_VERDICT_COMPUTE_BOUND,      /* compute, without GPU records to say it is the GPU */
 } tsa_verdict;
 
 const char *tsa_verdict_name(tsa_verdict v); /* "gpu-bound", ... */
@@ -179,6 +194,15 @@ typedef struct tsa_summary {
     tsa_verdict verdict;
 } tsa_summary;
 
+/* Throughput over the analysis window (throughput.h). */
+typedef struct tsa_throughput {
+    double steps_per_s;              /* analysed steps / job wall; NAN none */
+    double samples_per_s;            /* --samples-per-step x ranks x steps/s; NAN unknown */
+    double tokens_per_s;             /* --tokens-per-step x ranks x steps/s; NAN unknown */
+    int64_t step_p50_ns, step_p95_ns, step_p99_ns; /* job step time percentiles */
+    int64_t *step_ns; size_t n_steps; /* job step time of each analysed step (owned) */
+} tsa_throughput;
+
 typedef struct tsa_analysis {
     tsa_job *job;                    /* borrowed */
     tsa_analysis_options opt;
@@ -194,6 +218,9 @@ typedef struct tsa_analysis {
     tsa_budget budget;               /* summed over ranks */
     tsa_overlap overlap;             /* summed over ranks */
     int gpu;                         /* 1 when GPU records drove the analysis */
+    int cpu_only;                    /* no kernel, copy or NCCL call on any rank */
+    int cut_short;                   /* some rank's input ended early (partial.h) */
+    char partial[512];               /* what is missing (cut short, absent ranks), "" none */
     double flops;                    /* summed over ranks */
     const char *flops_source;        /* "gemm", "flops-per-step", "formula", "none" */
     double peak_flops;               /* per GPU, FLOP/s; 0 unknown */
@@ -205,11 +232,18 @@ typedef struct tsa_analysis {
     tsa_coll_row *colls; size_t n_colls;
     tsa_copy_row copies[7]; size_t n_copies;
     tsa_verdict verdict;
-    char verdict_reason[256];
+    char verdict_reason[512];
     int have_xrank;
     tsa_xrank_result xrank;
     tsa_findings findings;           /* sorted */
     tsa_summary summary;
+    /* --- appended: attribution, verdict detail, confidence, throughput --- */
+    int64_t late_rank_ns[TSA_BL_COUNT]; /* budget time (summed over ranks) the
+                                         * late-rank findings claimed, by line */
+    int32_t verdict_rank;            /* rank the verdict names, -1 none */
+    const char *verdict_host;        /* borrowed, NULL none */
+    tsa_confidence confidence;       /* lowest confidence_cap of the findings */
+    tsa_throughput throughput;
 } tsa_analysis;
 
 /* NULL options: defaults.  Returns NULL only when out of memory.  Writes

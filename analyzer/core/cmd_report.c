@@ -21,9 +21,12 @@ static void usage(FILE *out)
             "  --peak-tflops X        peak TFLOP/s per GPU (overrides the table)\n"
             "  --flops-per-step X     FLOPs of one step on one rank\n"
             "  --params N             model parameters, with --tokens-per-step: 6*N*T\n"
-            "  --tokens-per-step T    tokens per step per rank\n"
+            "  --tokens-per-step T    tokens per step per rank (also gives tokens/s)\n"
+            "  --samples-per-step B   samples per step per rank (gives samples/s)\n"
             "  --layers L --seq S --hidden H   add attention 12*L*S*H per token\n"
             "  --run-id ID            load this run instead of the largest\n"
+            "  --window W             steps (default: analysed steps) | gpu-span (HTA's\n"
+            "                         span, first to last GPU record; adds HTA's figures)\n"
             "exit status: 0 ok, 1 report produced but the dumps had problems,\n"
             "             2 usage error, missing directory or nothing readable\n");
 }
@@ -51,7 +54,7 @@ static int parse_int(const char *s, int *out)
 int tsa_cmd_report(int argc, char **argv)
 {
     enum { O_JSON = 1000, O_COLOR, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
-           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN };
+           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES, O_WINDOW };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, O_JSON},
         {"color", required_argument, NULL, O_COLOR},
@@ -61,10 +64,12 @@ int tsa_cmd_report(int argc, char **argv)
         {"flops-per-step", required_argument, NULL, O_FPS},
         {"params", required_argument, NULL, O_PARAMS},
         {"tokens-per-step", required_argument, NULL, O_TOKENS},
+        {"samples-per-step", required_argument, NULL, O_SAMPLES},
         {"layers", required_argument, NULL, O_LAYERS},
         {"seq", required_argument, NULL, O_SEQ},
         {"hidden", required_argument, NULL, O_HIDDEN},
         {"run-id", required_argument, NULL, O_RUN},
+        {"window", required_argument, NULL, O_WINDOW},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -91,10 +96,16 @@ int tsa_cmd_report(int argc, char **argv)
         case O_FPS: bad = parse_double(optarg, &opt.flops_per_step); break;
         case O_PARAMS: bad = parse_double(optarg, &opt.params); break;
         case O_TOKENS: bad = parse_double(optarg, &opt.tokens_per_step); break;
+        case O_SAMPLES: bad = parse_double(optarg, &opt.samples_per_step); break;
         case O_LAYERS: bad = parse_int(optarg, &opt.layers); break;
         case O_SEQ: bad = parse_int(optarg, &opt.seq); break;
         case O_HIDDEN: bad = parse_int(optarg, &opt.hidden); break;
         case O_RUN: lopt.run_id = optarg; break;
+        case O_WINDOW:
+            if (!strcmp(optarg, "steps")) opt.window = TSA_WINDOW_STEPS;
+            else if (!strcmp(optarg, "gpu-span")) opt.window = TSA_WINDOW_GPU_SPAN;
+            else bad = 1;
+            break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "tscope-report: unknown option %s\n", argv[optind - 1]);

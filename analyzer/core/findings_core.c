@@ -1,4 +1,5 @@
 #include "findings_core.h"
+#include "partial.h"
 
 #include <math.h>
 
@@ -107,17 +108,22 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
             return -1;
         tsa_finding_number(f, "step_cv", a->step_cv);
     }
-    uint64_t dropped = 0;
-    for (size_t i = 0; i < a->job->n_ranks; i++)
+    uint64_t dropped = 0, cupti_dropped = 0;
+    for (size_t i = 0; i < a->job->n_ranks; i++) {
         dropped += a->job->ranks[i].dropped_events;
-    if (dropped) {
+        cupti_dropped += a->job->ranks[i].cupti_dropped_records;
+    }
+    if (dropped || cupti_dropped) {
         f = tsa_findings_add(out, "LOAD.DROPPED", TSA_SEV_WARNING, 0, -1,
                              "Raise the capture buffers (see docs) or use the light CUPTI mode",
-                             "%llu events were dropped during capture: totals may be low",
-                             (unsigned long long)dropped);
+                             "%llu events (and %llu CUPTI records) were dropped during capture: "
+                             "totals may be low",
+                             (unsigned long long)dropped, (unsigned long long)cupti_dropped);
         if (!f)
             return -1;
+        f->confidence_cap = TSA_CONF_MEDIUM;
         tsa_finding_number(f, "dropped_events", (double)dropped);
+        tsa_finding_number(f, "cupti_dropped_records", (double)cupti_dropped);
     }
     if (a->job->n_problems) {
         f = tsa_findings_add(out, "LOAD.PROBLEMS", TSA_SEV_WARNING, 0, -1,
@@ -126,6 +132,7 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                              a->job->n_problems);
         if (!f)
             return -1;
+        f->confidence_cap = TSA_CONF_MEDIUM;
         tsa_finding_number(f, "problems", (double)a->job->n_problems);
     }
     if (a->job->n_other_runs) {
@@ -136,5 +143,19 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
         if (!f)
             return -1;
     }
-    return 0;
+    int32_t world = tsa_missing_ranks_world(a->job);
+    if (world) {
+        f = tsa_findings_add(out, "LOAD.MISSING_RANKS", TSA_SEV_INFO, 0, -1,
+                             "Profile every rank and put all their traces (or dumps) in one "
+                             "directory",
+                             "only %zu of the job's %d ranks were read: waiting for peers is "
+                             "counted as transfer",
+                             a->job->n_ranks, world);
+        if (!f)
+            return -1;
+        f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_number(f, "ranks_read", (double)a->job->n_ranks);
+        tsa_finding_number(f, "world_size", world);
+    }
+    return tsa_data_findings(a, out);
 }

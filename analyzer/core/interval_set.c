@@ -187,6 +187,14 @@ static size_t first_ending_after(const tsa_ivset *a, int64_t t)
     return lo;
 }
 
+int64_t tsa_ivset_next_start(const tsa_ivset *a, int64_t t)
+{
+    size_t i = first_ending_after(a, t);
+    if (i == a->n)
+        return INT64_MAX;
+    return a->v[i].s > t ? a->v[i].s : t;
+}
+
 int64_t tsa_ivset_length_in(const tsa_ivset *a, int64_t s, int64_t e)
 {
     int64_t t = 0;

@@ -41,6 +41,9 @@ int tsa_ivset_copy(const tsa_ivset *a, tsa_ivset *out);
 
 /* Length of a ∩ [s, e) without building it. */
 int64_t tsa_ivset_length_in(const tsa_ivset *a, int64_t s, int64_t e);
+/* Start of the first part of a at or after t: t itself when t lies inside
+ * a, INT64_MAX when nothing follows. */
+int64_t tsa_ivset_next_start(const tsa_ivset *a, int64_t t);
 /* Length of a ∩ b without building it. */
 int64_t tsa_ivset_intersect_length(const tsa_ivset *a, const tsa_ivset *b);
 /* Keep only the part inside [s, e), in place. */

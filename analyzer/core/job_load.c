@@ -15,6 +15,7 @@
 #include "corr_index.h"
 #include "interval_set.h"
 #include "job_build.h"
+#include "dup_ranks.h"
 #include "radix_sort.h"
 #include "reader/dump_reader.h"
 
@@ -144,6 +145,10 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->pid = (uint32_t)strtoul(value, NULL, 10);
     else if (!strcmp(key, TSC_META_DROPPED))
         r->dropped_events = strtoull(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_DROPPED_WRITE))
+        r->dropped_write_bytes = strtoull(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_CUPTI_DROPPED))
+        r->cupti_dropped_records = strtoull(value, NULL, 10);
 }
 
 static void on_desc(void *ctx, const tsr_file *f, const tsr_desc *d)
@@ -238,6 +243,16 @@ static void add_nccl(load_ctx *c, const tsr_event *e)
         c->oom = 1;
 }
 
+/* CUpti_ActivityMemoryKind of pageable host memory.  Only an explicit
+ * PAGEABLE counts: UNKNOWN (older drivers, memsets) says nothing. */
+#define CUPTI_MEMORY_KIND_PAGEABLE_ 1
+
+static uint8_t host_pageable(uint8_t dir, const tsc_desc_copy *d)
+{
+    uint8_t host = dir == TSA_COPY_H2D ? d->src_kind : dir == TSA_COPY_D2H ? d->dst_kind : 0;
+    return host == CUPTI_MEMORY_KIND_PAGEABLE_;
+}
+
 static void add_copy(load_ctx *c, const tsr_event *e)
 {
     tsc_desc_copy d;
@@ -253,6 +268,7 @@ static void add_copy(load_ctx *c, const tsr_event *e)
     cp.correlation = (uint32_t)e->val;
     cp.dir = e->kind == TSC_EV_MEMSET ? TSA_COPY_MEMSET : (d.dir <= TSC_COPY_MEMSET ? d.dir : 0);
     cp.pinned = d.pinned;
+    cp.pageable = host_pageable(cp.dir, &d);
     if (tsa_rank_add_copy(c->rank, &cp))
         c->oom = 1;
 }
@@ -725,9 +741,15 @@ loaded_all:
         return -1;
     }
     /* Every rank went through tsa_rank_finish as it was loaded. */
+    if (tsa_job_drop_duplicate_ranks(job))
+        goto oom_loaded;
     tsa_job_sort_ranks(job);
     *out = job;
     return 0;
+oom_loaded:
+    tsa_job_free(job);
+    set_err(err, err_len, "%s: out of memory while loading", dir);
+    return -1;
 oom:
     if (ids)
         for (size_t i = 0; i < n_paths; i++)

@@ -4,7 +4,10 @@
 #include <math.h>
 
 #include "analysis.h"
+#include "hta_view.h"
 #include "job_build.h"
+#include "json_int.h"
+#include "phase_view.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
 
@@ -27,13 +30,13 @@ static void str(cJSON *o, const char *k, const char *v)
 static cJSON *budget_json(const tsa_budget *b)
 {
     cJSON *o = cJSON_CreateObject();
-    num(o, "wall_ns", (double)b->wall_ns);
+    tsa_json_add_i64(o, "wall_ns", b->wall_ns);
     num(o, "mfu", b->mfu);
     cJSON *lines = cJSON_AddArrayToObject(o, "lines");
     for (int l = 0; l < TSA_BL_COUNT; l++) {
         cJSON *x = cJSON_CreateObject();
         str(x, "name", tsa_budget_line_name((tsa_budget_line)l));
-        num(x, "ns", (double)b->line_ns[l]);
+        tsa_json_add_i64(x, "ns", b->line_ns[l]);
         cJSON_AddBoolToObject(x, "recoverable", tsa_budget_line_recoverable((tsa_budget_line)l));
         cJSON_AddItemToArray(lines, x);
     }
@@ -43,11 +46,14 @@ static cJSON *budget_json(const tsa_budget *b)
 static cJSON *overlap_json(const tsa_overlap *ov)
 {
     cJSON *o = cJSON_CreateObject();
-    num(o, "comm_ns", (double)ov->comm_ns);
-    num(o, "overlapped_ns", (double)ov->overlapped_ns);
-    num(o, "exposed_ns", (double)ov->exposed_ns);
-    num(o, "exposed_wait_ns", (double)ov->exposed_wait_ns);
-    num(o, "exposed_transfer_ns", (double)ov->exposed_transfer_ns);
+    tsa_json_add_i64(o, "comm_ns", ov->comm_ns);
+    tsa_json_add_i64(o, "overlapped_ns", ov->overlapped_ns);
+    tsa_json_add_i64(o, "exposed_ns", ov->exposed_ns);
+    tsa_json_add_i64(o, "exposed_wait_ns", ov->exposed_wait_ns);
+    tsa_json_add_i64(o, "exposed_transfer_ns", ov->exposed_transfer_ns);
+    /* null without communication: 0% would claim exposed communication */
+    num(o, "overlap_pct", ov->comm_ns ? 100.0 * (double)ov->overlapped_ns / (double)ov->comm_ns
+                                      : NAN);
     return o;
 }
 
@@ -57,8 +63,8 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
     for (int c = 0; c < TSA_KCAT_COUNT; c++) {
         cJSON *x = cJSON_CreateObject();
         str(x, "category", tsa_kcat_name((tsa_kcat)c));
-        num(x, "ns", (double)a->kcat_ns[c]);
-        num(x, "count", (double)a->kcat_count[c]);
+        tsa_json_add_i64(x, "ns", a->kcat_ns[c]);
+        tsa_json_add_u64(x, "count", a->kcat_count[c]);
         cJSON_AddItemToArray(cats, x);
     }
     cJSON *top = cJSON_AddArrayToObject(root, "top_kernels");
@@ -66,8 +72,8 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         cJSON *x = cJSON_CreateObject();
         str(x, "name", a->kernels[i].name);
         str(x, "category", tsa_kcat_name((tsa_kcat)a->kernels[i].category));
-        num(x, "ns", (double)a->kernels[i].ns);
-        num(x, "count", (double)a->kernels[i].count);
+        tsa_json_add_i64(x, "ns", a->kernels[i].ns);
+        tsa_json_add_u64(x, "count", a->kernels[i].count);
         cJSON_AddItemToArray(top, x);
     }
     cJSON *colls = cJSON_AddArrayToObject(root, "collectives");
@@ -75,21 +81,22 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         const tsa_coll_row *c = &a->colls[i];
         cJSON *x = cJSON_CreateObject();
         str(x, "op", tsa_nccl_op_name(c->op));
-        num(x, "count", (double)c->count);
-        num(x, "bytes", (double)c->bytes);
-        num(x, "ns", (double)c->ns);
+        tsa_json_add_u64(x, "count", c->count);
+        tsa_json_add_u64(x, "bytes", c->bytes);
+        tsa_json_add_u64(x, "bytes_unknown_count", c->bytes_unknown);
+        tsa_json_add_i64(x, "ns", c->ns);
         num(x, "busbw_gbps", c->busbw_gbps);
-        num(x, "exposed_ns", (double)c->exposed_ns);
-        num(x, "exposed_wait_ns", (double)c->exposed_wait_ns);
+        tsa_json_add_i64(x, "exposed_ns", c->exposed_ns);
+        tsa_json_add_i64(x, "exposed_wait_ns", c->exposed_wait_ns);
         cJSON *buckets = cJSON_AddArrayToObject(x, "size_buckets");
         for (int b = 0; b < TSA_SIZE_BUCKETS; b++) {
             if (!c->bucket_count[b])
                 continue;
             cJSON *y = cJSON_CreateObject();
             str(y, "bucket", tsa_size_bucket_name(b));
-            num(y, "count", (double)c->bucket_count[b]);
-            num(y, "ns", (double)c->bucket_ns[b]);
-            num(y, "exposed_ns", (double)c->bucket_exposed_ns[b]);
+            tsa_json_add_u64(y, "count", c->bucket_count[b]);
+            tsa_json_add_i64(y, "ns", c->bucket_ns[b]);
+            tsa_json_add_i64(y, "exposed_ns", c->bucket_exposed_ns[b]);
             cJSON_AddItemToArray(buckets, y);
         }
         cJSON_AddItemToArray(colls, x);
@@ -98,9 +105,10 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
     for (size_t i = 0; i < a->n_copies; i++) {
         cJSON *x = cJSON_CreateObject();
         str(x, "direction", tsa_copy_dir_name(a->copies[i].dir));
-        num(x, "count", (double)a->copies[i].count);
-        num(x, "bytes", (double)a->copies[i].bytes);
-        num(x, "ns", (double)a->copies[i].ns);
+        tsa_json_add_u64(x, "count", a->copies[i].count);
+        tsa_json_add_u64(x, "bytes", a->copies[i].bytes);
+        tsa_json_add_u64(x, "bytes_unknown_count", a->copies[i].bytes_unknown);
+        tsa_json_add_i64(x, "ns", a->copies[i].ns);
         num(x, "gbps", a->copies[i].gbps);
         cJSON_AddItemToArray(copies, x);
     }
@@ -115,15 +123,22 @@ static void add_ranks(cJSON *root, const tsa_analysis *a)
         num(x, "rank", r->rank);
         str(x, "host", r->host);
         num(x, "steps_found", (double)r->steps_found);
-        num(x, "window_start_ns", (double)r->window_start_ns);
-        num(x, "window_end_ns", (double)r->window_end_ns);
-        num(x, "median_step_ns", (double)r->median_step_ns);
+        tsa_json_add_i64(x, "window_start_ns", r->window_start_ns);
+        tsa_json_add_i64(x, "window_end_ns", r->window_end_ns);
+        tsa_json_add_i64(x, "median_step_ns", r->median_step_ns);
         num(x, "flops", r->flops);
         cJSON_AddItemToObject(x, "budget", budget_json(&r->budget));
         cJSON_AddItemToObject(x, "overlap", overlap_json(&r->overlap));
+        /* Phases that were not measured are null (phase_view.h). */
         cJSON *ph = cJSON_AddObjectToObject(x, "phases_ns");
-        for (int p = 1; p < TSA_PHASE_COUNT; p++)
-            num(ph, tsa_phase_name((tsa_phase)p), (double)r->phase_ns[p]);
+        for (int p = 1; p < TSA_PHASE_COUNT; p++) {
+            if (tsa_phase_measured(a, (tsa_phase)p))
+                tsa_json_add_i64(ph, tsa_phase_name((tsa_phase)p), r->phase_ns[p]);
+            else
+                cJSON_AddNullToObject(ph, tsa_phase_name((tsa_phase)p));
+        }
+        if (!tsa_phase_measured(a, TSA_PHASE_FORWARD))
+            tsa_json_add_i64(ph, "compute", r->phase_ns[TSA_PHASE_FORWARD]);
         cJSON_AddItemToArray(ranks, x);
     }
 }
@@ -137,6 +152,8 @@ static void add_findings(cJSON *root, const tsa_analysis *a)
         str(x, "id", f->id);
         str(x, "severity", tsa_severity_name(f->severity));
         num(x, "recoverable_s", f->recoverable_s);
+        tsa_json_add_i64(x, "recoverable_ns", f->recoverable_ns);
+        str(x, "confidence_cap", f->confidence_cap ? tsa_confidence_name(f->confidence_cap) : NULL);
         if (f->rank >= 0)
             num(x, "rank", f->rank);
         else
@@ -150,6 +167,40 @@ static void add_findings(cJSON *root, const tsa_analysis *a)
     }
 }
 
+/* "confidence": {"level", "reasons": [finding ids that lowered it]} */
+static void add_confidence(cJSON *root, const tsa_analysis *a)
+{
+    cJSON *c = cJSON_AddObjectToObject(root, "confidence");
+    str(c, "level", tsa_confidence_name(a->confidence));
+    cJSON *why = cJSON_AddArrayToObject(c, "reasons");
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (a->findings.items[i].confidence_cap != TSA_CONF_HIGH)
+            cJSON_AddItemToArray(why, cJSON_CreateString(a->findings.items[i].id));
+    cJSON *dup = cJSON_AddArrayToObject(root, "duplicate_ranks");
+    for (size_t i = 0; i < a->job->n_duplicates; i++) {
+        cJSON *x = cJSON_CreateObject();
+        num(x, "rank", a->job->duplicates[i].rank);
+        str(x, "kept", a->job->duplicates[i].kept_file);
+        str(x, "left_out", a->job->duplicates[i].dropped_file);
+        cJSON_AddItemToArray(dup, x);
+    }
+}
+
+static void add_throughput(cJSON *root, const tsa_analysis *a)
+{
+    const tsa_throughput *t = &a->throughput;
+    cJSON *o = cJSON_AddObjectToObject(root, "throughput");
+    num(o, "steps_per_s", t->steps_per_s);
+    num(o, "samples_per_s", t->samples_per_s);
+    num(o, "tokens_per_s", t->tokens_per_s);
+    tsa_json_add_i64(o, "step_p50_ns", t->step_p50_ns);
+    tsa_json_add_i64(o, "step_p95_ns", t->step_p95_ns);
+    tsa_json_add_i64(o, "step_p99_ns", t->step_p99_ns);
+    cJSON *steps = cJSON_AddArrayToObject(o, "step_ns");
+    for (size_t i = 0; i < t->n_steps; i++)
+        cJSON_AddItemToArray(steps, tsa_json_i64(t->step_ns[i]));
+}
+
 char *tsa_report_json(const tsa_analysis *a)
 {
     const tsa_job *job = a->job;
@@ -159,7 +210,7 @@ char *tsa_report_json(const tsa_analysis *a)
     num(root, "schema_version", TSA_JSON_SCHEMA_VERSION);
     str(root, "dir", job->dir);
     str(root, "run_id", job->run_id);
-    num(root, "wall_ns", (double)a->wall_ns);
+    tsa_json_add_i64(root, "wall_ns", a->wall_ns);
     num(root, "ranks", (double)job->n_ranks);
     num(root, "hosts", (double)a->hosts);
     num(root, "steps", (double)a->steps);
@@ -167,7 +218,7 @@ char *tsa_report_json(const tsa_analysis *a)
     str(st, "method", tsa_step_method_name(a->method));
     num(st, "found", (double)a->steps_total);
     num(st, "warmup", a->warmup);
-    num(st, "median_step_ns", (double)a->median_step_ns);
+    tsa_json_add_i64(st, "median_step_ns", a->median_step_ns);
     num(st, "cv", a->step_cv);
     cJSON_AddBoolToObject(root, "gpu_records", a->gpu);
     cJSON *dev = cJSON_AddObjectToObject(root, "device");
@@ -183,6 +234,16 @@ char *tsa_report_json(const tsa_analysis *a)
     cJSON *v = cJSON_AddObjectToObject(root, "verdict");
     str(v, "kind", tsa_verdict_name(a->verdict));
     str(v, "reason", a->verdict_reason);
+    if (a->verdict_rank >= 0)
+        num(v, "rank", a->verdict_rank);
+    else
+        cJSON_AddNullToObject(v, "rank");
+    str(v, "host", a->verdict_host);
+    add_confidence(root, a);
+    add_throughput(root, a);
+    str(v, "partial", a->partial[0] ? a->partial : NULL);
+    cJSON_AddBoolToObject(root, "cpu_only", a->cpu_only);
+    tsa_hta_view_add_json(root, a);
     if (a->have_xrank)
         tsa_xrank_add_json(root, &a->xrank);
     add_findings(root, a);
@@ -194,7 +255,7 @@ char *tsa_report_json(const tsa_analysis *a)
     for (size_t i = 0; i < job->n_problems; i++) {
         cJSON *x = cJSON_CreateObject();
         str(x, "file", job->problems[i].file);
-        num(x, "offset", (double)job->problems[i].offset);
+        tsa_json_add_u64(x, "offset", job->problems[i].offset);
         str(x, "message", job->problems[i].message);
         cJSON_AddItemToArray(probs, x);
     }

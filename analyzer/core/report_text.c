@@ -2,11 +2,16 @@
  * overlap, the tables, the cross-rank section and the findings.  Aligned
  * columns so a person finds the big line in ten seconds. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis.h"
+#include "hta_view.h"
 #include "job_build.h"
+#include "phase_view.h"
 #include "sat_math.h"
+#include "throughput.h"
 #include "reader/text_visible.h"
 
 typedef struct style {
@@ -55,6 +60,30 @@ static const char *fmt_bytes(char *buf, size_t cap, double b)
     return buf;
 }
 
+/* Bytes of a table row of which `unknown` calls did not say their size:
+ * "unknown" when none did, "X + ?" when some did not. */
+static const char *fmt_row_bytes(char *buf, size_t cap, uint64_t bytes, uint64_t unknown,
+                                 uint64_t count)
+{
+    if (unknown && unknown >= count)
+        return snprintf(buf, cap, "unknown"), buf;
+    fmt_bytes(buf, cap, (double)bytes);
+    if (unknown)
+        strncat(buf, " + ?", cap - strlen(buf) - 1);
+    return buf;
+}
+
+/* A bandwidth column: "-" when no call has a size and a time of its own
+ * (sizes unknown, or calls that only returned at once). */
+static const char *fmt_gbps(char *buf, size_t cap, double gbps)
+{
+    if (isnan(gbps))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.1f", gbps);
+    return buf;
+}
+
 static void bar(FILE *out, double share, int width, const style *st, const char *color)
 {
     if (share < 0)
@@ -77,6 +106,43 @@ static void section(FILE *out, const style *st, const char *title)
     fprintf(out, "\n%s%s%s\n", st->bold, title, st->reset);
 }
 
+/* Block characters only where they will render: a color terminal (the
+ * same test as colors) whose locale is UTF-8; else an ASCII ramp. */
+static int utf8_ok(const style *st)
+{
+    if (!*st->reset)
+        return 0;
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+    }
+    return 0;
+}
+
+static void throughput_line(FILE *out, const tsa_analysis *a, const style *st)
+{
+    const tsa_throughput *t = &a->throughput;
+    if (isnan(t->steps_per_s))
+        return;
+    char t1[32], t2[32], t3[32], spark[256];
+    fprintf(out, "  throughput %.2f steps/s", t->steps_per_s);
+    if (!isnan(t->samples_per_s))
+        fprintf(out, ", %.4g samples/s", t->samples_per_s);
+    if (!isnan(t->tokens_per_s))
+        fprintf(out, ", %.4g tokens/s", t->tokens_per_s);
+    if (isnan(t->samples_per_s) && isnan(t->tokens_per_s))
+        fprintf(out, " %s(--samples-per-step / --tokens-per-step for samples/s, tokens/s)%s",
+                st->dim, st->reset);
+    fputc('\n', out);
+    tsa_sparkline(t->step_ns, t->n_steps, 60, utf8_ok(st), spark, sizeof spark);
+    fprintf(out, "  step time p50 %s  p95 %s  p99 %s   %s%s%s\n",
+            fmt_time(t1, sizeof t1, (double)t->step_p50_ns),
+            fmt_time(t2, sizeof t2, (double)t->step_p95_ns),
+            fmt_time(t3, sizeof t3, (double)t->step_p99_ns), st->cyan, spark, st->reset);
+}
+
 static void header(FILE *out, const tsa_analysis *a, const style *st)
 {
     const tsa_job *job = a->job;
@@ -91,6 +157,7 @@ static void header(FILE *out, const tsa_analysis *a, const style *st)
     fprintf(out, "  median step %s   wall %s per rank (analysis window)\n",
             fmt_time(t1, sizeof t1, (double)a->median_step_ns),
             fmt_time(t2, sizeof t2, (double)a->wall_ns));
+    throughput_line(out, a, st);
     fprintf(out, "  device %s   GEMM dtype %s   ",
             a->device_name ? a->device_name : "unknown", tsa_dtype_name(a->dtype));
     if (a->peak_flops > 0)
@@ -103,9 +170,9 @@ static void budget_section(FILE *out, const tsa_analysis *a, const style *st)
 {
     const tsa_budget *b = &a->budget;
     char t[32];
-    section(out, st, "EFFICIENCY BUDGET");
-    fprintf(out, "  %ssummed over %zu ranks: wall %s rank-time%s\n", st->dim, a->n_ranks,
-            fmt_time(t, sizeof t, (double)b->wall_ns), st->reset);
+    section(out, st, "EFFICIENCY BUDGET (per rank: mean over the ranks)");
+    fprintf(out, "  %s%zu ranks, %s rank-time in all; each line is its sum / %zu%s\n", st->dim,
+            a->n_ranks, fmt_time(t, sizeof t, (double)b->wall_ns), a->n_ranks, st->reset);
     double per = a->n_ranks ? (double)a->n_ranks : 1;
     for (int l = 0; l < TSA_BL_COUNT; l++) {
         double share = b->wall_ns ? (double)b->line_ns[l] / (double)b->wall_ns : 0;
@@ -133,6 +200,10 @@ static void overlap_section(FILE *out, const tsa_analysis *a, const style *st)
     char t1[32], t2[32], t3[32], t4[32], t5[32];
     double per = a->n_ranks ? (double)a->n_ranks : 1;
     section(out, st, "COMMUNICATION OVERLAP (per rank)");
+    if (!o->comm_ns) { /* 0% would claim communication that was never hidden */
+        fprintf(out, "  no communication (no NCCL kernels or calls): overlap n/a\n");
+        return;
+    }
     fprintf(out, "  communication %s, overlapped %s (%.1f%%), exposed %s = wait %s + transfer %s\n",
             fmt_time(t1, sizeof t1, (double)o->comm_ns / per),
             fmt_time(t2, sizeof t2, (double)o->overlapped_ns / per),
@@ -157,10 +228,13 @@ static void phases_section(FILE *out, const tsa_analysis *a, const style *st)
         return;
     char t[32];
     double per = (double)a->n_ranks * (double)a->steps;
-    section(out, st, "PHASES (mean per rank per step)");
+    section(out, st, "PHASES (per rank per step: mean)");
     for (int p = 1; p < TSA_PHASE_COUNT; p++) {
+        const char *label = tsa_phase_label(a, (tsa_phase)p);
+        if (!label)
+            continue; /* not measured: not shown (phase_view.h) */
         double share = (double)total[p] / (double)sum;
-        fprintf(out, "  %-14s %10s %6.1f%%  ", tsa_phase_name((tsa_phase)p),
+        fprintf(out, "  %-17s %10s %6.1f%%  ", label,
                 fmt_time(t, sizeof t, (double)total[p] / per), 100 * share);
         bar(out, share, 20, st, st->cyan);
         fputc('\n', out);
@@ -201,17 +275,19 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
 {
     char t1[32], t2[32];
     if (a->n_colls) {
-        section(out, st, "COLLECTIVES (all ranks, analysis window)");
+        section(out, st, "COLLECTIVES (sum over all ranks, analysis window)");
         fprintf(out, "  %-14s %9s %12s %12s %12s %12s %11s\n", "op", "calls", "bytes", "time",
                 "exposed", "(wait)", "busbw GB/s");
         for (size_t i = 0; i < a->n_colls; i++) {
             const tsa_coll_row *c = &a->colls[i];
-            char t3[32], t4[32];
-            fprintf(out, "  %-14s %9llu %12s %12s %12s %12s %11.1f\n", tsa_nccl_op_name(c->op),
-                    (unsigned long long)c->count, fmt_bytes(t1, sizeof t1, (double)c->bytes),
+            char t3[32], t4[32], t5[32];
+            fprintf(out, "  %-14s %9llu %12s %12s %12s %12s %11s\n", tsa_nccl_op_name(c->op),
+                    (unsigned long long)c->count,
+                    fmt_row_bytes(t1, sizeof t1, c->bytes, c->bytes_unknown, c->count),
                     fmt_time(t2, sizeof t2, (double)c->ns),
                     fmt_time(t3, sizeof t3, (double)c->exposed_ns),
-                    fmt_time(t4, sizeof t4, (double)c->exposed_wait_ns), c->busbw_gbps);
+                    fmt_time(t4, sizeof t4, (double)c->exposed_wait_ns),
+                    fmt_gbps(t5, sizeof t5, c->busbw_gbps));
             for (int b = 0; b < TSA_SIZE_BUCKETS; b++)
                 if (c->bucket_count[b])
                     fprintf(out, "  %s  %-12s %9llu %12s %12s %12s%s\n", st->dim,
@@ -248,16 +324,22 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
         section(out, st, "COPIES");
         for (size_t i = 0; i < a->n_copies; i++) {
             const tsa_copy_row *c = &a->copies[i];
-            fprintf(out, "  %-7s %9llu %12s %12s %8.1f GB/s\n", tsa_copy_dir_name(c->dir),
-                    (unsigned long long)c->count, fmt_bytes(t1, sizeof t1, (double)c->bytes),
-                    fmt_time(t2, sizeof t2, (double)c->ns), c->gbps);
+            char t3[32];
+            fprintf(out, "  %-7s %9llu %12s %12s %8s GB/s\n", tsa_copy_dir_name(c->dir),
+                    (unsigned long long)c->count,
+                    fmt_row_bytes(t1, sizeof t1, c->bytes, c->bytes_unknown, c->count),
+                    fmt_time(t2, sizeof t2, (double)c->ns), fmt_gbps(t3, sizeof t3, c->gbps));
         }
     }
 }
 
 static void findings_section(FILE *out, const tsa_analysis *a, const style *st)
 {
-    section(out, st, "FINDINGS (most recoverable first)");
+    section(out, st, a->verdict == TSA_VERDICT_STRAGGLER_BOUND
+                         ? "FINDINGS (the verdict's cause, then most recoverable; seconds per "
+                           "rank, each counted once)"
+                         : "FINDINGS (most recoverable first; seconds per rank, each counted "
+                           "once)");
     if (!a->findings.n) {
         fprintf(out, "  %snone: nothing to fix found%s\n", st->green, st->reset);
         return;
@@ -285,6 +367,12 @@ static void problems_section(FILE *out, const tsa_analysis *a, const style *st)
         for (size_t i = 0; i < job->n_other_runs; i++)
             fprintf(out, "  %s\n", *job->other_runs[i] ? job->other_runs[i] : "(no run id)");
     }
+    if (job->n_duplicates) {
+        section(out, st, "DUPLICATE RANKS (left out; the dump with most records is analysed)");
+        for (size_t i = 0; i < job->n_duplicates; i++)
+            fprintf(out, "  rank %d: left out %s (kept %s)\n", job->duplicates[i].rank,
+                    job->duplicates[i].dropped_file, job->duplicates[i].kept_file);
+    }
     if (job->n_problems) {
         section(out, st, "PROBLEMS READING THE DUMPS");
         size_t shown = job->n_problems < 20 ? job->n_problems : 20;
@@ -296,20 +384,51 @@ static void problems_section(FILE *out, const tsa_analysis *a, const style *st)
     }
 }
 
+static void confidence_line(FILE *out, const tsa_analysis *a, const style *st)
+{
+    fprintf(out, "%sCONFIDENCE%s %s%s%s", st->bold, st->reset,
+            a->confidence == TSA_CONF_HIGH ? st->green : a->confidence == TSA_CONF_LOW ? st->red
+                                                                                        : st->yellow,
+            tsa_confidence_name(a->confidence), st->reset);
+    if (a->confidence == TSA_CONF_HIGH) {
+        fprintf(out, ": nothing was lost or mixed up while capturing\n");
+        return;
+    }
+    const char *sep = ": lowered by ";
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (a->findings.items[i].confidence_cap != TSA_CONF_HIGH) {
+            fprintf(out, "%s%s", sep, a->findings.items[i].id);
+            sep = ", ";
+        }
+    fprintf(out, " (see findings)\n");
+}
+
 void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
 {
     style st = make_style(color);
     header(out, a, &st);
-    const char *vc = a->verdict == TSA_VERDICT_GPU_BOUND ? st.green : st.yellow;
+    /* Green only when the job is bound by the work it is meant to do. */
+    const char *vc = a->verdict == TSA_VERDICT_GPU_BOUND || a->verdict == TSA_VERDICT_COMPUTE_BOUND
+                         ? st.green
+                     : a->verdict == TSA_VERDICT_STRAGGLER_BOUND ? st.red
+                                                                 : st.yellow;
     fprintf(out, "\n%sVERDICT%s  %s%s%s: %s\n", st.bold, st.reset, vc,
             tsa_verdict_name(a->verdict), st.reset, a->verdict_reason);
-    budget_section(out, a, &st);
-    overlap_section(out, a, &st);
-    phases_section(out, a, &st);
+    if (a->partial[0])
+        fprintf(out, "  %spartial:%s %s\n", st.yellow, st.reset, a->partial);
+    confidence_line(out, a, &st);
+    if (a->cpu_only) {
+        fprintf(out, "  no GPU records: no budget, overlap or kernel tables to show\n");
+    } else {
+        budget_section(out, a, &st);
+        overlap_section(out, a, &st);
+        phases_section(out, a, &st);
+        tsa_hta_view_print(out, a);
+    }
     ranks_section(out, a, &st);
     tables_section(out, a, &st);
     if (a->have_xrank) {
-        section(out, &st, "CROSS-RANK");
+        section(out, &st, "CROSS-RANK (one row per rank: that rank's own totals)");
         tsa_xrank_print(out, &a->xrank, color);
     }
     findings_section(out, a, &st);

@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 
 #include "crossrank.h"
+#include "json_int.h"
 
 static const char *source_key(tsa_xrank_step_source s)
 {
@@ -46,9 +47,9 @@ static cJSON *straggler_json(const tsa_straggler *st)
     add_host(o, "host", st->host);
     cJSON_AddNumberToObject(o, "z", st->z);
     cJSON_AddNumberToObject(o, "slowdown", st->slowdown);
-    cJSON_AddNumberToObject(o, "wall_lost_ns", (double)st->wall_lost_ns);
-    cJSON_AddNumberToObject(o, "whatif_saved_ns", (double)st->whatif_saved_ns);
-    cJSON_AddNumberToObject(o, "whatif_step_saved_ns", (double)st->whatif_step_saved_ns);
+    tsa_json_add_i64(o, "wall_lost_ns", st->wall_lost_ns);
+    tsa_json_add_i64(o, "whatif_saved_ns", st->whatif_saved_ns);
+    tsa_json_add_i64(o, "whatif_step_saved_ns", st->whatif_step_saved_ns);
     cJSON_AddBoolToObject(o, "intermittent", st->intermittent);
     cJSON_AddItemToObject(o, "slow_steps", step_array(st->slow_steps, st->n_slow_steps));
     return o;
@@ -64,11 +65,11 @@ static cJSON *blame_json(const tsa_rank_blame *b)
     cJSON_AddNumberToObject(o, "collectives", (double)b->collectives);
     cJSON_AddNumberToObject(o, "arrived_last", (double)b->arrived_last);
     cJSON_AddNumberToObject(o, "arrived_last_share", b->arrived_last_share);
-    cJSON_AddNumberToObject(o, "wait_ns", (double)b->wait_ns);
-    cJSON_AddNumberToObject(o, "transfer_ns", (double)b->transfer_ns);
-    cJSON_AddNumberToObject(o, "blame_ns", (double)b->blame_ns);
-    cJSON_AddNumberToObject(o, "wall_lost_ns", (double)b->wall_lost_ns);
-    cJSON_AddNumberToObject(o, "compute_median_ns", (double)b->compute_median_ns);
+    tsa_json_add_i64(o, "wait_ns", b->wait_ns);
+    tsa_json_add_i64(o, "transfer_ns", b->transfer_ns);
+    tsa_json_add_i64(o, "blame_ns", b->blame_ns);
+    tsa_json_add_i64(o, "wall_lost_ns", b->wall_lost_ns);
+    tsa_json_add_i64(o, "compute_median_ns", b->compute_median_ns);
     cJSON_AddNumberToObject(o, "compute_rel_median", b->compute_rel_median);
     cJSON_AddNumberToObject(o, "slowdown", b->slowdown);
     cJSON_AddNumberToObject(o, "steps", (double)b->steps);
@@ -94,7 +95,7 @@ void tsa_xrank_add_json(void *cjson_root, const tsa_xrank_result *r)
         if (o) {
             cJSON_AddItemToObject(o, "ranks", int_array(r->imbalanced_ranks, r->n_imbalanced));
             cJSON_AddNumberToObject(o, "slowdown", r->imbalance_slowdown);
-            cJSON_AddNumberToObject(o, "whatif_saved_ns", (double)r->imbalance_saved_ns);
+            tsa_json_add_i64(o, "whatif_saved_ns", r->imbalance_saved_ns);
         }
     } else {
         cJSON_AddNullToObject(root, "imbalance");
@@ -106,7 +107,7 @@ void tsa_xrank_add_json(void *cjson_root, const tsa_xrank_result *r)
             cJSON_AddStringToObject(o, "host", r->slow_host);
             cJSON_AddItemToObject(o, "ranks", int_array(r->slow_host_ranks, r->n_slow_host_ranks));
             cJSON_AddNumberToObject(o, "slowdown", r->slow_host_slowdown);
-            cJSON_AddNumberToObject(o, "whatif_saved_ns", (double)r->slow_host_saved_ns);
+            tsa_json_add_i64(o, "whatif_saved_ns", r->slow_host_saved_ns);
         }
     } else {
         cJSON_AddNullToObject(root, "slow_host");
@@ -121,7 +122,7 @@ void tsa_xrank_add_json(void *cjson_root, const tsa_xrank_result *r)
         cJSON_AddNumberToObject(o, "rank", bu->rank);
         add_host(o, "host", bu->host);
         cJSON_AddNumberToObject(o, "z", bu->z);
-        cJSON_AddNumberToObject(o, "whatif_saved_ns", (double)bu->whatif_saved_ns);
+        tsa_json_add_i64(o, "whatif_saved_ns", bu->whatif_saved_ns);
         cJSON_AddItemToObject(o, "slow_steps", step_array(bu->slow_steps, bu->n_slow_steps));
         cJSON_AddItemToArray(bursts, o);
     }
@@ -129,7 +130,7 @@ void tsa_xrank_add_json(void *cjson_root, const tsa_xrank_result *r)
     cJSON *clock = cJSON_AddObjectToObject(root, "clock");
     if (clock) {
         cJSON_AddNumberToObject(clock, "reference_rank", r->clock_reference_rank);
-        cJSON_AddNumberToObject(clock, "residual_ns", (double)r->clock_residual_ns);
+        tsa_json_add_i64(clock, "residual_ns", r->clock_residual_ns);
         cJSON_AddNumberToObject(clock, "samples", (double)r->clock_samples);
         cJSON_AddNumberToObject(clock, "unaligned", (double)r->n_unaligned);
         cJSON_AddBoolToObject(clock, "hosts_split", r->clock_hosts_split);
@@ -140,7 +141,7 @@ void tsa_xrank_add_json(void *cjson_root, const tsa_xrank_result *r)
                 break;
             cJSON_AddNumberToObject(o, "rank", r->ranks[i].rank);
             add_host(o, "host", r->ranks[i].host);
-            cJSON_AddNumberToObject(o, "offset_ns", (double)r->ranks[i].clock_offset_ns);
+            tsa_json_add_i64(o, "offset_ns", r->ranks[i].clock_offset_ns);
             cJSON_AddBoolToObject(o, "aligned", r->ranks[i].clock_aligned);
             cJSON_AddItemToArray(offs, o);
         }
@@ -156,6 +157,6 @@ void tsa_xrank_add_json(void *cjson_root, const tsa_xrank_result *r)
         cJSON_AddNumberToObject(x, "steps", (double)r->steps);
         cJSON_AddStringToObject(x, "step_source", source_key(r->step_source));
         cJSON_AddNumberToObject(x, "noise", r->noise);
-        cJSON_AddNumberToObject(x, "job_wall_ns", (double)r->job_wall_ns);
+        tsa_json_add_i64(x, "job_wall_ns", r->job_wall_ns);
     }
 }

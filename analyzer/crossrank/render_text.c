@@ -48,13 +48,15 @@ static void row(FILE *out, const tsa_xrank_result *r, const tsa_rank_blame *b, i
     }
     char work[32], rel[16];
     if (b->steps) {
+        /* The same figure as the straggler line: median over steps of the
+         * per-step slowdown against that step's median rank. */
         snprintf(work, sizeof work, "%.3f ms", (double)b->compute_median_ns / 1e6);
-        snprintf(rel, sizeof rel, "%.3f", b->compute_rel_median);
+        snprintf(rel, sizeof rel, "%+.1f%%", 100.0 * b->slowdown);
     } else {
         snprintf(work, sizeof work, "-");
         snprintf(rel, sizeof rel, "-");
     }
-    fprintf(out, "%s%c %5d  %-16s %12s %7s %10.3f %10.3f %6.1f%% %+17.6f%s%s%s\n", on,
+    fprintf(out, "%s%c %5d  %-16s %12s %8s %10.3f %10.3f %9.1f%% %+17.6f%s%s%s\n", on,
             is_st ? '>' : (b->slow ? '*' : ' '), b->rank, b->host ? tsr_fit(b->host, 16) : "?",
             work, rel,
             (double)b->wait_ns / 1e9, (double)b->blame_ns / 1e9, 100.0 * b->arrived_last_share,
@@ -104,8 +106,8 @@ void tsa_xrank_print(FILE *out, const tsa_xrank_result *r, int color)
             source_name(r->step_source));
     fprintf(out, "  clock: reference rank %d, residual skew %.1f us, %zu ranks unaligned\n",
             r->clock_reference_rank, (double)r->clock_residual_ns / 1e3, r->n_unaligned);
-    fprintf(out, "  %5s  %-16s %12s %7s %10s %10s %7s %17s\n", "rank", "host", "compute/step",
-            "vs med", "wait s", "blame s", "last", "clock offset s");
+    fprintf(out, "  %5s  %-16s %12s %8s %10s %10s %10s %17s\n", "rank", "host", "compute/step",
+            "slower", "wait s", "blame s", "last-coll", "clock offset s");
     if (r->n_ranks <= ALL_ROWS_MAX) {
         for (size_t i = 0; i < r->n_ranks; i++)
             row(out, r, &r->ranks[i], color);
@@ -127,6 +129,10 @@ void tsa_xrank_print(FILE *out, const tsa_xrank_result *r, int color)
             free(idx);
         }
     }
+    fprintf(out, "  compute/step: median work per step outside collectives; slower: median over\n"
+                 "  steps of its work / that step's median rank - 1; wait s: its own waiting;\n"
+                 "  blame s: the waiting it caused others; last-coll: share of collectives it\n"
+                 "  arrived at last (the findings count steps instead)\n");
     verdict(out, r);
     fputc('\n', out);
 }

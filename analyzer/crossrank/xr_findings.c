@@ -88,8 +88,8 @@ static void straggler_finding(const tsa_xrank_result *r, tsa_findings *f)
         "PERFORMANCE,CLOCK), its input pipeline (DataLoader workers, local disk), CPU "
         "affinity/NUMA and other processes on the node; if it stays slow, drain the node.",
         "rank %d%s%s%s is a persistent straggler: %.1f%% slower than the median rank, "
-        "last in %.0f%% of steps (z=%.1f); running at the median speed would save %.2f s "
-        "(%.2f ms per step)",
+        "the latest to arrive in %.0f%% of steps (z=%.1f); running at the median speed "
+        "would save %.2f s (%.2f ms per step)",
         st->rank, st->host ? " (" : "", st->host ? st->host : "", st->host ? ")" : "",
         100.0 * st->slowdown, last, st->z, sec(st->whatif_saved_ns),
         (double)st->whatif_step_saved_ns / 1e6);

@@ -405,22 +405,7 @@ int tsa_cmd_info(int argc, char **argv)
     tsr_free_paths(paths, n);
     rc = readable == 0 ? 2 : (with_problems || errors) ? 1 : 0;
     cJSON_AddNumberToObject(root, "exit_status", rc);
-    if (json) {
-        char *s = cJSON_Print(root);
-        if (s)
-            puts(s);
-        free(s);
-    } else {
-        const cJSON *o;
-        int first = 1;
-        cJSON_ArrayForEach(o, files)
-        {
-            if (!first)
-                putchar('\n');
-            first = 0;
-            print_text(stdout, o);
-        }
-    }
+    tsr_cli_print_files(root, json, print_text);
     cJSON_Delete(root);
     return rc;
 }

@@ -19,6 +19,10 @@
  * first bytes look like a Chrome trace with "traceEvents". */
 int tsa_kineto_dir(const char *dir);
 
+/* The sorted paths of those trace files (free each and the array); 0, or
+ * -1 when dir cannot be read. */
+int tsa_kineto_list(const char *dir, char ***paths, size_t *n);
+
 /* Load every Kineto trace in dir into a new job (ranks sorted by rank; free
  * it with the core's tsa_job_free, core/job_load.h).  Returns 0 when all files parsed cleanly, 1 when some had problems (each
  * one is in job->problems with the file and byte offset; the events before
@@ -65,8 +69,5 @@ typedef struct tsa_kineto_limits {
 void tsa_kineto_get_limits(tsa_kineto_limits *out);
 /* Set them for this process (NULL: back to environment and defaults). */
 void tsa_kineto_set_limits(const tsa_kineto_limits *l);
-
-/* Kernel category from a kernel's (mangled or demangled) name. */
-tsa_kcat tsa_kineto_kernel_category(const char *name);
 
 #endif

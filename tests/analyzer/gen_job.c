@@ -30,6 +30,9 @@ static const struct {
 static const char *const optimizer_name =
     "void at::native::multi_tensor_apply_kernel<at::native::FusedAdamMathFunctor>";
 static const char *const allreduce_name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+/* cuBLAS's names for plain fp32 (SIMT) GEMMs, used with fp32_gemm. */
+static const char *const fp32_gemm_names[] = {"ampere_sgemm_128x64_tn",
+                                              "ampere_sgemm_32x128_nn"};
 
 void gen_default_options(gen_options *o)
 {
@@ -45,8 +48,10 @@ void gen_default_options(gen_options *o)
     o->buckets = 4;
     o->straggler = -1;
     o->offset_rank = -1;
+    o->lossy_rank = -1;
     o->warmup = 2;
     o->seed = 1;
+    o->stall_every = 1;
     o->device = "NVIDIA H100 80GB HBM3";
     o->run_id = "gen-run";
     o->dir = "gen_job_out";
@@ -170,12 +175,25 @@ static int64_t rank_compute(const gen_options *o, const plan *p, int r)
     return p->compute;
 }
 
+/* A rank's compute span: its compute plus the GPU idle after its syncs. */
+static int64_t rank_span(const gen_options *o, const plan *p, int r)
+{
+    return rank_compute(o, p, r) + (int64_t)o->syncs_per_step * o->sync_gap_ns;
+}
+
+/* Kernel index after which the j-th sync of a step comes (first half). */
+static int sync_after(const gen_options *o, const plan *p, int j)
+{
+    return (j + 1) * (p->n_kernels / 2) / (o->syncs_per_step + 1);
+}
+
 typedef struct rank_ctx {
     uint32_t d_nccl_bucket, d_nccl_last, d_nccl_bcast;
     uint32_t d_kernel[N_KINDS + 1];   /* + optimizer */
     uint32_t d_ar_kernel;
     uint32_t d_api_main, d_api_bwd, d_api_nccl;
     uint32_t d_gemm[64];
+    uint32_t d_h2d, d_memset, d_sync;
     uint32_t corr;
     uint64_t gemm_counter;
     uint64_t seq;
@@ -206,10 +224,14 @@ static void define_descs(writer *w, rank_ctx *c, const gen_options *o, const pla
     nc.peer = 0;
     nc.redop = TSC_REDOP_NONE;
     c->d_nccl_bcast = desc(w, mainst, TSC_DESC_NCCL_CALL, &nc, sizeof nc);
+    int n_fp32 = 0;
     for (size_t k = 0; k <= N_KINDS; k++) {
         tsc_desc_kernel kd;
         memset(&kd, 0, sizeof kd);
-        kd.name = string_desc(w, gpu, k < N_KINDS ? kernel_kinds[k].name : optimizer_name);
+        const char *name = k < N_KINDS ? kernel_kinds[k].name : optimizer_name;
+        if (o->fp32_gemm && k < N_KINDS && kernel_kinds[k].cat == K_GEMM)
+            name = fp32_gemm_names[n_fp32++ % 2];
+        kd.name = string_desc(w, gpu, name);
         kd.device = 0;
         kd.stream = 7;
         kd.grid[0] = 132; kd.grid[1] = kd.grid[2] = 1;
@@ -244,14 +266,23 @@ static void define_descs(writer *w, rank_ctx *c, const gen_options *o, const pla
         gd.k = 1;
         gd.batch = 1;
         gd.api = TSC_GEMM_LT_MATMUL;
-        gd.a_type = 14; /* CUDA_R_16BF */
-        gd.c_type = 14;
+        gd.a_type = o->fp32_gemm ? 0 : 14; /* CUDA_R_32F or CUDA_R_16BF */
+        gd.c_type = gd.a_type;
         gd.compute_type = 68; /* CUBLAS_COMPUTE_32F */
         gd.flops = (uint64_t)p->flops_per_gemm[g];
         c->d_gemm[g] = 0;
         c->d_gemm[g] = desc(w, g < (p->n_gemm + 1) / 2 ? mainst : bwd, TSC_DESC_GEMM, &gd,
                             sizeof gd);
     }
+    /* CUpti_ActivityMemoryKind: 1 pageable, 2 pinned, 3 device. */
+    tsc_desc_copy cd = {.dir = TSC_COPY_H2D, .pinned = (uint8_t)!o->pageable,
+                        .src_kind = o->pageable ? 1 : 2, .dst_kind = 3, .stream = 7,
+                        .bytes = 64u << 20};
+    c->d_h2d = desc(w, gpu, TSC_DESC_COPY, &cd, sizeof cd);
+    tsc_desc_copy md = {.dir = TSC_COPY_MEMSET, .dst_kind = 3, .stream = 7, .bytes = 16u << 20};
+    c->d_memset = desc(w, gpu, TSC_DESC_COPY, &md, sizeof md);
+    tsc_desc_sync sd = {.type = TSC_SYNC_STREAM, .stream = 7, .tid = mainst->tid};
+    c->d_sync = desc(w, gpu, TSC_DESC_SYNC, &sd, sizeof sd);
 }
 
 /* Ranks of one host share its clock: the offset applies to the whole host
@@ -341,6 +372,14 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
                           "python train.py (tsc-gen-job)", o->device,
                           o->host_only ? "off" : "full"};
     meta(&w, 0, keys, vals, o->host_only ? 8 : 10);
+    if (r == o->lossy_rank) {
+        /* What the writer records after a failed write (full disk). */
+        char lost[32];
+        snprintf(lost, sizeof lost, "%llu", (unsigned long long)o->lost_write_bytes);
+        const char *lk[] = {TSC_META_DROPPED_WRITE};
+        const char *lv[] = {lost};
+        meta(&w, 0, lk, lv, 1);
+    }
 
     rank_ctx c;
     memset(&c, 0, sizeof c);
@@ -352,27 +391,32 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
 
     int64_t cmax = 0;
     for (int q = 0; q < o->ranks; q++)
-        if (rank_compute(o, p, q) > cmax)
-            cmax = rank_compute(o, p, q);
+        if (rank_span(o, p, q) > cmax)
+            cmax = rank_span(o, p, q);
     int64_t cr = rank_compute(o, p, r);
+    int64_t cp = o->host_only ? 0 : (int64_t)llround(o->copy_share * (double)cr);
+    int64_t ms = o->host_only ? 0 : (int64_t)llround(o->memset_share * (double)cr);
+    int64_t kr = cr - cp - ms; /* kernel time */
+    int64_t gaps = (int64_t)o->syncs_per_step * o->sync_gap_ns;
     int64_t S = t0 + 1000000000;
     int64_t *dur = malloc((size_t)p->n_kernels * sizeof *dur);
     if (!dur)
         return -1;
     for (int k = 0; k < o->steps; k++) {
         int in = k >= o->warmup;
-        int64_t begin = S + p->stall;
-        int64_t ce = begin + cr;
-        int64_t L = S + p->stall + cmax;
+        int64_t stall = o->stall_every > 1 && k % o->stall_every ? 0 : p->stall;
+        int64_t begin = S + stall;
+        int64_t ce = begin + cr + gaps;
+        int64_t L = S + stall + cmax;
         /* Kernel durations: jittered in +j/-j pairs (so every one stays
-         * positive), the last one taking the remainder: exactly cr. */
-        int64_t base = cr / p->n_kernels, used = 0, j = 0;
+         * positive), the last one taking the remainder: exactly kr. */
+        int64_t base = kr / p->n_kernels, used = 0, j = 0;
         for (int i = 0; i < p->n_kernels; i++) {
             if (i % 2 == 0)
                 j = base / 5 > 0 ? (int64_t)(rng_next(&rng) % (uint64_t)(base / 5)) : 0;
             dur[i] = i % 2 ? base - j : base + j;
             if (i == p->n_kernels - 1)
-                dur[i] = cr - used;
+                dur[i] = kr - used;
             used += dur[i];
         }
         int64_t ks = begin;
@@ -381,13 +425,35 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
             /* No GPU records: compute shows only as time between calls. */
             ks = ce;
         } else {
+            int64_t o_ = off(o, r);
+            if (cp > 0)
+                event(&w, &w.s[2], TSC_EV_MEMCPY, 0, 0, c.d_h2d, ks + o_, ks + cp + o_, ++c.corr);
+            if (ms > 0)
+                event(&w, &w.s[2], TSC_EV_MEMSET, 0, 0, c.d_memset, ks + cp + o_,
+                      ks + cp + ms + o_, ++c.corr);
+            ks += cp + ms;
+            int next_sync = 0;
             for (int i = 0; i < p->n_kernels; i++) {
                 emit_kernel(&w, &c, o, p, r, i, &gemm_idx, ks, ks + dur[i]);
+                int kind = kernel_kind(i, p->n_kernels);
                 if (in) {
-                    int kind = kernel_kind(i, p->n_kernels);
                     t->kcat_ns[kind < 0 ? K_OPT : kernel_kinds[kind].cat] += dur[i];
+                    if (o->fp32_gemm && kind >= 0 && kernel_kinds[kind].cat == K_GEMM)
+                        t->fp32_gemm_ns += dur[i];
                 }
                 ks += dur[i];
+                if (next_sync < o->syncs_per_step && i == sync_after(o, p, next_sync)) {
+                    /* .item(): the host blocks until this kernel ends; the
+                     * next launch comes sync_gap_ns later. */
+                    event(&w, &w.s[2], TSC_EV_SYNC, 0, 0, c.d_sync, ks - dur[i] / 2 + o_,
+                          ks + o_, ++c.corr);
+                    ks += o->sync_gap_ns;
+                    next_sync++;
+                    if (in) {
+                        t->syncs++;
+                        t->sync_idle_ns += o->sync_gap_ns;
+                    }
+                }
             }
         }
         int64_t last_end = L + p->transfer;
@@ -423,7 +489,12 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
                 t->comm_ns += wait + p->transfer;
                 t->exposed_ns += wait + p->transfer;
             } else {
-                t->compute_ns += cr;
+                t->compute_ns += kr;
+                t->memcpy_ns += cp;
+                t->memset_ns += ms;
+                t->pageable_ns += o->pageable ? cp : 0;
+                t->gpu_busy_ns += last_end - begin - gaps;
+                t->stalled_steps += r == 0 && stall > 0;
                 t->comm_ns += p->overlap + wait + p->transfer;
                 t->overlapped_ns += p->overlap;
                 t->exposed_ns += wait + p->transfer;
@@ -461,7 +532,9 @@ int gen_job(const gen_options *o, gen_truth *t)
     if (o->ranks < 1 || o->ranks > GEN_MAX_RANKS || o->steps < 1 || o->buckets < 2 ||
         o->ranks_per_host < 1 || o->step_ms <= 0 || o->comm < 0 || o->comm >= 1 ||
         o->overlap < 0 || o->overlap > 1 || o->stall < 0 || o->stall + o->comm >= 1 ||
-        o->slowdown < 0 || o->warmup < 0 || !o->dir) {
+        o->slowdown < 0 || o->warmup < 0 || !o->dir || o->copy_share < 0 ||
+        o->memset_share < 0 || o->copy_share + o->memset_share >= 0.5 ||
+        o->syncs_per_step < 0 || o->sync_gap_ns < 0 || o->stall_every < 1) {
         fprintf(stderr, "tsc-gen-job: option out of range\n");
         return -1;
     }
@@ -484,6 +557,13 @@ int gen_job(const gen_options *o, gen_truth *t)
     p.n_kernels = (o->events_per_step - fixed) / per_kernel;
     if (p.n_kernels < (int)N_KINDS + 1)
         p.n_kernels = (int)N_KINDS + 1;
+    /* Syncs sit between distinct kernels of the first half, before the
+     * overlapped tail, so that the GPU really idles after each. */
+    if (o->syncs_per_step >= p.n_kernels / 2 ||
+        (o->syncs_per_step && p.overlap > p.compute / 2)) {
+        fprintf(stderr, "tsc-gen-job: too many syncs for the kernels of a step\n");
+        return -1;
+    }
     /* GEMM kernels per step carry the FLOPs (at most 64 shapes). */
     int gemms = 0;
     for (int i = 0; i < p.n_kernels; i++) {

@@ -20,7 +20,17 @@
  *   S_{k+1} = L + X
  * with C_r = compute (x (1 + slowdown) on the straggler), M = comm share of
  * the step, O = overlap * M, X = M - O.  Host-only mode writes no GPU
- * records: the NCCL calls block for their whole GPU interval. */
+ * records: the NCCL calls block for their whole GPU interval.
+ *
+ * Kernel-mix options (GPU mode) reshape the compute part without moving
+ * anything else: the first copy_share of C_r is one host-to-device memcpy
+ * (pageable or pinned), the next memset_share a memset, the kernels share
+ * the rest; fp32_gemm makes the GEMMs plain fp32 (cuBLAS records and
+ * "sgemm" names); syncs_per_step cudaStreamSynchronize calls in the first
+ * half of the kernels each return when the kernel before them ends and
+ * leave the GPU idle sync_gap_ns before the next one (the compute span
+ * grows by syncs_per_step * sync_gap_ns); stall_every N > 1 puts the data
+ * stall only on steps 0, N, 2N, ... */
 #ifndef TSC_GEN_JOB_H
 #define TSC_GEN_JOB_H
 
@@ -45,8 +55,17 @@ typedef struct gen_options {
     int offset_rank;           /* rank whose host's clock is offset, -1 none */
     int64_t offset_ns;
     int host_only;             /* 1: no GPU records */
+    int lossy_rank;            /* rank whose dump says writes were lost, -1 none */
+    uint64_t lost_write_bytes; /* its dropped_write_bytes */
     int warmup;                /* warm-up steps for the truth, default 2 */
     uint64_t seed;             /* jitter of kernel durations (exact totals kept) */
+    double copy_share;         /* share of C_r done as one H2D memcpy, default 0 */
+    double memset_share;       /* share of C_r done as one memset, default 0 */
+    int pageable;              /* 1: the H2D copies come from pageable memory */
+    int fp32_gemm;             /* 1: GEMMs compute in plain fp32 */
+    int syncs_per_step;        /* host stream syncs per step, default 0 */
+    int64_t sync_gap_ns;       /* GPU idle after each sync, default 0 */
+    int stall_every;           /* > 1: data stall on every Nth step only */
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
     const char *run_id;        /* default "gen-run" */
     const char *dir;           /* output directory (created) */
@@ -64,6 +83,13 @@ typedef struct gen_truth {
     double flops;
     int steps_total, steps_analysed;
     int64_t kcat_ns[16];
+    /* Kernel mix (GPU mode), summed like the rest: */
+    int64_t gpu_busy_ns;       /* union of kernels and copies */
+    int64_t memcpy_ns, memset_ns, pageable_ns;
+    int64_t fp32_gemm_ns;
+    uint64_t syncs;
+    int64_t sync_idle_ns;      /* GPU idle right after the syncs */
+    int stalled_steps;         /* analysed steps with a data stall (rank 0) */
     uint64_t events;           /* event slots written, all ranks */
     uint64_t bytes;            /* dump bytes, all ranks */
 } gen_truth;

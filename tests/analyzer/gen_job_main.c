@@ -24,6 +24,13 @@ static void usage(FILE *out)
             "  --clock-offset RANK:NS the clock of RANK's host runs NS ahead\n"
             "  --host-only            no GPU records (like the fake-NCCL test bed)\n"
             "  --warmup N             warm-up steps excluded from the truth (default 2)\n"
+            "  --copy-share F         share of compute done as a host-to-device copy\n"
+            "  --memset-share F       share of compute done as a memset\n"
+            "  --pageable             the host-to-device copies come from pageable memory\n"
+            "  --fp32-gemm            GEMMs compute in plain fp32 (sgemm kernels)\n"
+            "  --syncs-per-step N     cudaStreamSynchronize calls per step\n"
+            "  --sync-gap-us X        GPU idle after each sync, microseconds\n"
+            "  --stall-every N        data stall only on every Nth step\n"
             "  --device NAME          device name (default NVIDIA H100 80GB HBM3)\n"
             "  --run-id ID            run id (default gen-run)\n"
             "  --seed N               kernel duration jitter seed (default 1)\n"
@@ -45,7 +52,12 @@ static void write_truth(FILE *f, const gen_truth *t)
             t->steps_analysed, (unsigned long long)t->events, (unsigned long long)t->bytes);
     for (int c = 0; c < 9; c++)
         fprintf(f, "%s\"%s\": %lld", c ? ", " : "", cats[c], (long long)t->kcat_ns[c]);
-    fprintf(f, "}\n}\n");
+    fprintf(f, "},\n  \"gpu_busy_ns\": %lld,\n  \"memcpy_ns\": %lld,\n  \"memset_ns\": %lld,\n"
+               "  \"pageable_ns\": %lld,\n  \"fp32_gemm_ns\": %lld,\n  \"syncs\": %llu,\n"
+               "  \"sync_idle_ns\": %lld,\n  \"stalled_steps_rank0\": %d\n}\n",
+            (long long)t->gpu_busy_ns, (long long)t->memcpy_ns, (long long)t->memset_ns,
+            (long long)t->pageable_ns, (long long)t->fp32_gemm_ns, (unsigned long long)t->syncs,
+            (long long)t->sync_idle_ns, t->stalled_steps);
 }
 
 int main(int argc, char **argv)
@@ -56,7 +68,8 @@ int main(int argc, char **argv)
     const char *truth = NULL;
     enum { O_RANKS = 1000, O_RPH, O_STEPS, O_EPS, O_STEPMS, O_COMM, O_OVERLAP, O_STALL,
            O_FLOPS, O_BUCKETS, O_STRAG, O_OFFSET, O_HOSTONLY, O_WARMUP, O_DEVICE, O_RUN,
-           O_SEED, O_TRUTH };
+           O_SEED, O_TRUTH, O_COPY, O_MEMSET, O_PAGEABLE, O_FP32, O_SYNCS, O_SYNCGAP,
+           O_EVERY };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
         {"ranks-per-host", required_argument, NULL, O_RPH},
@@ -76,6 +89,13 @@ int main(int argc, char **argv)
         {"run-id", required_argument, NULL, O_RUN},
         {"seed", required_argument, NULL, O_SEED},
         {"truth", required_argument, NULL, O_TRUTH},
+        {"copy-share", required_argument, NULL, O_COPY},
+        {"memset-share", required_argument, NULL, O_MEMSET},
+        {"pageable", no_argument, NULL, O_PAGEABLE},
+        {"fp32-gemm", no_argument, NULL, O_FP32},
+        {"syncs-per-step", required_argument, NULL, O_SYNCS},
+        {"sync-gap-us", required_argument, NULL, O_SYNCGAP},
+        {"stall-every", required_argument, NULL, O_EVERY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -113,6 +133,13 @@ int main(int argc, char **argv)
         case O_RUN: o.run_id = optarg; break;
         case O_SEED: o.seed = strtoull(optarg, NULL, 10); break;
         case O_TRUTH: truth = optarg; break;
+        case O_COPY: o.copy_share = atof(optarg); break;
+        case O_MEMSET: o.memset_share = atof(optarg); break;
+        case O_PAGEABLE: o.pageable = 1; break;
+        case O_FP32: o.fp32_gemm = 1; break;
+        case O_SYNCS: o.syncs_per_step = atoi(optarg); break;
+        case O_SYNCGAP: o.sync_gap_ns = (int64_t)(atof(optarg) * 1e3); break;
+        case O_EVERY: o.stall_every = atoi(optarg); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -53,7 +53,8 @@ static tsa_job *gpu_job(void)
     tsa_api a2 = {.start_ns = 310, .end_ns = 390, .tid = 6, .correlation = 2};
     assert_int_equal(tsa_rank_add_api(r, &a1), 0);
     assert_int_equal(tsa_rank_add_api(r, &a2), 0);
-    /* A D2H copy in the idle tail: it stays in "other" and the copy table. */
+    /* A D2H copy in the idle tail: its own budget line (GPU busy with a
+     * copy only), and the copy table. */
     tsa_copy cp = {.start_ns = 900, .end_ns = 950, .bytes = 5000, .dir = TSA_COPY_D2H};
     assert_int_equal(tsa_rank_add_copy(r, &cp), 0);
     r->kernels[0].launch_tid = 5;
@@ -83,7 +84,8 @@ static void test_gpu_budget_by_hand(void **state)
     assert_int_equal(b->line_ns[TSA_BL_COMM_WAIT], 0);
     assert_int_equal(b->line_ns[TSA_BL_COMM_TRANSFER], 200);
     assert_int_equal(b->line_ns[TSA_BL_HOST_IDLE], 80);
-    assert_int_equal(b->line_ns[TSA_BL_OTHER], 220);
+    assert_int_equal(b->line_ns[TSA_BL_COPY], 50);
+    assert_int_equal(b->line_ns[TSA_BL_OTHER], 170);
     assert_true(fabs(b->mfu - 0.1) < 1e-12);
     assert_int_equal(a->overlap.comm_ns, 300);
     assert_int_equal(a->overlap.overlapped_ns, 100);
@@ -231,6 +233,73 @@ static void test_grouped_wait(void **state)
     tsa_job_free(job);
 }
 
+/* Rank 0 of job with one step [s, e). */
+static tsa_rank *step_rank(tsa_job *job, int64_t s, int64_t e)
+{
+    tsa_rank *r = tsa_job_add_rank(job);
+    assert_non_null(r);
+    add_step_range(r, s, e);
+    return r;
+}
+
+/* Finishes the job and analyses it without the cross-rank pass. */
+static tsa_analysis *finish_and_analyze_alone(tsa_job *job)
+{
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    return a;
+}
+
+/* Members of a group get their share of the group's time (by bytes);
+ * GroupStart/GroupEnd are never rows; a share is not a bandwidth. */
+static void test_group_shares(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = step_rank(job, 0, 1000);
+    add_host_op(r, TSC_NCCL_GROUP_START, 100, 101, 0, 0);
+    add_host_op(r, TSC_NCCL_ALLREDUCE, 101, 102, 0, 1);
+    r->nccl[r->n_nccl - 1].bytes = 3000;
+    add_host_op(r, TSC_NCCL_SEND, 102, 103, 0, 1);
+    r->nccl[r->n_nccl - 1].bytes = 1000;
+    add_host_op(r, TSC_NCCL_GROUP_END, 103, 503, 0, 1);
+    add_host_op(r, TSC_NCCL_ALLREDUCE, 600, 700, 1, 0); /* blocking, its own time */
+    r->nccl[r->n_nccl - 1].bytes = 1000;
+    tsa_analysis *a = finish_and_analyze_alone(job);
+    assert_int_equal(a->n_colls, 2);
+    int64_t exposed = 0;
+    for (size_t i = 0; i < a->n_colls; i++) {
+        const tsa_coll_row *c = &a->colls[i];
+        assert_true(c->op != TSC_NCCL_GROUP_START && c->op != TSC_NCCL_GROUP_END);
+        exposed += c->exposed_ns;
+        if (c->op == TSC_NCCL_ALLREDUCE) {
+            /* [100, 503) by bytes 3000:1000 -> 302 + the blocking call's 100 */
+            assert_int_equal(c->count, 2);
+            assert_int_equal(c->ns, 302 + 100);
+            assert_int_equal(c->exposed_ns, 302 + 100);
+            /* Bus bandwidth from the blocking call only: 1000 B / 100 ns. */
+            assert_true(c->busbw_gbps == 10.0);
+        } else {
+            assert_int_equal(c->op, TSC_NCCL_SEND);
+            assert_int_equal(c->count, 1);
+            assert_int_equal(c->ns, 101);
+            assert_true(isnan(c->busbw_gbps)); /* returned at once */
+        }
+    }
+    assert_int_equal(exposed, a->overlap.exposed_ns); /* still a partition */
+    char *json = tsa_report_json(a);
+    assert_non_null(json);
+    assert_null(strstr(json, "GroupEnd"));
+    assert_non_null(strstr(json, "\"busbw_gbps\":\tnull"));
+    free(json);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
 static void test_peak_table(void **state)
 {
     (void)state;
@@ -322,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_gpu_budget_by_hand),
         cmocka_unit_test(test_host_only_wait),
         cmocka_unit_test(test_grouped_wait),
+        cmocka_unit_test(test_group_shares),
         cmocka_unit_test(test_peak_table),
         cmocka_unit_test(test_flops_formula),
         cmocka_unit_test(test_empty_job),

@@ -18,34 +18,9 @@
 #include "gen_job.h"
 #include "dump_file.h"
 #include "job_load.h"
-#include "scratch_dir.h"
 #include "tsc_format.h"
 
-typedef struct run {
-    tsa_job *job;
-    tsa_analysis *a;
-    gen_truth t;
-} run;
-
-static void generate_and_analyze(gen_options *o, const char *name, run *out)
-{
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", scratch_dir, name);
-    o->dir = dir;
-    assert_int_equal(gen_job(o, &out->t), 0);
-    tsa_load_options lo = {.quiet = 1};
-    assert_int_equal(tsa_job_load(dir, &lo, &out->job), 0);
-    assert_int_equal(out->job->n_problems, 0);
-    assert_int_equal(out->job->n_ranks, (size_t)o->ranks);
-    out->a = tsa_analyze(out->job, NULL);
-    assert_non_null(out->a);
-}
-
-static void done(run *r)
-{
-    tsa_analysis_free(r->a);
-    tsa_job_free(r->job);
-}
+#include "gen_run.h"
 
 /* Budget lines sum exactly to wall, per rank and for the job. */
 static void assert_budget_exact(const tsa_analysis *a)
@@ -262,7 +237,7 @@ static void test_garbage_events_do_not_crash(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    snprintf(dir, sizeof dir, "%s/garbage", scratch_dir);
+    snprintf(dir, sizeof dir, "%s/garbage", tmpdir);
     assert_int_equal(mkdir(dir, 0777), 0);
     uint64_t x = 0x9e3779b97f4a7c15ull;
     static const uint8_t kinds[] = {TSC_EV_NCCL, TSC_EV_KERNEL, TSC_EV_MEMCPY, TSC_EV_MEMSET,
@@ -343,5 +318,5 @@ int main(void)
         cmocka_unit_test(test_json_has_the_schema),
         cmocka_unit_test(test_garbage_events_do_not_crash),
     };
-    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -106,6 +106,12 @@ static void test_random_against_bitmap(void **state)
             in += ba[x];
         assert_int_equal(tsa_ivset_length_in(&a, s, e), in);
 
+        int64_t next_start = INT64_MAX; /* first x >= s in a */
+        for (int x = U - 1; x >= s; x--)
+            if (ba[x])
+                next_start = x;
+        assert_int_equal(tsa_ivset_next_start(&a, s), next_start);
+
         assert_int_equal(tsa_ivset_copy(&a, &out), 0);
         tsa_ivset_clip(&out, s, e);
         assert_normal(&out);

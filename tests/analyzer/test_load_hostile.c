@@ -14,7 +14,7 @@
 
 #include "gen_job.h"
 #include "job_load.h"
-#include "scratch_dir.h"
+#include "gen_tmpdir.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -40,7 +40,7 @@ static void test_non_dumps_never_form_a_run(void **state)
 {
     (void)state;
     char dir[300];
-    snprintf(dir, sizeof dir, "%s/job", scratch_dir);
+    snprintf(dir, sizeof dir, "%s/job", tmpdir);
     gen_options o;
     gen_default_options(&o);
     o.ranks = 2;
@@ -65,7 +65,7 @@ static void test_non_dumps_never_form_a_run(void **state)
 
     /* only non-dumps: nothing loadable, and the reason says why */
     char bad[300];
-    snprintf(bad, sizeof bad, "%s/bad", scratch_dir);
+    snprintf(bad, sizeof bad, "%s/bad", tmpdir);
     o.ranks = 0;
     assert_int_equal(mkdir(bad, 0777), 0);
     put(bad, "a.tsd", "garbage");
@@ -80,5 +80,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_non_dumps_never_form_a_run),
     };
-    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -44,10 +44,26 @@ grep -q "$(printf '\033')" "$T/out" || fail "no color with --color always"
 NO_COLOR=1 "$REPORT" "$T/job" --color auto >"$T/out" 2>/dev/null
 if grep -q "$(printf '\033')" "$T/out"; then fail "color with NO_COLOR"; fi
 
+# Throughput: samples/s and tokens/s only when the batch is given; a bad
+# batch is a usage error.
+grep -q "steps/s" "$T/out" || fail "no steps/s"
+if grep -q "[0-9] samples/s" "$T/out"; then fail "samples/s without --samples-per-step"; fi
+"$REPORT" "$T/job" --samples-per-step 16 --tokens-per-step 2048 >"$T/out" 2>/dev/null
+grep -q "[0-9] samples/s" "$T/out" || fail "no samples/s with --samples-per-step"
+grep -q "[0-9] tokens/s" "$T/out" || fail "no tokens/s with --tokens-per-step"
+"$REPORT" "$T/job" --samples-per-step x >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "bad --samples-per-step: exit $rc"
+# The sparkline is ASCII when piped, whatever the locale.
+LC_ALL=C.UTF-8 "$REPORT" "$T/job" >"$T/out" 2>/dev/null
+if LC_ALL=C grep -q "$(printf '\342\226')" "$T/out"; then fail "block characters when piped"; fi
+LC_ALL=C.UTF-8 "$REPORT" "$T/job" --color always >"$T/out" 2>/dev/null
+LC_ALL=C grep -q "$(printf '\342\226')" "$T/out" || fail "no block characters on a UTF-8 color terminal"
+
 "$REPORT" "$T/job" --json >"$T/json" 2>"$T/err"; rc=$?
 [ $rc -eq 0 ] || fail "json: exit $rc"
 for k in '"wall_ns"' '"ranks":	4' '"steps":	6' '"budget"' '"mfu"' '"lines"' '"overlap"' \
-         '"exposed_wait_ns"' '"findings"' '"verdict"' '"collectives"'; do
+         '"exposed_wait_ns"' '"findings"' '"verdict"' '"collectives"' '"confidence"' \
+         '"throughput"' '"recoverable_ns"'; do
     grep -q "$k" "$T/json" || fail "json lacks $k"
 done
 

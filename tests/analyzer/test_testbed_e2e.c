@@ -69,6 +69,19 @@ static void test_testbed_job(void **state)
             assert_true(a->ranks[i].overlap.exposed_wait_ns > a->ranks[2].overlap.exposed_wait_ns);
             assert_true(a->ranks[i].overlap.exposed_wait_ns > 10 * 6000000ll);
         }
+    /* The demo's shape (one slow rank): the verdict names it, its finding
+     * comes first, and the findings count each nanosecond once. */
+    assert_int_equal(a->verdict, TSA_VERDICT_STRAGGLER_BOUND);
+    assert_int_equal(a->verdict_rank, 2);
+    assert_true(a->findings.n > 0);
+    assert_string_equal(a->findings.items[0].id, "DIST.STRAGGLER");
+    assert_int_equal(a->findings.items[0].rank, 2);
+    int64_t claimed = 0;
+    for (size_t i = 0; i < a->findings.n; i++)
+        claimed += a->findings.items[i].recoverable_ns;
+    assert_true(claimed <= a->wall_ns);
+    for (size_t i = 0; i < a->n_colls; i++)
+        assert_true(a->colls[i].op != 20 && a->colls[i].op != 21); /* no Group* rows */
     char *json = tsa_report_json(a);
     assert_non_null(json);
     free(json);

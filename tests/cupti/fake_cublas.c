@@ -66,6 +66,13 @@ cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d,
     return CUBLAS_STATUS_SUCCESS;
 }
 
+cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t *mode)
+{
+    (void)h;
+    *mode = (cublasMath_t)counts.math_mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, const void *alpha,
                               const void *A, cublasLtMatrixLayout_t Adesc, const void *B,
                               cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C,

@@ -10,6 +10,7 @@
 typedef struct fake_cublas_counts {
     int gemm_ex, lt_matmul, typed, strided, batched_ex, strided_ex;
     int errno_to_set; /* the fake real call sets errno to this */
+    int math_mode;    /* what cublasGetMathMode reports (cublasMath_t) */
 } fake_cublas_counts;
 
 fake_cublas_counts *fake_cublas(void);

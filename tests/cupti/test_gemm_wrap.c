@@ -212,6 +212,35 @@ static void typed_and_batched(void **state)
     assert_int_equal(n_popped, 6);
 }
 
+/* A handle in TF32 math mode (PyTorch's allow_tf32) turns single-precision
+ * real fp32 calls into TF32 ones: the record says CUBLAS_COMPUTE_32F_FAST_TF32
+ * (flag bits of the mode do not matter).  Other precisions (bf16, complex)
+ * and explicit compute types (pedantic) are left as they are. */
+static void tf32_math_mode(void **state)
+{
+    (void)state;
+    fake_cublas()->math_mode =
+        CUBLAS_TF32_TENSOR_OP_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+    cublasSgemm_v2(NULL, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, NULL, NULL, 0, NULL, 0, NULL, NULL, 0);
+    cublasGemmEx(NULL, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, NULL, NULL, CUDA_R_32F, 0, NULL,
+                 CUDA_R_32F, 0, NULL, NULL, CUDA_R_32F, 0, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    cublasGemmEx(NULL, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, NULL, NULL, CUDA_R_16BF, 0, NULL,
+                 CUDA_R_16BF, 0, NULL, NULL, CUDA_R_16BF, 0, CUBLAS_COMPUTE_32F,
+                 CUBLAS_GEMM_DEFAULT);
+    cublasGemmEx(NULL, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, NULL, NULL, CUDA_R_32F, 0, NULL,
+                 CUDA_R_32F, 0, NULL, NULL, CUDA_R_32F, 0, CUBLAS_COMPUTE_32F_PEDANTIC,
+                 CUBLAS_GEMM_DEFAULT);
+    cublasCgemm_v2(NULL, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, NULL, NULL, 0, NULL, 0, NULL, NULL, 0);
+    fake_cublas()->math_mode = CUBLAS_DEFAULT_MATH;
+    cublasSgemm_v2(NULL, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, NULL, NULL, 0, NULL, 0, NULL, NULL, 0);
+    assert_int_equal(fake_count_events(TSC_EV_GEMM), 6);
+    static const uint32_t want[] = {CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                    CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_PEDANTIC,
+                                    CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(gemm_desc_of(&fake.events[i]).compute_type, want[i]);
+}
+
 static void passthrough_when_off(void **state)
 {
     (void)state;
@@ -247,6 +276,7 @@ int main(void)
         cmocka_unit_test_setup(gemm_ex_counted_once, setup),
         cmocka_unit_test_setup(lt_layouts_every_transpose, setup),
         cmocka_unit_test_setup(typed_and_batched, setup),
+        cmocka_unit_test_setup(tf32_math_mode, setup),
         cmocka_unit_test_setup(passthrough_when_off, setup),
         cmocka_unit_test_setup(errno_and_missing_real, setup),
     };
