@@ -38,5 +38,9 @@ libs="$(pkg-config --cflags --libs libcjson yajl zlib) -lm -lpthread"
 # Seeds: the seed jobs' rank-1 files, tagged as the harness reads them.
 FUZZ_PIPELINE_SEEDS="$work/corpus" "$work/fuzz_pipeline" -runs=0 "$work/corpus" >/dev/null 2>&1
 cd "$work"
-exec ./fuzz_pipeline -max_total_time="$secs" -max_len=262144 -jobs="$jobs" -workers="$jobs" \
+# JOBS > 1: parallel workers, each logging to WORKDIR/fuzz-N.log
+parallel=""
+[ "$jobs" -gt 1 ] && parallel="-jobs=$jobs -workers=$jobs"
+# shellcheck disable=SC2086
+exec ./fuzz_pipeline -max_total_time="$secs" -max_len=262144 $parallel \
     -artifact_prefix="$work/crashes/" -print_final_stats=1 "$work/corpus"
