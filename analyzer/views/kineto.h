@@ -62,7 +62,7 @@ typedef struct tsa_kineto_limits {
 } tsa_kineto_limits;
 
 #define TSA_KINETO_DEFAULT_MAX_BYTES (UINT64_C(4) << 30)
-#define TSA_KINETO_DEFAULT_MAX_EVENTS UINT64_C(20000000)
+#define TSA_KINETO_DEFAULT_MAX_EVENTS UINT64_C(10000000)
 #define TSA_KINETO_DEFAULT_MAX_TOKEN (UINT64_C(16) << 20)
 
 /* The bounds in force: those set, else the environment's, else defaults. */
