@@ -58,6 +58,12 @@ typedef enum tsa_phase {
     TSA_PHASE_COUNT
 } tsa_phase;
 
+/* Analyzer-only bit of tsa_nccl_op.flags (the dump format's TSC_NCCL_F_*
+ * use the low bits): the input did not say how many bytes the call moved
+ * (a Kineto NCCL kernel without its CPU op's sizes), so bytes = 0 means
+ * unknown, not empty. */
+#define TSA_NCCL_F_BYTES_UNKNOWN 0x80
+
 typedef struct tsa_nccl_op {
     int64_t start_ns, end_ns;   /* host enter / exit */
     uint64_t seq;               /* per (comm_id, comm_rank) sequence number */
@@ -105,6 +111,7 @@ typedef struct tsa_copy {
     uint8_t dir;                /* tsa_copy_dir */
     uint8_t pinned;             /* host memory was pinned */
     uint8_t pageable;           /* host memory known to be pageable (0: pinned or unknown) */
+    uint8_t bytes_unknown;      /* the input did not give the size (bytes = 0) */
 } tsa_copy;
 
 typedef enum tsa_sync_kind {

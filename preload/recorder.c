@@ -8,6 +8,7 @@
  * mutexes, so the signal-handler flush can try them without deadlocking:
  * the drain lock (one consumer at a time for every ring, and the dump
  * file) and the registry lock (thread set-up). */
+#include "config_warn.h"
 #include "recorder.h"
 #include "tsc_tls.h"
 
@@ -109,13 +110,6 @@ static uint32_t my_tid(void) { return (uint32_t)syscall(SYS_gettid); }
 
 static const char *real_getenv(const char *name) { return getenv(name); }
 
-static void config_warn(const char *var, const char *value, const char *used)
-{
-    char key[80];
-    snprintf(key, sizeof key, "config:%s", var);
-    tsc_warn_once(key, "ignoring %s='%.200s' (not valid), using %s", var, value, used);
-}
-
 void tsc_rec_load_config(void)
 {
     int expect = 0;
@@ -132,7 +126,8 @@ void tsc_rec_load_config(void)
     /* QUIET decides whether the other variables' warnings are printed. */
     tsc_config_load(&c, real_getenv, NULL);
     tsc_warn_set_quiet(c.quiet);
-    tsc_config_load(&c, real_getenv, config_warn);
+    /* held until this process records, then printed once per job */
+    tsc_config_load(&c, real_getenv, tsc_config_warn_defer);
     g_cfg = c;
     atomic_store(&g_cfg_loaded, 1);
     if (g_cfg.disabled)
@@ -518,6 +513,7 @@ static int setup(void)
     g_scratch = probe.slots; /* reuse the allocation as the drain buffer */
 
     int rc = tsc_dump_open(&g_dump, g_cfg.out_dir, id.rank, g_host, (uint32_t)g_pid, rt);
+    tsc_config_warn_flush(rc < 0 ? NULL : g_cfg.out_dir, id.run_id);
     if (rc < 0) {
         tsc_warn_once("open", "cannot create a dump in '%s': %s; tracing is off for this "
                       "process", g_cfg.out_dir, strerror(-rc));

@@ -8,8 +8,11 @@
 #include "attribution.h"
 #include "findings_core.h"
 #include "findings_mix.h"
+#include "gpu_span.h"
+#include "hta_view.h"
 #include "job_build.h"
 #include "sat_math.h"
+#include "partial.h"
 #include "rank_pass.h"
 #include "steps.h"
 #include "tables.h"
@@ -27,7 +30,7 @@ const char *tsa_budget_line_name(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful_compute", "compute_overhead", "data_stall", "exposed_comm_wait",
-        "exposed_comm_transfer", "host_launch_idle", "other"};
+        "exposed_comm_transfer", "host_launch_idle", "copy_only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
@@ -35,13 +38,15 @@ const char *tsa_budget_line_label(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful compute", "compute overhead", "data stall", "exposed comm (wait)",
-        "exposed comm (transfer)", "host/launch idle", "other"};
+        "exposed comm (transfer)", "host/launch idle", "memcpy/memset only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
 int tsa_budget_line_recoverable(tsa_budget_line l)
 {
-    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && (unsigned)l < TSA_BL_COUNT;
+    /* Copy-only time is GPU work (HTA counts it as busy), not idle to win back. */
+    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && l != TSA_BL_COPY &&
+           (unsigned)l < TSA_BL_COUNT;
 }
 
 const char *tsa_step_method_name(tsa_step_method m)
@@ -121,12 +126,14 @@ static int find_steps(tsa_analysis *a)
         tsa_step_method m;
         if (tsa_find_steps(&job->ranks[i], a->opt.step_marker, &m))
             return -1;
+        a->cut_short |= tsa_trim_cut_rank(job, &job->ranks[i], a->partial, sizeof a->partial) >= 0;
         a->ranks[i].method = m;
         a->ranks[i].steps_found = job->ranks[i].n_steps;
         method_votes[m]++;
         if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
             min_steps = job->ranks[i].n_steps;
     }
+    tsa_note_missing_ranks(job, a->partial, sizeof a->partial);
     int best = 0;
     for (int m = 1; m < 5; m++)
         if (method_votes[m] > method_votes[best])
@@ -153,6 +160,9 @@ static int find_steps(tsa_analysis *a)
             rr->window_start_ns = r->first_ns;
             rr->window_end_ns = r->last_ns;
         }
+        if (a->opt.window == TSA_WINDOW_GPU_SPAN &&
+            tsa_rank_hta_span(r, &rr->window_start_ns, &rr->window_end_ns) < 0)
+            return -1;
         if (rr->window_end_ns < rr->window_start_ns)
             rr->window_end_ns = rr->window_start_ns;
     }
@@ -324,6 +334,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
         a->peak_flops = tsa_peak_flops(a->device_name, a->dtype, &a->peak_source);
     }
 
+    a->cpu_only = job->n_ranks > 0;
     tsa_arrivals arr;
     if (tsa_arrivals_build(job, &arr)) {
         free(flops);
@@ -332,12 +343,15 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     for (size_t i = 0; i < job->n_ranks; i++) {
         tsa_rank_result *rr = &a->ranks[i];
         rr->flops = flops[i];
-        if (tsa_rank_pass(&job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
+        if ((a->opt.window == TSA_WINDOW_GPU_SPAN ? tsa_rank_pass_hta : tsa_rank_pass)(
+                &job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
             tsa_arrivals_free(&arr);
             free(flops);
             goto fail;
         }
         a->gpu |= rr->gpu;
+        a->cpu_only &= !job->ranks[i].n_kernels && !job->ranks[i].n_copies &&
+                       !job->ranks[i].n_nccl;
         int64_t wall = rr->budget.wall_ns;
         if (wall > a->wall_ns)
             a->wall_ns = wall;

@@ -562,23 +562,46 @@ static int lean_apis(tsa_rank *r)
 }
 
 /* Run id of a dump from its first META chunk, without validating the file
- * (the full read does that): used only to group files before loading. */
-static char *peek_run_id(const char *path)
+ * (the full read does that): used only to group files before loading.
+ * Returns 0 for a dump (*id NULL when its first chunk names no run), or
+ * -1 with *why for a file that is not a dump at all (unreadable, empty,
+ * no tscope magic): such a file is a problem of its own and never forms
+ * a run that could out-vote, or be loaded instead of, the real ranks. */
+static int peek_run_id(const char *path, char **id, const char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
+    *id = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
     char buf[65536];
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
-    if (n < (ssize_t)(sizeof(tsc_file_header) + sizeof(tsc_chunk_header)))
-        return NULL;
+    tsc_file_header fh;
+    if (n < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    if (n == 0) {
+        *why = "empty file";
+        return -1;
+    }
+    if ((size_t)n < sizeof fh || memcmp(buf, TSC_FILE_MAGIC, sizeof fh.magic)) {
+        *why = "no tscope dump header";
+        return -1;
+    }
+    memcpy(&fh, buf, sizeof fh);
+    size_t hdr = fh.header_size >= sizeof fh && fh.header_size < (size_t)n ? fh.header_size
+                                                                           : sizeof fh;
+    if ((size_t)n < hdr + sizeof(tsc_chunk_header))
+        return 0;
     buf[n] = 0;
     tsc_chunk_header ch;
-    memcpy(&ch, buf + sizeof(tsc_file_header), sizeof ch);
+    memcpy(&ch, buf + hdr, sizeof ch);
     if (ch.magic != TSC_CHUNK_MAGIC || ch.type != TSC_CHUNK_META)
-        return NULL;
-    size_t start = sizeof(tsc_file_header) + sizeof ch;
+        return 0;
+    size_t start = hdr + sizeof ch;
     size_t end = start + ch.payload_len;
     if (end > (size_t)n)
         end = (size_t)n;
@@ -590,11 +613,13 @@ static char *peek_run_id(const char *path)
             break;
         const char *val = key + klen + 1;
         size_t vlen = strnlen(val, end - (p + klen + 1));
-        if (!strcmp(key, TSC_META_RUN_ID))
-            return strndup(val, vlen);
+        if (!strcmp(key, TSC_META_RUN_ID)) {
+            *id = strndup(val, vlen);
+            return 0;
+        }
         p += klen + 1 + vlen + 1;
     }
-    return NULL;
+    return 0;
 }
 
 typedef struct run_count {
@@ -638,12 +663,19 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     /* Group by run id: the largest group (or the requested one) is loaded. */
     char **ids = calloc(n_paths, sizeof *ids);
     run_count *runs = calloc(n_paths, sizeof *runs);
+    char *not_dump = calloc(n_paths, 1);
     tsa_job *job = tsa_job_new(dir);
-    if (!ids || !runs || !job)
+    if (!ids || !runs || !not_dump || !job)
         goto oom;
-    size_t n_runs = 0;
+    size_t n_runs = 0, loaded = 0;
     for (size_t i = 0; i < n_paths; i++) {
-        ids[i] = peek_run_id(paths[i]);
+        const char *why = NULL;
+        if (peek_run_id(paths[i], &ids[i], &why)) {
+            not_dump[i] = 1;
+            if (tsa_job_add_problem(job, paths[i], 0, "not a tscope dump (%s): skipped", why))
+                goto oom;
+            continue;
+        }
         const char *id = ids[i] ? ids[i] : "";
         size_t j = 0;
         while (j < n_runs && strcmp(runs[j].id, id))
@@ -654,6 +686,8 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         }
         runs[j].n++;
     }
+    if (!n_runs)
+        goto loaded_all;
     size_t main_run = 0;
     for (size_t j = 0; j < n_runs; j++) {
         if (opt && opt->run_id) {
@@ -670,10 +704,9 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
 
     tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc, .on_event = on_event,
                         .on_problem = on_problem};
-    size_t loaded = 0;
     tsa_rank_counts like = {0}; /* the previous rank's counts, as read */
     for (size_t i = 0; i < n_paths; i++) {
-        if (strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
+        if (not_dump[i] || strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
             continue;
         tsa_rank *r = tsa_job_add_rank(job);
         if (!r || tsa_rank_reserve(r, &like))
@@ -715,10 +748,12 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
             goto oom;
         loaded++;
     }
+loaded_all:
     for (size_t i = 0; i < n_paths; i++)
         free(ids[i]);
     free(ids);
     free(runs);
+    free(not_dump);
     tsr_free_paths(paths, n_paths);
     if (!loaded) {
         set_err(err, err_len, "%s: no readable dump", dir);
@@ -745,6 +780,7 @@ oom:
             free(ids[i]);
     free(ids);
     free(runs);
+    free(not_dump);
     tsr_free_paths(paths, n_paths);
     tsa_job_free(job);
     set_err(err, err_len, "%s: out of memory while loading", dir);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "analysis.h"
+#include "hta_view.h"
 #include "job_build.h"
 #include "json_int.h"
 #include "phase_view.h"
@@ -50,6 +51,9 @@ static cJSON *overlap_json(const tsa_overlap *ov)
     tsa_json_add_i64(o, "exposed_ns", ov->exposed_ns);
     tsa_json_add_i64(o, "exposed_wait_ns", ov->exposed_wait_ns);
     tsa_json_add_i64(o, "exposed_transfer_ns", ov->exposed_transfer_ns);
+    /* null without communication: 0% would claim exposed communication */
+    num(o, "overlap_pct", ov->comm_ns ? 100.0 * (double)ov->overlapped_ns / (double)ov->comm_ns
+                                      : NAN);
     return o;
 }
 
@@ -79,6 +83,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         str(x, "op", tsa_nccl_op_name(c->op));
         tsa_json_add_u64(x, "count", c->count);
         tsa_json_add_u64(x, "bytes", c->bytes);
+        tsa_json_add_u64(x, "bytes_unknown_count", c->bytes_unknown);
         tsa_json_add_i64(x, "ns", c->ns);
         num(x, "busbw_gbps", c->busbw_gbps);
         tsa_json_add_i64(x, "exposed_ns", c->exposed_ns);
@@ -102,6 +107,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         str(x, "direction", tsa_copy_dir_name(a->copies[i].dir));
         tsa_json_add_u64(x, "count", a->copies[i].count);
         tsa_json_add_u64(x, "bytes", a->copies[i].bytes);
+        tsa_json_add_u64(x, "bytes_unknown_count", a->copies[i].bytes_unknown);
         tsa_json_add_i64(x, "ns", a->copies[i].ns);
         num(x, "gbps", a->copies[i].gbps);
         cJSON_AddItemToArray(copies, x);
@@ -235,6 +241,9 @@ char *tsa_report_json(const tsa_analysis *a)
     str(v, "host", a->verdict_host);
     add_confidence(root, a);
     add_throughput(root, a);
+    str(v, "partial", a->partial[0] ? a->partial : NULL);
+    cJSON_AddBoolToObject(root, "cpu_only", a->cpu_only);
+    tsa_hta_view_add_json(root, a);
     if (a->have_xrank)
         tsa_xrank_add_json(root, &a->xrank);
     add_findings(root, a);

@@ -545,6 +545,30 @@ static void test_garbage_config_warns_once_per_variable(void **state)
     assert_string_equal(errbuf, "");
 }
 
+/* Issue 13 item 13: a process that never records (a job script's shell,
+ * its helpers) prints no config warning, and of the job's recording
+ * processes (same output directory and run id) only the first does. */
+static void test_config_warning_once_per_job(void **state)
+{
+    (void)state;
+    char shared[600];
+    snprintf(shared, sizeof shared, "%s/one-job", getenv("TSC_TEST_TMP"));
+    const char *const env[] = {"TSCOPE_FLUSH_MS", "soon", "TSCOPE_OUT", shared, NULL};
+    int st = run_driver("no-nccl", env);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_string_equal(errbuf, "");
+    size_t warned = 0;
+    for (int i = 0; i < 3; i++) {
+        st = run_driver("exit-code", env);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
+        warned += strstr(errbuf, "tscope: ignoring TSCOPE_FLUSH_MS='soon'") != NULL;
+        if (i == 0)
+            assert_non_null(strstr(errbuf, "tscope: ignoring TSCOPE_FLUSH_MS='soon'"));
+    }
+    assert_int_equal(warned, 1);
+    assert_int_equal(dump_scan_count_files(shared, NULL, 0), 3);   /* all three recorded */
+}
+
 static void test_exec_flushes_first(void **state)
 {
     (void)state;
@@ -628,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_write_errors_one_line_file_stays_readable),
         cmocka_unit_test(test_no_nccl_loaded_answers_system_error),
         cmocka_unit_test(test_garbage_config_warns_once_per_variable),
+        cmocka_unit_test(test_config_warning_once_per_job),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[600];
