@@ -148,6 +148,9 @@ int tsa_memory_measure(tsa_job *job, tsa_memory *out)
     if (!out->ranks)
         return -1;
     for (size_t i = 0; i < job->n_ranks; i++) {
+        /* Only ranks with records take one of the n slots. */
+        if (job->ranks[i].n_mem == 0)
+            continue;
         tsa_mem_rank *m = &out->ranks[out->n_ranks];
         if (tsa_mem_rank_measure(&job->ranks[i], m))
             continue;

@@ -340,6 +340,34 @@ static void test_hostile_sizes(void **state)
     done_rank();
 }
 
+/* A job where the last rank has no memory records (its dump lost them):
+ * only the ranks with records are measured, and nothing is written past
+ * them (found by the pipeline fuzzer: the slot of a rank without records
+ * was cleared past the end of the array). */
+static void test_ranks_without_records(void **state)
+{
+    (void)state;
+    new_rank(0, 1000, 0);
+    mem(10, TSA_MEM_ALLOC, TSC_MEM_SRC_MALLOC, 100, 0);
+    tsa_rank *r1 = tsa_job_add_rank(job);
+    assert_non_null(r1);
+    r1->rank = 1;
+    tsa_rank *r2 = tsa_job_add_rank(job);
+    assert_non_null(r2);
+    r2->rank = 2;
+    rk = &job->ranks[1];
+    mem(20, TSA_MEM_ALLOC, TSC_MEM_SRC_MALLOC, 300, 0);
+    tsa_memory all;
+    assert_int_equal(tsa_memory_measure(job, &all), 0);
+    assert_int_equal(all.n_ranks, 2);
+    assert_int_equal(all.ranks[0].rank, 0);
+    assert_int_equal(all.ranks[1].rank, 1);
+    assert_int_equal(all.peak_rank, 1);
+    assert_int_equal(all.peak_bytes, 300);
+    tsa_memory_free(&all);
+    done_rank();
+}
+
 /* ------------------------------------------------------ generated dumps */
 
 static const char *const mem_ids[] = {"MEM.GROWTH", "MEM.NEAR_OOM", "MEM.CHURN"};
@@ -470,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_near_oom_edges),
         cmocka_unit_test(test_capacity_from_mem_info),
         cmocka_unit_test(test_hostile_sizes),
+        cmocka_unit_test(test_ranks_without_records),
         cmocka_unit_test(test_gen_healthy),
         cmocka_unit_test(test_gen_leak_and_churn),
         cmocka_unit_test(test_gen_near_oom),

@@ -47,6 +47,13 @@ int pipeline_seeds_make(const char *root, pipeline_seed *dumps, pipeline_seed *k
     o.ranks = 2;
     o.steps = 4;
     o.events_per_step = 24;
+    /* Device-memory records (format 1.1), so mutations reach their
+     * loader and the memory pass. */
+    o.mem_base = 64u << 20;
+    o.mem_leak = 2u << 20;
+    o.mem_churn = 8u << 20;
+    o.mem_pool = 16u << 20;
+    o.mem_free = 128u << 20;
     o.dir = dumps->dir;
     gen_truth t;
     if (gen_job(&o, &t) || load_victim(dumps, "tscope_r1_"))
