@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "findings_core.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "sat_math.h"
 #include "rank_pass.h"
@@ -369,6 +370,8 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     verdict(a);
     if (tsa_core_findings(a, &a->findings))
         goto fail;
+    if (!(a->hang = tsa_hang_analyze(job)) || tsa_hang_add_findings(a->hang, &a->findings))
+        goto fail;
     tsa_findings_sort(&a->findings);
     summary(a);
     return a;
@@ -389,5 +392,6 @@ void tsa_analysis_free(tsa_analysis *a)
     if (a->have_xrank)
         tsa_xrank_free(&a->xrank);
     tsa_findings_free(&a->findings);
+    tsa_hang_free(a->hang);
     free(a);
 }

@@ -209,6 +209,7 @@ typedef struct tsa_analysis {
     int have_xrank;
     tsa_xrank_result xrank;
     tsa_findings findings;           /* sorted */
+    struct tsa_hang_result *hang;    /* analyzer/hang: hangs, desyncs, early exits */
     tsa_summary summary;
 } tsa_analysis;
 

@@ -493,6 +493,7 @@ void tsa_rank_free_contents(tsa_rank *r)
         free(r->strings[i]);
     free(r->strings);
     free(r->steps);
+    free(r->pending);
     if (r->string_index) {
         free(((string_index *)r->string_index)->slots);
         free(r->string_index);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "analysis.h"
+#include "hang/hang.h"
 #include "job_build.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
@@ -146,6 +147,7 @@ static void add_findings(cJSON *root, const tsa_analysis *a)
         cJSON *n = cJSON_AddObjectToObject(x, "numbers");
         for (size_t k = 0; k < f->n_numbers; k++)
             num(n, f->numbers[k].name, f->numbers[k].value);
+        tsa_hang_add_json(x, a->hang, f); /* DIST.HANG etc.: op, comm, seq, ranks */
         cJSON_AddItemToArray(arr, x);
     }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "sat_math.h"
 
@@ -298,6 +299,7 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
 {
     style st = make_style(color);
     header(out, a, &st);
+    tsa_hang_print_text(out, a->hang, 0); /* a hung job: this first (analyzer/hang) */
     const char *vc = a->verdict == TSA_VERDICT_GPU_BOUND ? st.green : st.yellow;
     fprintf(out, "\n%sVERDICT%s  %s%s%s: %s\n", st.bold, st.reset, vc,
             tsa_verdict_name(a->verdict), st.reset, a->verdict_reason);
