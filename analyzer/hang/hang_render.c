@@ -32,7 +32,6 @@ void tsa_hang_print_text(FILE *out, const tsa_hang_result *h, int always)
                     gr->what);
         }
     }
-    fprintf(out, "\n");
 }
 
 static cJSON *ranks_json(const tsa_rank_list *l)

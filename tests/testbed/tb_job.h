@@ -3,6 +3,8 @@
 #ifndef TB_JOB_H
 #define TB_JOB_H
 
+#include <time.h>
+
 #include "tb_harness.h"
 
 typedef struct tb_job {
@@ -16,6 +18,20 @@ typedef struct tb_job {
     int (*hook)(int pid, void *arg); /* see tb_run_with */
     void *hook_arg;
 } tb_job;
+
+/* A hook (tb_job.hook) that sends a signal once every rank has created
+ * <mark>.<rank> (--mark-after) and delay_ms more have passed. */
+typedef struct tb_signal_plan {
+    const char *mark;  /* wait for <mark>.<rank> of every rank */
+    int nranks;
+    int sig;
+    int whole_group;   /* signal every process, not only the launcher */
+    int delay_ms;      /* after all marks */
+    struct timespec marked;
+    int seen;
+} tb_signal_plan;
+
+int tb_signal_when_marked(int pid, void *plan);
 
 /* Runs the job; fills r (free with tb_result_free). */
 int tb_run_job(const tb_job *job, tb_result *r);
