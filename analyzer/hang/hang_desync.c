@@ -188,14 +188,9 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
                 q++;
             if (q < n_comms)
                 continue;
-            if (n_comms == cap) {
-                cap = cap ? cap * 2 : 8;
-                uint64_t *p = realloc(comms, cap * sizeof *p);
-                if (!p) {
-                    rc = -1;
-                    break;
-                }
-                comms = p;
+            if (tsa_hang_grow((void **)&comms, n_comms, &cap, sizeof *comms)) {
+                rc = -1;
+                break;
             }
             comms[n_comms++] = c;
         }

@@ -34,14 +34,8 @@ typedef struct flights {
 
 static int push(flights *f, const tsa_nccl_op *op, int64_t start, int watchdog)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
-        flight *p = realloc(f->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        f->v = p;
-        f->cap = cap;
-    }
+    if (tsa_hang_grow((void **)&f->v, f->n, &f->cap, sizeof *f->v))
+        return -1;
     f->v[f->n++] = (flight){op->comm_id, op->seq, op, start, watchdog};
     return 0;
 }
@@ -137,6 +131,12 @@ static void call_text(const tsa_nccl_op *o, char *buf, size_t cap)
         snprintf(buf, cap, "none on this communicator");
 }
 
+/* Never entered S: missing (exited = 0) or exited (1)? */
+static int outside(const member *m, const tsa_rank *r, int exited)
+{
+    return m->is_member && !m->at_s && !m->past && tsa_end_by_itself(&r->end) == exited;
+}
+
 /* Missing and exited ranks, one line per (what they last did). */
 static int group_lines(tsa_hang_item *it, const member *ms, size_t n, const tsa_job *job,
                        int exited)
@@ -146,16 +146,14 @@ static int group_lines(tsa_hang_item *it, const member *ms, size_t n, const tsa_
         return -1;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        if (done[i] || !ms[i].is_member || ms[i].at_s || ms[i].past ||
-            tsa_end_by_itself(&job->ranks[i].end) != exited)
+        if (done[i] || !outside(&ms[i], &job->ranks[i], exited))
             continue;
         char last[96], how[64];
         call_text(ms[i].last_done, last, sizeof last);
         tsa_end_describe(&job->ranks[i].end, how, sizeof how);
         tsa_rank_list g = {0};
         for (size_t j = i; j < n && !rc; j++) {
-            if (done[j] || !ms[j].is_member || ms[j].at_s || ms[j].past ||
-                tsa_end_by_itself(&job->ranks[j].end) != exited)
+            if (done[j] || !outside(&ms[j], &job->ranks[j], exited))
                 continue;
             char l2[96], h2[64];
             call_text(ms[j].last_done, l2, sizeof l2);

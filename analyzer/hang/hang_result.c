@@ -20,14 +20,8 @@ int tsa_hang_sequenced(uint8_t op)
 
 tsa_hang_item *tsa_hang_new_item(tsa_hang_result *h, tsa_hang_kind kind)
 {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 4;
-        tsa_hang_item *p = realloc(h->items, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        h->items = p;
-        h->cap = cap;
-    }
+    if (tsa_hang_grow((void **)&h->items, h->n, &h->cap, sizeof *h->items))
+        return NULL;
     tsa_hang_item *it = &h->items[h->n++];
     memset(it, 0, sizeof *it);
     it->kind = kind;

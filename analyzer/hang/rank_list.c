@@ -5,16 +5,23 @@
 
 #include "hang.h"
 
+int tsa_hang_grow(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *p = realloc(*arr, c * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
 int tsa_rank_list_add(tsa_rank_list *l, int32_t rank)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        int32_t *p = realloc(l->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        l->v = p;
-        l->cap = cap;
-    }
+    if (tsa_hang_grow((void **)&l->v, l->n, &l->cap, sizeof *l->v))
+        return -1;
     l->v[l->n++] = rank;
     return 0;
 }

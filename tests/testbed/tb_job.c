@@ -42,6 +42,30 @@ int tb_run_job(const tb_job *job, tb_result *r)
                        r);
 }
 
+tb_fixture *tb_fixture_new(const char *tag)
+{
+    if (!tb_e2e_available())
+        return NULL;
+    tb_fixture *f = calloc(1, sizeof *f);
+    if (!f || !(f->dir = tb_tempdir(tag))) {
+        free(f);
+        return NULL;
+    }
+    snprintf(f->out, sizeof f->out, "%s/tscope_out", f->dir);
+    snprintf(f->exp, sizeof f->exp, "%s/expect", f->dir);
+    snprintf(f->mark, sizeof f->mark, "%s/mark", f->dir);
+    return f;
+}
+
+void tb_fixture_free(tb_fixture *f)
+{
+    if (!f)
+        return;
+    tb_rmtree(f->dir);
+    free(f->dir);
+    free(f);
+}
+
 int tb_signal_when_marked(int pid, void *arg)
 {
     tb_signal_plan *p = arg;

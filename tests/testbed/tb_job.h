@@ -33,6 +33,17 @@ typedef struct tb_signal_plan {
 
 int tb_signal_when_marked(int pid, void *plan);
 
+/* A test's temporary directory and the usual paths in it: out (TSCOPE_OUT),
+ * exp (--expect prefix), mark (--mark-after prefix).  NULL when the
+ * end-to-end pieces are not built (tb_e2e_available) or on error. */
+typedef struct tb_fixture {
+    char *dir;
+    char out[4200], exp[4200], mark[4200];
+} tb_fixture;
+
+tb_fixture *tb_fixture_new(const char *tag);
+void tb_fixture_free(tb_fixture *f);  /* removes the directory */
+
 /* Runs the job; fills r (free with tb_result_free). */
 int tb_run_job(const tb_job *job, tb_result *r);
 

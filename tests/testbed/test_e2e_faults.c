@@ -21,35 +21,17 @@
 #include "tb_harness.h"
 #include "tb_job.h"
 
-typedef struct fx {
-    char *dir;
-    char out[4200], exp[4200], mark[4200];
-} fx;
+typedef tb_fixture fx;
 
 static int setup(void **state)
 {
-    if (!tb_e2e_available()) {
-        *state = NULL;
-        return 0;
-    }
-    fx *f = calloc(1, sizeof *f);
-    f->dir = tb_tempdir("fault");
-    assert_non_null(f->dir);
-    snprintf(f->out, sizeof f->out, "%s/tscope_out", f->dir);
-    snprintf(f->exp, sizeof f->exp, "%s/expect", f->dir);
-    snprintf(f->mark, sizeof f->mark, "%s/mark", f->dir);
-    *state = f;
+    *state = tb_fixture_new("fault");
     return 0;
 }
 
 static int teardown(void **state)
 {
-    fx *f = *state;
-    if (f) {
-        tb_rmtree(f->dir);
-        free(f->dir);
-        free(f);
-    }
+    tb_fixture_free(*state);
     return 0;
 }
 

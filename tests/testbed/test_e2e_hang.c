@@ -17,34 +17,17 @@
 #include "tb_harness.h"
 #include "tb_job.h"
 
-typedef struct fx {
-    char *dir;
-    char out[4200], mark[4200];
-} fx;
+typedef tb_fixture fx;
 
 static int setup(void **state)
 {
-    if (!tb_e2e_available()) {
-        *state = NULL;
-        return 0;
-    }
-    fx *f = calloc(1, sizeof *f);
-    f->dir = tb_tempdir("hang");
-    assert_non_null(f->dir);
-    snprintf(f->out, sizeof f->out, "%s/tscope_out", f->dir);
-    snprintf(f->mark, sizeof f->mark, "%s/mark", f->dir);
-    *state = f;
+    *state = tb_fixture_new("hang");
     return 0;
 }
 
 static int teardown(void **state)
 {
-    fx *f = *state;
-    if (f) {
-        tb_rmtree(f->dir);
-        free(f->dir);
-        free(f);
-    }
+    tb_fixture_free(*state);
     return 0;
 }
 
@@ -81,6 +64,31 @@ static cJSON *findings(const char *json_text, const char *id)
             cJSON_AddItemToArray(out, cJSON_Duplicate(f, 1));
     cJSON_Delete(root);
     return out;
+}
+
+/* Exactly n findings with this id; the first one (copied) when n is 1. */
+static cJSON *expect_findings(const char *json_text, const char *id, int n)
+{
+    cJSON *all = findings(json_text, id);
+    if (cJSON_GetArraySize(all) != n)
+        fail_msg("want %d %s:\n%s", n, id, json_text);
+    cJSON *first = n ? cJSON_Duplicate(cJSON_GetArrayItem(all, 0), 1) : NULL;
+    cJSON_Delete(all);
+    return first;
+}
+
+/* A job that must fail by itself (not time out, not succeed). */
+static void run_failing_job(fx *f, const char *const *args, const char *what)
+{
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .timeout_s = 40};
+    tb_result r;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 1) {
+        show(what, &r);
+        fail_msg("the launcher should report a failed rank and exit 1");
+    }
+    tb_result_free(&r);
 }
 
 /* "[1]" style text of a JSON array of ranks. */
@@ -161,10 +169,7 @@ static void test_rank_stops_others_hang(void **state)
 
     char *json = report_hang(f->out, 1, &st);
     assert_int_equal(st, 1);
-    cJSON *hang = findings(json, "DIST.HANG");
-    if (cJSON_GetArraySize(hang) != 1)
-        fail_msg("want one DIST.HANG:\n%s", json);
-    const cJSON *h = cJSON_GetArrayItem(hang, 0);
+    cJSON *h = expect_findings(json, "DIST.HANG", 1);
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(h, "op")), "AllReduce");
     assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(h, "seq")),
                      first_allreduce_seq(20));
@@ -173,13 +178,9 @@ static void test_rank_stops_others_hang(void **state)
     expect_ranks(h, "exited_ranks", "[]");
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(h, "watchdog")));
     assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(h, "last_step")) >= 18);
-    cJSON_Delete(hang);
-    cJSON *others = findings(json, "DIST.DESYNC");
-    assert_int_equal(cJSON_GetArraySize(others), 0);
-    cJSON_Delete(others);
-    others = findings(json, "RANK.EXITED_EARLY");
-    assert_int_equal(cJSON_GetArraySize(others), 0);
-    cJSON_Delete(others);
+    cJSON_Delete(h);
+    expect_findings(json, "DIST.DESYNC", 0);
+    expect_findings(json, "RANK.EXITED_EARLY", 0);
     free(json);
 
     /* The text view: one line per group of ranks. */
@@ -199,22 +200,11 @@ static void test_wrong_collective_is_a_desync(void **state)
     if (!f)
         skip();
     const char *args[] = {"--steps", "8", "--compute-us", "300", "--desync-at", "2:5", NULL};
-    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .timeout_s = 40};
-    tb_result r;
-    assert_int_equal(tb_run_job(&job, &r), 0);
-    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) == 0) {
-        show("desync", &r);
-        fail_msg("the job should fail, not hang or succeed");
-    }
-    tb_result_free(&r);
+    run_failing_job(f, args, "desync");
     int st;
     char *json = report_hang(f->out, 1, &st);
     assert_int_equal(st, 1);
-    cJSON *d = findings(json, "DIST.DESYNC");
-    if (cJSON_GetArraySize(d) != 1)
-        fail_msg("want one DIST.DESYNC:\n%s", json);
-    const cJSON *x = cJSON_GetArrayItem(d, 0);
+    cJSON *x = expect_findings(json, "DIST.DESYNC", 1);
     assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(x, "seq")),
                      first_allreduce_seq(5));
     expect_ranks(x, "ranks", "[0,1,2,3]");
@@ -228,14 +218,10 @@ static void test_wrong_collective_is_a_desync(void **state)
     assert_string_equal(g1, "[2]");
     assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
                                cJSON_GetArrayItem(groups, 1), "what")), "AllGather"));
-    cJSON_Delete(d);
+    cJSON_Delete(x);
     /* Everyone failed together: nobody went on, and nothing hung. */
-    cJSON *none = findings(json, "RANK.EXITED_EARLY");
-    assert_int_equal(cJSON_GetArraySize(none), 0);
-    cJSON_Delete(none);
-    none = findings(json, "DIST.HANG");
-    assert_int_equal(cJSON_GetArraySize(none), 0);
-    cJSON_Delete(none);
+    expect_findings(json, "RANK.EXITED_EARLY", 0);
+    expect_findings(json, "DIST.HANG", 0);
     free(json);
 }
 
@@ -247,23 +233,11 @@ static void test_rank_exit_is_exited_early_with_code(void **state)
         skip();
     const char *args[] = {"--steps", "100000", "--compute-us", "500", "--fail-at", "1:10:3",
                           NULL};
-    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .timeout_s = 40};
-    tb_result r;
-    assert_int_equal(tb_run_job(&job, &r), 0);
-    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 1 ||
-        !strstr(r.err, "exited with 3")) {
-        show("exit early", &r);
-        fail_msg("the launcher should report rank 1's exit 3 and fail");
-    }
-    tb_result_free(&r);
+    run_failing_job(f, args, "exit early");
     int st;
     char *json = report_hang(f->out, 1, &st);
     assert_int_equal(st, 1);
-    cJSON *e = findings(json, "RANK.EXITED_EARLY");
-    if (cJSON_GetArraySize(e) != 1)
-        fail_msg("want one RANK.EXITED_EARLY:\n%s", json);
-    const cJSON *x = cJSON_GetArrayItem(e, 0);
+    cJSON *x = expect_findings(json, "RANK.EXITED_EARLY", 1);
     expect_ranks(x, "ranks", "[1]");
     assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(x, "exit_code")), 3);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(x, "signal")));
@@ -271,7 +245,7 @@ static void test_rank_exit_is_exited_early_with_code(void **state)
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(x, "op")), "Recv");
     assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(x, "seq")),
                      first_allreduce_seq(10) - 1);
-    cJSON_Delete(e);
+    cJSON_Delete(x);
     free(json);
 }
 
