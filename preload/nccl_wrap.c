@@ -172,9 +172,9 @@ static const char *blocking_call_name(uint8_t op)
     return op == TSC_NCCL_GROUP_END ? sym_name[S_GROUP_END] : "nccl call";
 }
 
-/* The ENTER marker, after the clock started: the descriptor interned for
- * the exit record and the entry time serve both, so it costs one more ring
- * slot and no lookup.  The exit record (call_end) completes it. */
+/* The entry marker, after the clock started: the descriptor interned for
+ * the exit record and the entry time serve both (no lookup, no clock
+ * read); the exit record (call_end) completes it. */
 static inline void call_enter(call *c, uint64_t seq)
 {
     tsc_rec_enter(c->desc, c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0, c->depth, c->t0, seq,

@@ -59,7 +59,8 @@ typedef struct tsc_thread {
     _Atomic uint32_t inflight_desc;
     _Atomic uint32_t inflight_bits;          /* flags | aux << 16 */
     _Atomic(const char *) inflight_name;
-    uint64_t reported_t0;                    /* writer only: last one reported */
+    uint64_t reported_t0;                    /* drainer only: last one the watchdog reported */
+    uint64_t persisted_t0;                   /* drainer only: last one written as ENTER */
     tsc_intern intern;
 } tsc_thread;
 
@@ -272,6 +273,59 @@ static void check_thread_rename(tsc_thread *t)
     emit_thread_desc_chunk(t, name);
 }
 
+/* A consistent copy of a thread's in-flight record (the thread may be
+ * leaving the call or entering the next one meanwhile): 1 when it is
+ * inside a call. */
+typedef struct inflight {
+    uint64_t t0, seq, comm;
+    uint32_t desc, bits;
+    const char *name;
+} inflight;
+
+static int read_inflight(tsc_thread *t, inflight *f)
+{
+    f->t0 = atomic_load_explicit(&t->inflight_t0, memory_order_acquire);
+    if (!f->t0)
+        return 0;
+    f->seq = atomic_load_explicit(&t->inflight_seq, memory_order_relaxed);
+    f->comm = atomic_load_explicit(&t->inflight_comm, memory_order_relaxed);
+    f->desc = atomic_load_explicit(&t->inflight_desc, memory_order_relaxed);
+    f->bits = atomic_load_explicit(&t->inflight_bits, memory_order_relaxed);
+    f->name = atomic_load_explicit(&t->inflight_name, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&t->inflight_t0, memory_order_relaxed) == f->t0;
+}
+
+/* One slot for thread t (ENTER or HANG of its call in flight) as a chunk
+ * of its stream, after its ring was drained (so the call's descriptor is
+ * already in the file). */
+static void write_call_slot(tsc_thread *t, const inflight *f, uint8_t kind, uint64_t end_ns,
+                            int from_signal)
+{
+    tsc_event e = {.kind = kind, .flags = (uint8_t)f->bits, .aux = (uint16_t)(f->bits >> 16),
+                   .desc = f->desc, .start_ns = f->t0, .end_ns = end_ns, .val = f->seq};
+    uint64_t lost = g_dump.bytes_lost;
+    if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, &e, sizeof e) == 0)
+        g_events_written++;
+    else
+        note_write_failure(from_signal, lost);
+}
+
+/* The ENTER marker of a call in flight, once per call: every call leaves
+ * its in-flight record before the real call (tsc_rec_enter); only one
+ * still open when the dump is written needs to be on disk, since a call
+ * that returned is proven entered by its own record.  Written at every
+ * drain (periodic, signal, exit), so a stuck call reaches the file within
+ * one flush period. */
+static void persist_inflight(tsc_thread *t, int from_signal)
+{
+    inflight f;
+    if (!read_inflight(t, &f) || f.t0 == t->persisted_t0 || !f.desc)
+        return;
+    t->persisted_t0 = f.t0;
+    write_call_slot(t, &f, TSC_EV_NCCL_ENTER, 0, from_signal);
+}
+
 /* check_names: re-read thread names (periodic drains only). */
 static void drain_all(int from_signal, int check_names)
 {
@@ -300,6 +354,8 @@ static void drain_all(int from_signal, int check_names)
             tsc_ring_consume(&t->ring, k);
         }
         atomic_store_explicit(&t->wake_pending, 0, memory_order_relaxed);
+        if (slot == SLOT_LIVE)
+            persist_inflight(t, from_signal);
         /* After the ring, so a new name follows the first one in the
          * thread's stream. */
         if (check_names && !from_signal && slot == SLOT_LIVE)
@@ -354,33 +410,19 @@ static size_t check_hangs(char *msg, size_t cap)
         tsc_thread *t = g_threads[i];
         if (atomic_load_explicit(&t->slot, memory_order_acquire) != SLOT_LIVE)
             continue;
-        uint64_t t0 = atomic_load_explicit(&t->inflight_t0, memory_order_acquire);
-        if (!t0 || t0 == t->reported_t0 || now < t0 || now - t0 < limit)
+        inflight f;
+        if (!read_inflight(t, &f) || f.t0 == t->reported_t0 || now < f.t0 ||
+            now - f.t0 < limit)
             continue;
-        uint64_t seq = atomic_load_explicit(&t->inflight_seq, memory_order_relaxed);
-        uint64_t comm = atomic_load_explicit(&t->inflight_comm, memory_order_relaxed);
-        uint32_t desc = atomic_load_explicit(&t->inflight_desc, memory_order_relaxed);
-        uint32_t bits = atomic_load_explicit(&t->inflight_bits, memory_order_relaxed);
-        const char *name = atomic_load_explicit(&t->inflight_name, memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&t->inflight_t0, memory_order_relaxed) != t0)
-            continue; /* the call ended (or another began) while we read */
-        t->reported_t0 = t0;
-        tsc_event e = {.kind = TSC_EV_HANG, .flags = (uint8_t)bits,
-                       .aux = (uint16_t)(bits >> 16), .desc = desc, .start_ns = t0,
-                       .end_ns = now, .val = seq};
-        uint64_t lost = g_dump.bytes_lost;
-        if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, &e, sizeof e) == 0)
-            g_events_written++;
-        else
-            note_write_failure(0, lost);
+        t->reported_t0 = f.t0;
+        write_call_slot(t, &f, TSC_EV_HANG, now, 0);
         if (len < cap) {
             int w = snprintf(msg + len, cap - len,
                              "tscope: rank %d (pid %u, thread %u): %s on comm %016llx seq "
                              "%llu in flight for %.1f s (TSCOPE_HANG_S=%u); marker written\n",
-                             g_rank_id, (unsigned)g_pid, t->tid, name ? name : "nccl call",
-                             (unsigned long long)comm, (unsigned long long)seq,
-                             (double)(now - t0) / 1e9, g_cfg.hang_s);
+                             g_rank_id, (unsigned)g_pid, t->tid, f.name ? f.name : "nccl call",
+                             (unsigned long long)f.comm, (unsigned long long)f.seq,
+                             (double)(now - f.t0) / 1e9, g_cfg.hang_s);
             len = w < 0 ? len : len + (size_t)w >= cap ? cap - 1 : len + (size_t)w;
         }
     }
@@ -719,7 +761,7 @@ static tsc_thread *register_thread(void)
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
     atomic_store(&t->wake_pending, 0);
     atomic_store(&t->inflight_t0, 0); /* a reused slot's last thread may have died in a call */
-    t->reported_t0 = 0;
+    t->reported_t0 = t->persisted_t0 = 0;
     atomic_store_explicit(&t->slot, SLOT_LIVE, memory_order_release);
     if (g_thread_key_ok)
         pthread_setspecific(g_thread_key, t);
@@ -846,7 +888,6 @@ void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint
     tsc_thread *t = get_thread();
     if (__builtin_expect(!t, 0))
         return;
-    put_event(t, TSC_EV_NCCL_ENTER, flags, aux, desc, t0, 0, seq);
     atomic_store_explicit(&t->inflight_seq, seq, memory_order_relaxed);
     atomic_store_explicit(&t->inflight_comm, comm_id, memory_order_relaxed);
     atomic_store_explicit(&t->inflight_desc, desc, memory_order_relaxed);

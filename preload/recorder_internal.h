@@ -36,10 +36,12 @@ void tsc_warn_set_quiet(int quiet);
 /* Host name as written in the metadata (empty before set-up). */
 const char *tsc_rec_host(void);
 
-/* The ENTER marker of an NCCL call (TSC_EV_NCCL_ENTER), written right
- * before the real call with the descriptor the wrapper already interned,
- * and the thread's in-flight record for the TSCOPE_HANG_S watchdog; the
- * call's TSC_EV_NCCL record (tsc_rec_event) completes both.  name is a
+/* The entry marker of an NCCL call, right before the real call: the
+ * thread's in-flight record (descriptor the wrapper already interned,
+ * entry time, sequence number), a few stores and no ring slot.  Every
+ * drain writes the record of a call still in flight as one
+ * TSC_EV_NCCL_ENTER (once per call), and the TSCOPE_HANG_S watchdog reads
+ * it; the call's TSC_EV_NCCL record (tsc_rec_event) closes it.  name is a
  * static string ("ncclAllReduce") for the watchdog's message. */
 void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint64_t seq,
                    uint64_t comm_id, const char *name);

@@ -118,12 +118,15 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
 #define TSC_NCCL_F_IN_GROUP 0x01  /* issued between GroupStart and GroupEnd */
 #define TSC_NCCL_F_ASYNC_ERR 0x02 /* result was ncclInProgress (non-blocking comm) */
 
-/* TSC_EV_NCCL_ENTER (minor 1): written right before the real collective,
- * point-to-point or GroupEnd call, with the same desc and val (sequence
- * number) as the TSC_EV_NCCL record that completes it on return; flags and
- * aux as TSC_EV_NCCL but the result byte is 0; start_ns = the call's start,
- * end_ns = 0.  An ENTER without its NCCL record (same thread, desc, val)
- * is a call that never returned: the process was stuck in it when it died.
+/* TSC_EV_NCCL_ENTER (minor 1): a collective, point-to-point or GroupEnd
+ * call that was in flight when the thread's events were written (each call
+ * records its entry in memory before the real call; the writer puts it in
+ * the file at every drain while the call has not returned, once per call).
+ * Same desc and val (sequence number) as the TSC_EV_NCCL record that
+ * completes it if it returns later; flags and aux as TSC_EV_NCCL but the
+ * result byte is 0; start_ns = the call's start, end_ns = 0.  An ENTER
+ * without a later NCCL record (same thread, desc, val) is a call that
+ * never returned: the process was stuck in it when it died.
  *
  * TSC_EV_HANG (minor 1): written by the TSCOPE_HANG_S watchdog in the
  * stuck thread's stream (chunk tid) when a call has been in flight for at

@@ -118,7 +118,7 @@ static void test_basic_run(void **state)
     assert_string_equal(dump_scan_meta(&s, TSC_META_RUN_ID), "t-run");
     assert_string_equal(dump_scan_meta(&s, TSC_META_RUN_ID_SOURCE), "TSCOPE_RUN_ID");
     assert_string_equal(dump_scan_meta(&s, TSC_META_NCCL_VERSION), "22809");
-    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "45");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "25");
     assert_string_equal(dump_scan_meta(&s, TSC_META_EXIT_CODE), "0"); /* return from main */
     assert_non_null(dump_scan_meta(&s, TSC_META_END_REALTIME));
     assert_string_equal(dump_scan_meta(&s, TSC_META_DROPPED), "0");
@@ -169,24 +169,10 @@ static void test_basic_run(void **state)
         if (i > 0)
             assert_true(ev[i - 1]->ev.start_ns <= ev[i]->ev.start_ns);
     }
-    /* Every blocking call (collective, send/recv, GroupEnd) has exactly one
-     * ENTER before its record, same thread, descriptor, sequence and start;
-     * set-up, GroupStart and tear-down calls have none. */
-    size_t enters = 0;
-    for (size_t k = 0; k < s.nevents; k++) {
-        const scan_event *e = &s.events[k];
-        if (e->ev.kind != TSC_EV_NCCL_ENTER)
-            continue;
-        enters++;
-        assert_int_equal(e->ev.end_ns, 0);
-        size_t match = 0;
-        for (size_t j = k + 1; j < s.nevents; j++)
-            match += s.events[j].ev.kind == TSC_EV_NCCL && s.events[j].tid == e->tid &&
-                     s.events[j].ev.desc == e->ev.desc && s.events[j].ev.val == e->ev.val &&
-                     s.events[j].ev.start_ns == e->ev.start_ns;
-        assert_int_equal(match, 1);
-    }
-    assert_int_equal(enters, 20);
+    /* Every call returned: none was in flight when the dump was written,
+     * so there is no ENTER record (its own record proves it was entered). */
+    for (size_t k = 0; k < s.nevents; k++)
+        assert_int_not_equal(s.events[k].ev.kind, TSC_EV_NCCL_ENTER);
 
     /* Group depth at entry: 1 inside the group (GroupEnd included). */
     assert_int_equal(ev[14]->ev.aux & 0xff, 1);
@@ -320,7 +306,7 @@ static void test_ended_threads_give_their_slot_back(void **state)
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     static dump_scan s;
     load_only_dump(&s);
-    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "401");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "201");
     assert_string_equal(dump_scan_meta(&s, TSC_META_DROPPED), "0");
     /* 21 threads named, each with its own tid, events under their tids. */
     uint32_t tids[32];
@@ -363,7 +349,7 @@ static void test_small_buffers_lose_nothing_silently(void **state)
     uint64_t dropped = strtoull(dump_scan_meta(&s, TSC_META_DROPPED), NULL, 10);
     size_t nccl = 0;
     for (size_t i = 0; i < s.nevents; i++)
-        nccl += s.events[i].ev.kind == TSC_EV_NCCL || s.events[i].ev.kind == TSC_EV_NCCL_ENTER;
+        nccl += s.events[i].ev.kind == TSC_EV_NCCL;
     assert_int_equal(events, nccl);
     /* A desc that did not fit drops its event too, so each call is either
      * recorded or counted (a dropped desc may count once more). */
@@ -383,7 +369,7 @@ static void test_sigterm_default_flushes_then_dies(void **state)
     load_only_dump(&s);
     assert_int_equal(s.end_chunks, 1);
     assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), "signal:15");
-    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "11");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "6");
     dump_scan_free(&s);
 }
 
@@ -397,7 +383,7 @@ static void test_sigterm_app_handler_still_runs(void **state)
     load_only_dump(&s);
     assert_int_equal(s.end_chunks, 2); /* signal:15, then the real exit */
     assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), "exit");
-    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "15");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "8");
     assert_string_equal(dump_scan_meta(&s, TSC_META_EXIT_CODE), "3");
     dump_scan_free(&s);
 }
@@ -430,7 +416,7 @@ static void test_fork_child_writes_nothing_of_parent(void **state)
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     static dump_scan s;
     load_only_dump(&s); /* exactly one file: the parent's */
-    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "11");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "6");
     dump_scan_free(&s);
 }
 
@@ -441,8 +427,7 @@ static void test_fork_child_that_records_gets_own_file(void **state)
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     assert_int_equal(dump_scan_count_files(outdir, NULL, 0), 2);
     /* Find the child's file: the one whose pid is not the ppid of the
-     * other... simpler: the one with 4 events (2 AllReduce, each with
-     * its ENTER). */
+     * other... simpler: the one with 2 events. */
     char cmd[700];
     snprintf(cmd, sizeof cmd, "ls %s", outdir);
     FILE *ls = popen(cmd, "r");
@@ -457,14 +442,14 @@ static void test_fork_child_that_records_gets_own_file(void **state)
         assert_int_equal(dump_scan_load(&s, path), 0);
         assert_int_equal(s.bad_crc, 0);
         const char *events = dump_scan_meta(&s, TSC_META_EVENTS);
-        if (!strcmp(events, "4")) {
+        if (!strcmp(events, "2")) {
             child_files++;
             /* Nothing of the parent: no init call in the child's file. */
             for (size_t i = 0; i < s.nevents; i++)
                 assert_int_equal(call_of(&s, &s.events[i])->op, TSC_NCCL_ALLREDUCE);
             assert_true(strcmp(dump_scan_meta(&s, TSC_META_PPID), "0") != 0);
         } else {
-            assert_string_equal(events, "11");
+            assert_string_equal(events, "6");
             parent_files++;
             snprintf(parent_pid, sizeof parent_pid, "%s", dump_scan_meta(&s, TSC_META_PID));
         }
@@ -578,12 +563,12 @@ static void test_exec_flushes_first(void **state)
     load_only_dump(&s);
     assert_int_equal(s.end_chunks, 1);
     assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), "exec");
-    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "7");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "4");
     dump_scan_free(&s);
 }
 
-/* Every exec variant and _exit/_Exit: the 3 AllReduce (and their ENTER
- * markers) and the init are on disk, with the END the process could write. */
+/* Every exec variant and _exit/_Exit: the 3 AllReduce and the init are on
+ * disk, with the END the process could write. */
 static void test_every_exec_variant_and_exit_flush(void **state)
 {
     (void)state;
@@ -603,7 +588,7 @@ static void test_every_exec_variant_and_exit_flush(void **state)
         load_only_dump(&s);
         assert_int_equal(s.end_chunks, 1);
         assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), cases[i].reason);
-        assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "7");
+        assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "4");
         if (cases[i].status) {
             char code[8];
             snprintf(code, sizeof code, "%d", cases[i].status);
@@ -638,7 +623,7 @@ static void test_fatal_signals_flush_then_die_the_same(void **state)
         snprintf(want, sizeof want, "signal:%d", cases[i].sig);
         assert_int_equal(s.end_chunks, 1);
         assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), want);
-        assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "7");
+        assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "4");
         dump_scan_free(&s);
     }
 }
@@ -676,7 +661,7 @@ static void test_thread_renamed_later_is_named_again(void **state)
     int worker_events = 0;
     for (size_t i = 0; i < s.nevents; i++)
         worker_events += s.events[i].tid == worker;
-    assert_int_equal(worker_events, 4); /* AllReduce: ENTER + exit record */
+    assert_int_equal(worker_events, 2);
     dump_scan_free(&s);
 }
 

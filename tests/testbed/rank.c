@@ -439,6 +439,10 @@ int main(int argc, char **argv)
 
     pid_t child = -1;
     for (int s = 0; s < opt.steps; s++) {
+        compute(g_rank);
+        /* After the step's compute, as a training step that crashes in
+         * its forward pass: a slow rank (--slow-ms) fails after the others
+         * have entered the step's first collective. */
         if (g_rank == opt.fail_rank && s == opt.fail_step) {
             fprintf(stderr, "tsc-testbed-rank %d: failing on purpose at step %d\n", g_rank, s);
             exit(opt.fail_code);
@@ -450,7 +454,6 @@ int main(int argc, char **argv)
             for (;;)
                 pause();
         }
-        compute(g_rank);
         gradient_buckets(world, tw, s);
         if (half)
             fsdp_pair(half, th, s);

@@ -107,7 +107,7 @@ static void usage(FILE *f)
             "  --threads N --thread-bytes B  --fork  --mark-after STEPS:FILE\n"
             "  --expect FILE (JSON summary of the NCCL calls made)\n"
             "  --fail-at RANK:STEP[:CODE] (that rank exits with status CODE, default 9,\n"
-            "      before that step)\n"
+            "      in that step, after its compute)\n"
             "  --stop-at RANK:STEP (that rank stops calling NCCL there and sleeps: a hang)\n"
             "  --desync-at RANK:STEP (that rank calls AllGather where the others AllReduce)\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");

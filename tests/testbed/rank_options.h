@@ -30,7 +30,7 @@ typedef struct tb_options {
     const char *mark_file;
     const char *expect_file;
     int fail_rank;             /* this rank exits with status fail_code ... */
-    int fail_step;             /* ... before this step (-1: never) */
+    int fail_step;             /* ... in this step, after its compute (-1: never) */
     int fail_code;             /* 9 unless --fail-at R:S:CODE */
     int stop_rank, stop_step;  /* that rank stops calling NCCL before that step and
                                 * sleeps until killed (a hang), -1: never */

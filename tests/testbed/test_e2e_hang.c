@@ -164,6 +164,15 @@ static void test_rank_stops_others_hang(void **state)
         cJSON *hangs = tb_records_of(all, rank, "hang");
         assert_int_equal(cJSON_GetArraySize(hangs), rank == 1 ? 0 : 1);
         cJSON_Delete(hangs);
+        /* The stuck call was written as in flight, once (calls that were
+         * in flight at a drain and returned later have one too). */
+        cJSON *enters = tb_records_of(all, rank, "nccl_enter"), *e;
+        int stuck_enters = 0;
+        cJSON_ArrayForEach(e, enters)
+            stuck_enters += (int)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "seq")) ==
+                            first_allreduce_seq(20);
+        assert_int_equal(stuck_enters, rank == 1 ? 0 : 1);
+        cJSON_Delete(enters);
     }
     cJSON_Delete(all);
 
@@ -225,14 +234,15 @@ static void test_wrong_collective_is_a_desync(void **state)
     free(json);
 }
 
-/* Rank 1 calls exit(3) before step 10; the launcher stops the others. */
+/* Rank 1 (100 ms slower to compute) calls exit(3) in step 10, after the
+ * others entered its first AllReduce; the launcher stops them. */
 static void test_rank_exit_is_exited_early_with_code(void **state)
 {
     fx *f = *state;
     if (!f)
         skip();
     const char *args[] = {"--steps", "100000", "--compute-us", "500", "--fail-at", "1:10:3",
-                          NULL};
+                          "--slow-ranks", "1", "--slow-ms", "100", NULL};
     run_failing_job(f, args, "exit early");
     int st;
     char *json = report_hang(f->out, 1, &st);
