@@ -116,28 +116,34 @@ static int first_allreduce_seq(int step) { return 1 + 6 * step; }
  * marker and one stderr line while the job is hung; then the harness
  * SIGTERMs the job.  DIST.HANG names the AllReduce and its seq, rank 1
  * missing, ranks 0,2,3 stuck. */
+/* Runs the job where rank 1 stops at step 20 and sends `sig` 2.5 s after
+ * every rank finished step 19 (the watchdog, when on, has fired by then). */
+static void run_hang_job(fx *f, int sig, const char *const *env, tb_result *r)
+{
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "20:%s", f->mark);
+    const char *args[] = {"--steps", "100000", "--compute-us", "500", "--stop-at", "1:20",
+                          "--mark-after", mark_arg, NULL};
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = sig, .delay_ms = 2500,
+                           .whole_group = sig == SIGKILL};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = env, .hook = tb_signal_when_marked, .hook_arg = &plan, .timeout_s = 40};
+    assert_int_equal(tb_run_job(&job, r), 0);
+    assert_true(plan.seen);
+    if (r->timed_out || !WIFSIGNALED(r->status) || WTERMSIG(r->status) != sig) {
+        show("hang", r);
+        fail_msg("the job should end by the harness's signal %d", sig);
+    }
+}
+
 static void test_rank_stops_others_hang(void **state)
 {
     fx *f = *state;
     if (!f)
         skip();
-    char mark_arg[4300];
-    snprintf(mark_arg, sizeof mark_arg, "20:%s", f->mark);
-    const char *args[] = {"--steps", "100000", "--compute-us", "500", "--stop-at", "1:20",
-                          "--mark-after", mark_arg, NULL};
-    /* 2.5 s after every rank finished step 19: the watchdog (1 s limit,
-     * 200 ms period) has had time to fire. */
-    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 2500};
-    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .env = (const char *const[]){"TSCOPE_HANG_S=1", "TSCOPE_FLUSH_MS=200", NULL},
-                  .hook = tb_signal_when_marked, .hook_arg = &plan, .timeout_s = 40};
     tb_result r;
-    assert_int_equal(tb_run_job(&job, &r), 0);
-    assert_true(plan.seen);
-    if (r.timed_out || !WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGTERM) {
-        show("hang", &r);
-        fail_msg("the job should end by the harness's SIGTERM");
-    }
+    run_hang_job(f, SIGTERM,
+                 (const char *const[]){"TSCOPE_HANG_S=1", "TSCOPE_FLUSH_MS=200", NULL}, &r);
     /* One watchdog line per stuck rank, naming op, comm and seq. */
     char want_seq[64];
     snprintf(want_seq, sizeof want_seq, " seq %d in flight", first_allreduce_seq(20));
@@ -199,6 +205,31 @@ static void test_rank_stops_others_hang(void **state)
         !strstr(text, "rank 1 "))
         fail_msg("text view:\n%s", text);
     free(text);
+}
+
+/* The same hang ended by SIGKILL of every process, no watchdog: no END
+ * record anywhere, yet the periodic flush (200 ms) had already written the
+ * stuck calls' ENTER records, so the hang is named all the same. */
+static void test_hang_survives_sigkill(void **state)
+{
+    fx *f = *state;
+    if (!f)
+        skip();
+    tb_result r;
+    run_hang_job(f, SIGKILL, (const char *const[]){"TSCOPE_FLUSH_MS=200", NULL}, &r);
+    tb_result_free(&r);
+    int st;
+    char *json = report_hang(f->out, 1, &st);
+    assert_int_equal(st, 1);
+    cJSON *h = expect_findings(json, "DIST.HANG", 1);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(h, "op")), "AllReduce");
+    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(h, "seq")),
+                     first_allreduce_seq(20));
+    expect_ranks(h, "missing_ranks", "[1]");
+    expect_ranks(h, "stuck_ranks", "[0,2,3]");
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItem(h, "watchdog")));
+    cJSON_Delete(h);
+    free(json);
 }
 
 /* Rank 2 calls AllGather where the others call AllReduce at step 5: the
@@ -263,6 +294,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rank_stops_others_hang, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hang_survives_sigkill, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_collective_is_a_desync, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rank_exit_is_exited_early_with_code, setup,
                                         teardown),
