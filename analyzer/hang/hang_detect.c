@@ -273,61 +273,80 @@ out:
 /* Stuck on GPU: host calls that returned but whose kernels never
  * completed (CUPTI data only); added to the communicator's hang or as a
  * hang of its own. */
+static int gpu_hang_on(const tsa_job *job, tsa_hang_result *h, size_t i, uint64_t comm,
+                       const tsa_nccl_op **calls)
+{
+    const tsa_rank *r = &job->ranks[i];
+    size_t n = 0;
+    for (size_t j = 0; j < r->n_nccl; j++)
+        if (r->nccl[j].comm_id == comm && tsa_hang_sequenced(r->nccl[j].op))
+            calls[n++] = &r->nccl[j];
+    long at = tsa_gpu_first_unfinished(calls, n);
+    if (at < 0)
+        return 0;
+    tsa_hang_item *it = NULL;
+    for (size_t x = 0; x < h->n && !it; x++)
+        if (h->items[x].kind == TSA_HANG_HANG && h->items[x].comm_id == comm)
+            it = &h->items[x];
+    if (!it) {
+        if (!(it = tsa_hang_new_item(h, TSA_HANG_HANG)))
+            return -1;
+        it->op = calls[at]->op;
+        it->comm_id = comm;
+        it->seq = calls[at]->seq;
+        it->on_gpu = 1;
+        if (asprintf(&it->title, "%s seq %llu on comm %016llx: stuck on GPU (the host call "
+                     "returned, its kernel never completed)", tsa_nccl_op_name(it->op),
+                     (unsigned long long)it->seq, (unsigned long long)comm) < 0) {
+            it->title = NULL;
+            return -1;
+        }
+    }
+    tsa_rank_list one = {0};
+    int rc = tsa_rank_list_add(&one, tsa_hang_rank_id(job, i)) ||
+             tsa_rank_list_add(&it->stuck, tsa_hang_rank_id(job, i)) ||
+             tsa_hang_add_group(it, &one, "stuck on GPU: %s seq %llu returned on the host, its "
+                                "NCCL kernel never completed", tsa_nccl_op_name(calls[at]->op),
+                                (unsigned long long)calls[at]->seq);
+    tsa_rank_list_free(&one);
+    tsa_rank_list_sort(&it->stuck);
+    return rc ? -1 : 0;
+}
+
+/* Stuck on GPU: host calls that returned but whose kernels never
+ * completed (CUPTI data only); added to the communicator's hang or as a
+ * hang of its own.  Each communicator of each rank with kernel records. */
 static int gpu_hangs(const tsa_job *job, tsa_hang_result *h)
 {
     int rc = 0;
+    uint64_t *comms = NULL;
+    size_t cap = 0;
     for (size_t i = 0; i < job->n_ranks && !rc; i++) {
         const tsa_rank *r = &job->ranks[i];
         if (!r->n_kernels || !r->n_nccl)
             continue;
-        const tsa_nccl_op **calls = malloc(r->n_nccl * sizeof *calls);
-        if (!calls)
-            return -1;
+        size_t n_comms = 0;
         for (size_t k = 0; k < r->n_nccl && !rc; k++) {
-            uint64_t comm = r->nccl[k].comm_id;
-            int first = 1; /* handle each communicator once, at its first call */
-            for (size_t j = 0; j < k && first; j++)
-                first = r->nccl[j].comm_id != comm || !tsa_hang_sequenced(r->nccl[j].op);
-            if (!first || !comm || !tsa_hang_sequenced(r->nccl[k].op))
+            uint64_t c = r->nccl[k].comm_id;
+            if (!c || !tsa_hang_sequenced(r->nccl[k].op))
                 continue;
-            size_t n = 0;
-            for (size_t j = k; j < r->n_nccl; j++)
-                if (r->nccl[j].comm_id == comm && tsa_hang_sequenced(r->nccl[j].op))
-                    calls[n++] = &r->nccl[j];
-            long at = tsa_gpu_first_unfinished(calls, n);
-            if (at < 0)
-                continue;
-            tsa_hang_item *it = NULL;
-            for (size_t x = 0; x < h->n && !it; x++)
-                if (h->items[x].kind == TSA_HANG_HANG && h->items[x].comm_id == comm)
-                    it = &h->items[x];
-            if (!it) {
-                if (!(it = tsa_hang_new_item(h, TSA_HANG_HANG)))
-                    break;
-                it->op = calls[at]->op;
-                it->comm_id = comm;
-                it->seq = calls[at]->seq;
-                it->on_gpu = 1;
-                if (asprintf(&it->title, "%s seq %llu on comm %016llx: stuck on GPU (the host "
-                             "call returned, its kernel never completed)",
-                             tsa_nccl_op_name(it->op), (unsigned long long)it->seq,
-                             (unsigned long long)comm) < 0) {
-                    it->title = NULL;
-                    rc = -1;
-                }
+            size_t q = 0;
+            while (q < n_comms && comms[q] != c)
+                q++;
+            if (q == n_comms) {
+                rc = tsa_hang_grow((void **)&comms, n_comms, &cap, sizeof *comms);
+                if (!rc)
+                    comms[n_comms++] = c;
             }
-            tsa_rank_list one = {0};
-            rc = rc || tsa_rank_list_add(&one, tsa_hang_rank_id(job, i)) ||
-                 tsa_rank_list_add(&it->stuck, tsa_hang_rank_id(job, i)) ||
-                 tsa_hang_add_group(it, &one, "stuck on GPU: %s seq %llu returned on the host, "
-                                    "its NCCL kernel never completed",
-                                    tsa_nccl_op_name(calls[at]->op),
-                                    (unsigned long long)calls[at]->seq);
-            tsa_rank_list_free(&one);
-            tsa_rank_list_sort(&it->stuck);
         }
+        const tsa_nccl_op **calls = rc ? NULL : malloc(r->n_nccl * sizeof *calls);
+        if (!calls)
+            rc = -1;
+        for (size_t q = 0; q < n_comms && !rc; q++)
+            rc = gpu_hang_on(job, h, i, comms[q], calls);
         free(calls);
     }
+    free(comms);
     return rc;
 }
 

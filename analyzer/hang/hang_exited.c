@@ -36,15 +36,39 @@ static const tsa_nccl_op *last_call(const tsa_rank *r)
     return NULL;
 }
 
-/* Did another rank go past r's last call on a shared communicator?
- * Those that did are added to went_on. */
-static int others_went_on(const tsa_job *job, size_t i, const tsa_nccl_op *last,
-                          tsa_rank_list *went_on)
+/* Every rank's top_seq on one communicator, computed once per
+ * communicator (a job's ranks usually all end on the same one). */
+typedef struct top_cache {
+    uint64_t comm;
+    int64_t *top;
+} top_cache;
+
+static const int64_t *tops_of(const tsa_job *job, top_cache *c, uint64_t comm)
 {
-    int64_t mine = top_seq(&job->ranks[i], last->comm_id);
+    if (c->top && c->comm == comm)
+        return c->top;
+    free(c->top);
+    c->top = malloc((job->n_ranks ? job->n_ranks : 1) * sizeof *c->top);
+    if (!c->top)
+        return NULL;
+    c->comm = comm;
+    for (size_t j = 0; j < job->n_ranks; j++)
+        c->top[j] = top_seq(&job->ranks[j], comm);
+    return c->top;
+}
+
+/* Did another rank go past r's last call on a shared communicator?
+ * Those that did are added to went_on.  -1 on OOM. */
+static int others_went_on(const tsa_job *job, size_t i, const tsa_nccl_op *last,
+                          top_cache *cache, tsa_rank_list *went_on)
+{
+    const int64_t *top = tops_of(job, cache, last->comm_id);
+    if (!top)
+        return -1;
+    int64_t mine = top[i];
     int any = 0;
     for (size_t j = 0; j < job->n_ranks; j++)
-        if (j != i && top_seq(&job->ranks[j], last->comm_id) > mine) {
+        if (j != i && top[j] > mine) {
             any = 1;
             if (tsa_rank_list_add(went_on, tsa_hang_rank_id(job, j)))
                 return -1;
@@ -64,13 +88,14 @@ int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h)
     if (!done)
         return -1;
     int rc = 0;
+    top_cache cache = {0};
     for (size_t i = 0; i < n && !rc; i++) {
         const tsa_rank *r = &job->ranks[i];
         const tsa_nccl_op *last = last_call(r);
         if (done[i] || !last || !tsa_end_by_itself(&r->end))
             continue;
         tsa_rank_list went_on = {0}, ended = {0};
-        int on = others_went_on(job, i, last, &went_on);
+        int on = others_went_on(job, i, last, &cache, &went_on);
         if (on <= 0) {
             rc = on < 0;
             tsa_rank_list_free(&went_on);
@@ -120,5 +145,6 @@ int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h)
         tsa_rank_list_free(&ended);
     }
     free(done);
+    free(cache.top);
     return rc;
 }

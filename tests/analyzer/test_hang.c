@@ -313,6 +313,32 @@ static void test_gpu_first_unfinished(void **state)
     assert_int_equal(tsa_gpu_first_unfinished(p, 0), -1);
 }
 
+/* The GPU rule wired into the analysis: a rank with kernel records whose
+ * last two calls' kernels never completed is stuck on GPU at the first. */
+static void test_stuck_on_gpu_in_analysis(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    for (int rank = 0; rank < 2; rank++) {
+        tsa_rank *r = add_rank(job, rank, 2, 6, 0);
+        end_at(r, "signal:15", T0 + SEC);
+        tsa_kernel *k = tsa_rank_new_kernel(r);
+        assert_non_null(k);
+        k->start_ns = T0;
+        k->end_ns = T0 + 10;
+        for (size_t i = 0; i < r->n_nccl; i++)
+            r->nccl[i].kernel = rank == 1 && i >= 4 ? TSA_NONE : 0;
+    }
+    tsa_hang_result *h = tsa_hang_analyze(finish(job));
+    const tsa_hang_item *it = only(h, TSA_HANG_HANG);
+    assert_non_null(it);
+    assert_true(it->on_gpu);
+    assert_int_equal(it->seq, 4);
+    expect_list(&it->stuck, "rank 1");
+    tsa_hang_free(h);
+    tsa_job_free(job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_thousand_ranks_few_lines),
         cmocka_unit_test(test_end_classification),
         cmocka_unit_test(test_gpu_first_unfinished),
+        cmocka_unit_test(test_stuck_on_gpu_in_analysis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
