@@ -40,6 +40,8 @@ static int grow(void **arr, size_t n, size_t *cap, size_t elem)
     return 0;
 }
 
+int tsa_grow(void **arr, size_t n, size_t *cap, size_t elem) { return grow(arr, n, cap, elem); }
+
 tsa_rank *tsa_job_add_rank(tsa_job *job)
 {
     if (grow((void **)&job->ranks, job->n_ranks, &job->cap_ranks, sizeof *job->ranks))

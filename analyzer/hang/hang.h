@@ -24,9 +24,6 @@ typedef struct tsa_rank_list {
     size_t n, cap;
 } tsa_rank_list;
 
-/* Room for element n of a doubling array (*cap elements of elem bytes). */
-int tsa_hang_grow(void **arr, size_t n, size_t *cap, size_t elem);
-
 int tsa_rank_list_add(tsa_rank_list *l, int32_t rank);  /* 0, -1 on OOM */
 void tsa_rank_list_sort(tsa_rank_list *l);
 void tsa_rank_list_free(tsa_rank_list *l);

@@ -188,7 +188,7 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
                 q++;
             if (q < n_comms)
                 continue;
-            if (tsa_hang_grow((void **)&comms, n_comms, &cap, sizeof *comms)) {
+            if (tsa_grow((void **)&comms, n_comms, &cap, sizeof *comms)) {
                 rc = -1;
                 break;
             }

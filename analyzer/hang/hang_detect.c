@@ -34,7 +34,7 @@ typedef struct flights {
 
 static int push(flights *f, const tsa_nccl_op *op, int64_t start, int watchdog)
 {
-    if (tsa_hang_grow((void **)&f->v, f->n, &f->cap, sizeof *f->v))
+    if (tsa_grow((void **)&f->v, f->n, &f->cap, sizeof *f->v))
         return -1;
     f->v[f->n++] = (flight){op->comm_id, op->seq, op, start, watchdog};
     return 0;
@@ -334,7 +334,7 @@ static int gpu_hangs(const tsa_job *job, tsa_hang_result *h)
             while (q < n_comms && comms[q] != c)
                 q++;
             if (q == n_comms) {
-                rc = tsa_hang_grow((void **)&comms, n_comms, &cap, sizeof *comms);
+                rc = tsa_grow((void **)&comms, n_comms, &cap, sizeof *comms);
                 if (!rc)
                     comms[n_comms++] = c;
             }

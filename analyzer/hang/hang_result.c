@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/job_build.h"
 #include "hang.h"
 #include "tsc_format.h"
 
@@ -20,7 +21,7 @@ int tsa_hang_sequenced(uint8_t op)
 
 tsa_hang_item *tsa_hang_new_item(tsa_hang_result *h, tsa_hang_kind kind)
 {
-    if (tsa_hang_grow((void **)&h->items, h->n, &h->cap, sizeof *h->items))
+    if (tsa_grow((void **)&h->items, h->n, &h->cap, sizeof *h->items))
         return NULL;
     tsa_hang_item *it = &h->items[h->n++];
     memset(it, 0, sizeof *it);

@@ -3,24 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/job_build.h"
 #include "hang.h"
-
-int tsa_hang_grow(void **arr, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 8;
-    void *p = realloc(*arr, c * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
 
 int tsa_rank_list_add(tsa_rank_list *l, int32_t rank)
 {
-    if (tsa_hang_grow((void **)&l->v, l->n, &l->cap, sizeof *l->v))
+    if (tsa_grow((void **)&l->v, l->n, &l->cap, sizeof *l->v))
         return -1;
     l->v[l->n++] = rank;
     return 0;

@@ -66,6 +66,19 @@ void tb_fixture_free(tb_fixture *f)
     free(f);
 }
 
+int tb_fixture_setup(void **state)
+{
+    *state = tb_fixture_new("e2e");
+    return 0;
+}
+
+int tb_fixture_teardown(void **state)
+{
+    tb_fixture_free(*state);
+    *state = NULL;
+    return 0;
+}
+
 int tb_signal_when_marked(int pid, void *arg)
 {
     tb_signal_plan *p = arg;

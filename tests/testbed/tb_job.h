@@ -44,6 +44,10 @@ typedef struct tb_fixture {
 tb_fixture *tb_fixture_new(const char *tag);
 void tb_fixture_free(tb_fixture *f);  /* removes the directory */
 
+/* cmocka setup/teardown: *state = a fixture (NULL: the test skips). */
+int tb_fixture_setup(void **state);
+int tb_fixture_teardown(void **state);
+
 /* Runs the job; fills r (free with tb_result_free). */
 int tb_run_job(const tb_job *job, tb_result *r);
 

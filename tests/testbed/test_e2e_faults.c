@@ -23,17 +23,8 @@
 
 typedef tb_fixture fx;
 
-static int setup(void **state)
-{
-    *state = tb_fixture_new("fault");
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tb_fixture_free(*state);
-    return 0;
-}
+#define setup tb_fixture_setup
+#define teardown tb_fixture_teardown
 
 #define NEED_FIXTURE(f)  \
     fx *f = *state;      \

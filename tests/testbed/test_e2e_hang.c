@@ -19,17 +19,8 @@
 
 typedef tb_fixture fx;
 
-static int setup(void **state)
-{
-    *state = tb_fixture_new("hang");
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tb_fixture_free(*state);
-    return 0;
-}
+#define setup tb_fixture_setup
+#define teardown tb_fixture_teardown
 
 static void show(const char *what, const tb_result *r)
 {
@@ -116,6 +107,24 @@ static int first_allreduce_seq(int step) { return 1 + 6 * step; }
  * marker and one stderr line while the job is hung; then the harness
  * SIGTERMs the job.  DIST.HANG names the AllReduce and its seq, rank 1
  * missing, ranks 0,2,3 stuck. */
+/* `hang --json` of that job: the one DIST.HANG names step 20's first
+ * AllReduce, rank 1 missing, ranks 0, 2, 3 stuck; returned (copy) with
+ * the JSON text in *json. */
+static cJSON *expect_step20_hang(fx *f, char **json)
+{
+    int st;
+    *json = report_hang(f->out, 1, &st);
+    assert_int_equal(st, 1);
+    cJSON *h = expect_findings(*json, "DIST.HANG", 1);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(h, "op")), "AllReduce");
+    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(h, "seq")),
+                     first_allreduce_seq(20));
+    expect_ranks(h, "missing_ranks", "[1]");
+    expect_ranks(h, "stuck_ranks", "[0,2,3]");
+    expect_ranks(h, "exited_ranks", "[]");
+    return h;
+}
+
 /* Runs the job where rank 1 stops at step 20 and sends `sig` 2.5 s after
  * every rank finished step 19 (the watchdog, when on, has fired by then). */
 static void run_hang_job(fx *f, int sig, const char *const *env, tb_result *r)
@@ -182,15 +191,8 @@ static void test_rank_stops_others_hang(void **state)
     }
     cJSON_Delete(all);
 
-    char *json = report_hang(f->out, 1, &st);
-    assert_int_equal(st, 1);
-    cJSON *h = expect_findings(json, "DIST.HANG", 1);
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(h, "op")), "AllReduce");
-    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(h, "seq")),
-                     first_allreduce_seq(20));
-    expect_ranks(h, "missing_ranks", "[1]");
-    expect_ranks(h, "stuck_ranks", "[0,2,3]");
-    expect_ranks(h, "exited_ranks", "[]");
+    char *json;
+    cJSON *h = expect_step20_hang(f, &json);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(h, "watchdog")));
     assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(h, "last_step")) >= 18);
     cJSON_Delete(h);
@@ -218,15 +220,8 @@ static void test_hang_survives_sigkill(void **state)
     tb_result r;
     run_hang_job(f, SIGKILL, (const char *const[]){"TSCOPE_FLUSH_MS=200", NULL}, &r);
     tb_result_free(&r);
-    int st;
-    char *json = report_hang(f->out, 1, &st);
-    assert_int_equal(st, 1);
-    cJSON *h = expect_findings(json, "DIST.HANG", 1);
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(h, "op")), "AllReduce");
-    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(h, "seq")),
-                     first_allreduce_seq(20));
-    expect_ranks(h, "missing_ranks", "[1]");
-    expect_ranks(h, "stuck_ranks", "[0,2,3]");
+    char *json;
+    cJSON *h = expect_step20_hang(f, &json);
     assert_false(cJSON_IsTrue(cJSON_GetObjectItem(h, "watchdog")));
     cJSON_Delete(h);
     free(json);
