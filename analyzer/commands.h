@@ -13,5 +13,6 @@ int tsa_cmd_dump(int argc, char **argv);   /* analyzer/reader */
 int tsa_cmd_trace(int argc, char **argv);  /* analyzer/views */
 int tsa_cmd_diff(int argc, char **argv);   /* analyzer/views */
 int tsa_cmd_batch(int argc, char **argv);  /* analyzer/views */
+int tsa_cmd_hang(int argc, char **argv);   /* analyzer/hang */
 
 #endif

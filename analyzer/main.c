@@ -18,6 +18,7 @@ static const command commands[] = {
     {"trace", tsa_cmd_trace, "write a Perfetto / Chrome trace of all ranks"},
     {"diff", tsa_cmd_diff, "compare two runs side by side"},
     {"batch", tsa_cmd_batch, "analyze many job directories, one row per job"},
+    {"hang", tsa_cmd_hang, "hung job: the stuck collective, missing ranks, desyncs, early exits"},
 };
 
 static void usage(FILE *out)

@@ -83,6 +83,18 @@ typedef struct tsa_nccl_op {
     int64_t gpu_start_ns, gpu_end_ns;
 } tsa_nccl_op;
 
+/* tsa_nccl_op.flags bit of a call still in flight (tsa_rank.pending) that
+ * the TSCOPE_HANG_S watchdog reported while the process was alive. */
+#define TSA_NCCL_F_WATCHDOG 0x80
+
+/* How a rank's process ended (END chunk) and when its dump last spoke. */
+typedef struct tsa_rank_end {
+    char reason[24];            /* end_reason: "exit", "signal:15", "exec"; "" = no END */
+    int has_exit_code;
+    int32_t exit_code;          /* status given to exit / _exit / return from main */
+    int64_t last_ns;            /* END time, else the latest flush's anchor; 0 unknown */
+} tsa_rank_end;
+
 typedef struct tsa_kernel {
     int64_t start_ns, end_ns;
     uint32_t name;              /* index into tsa_rank.strings */
@@ -214,6 +226,11 @@ typedef struct tsa_rank {
     char **strings;      size_t n_strings;   /* interned names */
 
     tsa_step *steps;     size_t n_steps;     /* filled by the step pass */
+
+    /* For the hang analysis (analyzer/hang): calls entered (ENTER record)
+     * that never returned, at most one per thread, end_ns = start_ns. */
+    tsa_nccl_op *pending; size_t n_pending;
+    tsa_rank_end end;
 
     /* Capacities of the arrays above, used by the tsa_rank_add_* builders
      * (analyzer/core/job_build.h); 0 for arrays filled another way. */

@@ -1,4 +1,4 @@
-/* tscope dump format, version 1.
+/* tscope dump format, version 1.1 (1.0 files read unchanged).
  *
  * This header is the single definition of the on-disk layout shared by the
  * preload library (writer), the test generators and tscope-report (reader).
@@ -31,7 +31,7 @@
 
 #define TSC_FILE_MAGIC "\x89TSCOPE\n"   /* 8 bytes, no NUL needed */
 #define TSC_FORMAT_MAJOR 1
-#define TSC_FORMAT_MINOR 1
+#define TSC_FORMAT_MINOR 1   /* 1.1: NCCL_ENTER, HANG, exit_code; memory records */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -83,6 +83,8 @@ _Static_assert(sizeof(tsc_chunk_header) == 32, "chunk header is 32 bytes");
 enum tsc_event_kind {
     TSC_EV_DESC = 0x01,       /* descriptor definition, see tsc_desc_head */
     TSC_EV_NCCL = 0x10,       /* one NCCL API call (host side) */
+    TSC_EV_NCCL_ENTER = 0x11, /* 1.1: an NCCL call was entered (see below) */
+    TSC_EV_HANG = 0x12,       /* 1.1: watchdog: a call in flight too long */
     TSC_EV_KERNEL = 0x20,     /* GPU kernel execution (CUPTI) */
     TSC_EV_MEMCPY = 0x21,     /* GPU copy (CUPTI) */
     TSC_EV_MEMSET = 0x22,     /* GPU memset (CUPTI) */
@@ -118,6 +120,21 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  * flags: TSC_NCCL_F_* */
 #define TSC_NCCL_F_IN_GROUP 0x01  /* issued between GroupStart and GroupEnd */
 #define TSC_NCCL_F_ASYNC_ERR 0x02 /* result was ncclInProgress (non-blocking comm) */
+
+/* TSC_EV_NCCL_ENTER (minor 1): a collective, point-to-point or GroupEnd
+ * call that was in flight when the thread's events were written (each call
+ * records its entry in memory before the real call; the writer puts it in
+ * the file at every drain while the call has not returned, once per call).
+ * Same desc and val (sequence number) as the TSC_EV_NCCL record that
+ * completes it if it returns later; flags and aux as TSC_EV_NCCL but the
+ * result byte is 0; start_ns = the call's start, end_ns = 0.  An ENTER
+ * without a later NCCL record (same thread, desc, val) is a call that
+ * never returned: the process was stuck in it when it died.
+ *
+ * TSC_EV_HANG (minor 1): written by the TSCOPE_HANG_S watchdog in the
+ * stuck thread's stream (chunk tid) when a call has been in flight for at
+ * least that long: desc and val of the call, start_ns = its entry time,
+ * end_ns = when the watchdog saw it, flags and aux as its ENTER. */
 
 /* Host calls that launch GPU work (NCCL calls, GEMMs) push a CUPTI external
  * correlation id derived from their own event, so no extra field is needed:
@@ -372,6 +389,8 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_DROPPED "dropped_events"     /* events dropped so far (buffers full) */
 #define TSC_META_DROPPED_WRITE "dropped_write_bytes" /* bytes lost to write errors */
 #define TSC_META_END_REASON "end_reason"      /* exit, signal:15, ... (END chunk) */
+#define TSC_META_EXIT_CODE "exit_code"        /* 1.1, END chunk: status given to exit/_exit */
+#define TSC_META_END_REALTIME "end_realtime_ns" /* 1.1, END chunk: when it was written */
 /* GPU metadata (written by the CUPTI capture). */
 #define TSC_META_CUPTI_MODE "cupti_mode"      /* off, light, full */
 #define TSC_META_CUPTI_STATUS "cupti_status"  /* ok, or why it is off/degraded */

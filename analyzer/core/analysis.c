@@ -10,6 +10,7 @@
 #include "findings_mix.h"
 #include "gpu_span.h"
 #include "hta_view.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "sat_math.h"
 #include "partial.h"
@@ -385,6 +386,8 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     a->confidence = tsa_findings_confidence(&a->findings);
     if (tsa_throughput_compute(a))
         goto fail;
+    if (!(a->hang = tsa_hang_analyze(job)) || tsa_hang_add_findings(a->hang, &a->findings))
+        goto fail;
     tsa_findings_sort(&a->findings);
     lead_with_verdict(a);
     summary(a);
@@ -408,5 +411,6 @@ void tsa_analysis_free(tsa_analysis *a)
         tsa_xrank_free(&a->xrank);
     tsa_findings_free(&a->findings);
     tsa_memory_free(&a->memory);
+    tsa_hang_free(a->hang);
     free(a);
 }

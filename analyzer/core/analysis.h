@@ -237,6 +237,7 @@ typedef struct tsa_analysis {
     int have_xrank;
     tsa_xrank_result xrank;
     tsa_findings findings;           /* sorted */
+    struct tsa_hang_result *hang;    /* analyzer/hang: hangs, desyncs, early exits */
     tsa_summary summary;
     /* --- appended: attribution, verdict detail, confidence, throughput --- */
     int64_t late_rank_ns[TSA_BL_COUNT]; /* budget time (summed over ranks) the

@@ -40,6 +40,8 @@ static int grow(void **arr, size_t n, size_t *cap, size_t elem)
     return 0;
 }
 
+int tsa_grow(void **arr, size_t n, size_t *cap, size_t elem) { return grow(arr, n, cap, elem); }
+
 tsa_rank *tsa_job_add_rank(tsa_job *job)
 {
     if (grow((void **)&job->ranks, job->n_ranks, &job->cap_ranks, sizeof *job->ranks))
@@ -450,6 +452,7 @@ void tsa_rank_free_contents(tsa_rank *r)
     free(r->strings);
     free(r->steps);
     free(r->mem);
+    free(r->pending);
     if (r->string_index) {
         free(((string_index *)r->string_index)->slots);
         free(r->string_index);

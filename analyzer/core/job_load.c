@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "corr_index.h"
+#include "hang/hang.h"
 #include "interval_set.h"
 #include "job_build.h"
 #include "memory.h"
@@ -72,6 +73,7 @@ typedef struct load_ctx {
     size_t cache_cap;
     id_pair *ext;  size_t n_ext, cap_ext;    /* EXTCORR: external id -> correlation */
     id_pair *own;  size_t n_own, cap_own;    /* our external id -> nccl (or GEMM) index */
+    tsa_nccl_op *open; size_t n_open, cap_open; /* entered, not yet left: one per thread */
     uint64_t bad_times;   /* events skipped for implausible times */
     int oom;
 } load_ctx;
@@ -158,6 +160,8 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->mem_free_bytes = strtoull(value, NULL, 10);
     else if (!strcmp(key, TSC_META_MEM_INFO_TIME))
         r->mem_info_ns = (int64_t)(strtoull(value, NULL, 10) & INT64_MAX);
+    else
+        tsa_load_end_meta(&r->end, key, value);
 }
 
 static void on_desc(void *ctx, const tsr_file *f, const tsr_desc *d)
@@ -221,31 +225,88 @@ static void add_kernel(load_ctx *c, const tsr_file *f, const tsr_event *e)
     k->gemm = TSA_NONE;
 }
 
-static void add_nccl(load_ctx *c, const tsr_event *e)
+static int fill_nccl(tsa_nccl_op *op, const tsr_event *e);
+
+/* The call thread `tid` is inside, or NULL. */
+static tsa_nccl_op *open_call(load_ctx *c, uint32_t tid)
+{
+    for (size_t i = 0; i < c->n_open; i++)
+        if (c->open[i].tid == tid)
+            return &c->open[i];
+    return NULL;
+}
+
+/* ENTER opens the thread's call (a thread is inside one call at a time: a
+ * later ENTER replaces an earlier one whose exit record was lost); HANG
+ * marks it as reported by the watchdog; the exit record closes it. */
+static void note_entry(load_ctx *c, const tsr_event *e)
+{
+    tsa_nccl_op op;
+    if (!e->desc || fill_nccl(&op, e))
+        return;
+    tsa_nccl_op *o = open_call(c, e->tid);
+    if (e->kind == TSC_EV_HANG) {
+        if (o && o->seq == op.seq && o->comm_id == op.comm_id)
+            o->flags |= TSA_NCCL_F_WATCHDOG;
+        return;
+    }
+    op.end_ns = op.gpu_end_ns = op.start_ns;
+    if (!o) {
+        if (c->n_open == c->cap_open) {
+            size_t cap = c->cap_open ? c->cap_open * 2 : 8;
+            tsa_nccl_op *p = realloc(c->open, cap * sizeof *p);
+            if (!p) {
+                c->oom = 1;
+                return;
+            }
+            c->open = p;
+            c->cap_open = cap;
+        }
+        o = &c->open[c->n_open++];
+    }
+    *o = op;
+}
+
+static void close_entry(load_ctx *c, const tsa_nccl_op *op)
+{
+    tsa_nccl_op *o = open_call(c, op->tid);
+    if (o && o->seq == op->seq && o->comm_id == op->comm_id && o->op == op->op)
+        *o = c->open[--c->n_open];
+}
+
+static int fill_nccl(tsa_nccl_op *op, const tsr_event *e)
 {
     tsc_desc_nccl_call d;
     if (tsr_decode_nccl_call(e->desc, &d))
-        return;
+        return -1;
+    memset(op, 0, sizeof *op);
+    op->start_ns = op->gpu_start_ns = (int64_t)e->start_ns;
+    op->end_ns = op->gpu_end_ns = (int64_t)e->end_ns;
+    op->seq = e->val;
+    op->comm_id = d.comm_id;
+    op->count = d.count;
+    op->bytes = d.bytes;
+    op->stream = d.stream;
+    op->comm_rank = d.comm_rank;
+    op->comm_size = d.comm_size;
+    op->tid = e->tid;
+    op->peer = d.peer;
+    op->op = d.op;
+    op->dtype = d.dtype;
+    op->redop = d.redop;
+    op->result = (uint8_t)(e->aux >> 8);
+    op->group_depth = (uint8_t)(e->aux & 0xff);
+    op->flags = e->flags;
+    op->kernel = TSA_NONE;
+    return 0;
+}
+
+static void add_nccl(load_ctx *c, const tsr_event *e)
+{
     tsa_nccl_op op;
-    memset(&op, 0, sizeof op);
-    op.start_ns = op.gpu_start_ns = (int64_t)e->start_ns;
-    op.end_ns = op.gpu_end_ns = (int64_t)e->end_ns;
-    op.seq = e->val;
-    op.comm_id = d.comm_id;
-    op.count = d.count;
-    op.bytes = d.bytes;
-    op.stream = d.stream;
-    op.comm_rank = d.comm_rank;
-    op.comm_size = d.comm_size;
-    op.tid = e->tid;
-    op.peer = d.peer;
-    op.op = d.op;
-    op.dtype = d.dtype;
-    op.redop = d.redop;
-    op.result = (uint8_t)(e->aux >> 8);
-    op.group_depth = (uint8_t)(e->aux & 0xff);
-    op.flags = e->flags;
-    op.kernel = TSA_NONE;
+    if (fill_nccl(&op, e))
+        return;
+    close_entry(c, &op);
     if (push_pair(&c->own, &c->n_own, &c->cap_own, TSC_EXTCORR_ID(e->desc_id, e->val),
                   c->rank->n_nccl) ||
         tsa_rank_add_nccl(c->rank, &op))
@@ -394,6 +455,10 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
     }
     if (!e->desc)
         return; /* the reader reported it; nothing to place on a timeline */
+    if (e->kind == TSC_EV_NCCL_ENTER || e->kind == TSC_EV_HANG) {
+        note_entry(c, e); /* no end time yet: before the time checks */
+        return;
+    }
     /* Times that cannot be real (reversed, beyond 2^62 ns, longer than
      * 2^50 ns = 13 days) are skipped so no sum can overflow. */
     if (e->end_ns < e->start_ns || e->end_ns > (1ull << 62) ||
@@ -723,6 +788,9 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
             tsa_job_add_problem(job, paths[i], 0, "%llu events with impossible times skipped",
                                 (unsigned long long)c.bad_times))
             c.oom = 1;
+        /* What was still open when the dump ended never returned. */
+        r->pending = c.open;
+        r->n_pending = c.n_open;
         free(c.cache);
         free(c.ext);
         free(c.own);

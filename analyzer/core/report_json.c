@@ -5,6 +5,7 @@
 
 #include "analysis.h"
 #include "hta_view.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "json_int.h"
 #include "phase_view.h"
@@ -163,6 +164,7 @@ static void add_findings(cJSON *root, const tsa_analysis *a)
         cJSON *n = cJSON_AddObjectToObject(x, "numbers");
         for (size_t k = 0; k < f->n_numbers; k++)
             num(n, f->numbers[k].name, f->numbers[k].value);
+        tsa_hang_add_json(x, a->hang, f); /* DIST.HANG etc.: op, comm, seq, ranks */
         cJSON_AddItemToArray(arr, x);
     }
 }

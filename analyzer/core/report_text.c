@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "hta_view.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "phase_view.h"
 #include "sat_math.h"
@@ -407,6 +408,7 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
 {
     style st = make_style(color);
     header(out, a, &st);
+    tsa_hang_print_text(out, a->hang, 0); /* a hung job: this first (analyzer/hang) */
     /* Green only when the job is bound by the work it is meant to do. */
     const char *vc = a->verdict == TSA_VERDICT_GPU_BOUND || a->verdict == TSA_VERDICT_COMPUTE_BOUND
                          ? st.green

@@ -22,7 +22,9 @@ size_t tsr_desc_min_len(uint8_t type)
 uint8_t tsr_desc_type_for_kind(uint8_t kind)
 {
     switch (kind) {
-    case TSC_EV_NCCL: return TSC_DESC_NCCL_CALL;
+    case TSC_EV_NCCL:
+    case TSC_EV_NCCL_ENTER:
+    case TSC_EV_HANG: return TSC_DESC_NCCL_CALL;
     case TSC_EV_KERNEL: return TSC_DESC_KERNEL;
     case TSC_EV_MEMCPY:
     case TSC_EV_MEMSET: return TSC_DESC_COPY;

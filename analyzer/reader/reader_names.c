@@ -12,6 +12,8 @@ const char *tsr_event_kind_name(uint8_t kind)
     switch (kind) {
     case TSC_EV_DESC: return "desc";
     case TSC_EV_NCCL: return "nccl";
+    case TSC_EV_NCCL_ENTER: return "nccl_enter";
+    case TSC_EV_HANG: return "hang";
     case TSC_EV_KERNEL: return "kernel";
     case TSC_EV_MEMCPY: return "memcpy";
     case TSC_EV_MEMSET: return "memset";

@@ -135,6 +135,8 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
     } u;
     switch (e->kind) {
     case TSC_EV_NCCL:
+    case TSC_EV_NCCL_ENTER:
+    case TSC_EV_HANG:
         if (tsr_decode_nccl_call(e->desc, &u.n))
             return -1;
         nccl_keys(o, e, &u.n);
