@@ -50,6 +50,17 @@ int tsa_budget_line_recoverable(tsa_budget_line l)
            (unsigned)l < TSA_BL_COUNT;
 }
 
+int tsa_budget_line_measured(const tsa_budget *b, tsa_budget_line l, int gpu)
+{
+    /* Without FLOPs and a peak, useful compute is all measured compute, so
+     * the overhead is unknown rather than 0.  Host records alone cannot see
+     * the GPU wait for data or for a launch, nor copies: those lines are 0
+     * by construction there, not a measured 0. */
+    if (l == TSA_BL_OVERHEAD)
+        return !isnan(b->mfu);
+    return gpu || (l != TSA_BL_DATA_STALL && l != TSA_BL_HOST_IDLE && l != TSA_BL_COPY);
+}
+
 const char *tsa_step_method_name(tsa_step_method m)
 {
     switch (m) {

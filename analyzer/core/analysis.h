@@ -69,6 +69,9 @@ typedef struct tsa_budget {
     int64_t line_ns[TSA_BL_COUNT];   /* sums to wall_ns exactly */
     double mfu;                      /* useful / wall, NAN when FLOPs unknown */
 } tsa_budget;
+/* 0 for a line these records cannot measure (gpu: GPU records used); its
+ * nanoseconds still count toward the exact sum, shown as "not measured". */
+int tsa_budget_line_measured(const tsa_budget *b, tsa_budget_line l, int gpu);
 
 typedef struct tsa_overlap {
     int64_t comm_ns;             /* union of communication intervals */

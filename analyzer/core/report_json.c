@@ -28,7 +28,7 @@ static void str(cJSON *o, const char *k, const char *v)
         cJSON_AddNullToObject(o, k);
 }
 
-static cJSON *budget_json(const tsa_budget *b)
+static cJSON *budget_json(const tsa_budget *b, int gpu)
 {
     cJSON *o = cJSON_CreateObject();
     tsa_json_add_i64(o, "wall_ns", b->wall_ns);
@@ -39,6 +39,7 @@ static cJSON *budget_json(const tsa_budget *b)
         str(x, "name", tsa_budget_line_name((tsa_budget_line)l));
         tsa_json_add_i64(x, "ns", b->line_ns[l]);
         cJSON_AddBoolToObject(x, "recoverable", tsa_budget_line_recoverable((tsa_budget_line)l));
+        cJSON_AddBoolToObject(x, "measured", tsa_budget_line_measured(b, (tsa_budget_line)l, gpu));
         cJSON_AddItemToArray(lines, x);
     }
     return o;
@@ -128,7 +129,7 @@ static void add_ranks(cJSON *root, const tsa_analysis *a)
         tsa_json_add_i64(x, "window_end_ns", r->window_end_ns);
         tsa_json_add_i64(x, "median_step_ns", r->median_step_ns);
         num(x, "flops", r->flops);
-        cJSON_AddItemToObject(x, "budget", budget_json(&r->budget));
+        cJSON_AddItemToObject(x, "budget", budget_json(&r->budget, r->gpu));
         cJSON_AddItemToObject(x, "overlap", overlap_json(&r->overlap));
         /* Phases that were not measured are null (phase_view.h). */
         cJSON *ph = cJSON_AddObjectToObject(x, "phases_ns");
@@ -230,7 +231,7 @@ char *tsa_report_json(const tsa_analysis *a)
     str(dev, "peak_source", a->peak_source);
     num(root, "flops", a->flops > 0 ? a->flops : NAN);
     str(root, "flops_source", a->flops_source);
-    cJSON_AddItemToObject(root, "budget", budget_json(&a->budget));
+    cJSON_AddItemToObject(root, "budget", budget_json(&a->budget, a->gpu));
     cJSON_AddItemToObject(root, "overlap", overlap_json(&a->overlap));
     add_tables(root, a);
     cJSON *v = cJSON_AddObjectToObject(root, "verdict");

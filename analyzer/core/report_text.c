@@ -181,6 +181,14 @@ static void budget_section(FILE *out, const tsa_analysis *a, const style *st)
                             : tsa_budget_line_recoverable((tsa_budget_line)l) && share >= 0.10
                                 ? st->yellow
                                 : st->cyan;
+        if (!tsa_budget_line_measured(b, (tsa_budget_line)l, a->gpu)) {
+            fprintf(out, "  %-24s %s   not measured (%s)%s\n",
+                    tsa_budget_line_label((tsa_budget_line)l), st->dim,
+                    l == TSA_BL_OVERHEAD ? "MFU unknown: useful compute is all compute"
+                                         : "no GPU records",
+                    st->reset);
+            continue;
+        }
         fprintf(out, "  %-24s %10s/rank %6.1f%%  ", tsa_budget_line_label((tsa_budget_line)l),
                 fmt_time(t, sizeof t, (double)b->line_ns[l] / per), 100 * share);
         bar(out, share, 30, st, color);
@@ -265,7 +273,7 @@ static void ranks_section(FILE *out, const tsa_analysis *a, const style *st)
                 fmt_time(t[1], 32, (double)(b->line_ns[TSA_BL_USEFUL] + b->line_ns[TSA_BL_OVERHEAD])),
                 fmt_time(t[2], 32, (double)b->line_ns[TSA_BL_COMM_WAIT]),
                 fmt_time(t[3], 32, (double)b->line_ns[TSA_BL_COMM_TRANSFER]),
-                fmt_time(t[4], 32, (double)b->line_ns[TSA_BL_DATA_STALL]), mfu);
+                r->gpu ? fmt_time(t[4], 32, (double)b->line_ns[TSA_BL_DATA_STALL]) : "-", mfu);
     }
     if (a->n_ranks > MAX_LINES)
         fprintf(out, "  %s... %zu more ranks in --json per_rank%s\n", st->dim,

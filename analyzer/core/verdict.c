@@ -88,9 +88,14 @@ void tsa_decide_verdict(tsa_analysis *a)
      * called host-bound for its small launch share (kineto corpus, alexnet). */
     double unexplained = a->gpu ? (double)(b->line_ns[TSA_BL_OTHER] - late[TSA_BL_OTHER]) / w : 0;
     char rest[256];
-    int at = snprintf(rest, sizeof rest,
-             "compute %.1f%%, exposed communication %.1f%%, data stall %.1f%%, host idle %.1f%%",
-             100 * compute, 100 * comm, 100 * data, 100 * host);
+    int at = a->gpu ? snprintf(rest, sizeof rest,
+                               "compute %.1f%%, exposed communication %.1f%%, data stall %.1f%%, "
+                               "host idle %.1f%%",
+                               100 * compute, 100 * comm, 100 * data, 100 * host)
+                    : snprintf(rest, sizeof rest,
+                               "compute %.1f%%, exposed communication %.1f%% (data stall and "
+                               "host idle not measured without GPU records)",
+                               100 * compute, 100 * comm);
     if (a->gpu && at > 0 && (size_t)at < sizeof rest)
         at += snprintf(rest + at, sizeof rest - (size_t)at,
                        ", GPU idle with no launch on the host %.1f%%", 100 * unexplained);
