@@ -261,6 +261,7 @@ void tsa_analysis_free(tsa_analysis *a);
 
 /* Renderers.  color: 1 for ANSI colors. */
 void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color);
+char *tsa_report_text(const tsa_analysis *a, int color); /* malloc'd, NULL on OOM */
 char *tsa_report_json(const tsa_analysis *a);   /* malloc'd, NULL on OOM */
 
 /* Peak table: dense FLOP/s for a device name and dtype, 0 when unknown;

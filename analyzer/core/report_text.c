@@ -448,3 +448,18 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
     findings_section(out, a, &st);
     problems_section(out, a, &st);
 }
+
+char *tsa_report_text(const tsa_analysis *a, int color)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    tsa_report_print_text(f, a, color);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

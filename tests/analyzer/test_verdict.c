@@ -75,13 +75,9 @@ static void assert_disjoint(const tsa_analysis *a)
 
 static char *text_of(const tsa_analysis *a)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    tsa_report_print_text(f, a, 0);
-    fclose(f);
-    return buf;
+    char *txt = tsa_report_text(a, 0);
+    assert_non_null(txt);
+    return txt;
 }
 
 /* Every "..._ns" value in the JSON text is an integer literal (or null). */

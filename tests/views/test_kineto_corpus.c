@@ -79,13 +79,9 @@ static void done(loaded *l)
 
 static char *report_text(const tsa_analysis *a)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    tsa_report_print_text(f, a, 0);
-    fclose(f);
-    return buf;
+    char *txt = tsa_report_text(a, 0);
+    assert_non_null(txt);
+    return txt;
 }
 
 static int has_finding(const tsa_analysis *a, const char *id)
