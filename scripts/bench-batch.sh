@@ -57,7 +57,7 @@ echo "batch (re-run, all summaries up to date):"
     "$report" batch "$work" --ndjson -q > "$work/rows2.ndjson"
 cached=$(grep -c '"cached":true' "$work/rows2.ndjson" || true)
 echo "  rows cached: $cached of $jobs"
-grep '"type":"straggler_host"' "$work/rows.ndjson" | head -3
+grep '"type":"fleet_host"' "$work/rows.ndjson" | head -3
 if [ -x "$genk" ] && [ -x "$benchk" ]; then
     echo "kineto parse speed (1 trace, 5000 steps, 20 extra kernels per step):"
     "$genk" "$work/kineto" 1 5000 20 && "$benchk" "$work"/kineto/*.json 3 | sed 's/^/  /'

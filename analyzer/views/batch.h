@@ -9,6 +9,10 @@
 
 #define TSA_BATCH_SUMMARY_FILE ".tscope-summary.json"
 #define TSA_BATCH_SUMMARY_SCHEMA 1
+/* The NDJSON rows' schema (docs/batch-schema.md): every row carries it as
+ * "schema_version".  Bump it when a field changes meaning or type or goes
+ * away; adding a field does not. */
+#define TSA_BATCH_NDJSON_SCHEMA 1
 
 typedef struct tsa_batch_row {
     char *job;                  /* job directory as found */
@@ -49,6 +53,36 @@ void tsa_batch_print_ndjson(FILE *out, const tsa_batch_row *rows, size_t n);
  * by recoverable GPU-hours (top `top`). */
 void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_t top);
 void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n, size_t top);
+
+/* Rows in one format (0 table, 1 CSV, 2 NDJSON), then, when fleet is set,
+ * the fleet view (text or NDJSON; none after CSV) with the top `top` jobs. */
+void tsa_batch_print(FILE *out, int format, const tsa_batch_row *rows, size_t n, size_t top,
+                     int fleet);
+/* 0 when every row is ok, else 1 (the command's exit status). */
+int tsa_batch_exit_status(const tsa_batch_row *rows, size_t n);
+/* `tscope-report batch merge FILE... [--top N]`. */
+int tsa_cmd_batch_merge(int argc, char **argv);
+
+/* Sharding: `--shard I/N` keeps the jobs whose realpath hashes to I
+ * (FNV-1a 64 modulo N), so adding or removing jobs never moves the others
+ * to another shard.  Spec parse: 0, or -1 with a message in err. */
+typedef struct tsa_batch_shard {
+    unsigned long index, count;   /* 0 <= index < count */
+} tsa_batch_shard;
+
+int tsa_batch_shard_parse(const char *spec, tsa_batch_shard *shard, char *err, size_t cap);
+unsigned long tsa_batch_shard_of(const char *job, unsigned long count);
+/* Keeps only the shard's jobs in jobs[0..*n) (the others are freed),
+ * order unchanged. */
+void tsa_batch_shard_filter(const tsa_batch_shard *shard, char **jobs, size_t *n);
+
+/* `batch merge FILE...`: job rows of shard outputs (NDJSON) -> rows
+ * sorted by job, as an unsharded run lists them; fleet lines in the inputs
+ * are dropped (the caller recomputes them from all rows).  Returns 0, or -1
+ * with a message in err (unreadable file, bad line, other schema version,
+ * a job in two inputs). */
+int tsa_batch_merge_read(char *const *files, size_t n_files, tsa_batch_row **rows, size_t *n,
+                         char *err, size_t cap);
 
 /* Job directories under the roots (recursively; a job directory holds
  * *.tsd dumps or torch.profiler traces; its subdirectories are not

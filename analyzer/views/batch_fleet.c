@@ -123,30 +123,50 @@ static void print_line_and_delete(FILE *out, cJSON *o)
     cJSON_Delete(o);
 }
 
+/* A job path as a JSON string: valid UTF-8 whatever bytes it holds. */
+static cJSON *job_string(const char *job)
+{
+    char *clean = tsr_utf8_clean_dup(job);
+    cJSON *v = cJSON_CreateString(clean ? clean : "");
+    free(clean);
+    return v;
+}
+
+/* A fleet line's object with the fields every NDJSON row starts with. */
+static cJSON *typed_row(const char *type)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", type);
+    cJSON_AddNumberToObject(o, "schema_version", TSA_BATCH_NDJSON_SCHEMA);
+    return o;
+}
+
 void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n, size_t top)
 {
     host_count *h;
     size_t nh = repeat_hosts(rows, n, &h);
     for (size_t k = 0; k < nh; k++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "type", "straggler_host");
+        cJSON *o = typed_row("fleet_host");
         tsr_json_add_text(o, "host", h[k].host);
+        cJSON_AddNumberToObject(o, "job_count", (double)h[k].jobs);
         cJSON *jobs = cJSON_AddArrayToObject(o, "jobs");
         for (size_t i = 0; i < n; i++)
             if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
                 !strcmp(rows[i].straggler_host, h[k].host))
-                cJSON_AddItemToArray(jobs, cJSON_CreateString(rows[i].job));
+                cJSON_AddItemToArray(jobs, job_string(rows[i].job));
         print_line_and_delete(out, o);
     }
     free(h);
     size_t *idx;
     size_t nk = ranked_jobs(rows, n, &idx);
     for (size_t k = 0; k < nk && k < top; k++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "type", "recoverable_rank");
-        cJSON_AddNumberToObject(o, "rank", (double)(k + 1));
-        tsr_json_add_text(o, "job", rows[idx[k]].job);
-        cJSON_AddNumberToObject(o, "recoverable_gpu_hours", rows[idx[k]].recoverable_gpu_hours);
+        const tsa_batch_row *r = &rows[idx[k]];
+        cJSON *o = typed_row("fleet_job");
+        /* a place in this list (1 = most), not an NCCL rank */
+        cJSON_AddNumberToObject(o, "position", (double)(k + 1));
+        tsr_json_add_text(o, "job", r->job);
+        cJSON_AddNumberToObject(o, "recoverable_gpu_hours", r->recoverable_gpu_hours);
+        tsr_json_add_text(o, "top_recoverable", r->top_recoverable);
         print_line_and_delete(out, o);
     }
     free(idx);

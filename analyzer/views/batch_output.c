@@ -110,6 +110,30 @@ void tsa_batch_print_ndjson(FILE *out, const tsa_batch_row *rows, size_t n)
     }
 }
 
+void tsa_batch_print(FILE *out, int format, const tsa_batch_row *rows, size_t n, size_t top,
+                     int fleet)
+{
+    if (format == 1)
+        tsa_batch_print_csv(out, rows, n);
+    else if (format == 2) {
+        tsa_batch_print_ndjson(out, rows, n);
+        if (fleet)
+            tsa_batch_print_fleet_ndjson(out, rows, n, top);
+    } else {
+        tsa_batch_print_table(out, rows, n);
+        if (fleet)
+            tsa_batch_print_fleet(out, rows, n, top);
+    }
+}
+
+int tsa_batch_exit_status(const tsa_batch_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].status, "ok"))
+            return 1;
+    return 0;
+}
+
 /* ------------------------------------------------------------ table */
 
 #define T_COLS 11

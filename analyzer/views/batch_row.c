@@ -120,12 +120,15 @@ static void add_count(cJSON *o, const char *k, long v)
         cJSON_AddNumberToObject(o, k, (double)v);
 }
 
-/* The documented column order. */
+/* The documented column order (docs/batch-schema.md), after the row's
+ * type and schema version that every NDJSON row starts with. */
 void *tsa_batch_row_to_json(const tsa_batch_row *r)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
+    cJSON_AddStringToObject(o, "type", "job");
+    cJSON_AddNumberToObject(o, "schema_version", TSA_BATCH_NDJSON_SCHEMA);
     add_str(o, "job", r->job);
     add_str(o, "run_id", r->run_id);
     add_str(o, "status", r->status);
@@ -197,5 +200,6 @@ int tsa_batch_row_from_json(const void *cjson, const char *job, tsa_batch_row *r
     r->recoverable_gpu_hours = get_num(o, "recoverable_gpu_hours");
     r->problems = get_count(o, "problems");
     r->error = get_str(o, "error");
+    r->cached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cached"));
     return 0;
 }

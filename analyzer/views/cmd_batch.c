@@ -1,5 +1,6 @@
-/* `tscope-report batch DIR...`: find job directories, analyse them in
- * parallel child processes, print one row per job and the fleet view. */
+/* `tscope-report batch DIR...`: find job directories (or this shard's
+ * share of them), analyse them in parallel child processes, print one row
+ * per job and the fleet view.  `batch merge` is in cmd_batch_merge.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,16 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: tscope-report batch DIR... [options]\n"
+            "       tscope-report batch merge FILE... [--top N]   (shard outputs)\n"
             "  DIR...          searched recursively for job directories (*.tsd dumps\n"
             "                  or torch.profiler traces)\n"
             "  -j, --jobs N    analyses in parallel (default: all cores)\n"
             "  --csv           rows as CSV          (columns: docs/views.md)\n"
             "  --ndjson        rows as JSON lines, then the fleet view as typed lines\n"
             "  --top N         jobs listed by recoverable GPU-hours (default 10)\n"
+            "  --shard I/N     analyse only shard I (0..N-1) of the jobs, chosen by a\n"
+            "                  hash of each job's real path; no fleet view (merge the\n"
+            "                  shards' --ndjson outputs with `batch merge`)\n"
             "  --timeout S     give up on a job after S seconds (default 1800, 0 none)\n"
             "  --force         analyse every job even when its summary is up to date\n"
             "  --no-write      do not write %s summary files\n"
@@ -30,7 +35,9 @@ static void usage(FILE *out)
 
 int tsa_cmd_batch(int argc, char **argv)
 {
-    enum { O_CSV = 1000, O_NDJSON, O_TOP, O_TIMEOUT, O_FORCE, O_NOWRITE };
+    if (argc > 1 && !strcmp(argv[1], "merge"))   /* a directory named merge: ./merge */
+        return tsa_cmd_batch_merge(argc - 1, argv + 1);
+    enum { O_CSV = 1000, O_NDJSON, O_TOP, O_TIMEOUT, O_FORCE, O_NOWRITE, O_SHARD };
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, 'j'},
         {"csv", no_argument, NULL, O_CSV},
@@ -39,6 +46,7 @@ int tsa_cmd_batch(int argc, char **argv)
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"force", no_argument, NULL, O_FORCE},
         {"no-write", no_argument, NULL, O_NOWRITE},
+        {"shard", required_argument, NULL, O_SHARD},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -47,7 +55,9 @@ int tsa_cmd_batch(int argc, char **argv)
     tsa_batch_options opt = {ncpu > 0 ? (int)ncpu : 1, 1800, 1, 1, 1};
     int format = 0;   /* 0 table, 1 csv, 2 ndjson */
     long top = 10, v;
-    int c;
+    tsa_batch_shard shard = {0, 1};
+    int sharded = 0, c;
+    char err[160];
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
@@ -76,6 +86,13 @@ int tsa_cmd_batch(int argc, char **argv)
             break;
         case O_FORCE: opt.use_cache = 0; break;
         case O_NOWRITE: opt.write_cache = 0; break;
+        case O_SHARD:
+            if (tsa_batch_shard_parse(optarg, &shard, err, sizeof err)) {
+                fprintf(stderr, "tscope-report: batch: %s\n", err);
+                return 2;
+            }
+            sharded = 1;
+            break;
         case 'q': opt.progress = 0; break;
         case 'h': usage(stdout); return 0;
         default:
@@ -100,22 +117,19 @@ int tsa_cmd_batch(int argc, char **argv)
         free(jobs);
         return 2;
     }
-    tsa_batch_row *rows = calloc(n, sizeof *rows);
+    if (sharded) {
+        size_t all = n;
+        tsa_batch_shard_filter(&shard, jobs, &n);
+        if (opt.progress)
+            fprintf(stderr, "tscope-report: batch: shard %lu/%lu: %zu of %zu jobs\n",
+                    shard.index, shard.count, n, all);
+    }
+    tsa_batch_row *rows = calloc(n ? n : 1, sizeof *rows);
     int rc = 2;
     if (rows && !tsa_batch_run(jobs, n, &opt, rows)) {
-        if (format == 1)
-            tsa_batch_print_csv(stdout, rows, n);
-        else if (format == 2) {
-            tsa_batch_print_ndjson(stdout, rows, n);
-            tsa_batch_print_fleet_ndjson(stdout, rows, n, (size_t)top);
-        } else {
-            tsa_batch_print_table(stdout, rows, n);
-            tsa_batch_print_fleet(stdout, rows, n, (size_t)top);
-        }
-        rc = 0;
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(rows[i].status, "ok"))
-                rc = 1;
+        /* a shard's fleet view would be partial: `batch merge` computes it */
+        tsa_batch_print(stdout, format, rows, n, (size_t)top, !sharded);
+        rc = tsa_batch_exit_status(rows, n);
     } else
         fprintf(stderr, "tscope-report: batch failed\n");
     if (rows)

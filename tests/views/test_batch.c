@@ -55,7 +55,7 @@ static cJSON *find_row(cJSON **rows, size_t n, const char *suffix)
     return NULL;
 }
 
-/* ndjson output -> job rows (type-less lines) and fleet lines */
+/* ndjson output -> job rows (type "job") and fleet lines */
 static size_t parse_lines(char *out, cJSON **rows, size_t cap, cJSON **fleet, size_t *n_fleet)
 {
     size_t n = 0;
@@ -63,7 +63,9 @@ static size_t parse_lines(char *out, cJSON **rows, size_t cap, cJSON **fleet, si
     for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
         cJSON *j = cJSON_Parse(line);
         assert_non_null(j);
-        if (cJSON_GetObjectItem(j, "type"))
+        const cJSON *type = cJSON_GetObjectItem(j, "type");
+        assert_true(cJSON_IsString(type));
+        if (strcmp(type->valuestring, "job"))
             fleet[(*n_fleet)++] = j;
         else {
             assert_true(n < cap);
@@ -138,12 +140,17 @@ static void test_batch_end_to_end(void **state)
     int host_line = 0, ranked = 0;
     for (size_t i = 0; i < n_fleet; i++) {
         const char *type = str(fleet[i], "type");
-        if (!strcmp(type, "straggler_host")) {
+        if (!strcmp(type, "fleet_host")) {
             assert_string_equal(str(fleet[i], "host"), "bad9");
             assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fleet[i], "jobs")), 2);
+            assert_int_equal(cJSON_GetObjectItem(fleet[i], "job_count")->valueint, 2);
             host_line++;
-        } else if (!strcmp(type, "recoverable_rank"))
+        } else if (!strcmp(type, "fleet_job")) {
             ranked++;
+            /* a list position 1, 2, ... in order, not an NCCL rank */
+            assert_int_equal(cJSON_GetObjectItem(fleet[i], "position")->valueint, ranked);
+            assert_null(cJSON_GetObjectItem(fleet[i], "rank"));
+        }
     }
     assert_int_equal(host_line, 1);
     assert_true(ranked >= 3);
