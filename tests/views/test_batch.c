@@ -16,31 +16,14 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "batch_jobs.h"
 #include "commands.h"
-#include "kineto_gen.h"
 #include "test_util.h"
 
 static void write_job(const char *root, const char *name, const char *host, int straggler,
                       int delay_us)
 {
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", root, name);
-    for (char *p = dir + strlen(root) + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(dir, 0777);
-            *p = '/';
-        }
-    assert_int_equal(mkdir(dir, 0777), 0);
-    for (int rank = 0; rank < 4; rank++) {
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s%d_%d.1.pt.trace.json", dir, host,
-                 rank == straggler ? 9 : 0, 100 + rank);
-        kgen_opts o = {.rank = rank, .world_size = 4, .steps = 12,
-                       .base_ns = 1700000000000000000LL,
-                       .delay_us = rank == straggler ? delay_us : 0, .with_seq = 1};
-        assert_int_equal(kgen_write(path, &o), 0);
-    }
+    assert_int_equal(tb_write_job(root, name, host, straggler, delay_us), 0);
 }
 
 static cJSON *find_row(cJSON **rows, size_t n, const char *suffix)
