@@ -243,9 +243,9 @@ static void test_shards_partition_stably(void **state)
         owner[i] = -1;
     for (unsigned long s = 0; s < SHARDS; s++) {
         char *v[N + 10];
-        for (int i = 0; i < N + 10; i++)
+        for (int i = 0; i < N; i++)   /* the first N jobs */
             v[i] = strdup(all[i]);
-        size_t n = N;   /* the first N jobs */
+        size_t n = N;
         tsa_batch_shard sh = {s, SHARDS};
         tsa_batch_shard_filter(&sh, v, &n);
         for (size_t k = 0; k < n; k++) {
