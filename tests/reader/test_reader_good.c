@@ -32,7 +32,7 @@ static void test_round_trip(void **state)
     assert_int_equal(s->problems, 0);
     assert_int_equal(c->n_prob, 0);
     assert_int_equal(s->version_major, 1);
-    assert_int_equal(s->version_minor, 0);
+    assert_int_equal(s->version_minor, TSC_FORMAT_MINOR);
     assert_int_equal(s->pid, 4242);
     assert_int_equal(s->created_realtime_ns, SAMPLE_T0 - 5);
     assert_int_equal(s->file_size, b.len);
