@@ -17,6 +17,7 @@
 #include "job_build.h"
 #include "dup_ranks.h"
 #include "radix_sort.h"
+#include "telemetry.h"
 #include "reader/dump_reader.h"
 
 /* cudaDataType_t / cublasComputeType_t values (library_types.h,
@@ -149,6 +150,20 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->dropped_write_bytes = strtoull(value, NULL, 10);
     else if (!strcmp(key, TSC_META_CUPTI_DROPPED))
         r->cupti_dropped_records = strtoull(value, NULL, 10);
+    else if (tsa_telemetry_on_meta(r, key, value))
+        c->oom = 1;
+}
+
+/* GPU and host samples (format 1.1), to telemetry.c. */
+static void add_telemetry(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_task t = {0};
+    const char *name = NULL;
+    if (e->kind == TSC_EV_TASK_CPU && tsr_decode_task(e->desc, &t, &name))
+        return; /* undefined descriptor: the reader reported it */
+    if (tsa_telemetry_on_event(c->rank, e->kind, e->flags, e->aux, e->desc_id, e->start_ns,
+                               e->val, t.tid, t.role, name, t.name_len))
+        c->oom = 1;
 }
 
 static void on_desc(void *ctx, const tsr_file *f, const tsr_desc *d)
@@ -367,6 +382,10 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
     if (e->kind == TSC_EV_EXTCORR) {
         if (push_pair(&c->ext, &c->n_ext, &c->cap_ext, e->val, e->desc_id))
             c->oom = 1;
+        return;
+    }
+    if (e->kind >= TSC_EV_GPU_METRIC && e->kind <= 0x4f) {
+        add_telemetry(c, e);
         return;
     }
     if (!e->desc)

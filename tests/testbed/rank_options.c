@@ -80,7 +80,7 @@ int tb_is_slow(const tb_options *o, int rank)
 
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
-       O_EXPECT, O_FAIL, O_HELP };
+       O_EXPECT, O_FAIL, O_BURN, O_PIN, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -90,7 +90,8 @@ static const struct option longopts[] = {
     {"slow-ranks", 1, 0, O_SLOWR}, {"slow-factor", 1, 0, O_SLOWF},
     {"slow-ms", 1, 0, O_SLOWMS}, {"threads", 1, 0, O_THREADS},
     {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
-    {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"help", 0, 0, O_HELP},
+    {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"burn-threads", 1, 0, O_BURN},
+    {"pin-cpu", 1, 0, O_PIN}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -106,6 +107,8 @@ static void usage(FILE *f)
             "  --threads N --thread-bytes B  --fork  --mark-after STEPS:FILE\n"
             "  --expect FILE (JSON summary of the NCCL calls made)\n"
             "  --fail-at RANK:STEP (that rank exits with status 9 before that step)\n"
+            "  --burn-threads RANK:N (that rank runs N busy threads)\n"
+            "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
 }
 
@@ -159,6 +162,16 @@ static int apply(tb_options *o, int id, const char *arg)
         if (sscanf(arg, "%d:%d", &o->fail_rank, &o->fail_step) != 2 || o->fail_step < 0)
             return -1;
         return 0;
+    case O_BURN:
+        if (sscanf(arg, "%d:%d", &o->burn_rank, &o->burn_threads) != 2 || o->burn_rank < 0 ||
+            o->burn_threads < 0 || o->burn_threads > 16)
+            return -1;
+        return 0;
+    case O_PIN:
+        if (sscanf(arg, "%d:%d", &o->pin_rank, &o->pin_cpu) != 2 || o->pin_rank < 0 ||
+            o->pin_cpu < 0 || o->pin_cpu >= 1024)
+            return -1;
+        return 0;
     default: return -1;
     }
 }
@@ -186,6 +199,8 @@ int tb_parse_options(tb_options *o, int argc, char **argv)
     o->thread_bytes = 4096;
     o->fail_rank = -1;
     o->fail_step = -1;
+    o->burn_rank = -1;
+    o->pin_rank = -1;
 
     char name[64];
     for (const struct option *lo = longopts; lo->name; lo++) {

@@ -31,6 +31,8 @@ typedef struct tb_options {
     const char *expect_file;
     int fail_rank;             /* this rank exits with status 9 ... */
     int fail_step;             /* ... before this step (-1: never) */
+    int burn_rank, burn_threads; /* that rank runs N busy threads (-1: none) */
+    int pin_rank, pin_cpu;     /* that rank pins itself to one CPU (-1: none) */
 } tb_options;
 
 /* Returns 0, or prints a message and returns -1. */
