@@ -200,7 +200,7 @@ typedef struct tsa_rank {
     /* --- appended: what the capture lost (dump metadata) --- */
     uint64_t dropped_write_bytes;   /* bytes the writer could not write (full disk, I/O error) */
     uint64_t cupti_dropped_records; /* GPU activity records CUPTI dropped */
-    /* --- appended: GPU and host telemetry (analyzer/core/telemetry.h), NULL none --- */
+    /* --- appended: GPU and host telemetry (analyzer/core/rank_telemetry.h), NULL none --- */
     struct tsa_telemetry *telemetry;
 } tsa_rank;
 

@@ -4,7 +4,7 @@
 #define TSA_FINDINGS_TELEMETRY_H
 
 #include "analysis.h"
-#include "telemetry.h"
+#include "rank_telemetry.h"
 
 /* Share of the window with power/thermal clock-event reasons set. */
 #define TSA_TH_THROTTLE_SHARE 0.05

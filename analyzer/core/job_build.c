@@ -1,7 +1,7 @@
 /* Builders for the in-memory model: growable arrays, string interning, and
  * the one final sort (see job_build.h). */
 #include "job_build.h"
-#include "telemetry.h"
+#include "rank_telemetry.h"
 
 #include <stdarg.h>
 #include <stdint.h>

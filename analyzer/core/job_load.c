@@ -17,7 +17,7 @@
 #include "job_build.h"
 #include "dup_ranks.h"
 #include "radix_sort.h"
-#include "telemetry.h"
+#include "rank_telemetry.h"
 #include "reader/dump_reader.h"
 
 /* cudaDataType_t / cublasComputeType_t values (library_types.h,

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "analysis.h"
-#include "telemetry.h"
+#include "rank_telemetry.h"
 #include "telemetry_json.h"
 
 static void num(cJSON *o, const char *k, double v)

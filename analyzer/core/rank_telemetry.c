@@ -1,5 +1,5 @@
-/* Telemetry samples of a rank and their window summaries (telemetry.h). */
-#include "telemetry.h"
+/* Telemetry samples of a rank and their window summaries (rank_telemetry.h). */
+#include "rank_telemetry.h"
 
 #include <stdlib.h>
 #include <string.h>
