@@ -1,6 +1,6 @@
 /* End to end on the test bed with the telemetry sampler: 4 ranks under the
  * real preload, analysed.  A balanced run gets no HOST.* or HW.* finding;
- * a rank pinned to one CPU with a stray busy thread is named by
+ * a rank pinned to one CPU with two stray busy threads is named by
  * HOST.CPU_OVERSUBSCRIBED; a rank whose (fake) GPU reports thermal
  * slowdown is named by HW.THROTTLE, and its straggler finding cites it.
  * Skips (exit 77) when the test bed, the preload or the fake NVML is not
@@ -108,7 +108,7 @@ static void test_pinned_burner_named(void **state)
     (void)state;
     char dir[256];
     tsa_job *job;
-    tsa_analysis *a = run_job("burn", 0, "", "--compute-us 10000 --spin --burn-threads 1:1 "
+    tsa_analysis *a = run_job("burn", 0, "", "--compute-us 10000 --spin --burn-threads 1:2 "
                               "--pin-cpu 1:0", &job, dir, sizeof dir);
     assert_int_equal(count_prefix(a, "HOST.CPU_OVERSUBSCRIBED", -2), 1);
     assert_int_equal(count_prefix(a, "HOST.CPU_OVERSUBSCRIBED", 1), 1);
