@@ -1,4 +1,5 @@
-/* The telemetry sampler thread (telemetry.h).  It never blocks the job:
+/* The telemetry sampler thread (telemetry.h); TSCOPE_NVML_MS=0 means no
+ * thread at all, just the nvml_status line.  It never blocks the job:
  * NVML is loaded and initialised on this thread, not in the set-up path;
  * the thread runs with every signal blocked; stopping it waits at most
  * TSC_TELEMETRY_JOIN_MS, after which exit goes on without it. */
@@ -38,15 +39,11 @@ typedef struct gpu_state {
     tsc_gpu_sample last;
 } gpu_state;
 
-static void gpu_open(gpu_state *g, uint32_t period_ms)
+static void gpu_open(gpu_state *g)
 {
     char why[256];
     memset(g, 0, sizeof *g);
     g->index = -1;
-    if (!period_ms) {
-        tsc_rec_meta(TSC_META_NVML_STATUS, "off (TSCOPE_NVML_MS=0)");
-        return;
-    }
     g->nvml = tsc_nvml_open("libnvidia-ml.so.1", why, sizeof why);
     if (!g->nvml) {
         tsc_rec_meta(TSC_META_NVML_STATUS, why);
@@ -95,12 +92,11 @@ static void *sampler_main(void *arg)
     (void)arg;
     prctl(PR_SET_NAME, "tscope-telemetry", 0, 0, 0);
     uint32_t self = (uint32_t)syscall(SYS_gettid);
-    uint32_t nvml_ms = tsc_rec_config()->nvml_ms;
-    uint32_t period_ms = nvml_ms ? nvml_ms : TSC_DEFAULT_NVML_MS;
+    uint32_t period_ms = tsc_rec_config()->nvml_ms;
     tsc_meta_set_int(TSC_META_TELEMETRY_MS, period_ms);
     tsc_host_write_meta();
     gpu_state g;
-    gpu_open(&g, nvml_ms);
+    gpu_open(&g);
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     for (;;) {
@@ -137,6 +133,10 @@ void tsc_telemetry_start(void)
     static int registered;
     if (g_started)
         return;
+    if (!tsc_rec_config()->nvml_ms) {
+        tsc_rec_meta(TSC_META_NVML_STATUS, "off (TSCOPE_NVML_MS=0)");
+        return; /* no sampler thread at all */
+    }
     if (!registered) {
         registered = 1;
         pthread_atfork(NULL, NULL, after_fork_child);
