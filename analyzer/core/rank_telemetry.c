@@ -21,17 +21,21 @@ static struct tsa_telemetry *get(tsa_rank *r)
     return r->telemetry;
 }
 
-/* Grow *v (of n used, *cap) by one element of size sz. */
-static void *grow(void *v, size_t n, size_t *cap, size_t sz)
+/* Room for one more element in *v (n used of *cap, size sz); -1 on OOM. */
+static int reserve(void **v, size_t n, size_t *cap, size_t sz)
 {
     if (n < *cap)
-        return v;
+        return 0;
     size_t c = *cap ? *cap * 2 : 64;
-    void *p = realloc(v, c * sz);
-    if (p)
-        *cap = c;
-    return p;
+    void *p = realloc(*v, c * sz);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = c;
+    return 0;
 }
+
+#define RESERVE(arr, n, cap) reserve((void **)&(arr), (n), &(cap), sizeof *(arr))
 
 /* Sample times are CLOCK_REALTIME ns; beyond 2^62 they are not real. */
 #define PLAUSIBLE(t) ((t) > 0 && (t) < (1ull << 62))
@@ -49,29 +53,23 @@ int tsa_telemetry_on_event(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t au
     case TSC_EV_GPU_METRIC: {
         if (aux == 0 || aux >= TSC_GPU_METRIC_COUNT)
             return 0;
-        void *p = grow(tm->gpu, tm->n_gpu, &tm->cap_gpu, sizeof *tm->gpu);
-        if (!p)
+        if (RESERVE(tm->gpu, tm->n_gpu, tm->cap_gpu))
             return -1;
-        tm->gpu = p;
         tm->gpu[tm->n_gpu++] = (tsa_gpu_point){.t = (int64_t)t, .metric = aux, .value = val};
         if (tm->nvml_device < 0)
             tm->nvml_device = flags;
         return 0;
     }
     case TSC_EV_PROC_CPU: {
-        void *p = grow(tm->cpu, tm->n_cpu, &tm->cap_cpu, sizeof *tm->cpu);
-        if (!p)
+        if (RESERVE(tm->cpu, tm->n_cpu, tm->cap_cpu))
             return -1;
-        tm->cpu = p;
         tm->cpu[tm->n_cpu++] = (tsa_cpu_point){.t = (int64_t)t, .cpu_ns = val, .runnable = aux,
                                                 .threads = desc_id};
         return 0;
     }
     case TSC_EV_TASK_CPU: {
-        void *p = grow(tm->task, tm->n_task, &tm->cap_task, sizeof *tm->task);
-        if (!p)
+        if (RESERVE(tm->task, tm->n_task, tm->cap_task))
             return -1;
-        tm->task = p;
         uint32_t idx = name ? tsa_rank_intern_n(r, name, name_len) : tsa_rank_intern(r, "?");
         if (idx == UINT32_MAX)
             return -1;
@@ -129,16 +127,15 @@ int tsa_telemetry_on_meta(tsa_rank *r, const char *key, const char *value)
     return 0;
 }
 
-static int by_t_gpu(const void *a, const void *b)
+/* GPU and CPU points both start with their int64 time. */
+static int by_time(const void *a, const void *b)
 {
-    int64_t x = ((const tsa_gpu_point *)a)->t, y = ((const tsa_gpu_point *)b)->t;
+    int64_t x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
     return (x > y) - (x < y);
 }
-static int by_t_cpu(const void *a, const void *b)
-{
-    int64_t x = ((const tsa_cpu_point *)a)->t, y = ((const tsa_cpu_point *)b)->t;
-    return (x > y) - (x < y);
-}
+
 static int by_task_t(const void *a, const void *b)
 {
     const tsa_task_point *x = a, *y = b;
@@ -152,8 +149,8 @@ void tsa_telemetry_finish(tsa_rank *r)
     struct tsa_telemetry *tm = r->telemetry;
     if (!tm)
         return;
-    qsort(tm->gpu, tm->n_gpu, sizeof *tm->gpu, by_t_gpu);
-    qsort(tm->cpu, tm->n_cpu, sizeof *tm->cpu, by_t_cpu);
+    qsort(tm->gpu, tm->n_gpu, sizeof *tm->gpu, by_time);
+    qsort(tm->cpu, tm->n_cpu, sizeof *tm->cpu, by_time);
     qsort(tm->task, tm->n_task, sizeof *tm->task, by_task_t); /* grouped by task */
 }
 
