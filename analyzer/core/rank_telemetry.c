@@ -149,9 +149,13 @@ void tsa_telemetry_finish(tsa_rank *r)
     struct tsa_telemetry *tm = r->telemetry;
     if (!tm)
         return;
-    qsort(tm->gpu, tm->n_gpu, sizeof *tm->gpu, by_time);
-    qsort(tm->cpu, tm->n_cpu, sizeof *tm->cpu, by_time);
-    qsort(tm->task, tm->n_task, sizeof *tm->task, by_task_t); /* grouped by task */
+    /* qsort's array may not be NULL, even when empty. */
+    if (tm->n_gpu > 1)
+        qsort(tm->gpu, tm->n_gpu, sizeof *tm->gpu, by_time);
+    if (tm->n_cpu > 1)
+        qsort(tm->cpu, tm->n_cpu, sizeof *tm->cpu, by_time);
+    if (tm->n_task > 1)
+        qsort(tm->task, tm->n_task, sizeof *tm->task, by_task_t); /* grouped by task */
 }
 
 void tsa_telemetry_free(tsa_rank *r)
