@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "job_build.h"
 #include "phase_view.h"
+#include "telemetry_text.h"
 #include "sat_math.h"
 #include "throughput.h"
 
@@ -390,6 +391,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
     overlap_section(out, a, &st);
     phases_section(out, a, &st);
     ranks_section(out, a, &st);
+    if (tsa_telemetry_any(a)) {
+        section(out, &st, "HOST AND GPU (telemetry, analysis window)");
+        tsa_telemetry_print_rows(out, a, 16);
+    }
     tables_section(out, a, &st);
     if (a->have_xrank) {
         section(out, &st, "CROSS-RANK (one row per rank: that rank's own totals)");
