@@ -54,6 +54,11 @@ void tsc_host_write_meta(void)
         snprintf(v, sizeof v, "max");
     tsc_rec_meta(TSC_META_CPU_QUOTA, v);
     tsc_rec_meta(TSC_META_CPU_QUOTA_SOURCE, source);
+    /* Worker processes are found through this file (CONFIG_PROC_CHILDREN):
+     * without it "no workers" would be a guess. */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+    tsc_meta_set_int(TSC_META_WORKERS_VISIBLE, access(path, R_OK) == 0);
     const char *omp = getenv("OMP_NUM_THREADS");
     tsc_rec_meta(TSC_META_OMP_THREADS, omp && *omp ? omp : "unset");
 }

@@ -419,5 +419,6 @@ _Static_assert(sizeof(tsc_desc_task) == 12, "task desc head is 12 bytes");
 #define TSC_META_CPU_QUOTA "cpu_quota"         /* cgroup CPU limit in CPUs ("1.5"), or "max" */
 #define TSC_META_CPU_QUOTA_SOURCE "cpu_quota_source" /* cgroup2, cgroup1, none */
 #define TSC_META_OMP_THREADS "omp_num_threads" /* OMP_NUM_THREADS as set, or "unset" */
+#define TSC_META_WORKERS_VISIBLE "workers_visible" /* 1: child processes can be listed */
 
 #endif

@@ -140,6 +140,9 @@ static int dataloader(const tsa_analysis *a, size_t i, const tsa_cpu_window *c,
     if (stall < TSA_TH_STALL_WARN)
         return 0;
     int none = c->workers == 0;
+    const struct tsa_telemetry *tm = a->job->ranks[i].telemetry;
+    if (none && tm && tm->workers_visible == 0)
+        return 0; /* the host could not list child processes: unknown, not none */
     if (!none && c->worker_cpus_mean < TSA_TH_WORKER_SATURATED)
         return 0;
     tsa_finding *f = tsa_findings_add(

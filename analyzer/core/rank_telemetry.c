@@ -16,6 +16,7 @@ static struct tsa_telemetry *get(tsa_rank *r)
             r->telemetry->cpu_online = -1;
             r->telemetry->cpu_affinity = -1;
             r->telemetry->quota_milli = -1;
+            r->telemetry->workers_visible = -1;
         }
     }
     return r->telemetry;
@@ -99,7 +100,8 @@ int tsa_telemetry_on_meta(tsa_rank *r, const char *key, const char *value)
 {
     static const char *const keys[] = {TSC_META_NVML_STATUS, TSC_META_NVML_DEVICE,
         TSC_META_NVML_DEVICE_NAME, TSC_META_GPU_MAX_SM_CLOCK, TSC_META_CPU_ONLINE,
-        TSC_META_CPU_AFFINITY, TSC_META_CPU_QUOTA, TSC_META_OMP_THREADS};
+        TSC_META_CPU_AFFINITY, TSC_META_CPU_QUOTA, TSC_META_OMP_THREADS,
+        TSC_META_WORKERS_VISIBLE};
     size_t k = 0;
     while (k < sizeof keys / sizeof keys[0] && strcmp(key, keys[k]))
         k++;
@@ -122,7 +124,8 @@ int tsa_telemetry_on_meta(tsa_rank *r, const char *key, const char *value)
                                                                         : -1;
         break;
     }
-    default: copy_text(tm->omp_threads, sizeof tm->omp_threads, value); break;
+    case 7: copy_text(tm->omp_threads, sizeof tm->omp_threads, value); break;
+    default: tm->workers_visible = v == 0 || v == 1 ? (int)v : -1; break;
     }
     return 0;
 }

@@ -42,6 +42,7 @@ struct tsa_telemetry {
     int cpu_online, cpu_affinity;
     int64_t quota_milli;           /* cgroup CPU limit, 0 none, -1 unknown */
     char omp_threads[24];
+    int workers_visible;           /* 1 yes, 0 no (no worker can be seen), -1 unknown */
 };
 
 /* Loader hooks (job_load.c): each returns 0, or -1 when out of memory.

@@ -138,7 +138,8 @@ static void test_dataloader(void **state)
     add_workers(&x.job->ranks[1], 4, 0.97);            /* saturated */
     add_cpu(&x.job->ranks[2], 100, 1);
     add_workers(&x.job->ranks[2], 4, 0.30);            /* idle enough */
-    /* rank 3: no host samples at all */
+    add_cpu(&x.job->ranks[3], 100, 1);                 /* no workers, but none could be seen */
+    assert_int_equal(tsa_telemetry_on_meta(&x.job->ranks[3], TSC_META_WORKERS_VISIBLE, "0"), 0);
     tsa_analysis *a = reanalyze(&x);
     const tsa_finding *f0 = find(a, "HOST.DATALOADER", 0), *f1 = find(a, "HOST.DATALOADER", 1);
     assert_non_null(f0);
