@@ -6,9 +6,13 @@
 
 int tsa_cmd_report(int argc, char **argv); /* analyzer/core: default command */
 int tsa_cmd_info(int argc, char **argv);   /* analyzer/reader */
+/* `info` as the tool runs it: torch.profiler traces (analyzer/views),
+ * else tsa_cmd_info. */
+int tsa_cmd_info_any(int argc, char **argv);
 int tsa_cmd_dump(int argc, char **argv);   /* analyzer/reader */
 int tsa_cmd_trace(int argc, char **argv);  /* analyzer/views */
 int tsa_cmd_diff(int argc, char **argv);   /* analyzer/views */
 int tsa_cmd_batch(int argc, char **argv);  /* analyzer/views */
+int tsa_cmd_hang(int argc, char **argv);   /* analyzer/hang */
 
 #endif

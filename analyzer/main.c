@@ -12,11 +12,13 @@ typedef struct command {
 
 static const command commands[] = {
     {"report", tsa_cmd_report, "analyze one job directory (default)"},
-    {"info", tsa_cmd_info, "per-dump metadata, counts, dropped events, problems"},
+    {"info", tsa_cmd_info_any,
+     "per-dump (or per-trace) metadata, counts, dropped events, problems"},
     {"dump", tsa_cmd_dump, "print every record (--json: one object per line)"},
     {"trace", tsa_cmd_trace, "write a Perfetto / Chrome trace of all ranks"},
     {"diff", tsa_cmd_diff, "compare two runs side by side"},
     {"batch", tsa_cmd_batch, "analyze many job directories, one row per job"},
+    {"hang", tsa_cmd_hang, "hung job: the stuck collective, missing ranks, desyncs, early exits"},
 };
 
 static void usage(FILE *out)

@@ -58,6 +58,12 @@ typedef enum tsa_phase {
     TSA_PHASE_COUNT
 } tsa_phase;
 
+/* Analyzer-only bit of tsa_nccl_op.flags (the dump format's TSC_NCCL_F_*
+ * use the low bits): the input did not say how many bytes the call moved
+ * (a Kineto NCCL kernel without its CPU op's sizes), so bytes = 0 means
+ * unknown, not empty. */
+#define TSA_NCCL_F_BYTES_UNKNOWN 0x80
+
 typedef struct tsa_nccl_op {
     int64_t start_ns, end_ns;   /* host enter / exit */
     uint64_t seq;               /* per (comm_id, comm_rank) sequence number */
@@ -76,6 +82,18 @@ typedef struct tsa_nccl_op {
     /* GPU-side interval of its kernel when linked (else equal to host times) */
     int64_t gpu_start_ns, gpu_end_ns;
 } tsa_nccl_op;
+
+/* tsa_nccl_op.flags bit of a call still in flight (tsa_rank.pending) that
+ * the TSCOPE_HANG_S watchdog reported while the process was alive. */
+#define TSA_NCCL_F_WATCHDOG 0x80
+
+/* How a rank's process ended (END chunk) and when its dump last spoke. */
+typedef struct tsa_rank_end {
+    char reason[24];            /* end_reason: "exit", "signal:15", "exec"; "" = no END */
+    int has_exit_code;
+    int32_t exit_code;          /* status given to exit / _exit / return from main */
+    int64_t last_ns;            /* END time, else the latest flush's anchor; 0 unknown */
+} tsa_rank_end;
 
 typedef struct tsa_kernel {
     int64_t start_ns, end_ns;
@@ -105,6 +123,7 @@ typedef struct tsa_copy {
     uint8_t dir;                /* tsa_copy_dir */
     uint8_t pinned;             /* host memory was pinned */
     uint8_t pageable;           /* host memory known to be pageable (0: pinned or unknown) */
+    uint8_t bytes_unknown;      /* the input did not give the size (bytes = 0) */
 } tsa_copy;
 
 typedef enum tsa_sync_kind {
@@ -151,6 +170,22 @@ typedef struct tsa_step {
     int warmup;                 /* 1 when skipped as warm-up */
 } tsa_step;
 
+/* One device memory operation (v1.1 dumps), see analyzer/core/memory.h. */
+typedef enum tsa_mem_op {
+    TSA_MEM_ALLOC = 0,          /* bytes taken */
+    TSA_MEM_FREE = 1,           /* bytes given back */
+    TSA_MEM_POOL = 2,           /* a pool now holds `bytes` from the device */
+} tsa_mem_op;
+
+typedef struct tsa_mem_event {
+    int64_t t_ns;
+    uint64_t bytes;
+    uint64_t pool;              /* pool identity (TSA_MEM_POOL and async ops), else 0 */
+    uint32_t device, stream;
+    uint8_t op;                 /* tsa_mem_op */
+    uint8_t source;             /* enum tsc_mem_source */
+} tsa_mem_event;
+
 typedef struct tsa_thread {
     uint32_t tid;
     uint32_t name;              /* index into strings */
@@ -192,6 +227,11 @@ typedef struct tsa_rank {
 
     tsa_step *steps;     size_t n_steps;     /* filled by the step pass */
 
+    /* For the hang analysis (analyzer/hang): calls entered (ENTER record)
+     * that never returned, at most one per thread, end_ns = start_ns. */
+    tsa_nccl_op *pending; size_t n_pending;
+    tsa_rank_end end;
+
     /* Capacities of the arrays above, used by the tsa_rank_add_* builders
      * (analyzer/core/job_build.h); 0 for arrays filled another way. */
     size_t cap_nccl, cap_kernels, cap_copies, cap_syncs, cap_gemms, cap_apis,
@@ -202,6 +242,11 @@ typedef struct tsa_rank {
     uint64_t cupti_dropped_records; /* GPU activity records CUPTI dropped */
     /* --- appended: GPU and host telemetry (analyzer/core/rank_telemetry.h), NULL none --- */
     struct tsa_telemetry *telemetry;
+    /* --- appended: device memory (analyzer/core/memory.h) --- */
+    tsa_mem_event *mem;  size_t n_mem, cap_mem;  /* in arrival order until the memory pass sorts them */
+    uint64_t mem_total_bytes;   /* device memory: cuMemGetInfo total, else device_mem_bytes; 0 unknown */
+    uint64_t mem_free_bytes;    /* cuMemGetInfo free at start; 0 unknown */
+    int64_t mem_info_ns;        /* when that was sampled; 0 unknown */
 } tsa_rank;
 
 /* A dump left out because another dump of the same run claims its rank

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "memory_xlate.h"
 #include "nvtx_pair.h"
 #include "recorder.h"
 
@@ -166,6 +167,15 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
                 written++;
             else
                 skipped++;
+            continue;
+        }
+        if (tsc_is_memory_kind(rec->kind)) {
+            tsc_xrec xs[TSC_MEM_XREC_MAX];
+            size_t n = sink.mode != TSC_CUPTI_OFF ? tsc_xlate_memory_record(rec, xs) : 0;
+            for (size_t i = 0; i < n; i++)
+                tsc_sink_emit(&xs[i]);
+            written += n;
+            skipped += n == 0;
             continue;
         }
         /* The cache lock also orders API records before the syncs that

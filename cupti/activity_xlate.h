@@ -29,6 +29,7 @@ typedef struct tsc_xrec {
         tsc_desc_copy copy;
         tsc_desc_sync sync;
         tsc_desc_api api;
+        tsc_desc_mem mem;        /* memory_xlate.h */
     } desc;
     const char *name;    /* kernel or API name to intern, or NULL */
     uint32_t desc_field; /* event desc when desc_type == 0 (EXTCORR: correlation id) */

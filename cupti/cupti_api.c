@@ -96,5 +96,6 @@ int tsc_cupti_api_load(tsc_cupti_api *api, const char **why)
     RESOLVE(PopExternalCorrelationId, "cuptiActivityPopExternalCorrelationId");
     RESOLVE(GetDeviceId, "cuptiGetDeviceId");
 #undef RESOLVE
+    *(void **)&api->EnableCallback = dlsym(api->handle, "cuptiEnableCallback");
     return 0;
 }

@@ -28,6 +28,9 @@ typedef struct tsc_cupti_api {
     CUptiResult (*PushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
     CUptiResult (*PopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
     CUptiResult (*GetDeviceId)(CUcontext, uint32_t *);
+    /* Optional (NULL when missing): per-cbid callbacks, for memory_capture.c. */
+    CUptiResult (*EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                  CUpti_CallbackId);
 } tsc_cupti_api;
 
 /* Open libcupti (an already loaded copy first, then libcupti.so.13,

@@ -22,6 +22,7 @@
 #include "cupti_hooks.h"
 #include "cupti_mode.h"
 #include "device_meta.h"
+#include "memory_capture.h"
 #include "recorder.h"
 #include "tsc_tls.h"
 
@@ -116,6 +117,7 @@ static void collect_device_meta_once(void)
     if (!atomic_load(&g.context_seen) || atomic_exchange(&g.meta_done, 1))
         return;
     tsc_device_meta_collect(atomic_load(&g.primary_device));
+    tsc_mem_capture_info(atomic_load(&g.primary_device));
 }
 
 /* ------------------------------------------------------------ buffers */
@@ -165,6 +167,10 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        tsc_mem_capture_callback(cbid, data);
+        return;
+    }
     if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
         return;
     const CUpti_ResourceData *rd = data;
@@ -227,6 +233,7 @@ static void disable_all(void)
     g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
     g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    tsc_mem_capture_stop();
     if (g.nvtx)
         g.api.ActivityDisable(CUPTI_ACTIVITY_KIND_MARKER);
 }
@@ -317,6 +324,9 @@ static int start_capture(void)
         ok = g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
     if (ok)
         ok = enable_api_records(g.mode) == 0;
+    /* Device memory: each part optional, its state in mem_capture. */
+    if (ok)
+        tsc_mem_capture_start(&g.api, g.sub);
     /* NVTX ranges: only useful if NVTX was routed to CUPTI; not fatal. */
     if (ok && g.nvtx && g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_MARKER) != CUPTI_SUCCESS)
         tsc_warn_once("cupti_nvtx", "CUPTI refused NVTX marker records: no NVTX ranges");

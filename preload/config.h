@@ -22,6 +22,7 @@
 #define TSC_MAX_MAX_THREADS 65536u
 #define TSC_MIN_FLUSH_MS 10u
 #define TSC_MAX_FLUSH_MS 3600000u
+#define TSC_MAX_HANG_S 604800u   /* a week */
 
 typedef struct tsc_config {
     int disabled;          /* TSCOPE_DISABLE */
@@ -29,6 +30,7 @@ typedef struct tsc_config {
     uint32_t buffer_kb;    /* TSCOPE_BUFFER_KB, per thread */
     uint32_t max_threads;  /* TSCOPE_MAX_THREADS */
     uint32_t flush_ms;     /* TSCOPE_FLUSH_MS */
+    uint32_t hang_s;       /* TSCOPE_HANG_S: hang watchdog, 0 = off */
     char out_dir[4096];    /* TSCOPE_OUT */
     uint32_t nvml_ms;      /* TSCOPE_NVML_MS: telemetry period, 0 = no sampler */
 } tsc_config;

@@ -1,13 +1,22 @@
 /* Process lifecycle around the recorder: the constructor (reads the
- * environment only), SIGTERM/SIGINT flushing, and flushing before exec.
+ * environment only) and flushing on the signals that end a process
+ * (exit and exec: exit_exec.c).
  *
  * Signals: schedulers stop jobs with SIGTERM (torchrun forwards it to its
  * workers) and people with Ctrl-C, and the last second of a run is often
- * the interesting one.  Once the recorder is set up we own the real
- * SIGTERM/SIGINT dispositions; what the application installs through
- * sigaction()/signal() is kept as its "virtual" disposition, returned to it
- * as the old handler, and run after our flush, so the application behaves
- * exactly as without us. */
+ * the interesting one; NCCL's and PyTorch's watchdogs abort() a hung job
+ * (SIGABRT), and a crash is SIGSEGV or SIGBUS.  Once the recorder is set up
+ * we own the real dispositions of these five; what the application
+ * installs through sigaction()/signal() is kept as its "virtual"
+ * disposition, returned to it as the old handler, and run after our flush,
+ * so the application behaves exactly as without us.
+ *
+ * Termination signals (TERM, INT) write the END chunk before the
+ * application's handler runs, as before.  Fault signals (ABRT, SEGV, BUS)
+ * write END only when the default action is about to kill the process;
+ * when the application has a handler (Python's faulthandler, a JVM) the
+ * buffers are flushed without END and the handler decides: if it restores
+ * the default and re-raises, that second delivery writes END. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -23,16 +32,9 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
-
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
 static _Atomic(sigaction_fn) real_sigaction_p;
-/* Resolved in the constructor: a vfork child calling execve must not run
- * the dynamic linker on memory it shares with its parent. */
-static execve_fn real_execve;
-static execv_fn real_execv, real_execvp;
 static signal_fn real_signal;
 
 static sigaction_fn real_sigaction(void)
@@ -45,15 +47,27 @@ static sigaction_fn real_sigaction(void)
     return f;
 }
 
+/* The signals we own, by index. */
+static const int owned_sigs[] = {SIGTERM, SIGINT, SIGABRT, SIGSEGV, SIGBUS};
+#define N_OWNED (int)(sizeof owned_sigs / sizeof owned_sigs[0])
+
 /* Index of the signals we own, -1 for the rest. */
-static int tracked(int sig) { return sig == SIGTERM ? 0 : sig == SIGINT ? 1 : -1; }
+static int tracked(int sig)
+{
+    for (int i = 0; i < N_OWNED; i++)
+        if (owned_sigs[i] == sig)
+            return i;
+    return -1;
+}
+
+static int is_fault(int sig) { return sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS; }
 
 /* The application's disposition per tracked signal.  Two copies and an
  * index, so the handler always reads a complete one even if the
  * application is changing it at that moment. */
-static struct sigaction app_act[2][2];
-static _Atomic int app_cur[2];
-static _Atomic int owned[2];
+static struct sigaction app_act[N_OWNED][2];
+static _Atomic int app_cur[N_OWNED];
+static _Atomic int owned[N_OWNED];
 
 static void app_get(int i, struct sigaction *out)
 {
@@ -76,9 +90,21 @@ static void install_ours(int sig)
     ours.sa_sigaction = on_signal;
     ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&ours.sa_mask);
+    /* One flush at a time: the termination signals wait while a handler
+     * runs.  Faults are not masked: one inside our own handler must kill
+     * the process (a blocked synchronous fault does), not loop. */
     sigaddset(&ours.sa_mask, SIGTERM);
     sigaddset(&ours.sa_mask, SIGINT);
     real_sigaction()(sig, &ours, NULL);
+}
+
+/* Async-signal-safe: "signal:N" into reason (>= 32 bytes). */
+static void signal_reason(int sig, char *reason)
+{
+    char nb[24];
+    const char *num = tsc_u64_to_str((uint64_t)sig, nb);
+    memcpy(reason, "signal:", 7);
+    memcpy(reason + 7, num, strlen(num) + 1);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -89,16 +115,33 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         return;
     struct sigaction app;
     app_get(i, &app);
-    if (!(app.sa_flags & SA_SIGINFO) && app.sa_handler == SIG_IGN)
-        goto out; /* the application ignores it: nothing ends, nothing to do */
+    int ignored = !(app.sa_flags & SA_SIGINFO) && app.sa_handler == SIG_IGN;
+    int fault = is_fault(sig);
+    /* A fault the kernel raised (si_code > 0) cannot be ignored: returning
+     * would run the faulting instruction again.  The kernel kills in that
+     * case, so we do as if the disposition were the default. */
+    if (ignored && fault && sig != SIGABRT && si && si->si_code > 0) {
+        memset(&app, 0, sizeof app);
+        app.sa_handler = SIG_DFL;
+        ignored = 0;
+    }
+    if (ignored) {
+        if (fault && tsc_rec_owned_here())
+            tsc_rec_flush(); /* abort() goes on to kill us whatever the disposition */
+        goto out; /* the application ignores it: nothing ends */
+    }
+    int dies = !(app.sa_flags & SA_SIGINFO) && app.sa_handler == SIG_DFL;
 
     if (tsc_rec_owned_here()) {
         if (tsc_cupti_flush_hook)
             tsc_cupti_flush_hook(1);
-        char nb[24], reason[32] = "signal:";
-        const char *num = tsc_u64_to_str((uint64_t)sig, nb);
-        memcpy(reason + 7, num, strlen(num) + 1);
-        tsc_rec_finish(reason, 1);
+        if (fault && !dies) {
+            tsc_rec_flush();
+        } else {
+            char reason[32];
+            signal_reason(sig, reason);
+            tsc_rec_finish(reason, 1);
+        }
     }
 
     if (app.sa_flags & SA_RESETHAND) {
@@ -109,9 +152,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     }
     if (app.sa_flags & SA_SIGINFO) {
         app.sa_sigaction(sig, si, uc);
-    } else if (app.sa_handler == SIG_DFL) {
-        /* Default action (terminate): let the kernel do it, so the parent
-         * sees "killed by signal N" exactly as without us. */
+    } else if (dies) {
+        /* Default action (terminate, core for faults): let the kernel do
+         * it, so the parent sees "killed by signal N" exactly as without
+         * us. */
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
@@ -136,9 +180,9 @@ void tsc_lifecycle_on_setup(void)
     sigaction_fn real = real_sigaction();
     if (!real)
         return;
-    for (int sig = SIGINT; sig <= SIGTERM; sig++) {
-        int i = tracked(sig);
-        if (i < 0 || atomic_load(&owned[i]))
+    for (int i = 0; i < N_OWNED; i++) {
+        int sig = owned_sigs[i];
+        if (atomic_load(&owned[i]))
             continue;
         struct sigaction cur;
         if (real(sig, NULL, &cur) < 0)
@@ -190,61 +234,11 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
     return real(sig, handler);
 }
 
-/* exec replaces the process image without running atexit: write what we
- * have first.  Skipped in a vfork child, which shares our memory. */
-static void before_exec(void)
-{
-    if (tsc_rec_owned_here())
-        tsc_rec_finish("exec", 0);
-}
-
-EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-    int saved = errno;
-    before_exec();
-    errno = saved;
-    execve_fn real = real_execve ? real_execve : (execve_fn)dlsym(RTLD_NEXT, "execve");
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return real(path, argv, envp);
-}
-
-EXPORT int execv(const char *path, char *const argv[])
-{
-    int saved = errno;
-    before_exec();
-    errno = saved;
-    execv_fn real = real_execv ? real_execv : (execv_fn)dlsym(RTLD_NEXT, "execv");
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return real(path, argv);
-}
-
-EXPORT int execvp(const char *file, char *const argv[])
-{
-    int saved = errno;
-    before_exec();
-    errno = saved;
-    execv_fn real = real_execvp ? real_execvp : (execv_fn)dlsym(RTLD_NEXT, "execvp");
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return real(file, argv);
-}
-
 __attribute__((constructor)) static void tsc_constructor(void)
 {
     int saved = errno;
     real_sigaction(); /* resolve now, not first inside a signal path */
     real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
-    real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
-    real_execv = (execv_fn)dlsym(RTLD_NEXT, "execv");
-    real_execvp = (execv_fn)dlsym(RTLD_NEXT, "execvp");
     tsc_rec_load_config();
     if (!tsc_rec_config()->disabled && tsc_cupti_constructor_hook)
         tsc_cupti_constructor_hook();

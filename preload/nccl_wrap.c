@@ -160,6 +160,27 @@ static inline void call_start(call *c)
     c->t0 = now_ns();
 }
 
+/* The exported name of a call that can block (for the hang watchdog's
+ * message): the collectives and send/recv are numbered in the order of
+ * enum real_sym. */
+static const char *blocking_call_name(uint8_t op)
+{
+    _Static_assert(TSC_NCCL_RECV - TSC_NCCL_ALLREDUCE == S_RECV - S_ALLREDUCE,
+                   "op and symbol tables are in the same order");
+    if (op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_RECV)
+        return sym_name[S_ALLREDUCE + (op - TSC_NCCL_ALLREDUCE)];
+    return op == TSC_NCCL_GROUP_END ? sym_name[S_GROUP_END] : "nccl call";
+}
+
+/* The entry marker, after the clock started: the descriptor interned for
+ * the exit record and the entry time serve both (no lookup, no clock
+ * read); the exit record (call_end) completes it. */
+static inline void call_enter(call *c, uint64_t seq)
+{
+    tsc_rec_enter(c->desc, c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0, c->depth, c->t0, seq,
+                  c->d.comm_id, blocking_call_name(c->d.op));
+}
+
 /* Right after the real call, before anything else can touch errno. */
 static inline void call_returned(call *c)
 {
@@ -245,6 +266,7 @@ static uint64_t coll_prepare(call *c, size_t count, int dtype, int redop, int pe
         c->extcorr = 1;
     }
     call_start(c);
+    call_enter(c, seq);
     return seq;
 }
 
@@ -402,6 +424,7 @@ EXPORT tsc_nccl_result_t ncclGroupEnd(void)
             c.extcorr = 1;
         }
         call_start(&c);
+        call_enter(&c, val);
     }
     tsc_nccl_result_t rc = real();
     if (tls_group_depth > 0 && (rc == tsc_ncclSuccess || rc == tsc_ncclInProgress))

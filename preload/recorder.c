@@ -8,6 +8,7 @@
  * mutexes, so the signal-handler flush can try them without deadlocking:
  * the drain lock (one consumer at a time for every ring, and the dump
  * file) and the registry lock (thread set-up). */
+#include "config_warn.h"
 #include "recorder.h"
 #include "tsc_tls.h"
 
@@ -52,6 +53,15 @@ typedef struct tsc_thread {
     _Atomic int wake_pending;   /* producer asked the writer for a drain */
     uint64_t intern_gen;
     char name[17];              /* last name written (writer's view) */
+    /* The NCCL call this thread is inside, for the hang watchdog: the
+     * fields are stored first, the entry time (0 = none) last. */
+    _Atomic uint64_t inflight_t0;
+    _Atomic uint64_t inflight_seq, inflight_comm;
+    _Atomic uint32_t inflight_desc;
+    _Atomic uint32_t inflight_bits;          /* flags | aux << 16 */
+    _Atomic(const char *) inflight_name;
+    uint64_t reported_t0;                    /* drainer only: last one the watchdog reported */
+    uint64_t persisted_t0;                   /* drainer only: last one written as ENTER */
     tsc_intern intern;
 } tsc_thread;
 
@@ -88,6 +98,8 @@ static int g_thread_key_ok;
 
 static char g_meta_buf[TSC_META_MAX * (TSC_META_KEY_MAX + TSC_META_VAL_MAX) + 4096];
 static char g_host[256];
+static int g_rank_id = -1;                     /* global rank, for messages */
+static _Atomic int g_exit_code = -1;           /* status given to exit/_exit */
 
 static TSC_TLS tsc_thread *tls_thr;
 static TSC_TLS uint32_t tls_epoch;
@@ -109,13 +121,6 @@ static uint32_t my_tid(void) { return (uint32_t)syscall(SYS_gettid); }
 
 static const char *real_getenv(const char *name) { return getenv(name); }
 
-static void config_warn(const char *var, const char *value, const char *used)
-{
-    char key[80];
-    snprintf(key, sizeof key, "config:%s", var);
-    tsc_warn_once(key, "ignoring %s='%.200s' (not valid), using %s", var, value, used);
-}
-
 void tsc_rec_load_config(void)
 {
     int expect = 0;
@@ -132,7 +137,8 @@ void tsc_rec_load_config(void)
     /* QUIET decides whether the other variables' warnings are printed. */
     tsc_config_load(&c, real_getenv, NULL);
     tsc_warn_set_quiet(c.quiet);
-    tsc_config_load(&c, real_getenv, config_warn);
+    /* held until this process records, then printed once per job */
+    tsc_config_load(&c, real_getenv, tsc_config_warn_defer);
     g_cfg = c;
     atomic_store(&g_cfg_loaded, 1);
     if (g_cfg.disabled)
@@ -179,14 +185,20 @@ static void write_meta_chunk(int from_signal)
 
 static void write_end_chunk(const char *reason)
 {
-    char nb[3][24];
-    const char *keys[4] = {TSC_META_END_REASON, TSC_META_EVENTS, TSC_META_DROPPED,
-                           TSC_META_DROPPED_WRITE};
-    const char *vals[4] = {reason, tsc_u64_to_str(g_events_written, nb[0]),
+    char nb[5][24];
+    const char *keys[6] = {TSC_META_END_REASON, TSC_META_EVENTS, TSC_META_DROPPED,
+                           TSC_META_DROPPED_WRITE, TSC_META_END_REALTIME, TSC_META_EXIT_CODE};
+    const char *vals[6] = {reason, tsc_u64_to_str(g_events_written, nb[0]),
                            tsc_u64_to_str(total_dropped(), nb[1]),
-                           tsc_u64_to_str(g_dump.bytes_lost, nb[2])};
-    char buf[256];
-    size_t len = tsc_meta_encode(buf, sizeof buf, keys, vals, 4);
+                           tsc_u64_to_str(g_dump.bytes_lost, nb[2]),
+                           tsc_u64_to_str(tsc_now_ns(), nb[3]), NULL};
+    int code = atomic_load(&g_exit_code);
+    size_t nkeys = 5;
+    /* Only an exit has a status (0..255 as the parent sees it). */
+    if (code >= 0 && !strcmp(reason, "exit"))
+        vals[nkeys++] = tsc_u64_to_str((uint64_t)(code & 0xff), nb[4]);
+    char buf[320];
+    size_t len = tsc_meta_encode(buf, sizeof buf, keys, vals, nkeys);
     if (len)
         tsc_dump_write_chunk(&g_dump, TSC_CHUNK_END, 0, buf, (uint32_t)len);
 }
@@ -256,6 +268,59 @@ static void check_thread_rename(tsc_thread *t)
     emit_thread_desc_chunk(t, name);
 }
 
+/* A consistent copy of a thread's in-flight record (the thread may be
+ * leaving the call or entering the next one meanwhile): 1 when it is
+ * inside a call. */
+typedef struct inflight {
+    uint64_t t0, seq, comm;
+    uint32_t desc, bits;
+    const char *name;
+} inflight;
+
+static int read_inflight(tsc_thread *t, inflight *f)
+{
+    f->t0 = atomic_load_explicit(&t->inflight_t0, memory_order_acquire);
+    if (!f->t0)
+        return 0;
+    f->seq = atomic_load_explicit(&t->inflight_seq, memory_order_relaxed);
+    f->comm = atomic_load_explicit(&t->inflight_comm, memory_order_relaxed);
+    f->desc = atomic_load_explicit(&t->inflight_desc, memory_order_relaxed);
+    f->bits = atomic_load_explicit(&t->inflight_bits, memory_order_relaxed);
+    f->name = atomic_load_explicit(&t->inflight_name, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&t->inflight_t0, memory_order_relaxed) == f->t0;
+}
+
+/* One slot for thread t (ENTER or HANG of its call in flight) as a chunk
+ * of its stream, after its ring was drained (so the call's descriptor is
+ * already in the file). */
+static void write_call_slot(tsc_thread *t, const inflight *f, uint8_t kind, uint64_t end_ns,
+                            int from_signal)
+{
+    tsc_event e = {.kind = kind, .flags = (uint8_t)f->bits, .aux = (uint16_t)(f->bits >> 16),
+                   .desc = f->desc, .start_ns = f->t0, .end_ns = end_ns, .val = f->seq};
+    uint64_t lost = g_dump.bytes_lost;
+    if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, &e, sizeof e) == 0)
+        g_events_written++;
+    else
+        note_write_failure(from_signal, lost);
+}
+
+/* The ENTER marker of a call in flight, once per call: every call leaves
+ * its in-flight record before the real call (tsc_rec_enter); only one
+ * still open when the dump is written needs to be on disk, since a call
+ * that returned is proven entered by its own record.  Written at every
+ * drain (periodic, signal, exit), so a stuck call reaches the file within
+ * one flush period. */
+static void persist_inflight(tsc_thread *t, int from_signal)
+{
+    inflight f;
+    if (!read_inflight(t, &f) || f.t0 == t->persisted_t0 || !f.desc)
+        return;
+    t->persisted_t0 = f.t0;
+    write_call_slot(t, &f, TSC_EV_NCCL_ENTER, 0, from_signal);
+}
+
 /* check_names: re-read thread names (periodic drains only). */
 static void drain_all(int from_signal, int check_names)
 {
@@ -284,6 +349,8 @@ static void drain_all(int from_signal, int check_names)
             tsc_ring_consume(&t->ring, k);
         }
         atomic_store_explicit(&t->wake_pending, 0, memory_order_relaxed);
+        if (slot == SLOT_LIVE)
+            persist_inflight(t, from_signal);
         /* After the ring, so a new name follows the first one in the
          * thread's stream. */
         if (check_names && !from_signal && slot == SLOT_LIVE)
@@ -322,6 +389,41 @@ out:
     errno = saved;
 }
 
+/* ------------------------------------------------------- hang watchdog */
+
+/* Under the drain lock, after drain_all (so each call's descriptor and
+ * ENTER are in the file before its HANG slot).  Every thread inside an NCCL
+ * call for at least TSCOPE_HANG_S gets one HANG slot in its own stream and
+ * one line in msg; returns the length of msg.  Only reads the threads'
+ * in-flight fields: the job's threads are never stopped or waited for. */
+static size_t check_hangs(char *msg, size_t cap)
+{
+    size_t len = 0;
+    uint64_t now = tsc_now_ns(), limit = (uint64_t)g_cfg.hang_s * 1000000000ull;
+    uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        tsc_thread *t = g_threads[i];
+        if (atomic_load_explicit(&t->slot, memory_order_acquire) != SLOT_LIVE)
+            continue;
+        inflight f;
+        if (!read_inflight(t, &f) || f.t0 == t->reported_t0 || now < f.t0 ||
+            now - f.t0 < limit)
+            continue;
+        t->reported_t0 = f.t0;
+        write_call_slot(t, &f, TSC_EV_HANG, now, 0);
+        if (len < cap) {
+            int w = snprintf(msg + len, cap - len,
+                             "tscope: rank %d (pid %u, thread %u): %s on comm %016llx seq "
+                             "%llu in flight for %.1f s (TSCOPE_HANG_S=%u); marker written\n",
+                             g_rank_id, (unsigned)g_pid, t->tid, f.name ? f.name : "nccl call",
+                             (unsigned long long)f.comm, (unsigned long long)f.seq,
+                             (double)(now - f.t0) / 1e9, g_cfg.hang_s);
+            len = w < 0 ? len : len + (size_t)w >= cap ? cap - 1 : len + (size_t)w;
+        }
+    }
+    return len;
+}
+
 /* ---------------------------------------------------------- the writer */
 
 static void *writer_main(void *arg)
@@ -354,11 +456,20 @@ static void *writer_main(void *arg)
             if (tsc_cupti_flush_hook)
                 tsc_cupti_flush_hook(0);
         }
+        char hang_msg[1024];
+        size_t hang_len = 0;
         tsc_spin_lock(&g_drain_lock);
         drain_all(0, periodic);
+        if (periodic && g_cfg.hang_s)
+            hang_len = check_hangs(hang_msg, sizeof hang_msg);
         if (periodic)
             write_meta_chunk(0);
         tsc_spin_unlock(&g_drain_lock);
+        /* Outside the lock: a slow stderr must not hold up a flush. */
+        if (hang_len) {
+            ssize_t w = write(STDERR_FILENO, hang_msg, hang_len);
+            (void)w;
+        }
     }
     return NULL;
 }
@@ -473,7 +584,14 @@ out:
     errno = saved;
 }
 
-static void on_exit_handler(void) { tsc_rec_exit(); }
+/* on_exit rather than atexit: it is told the exit status (also of a
+ * return from main), which the END chunk records. */
+static void on_exit_handler(int status, void *arg)
+{
+    (void)arg;
+    atomic_store(&g_exit_code, status & 0xff);
+    tsc_rec_exit();
+}
 
 int tsc_rec_owned_here(void) { return getpid() == g_pid; }
 
@@ -520,12 +638,14 @@ static int setup(void)
     g_scratch = probe.slots; /* reuse the allocation as the drain buffer */
 
     int rc = tsc_dump_open(&g_dump, g_cfg.out_dir, id.rank, g_host, (uint32_t)g_pid, rt);
+    tsc_config_warn_flush(rc < 0 ? NULL : g_cfg.out_dir, id.run_id);
     if (rc < 0) {
         tsc_warn_once("open", "cannot create a dump in '%s': %s; tracing is off for this "
                       "process", g_cfg.out_dir, strerror(-rc));
         return -1;
     }
     tsc_meta_gather(g_host, &id, rt, mono);
+    g_rank_id = id.rank;
     g_events_written = 0;
     write_meta_chunk(0);
 
@@ -533,7 +653,7 @@ static int setup(void)
     if (!registered) {
         registered = 1;
         pthread_atfork(NULL, NULL, at_fork_child);
-        atexit(on_exit_handler);
+        on_exit(on_exit_handler, NULL);
         g_thread_key_ok = pthread_key_create(&g_thread_key, on_thread_exit) == 0;
     }
     if (tsc_lifecycle_on_setup)
@@ -640,6 +760,8 @@ static tsc_thread *register_thread(void)
     memset(t->name, 0, sizeof t->name);
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
     atomic_store(&t->wake_pending, 0);
+    atomic_store(&t->inflight_t0, 0); /* a reused slot's last thread may have died in a call */
+    t->reported_t0 = t->persisted_t0 = 0;
     atomic_store_explicit(&t->slot, SLOT_LIVE, memory_order_release);
     if (g_thread_key_ok)
         pthread_setspecific(g_thread_key, t);
@@ -725,18 +847,9 @@ static int kind_needs_desc(uint8_t kind)
     return kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK;
 }
 
-void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
-                   uint64_t start_ns, uint64_t end_ns, uint64_t val)
+static inline void put_event(tsc_thread *t, uint8_t kind, uint8_t flags, uint16_t aux,
+                             uint32_t desc, uint64_t start_ns, uint64_t end_ns, uint64_t val)
 {
-    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE)
-        return;
-    tsc_thread *t;
-    if (__builtin_expect((desc == 0 && kind_needs_desc(kind)) || kind == 0 ||
-                             kind == TSC_EV_DESC || !(t = get_thread()),
-                         0)) {
-        atomic_fetch_add_explicit(&g_dropped_extra, 1, memory_order_relaxed);
-        return;
-    }
     tsc_event *e = tsc_ring_reserve1(&t->ring);
     if (!e)
         return; /* counted by the ring */
@@ -749,6 +862,44 @@ void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
     e->val = val;
     wake_writer(t, tsc_ring_commit(&t->ring, 1));
 }
+
+void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
+                   uint64_t start_ns, uint64_t end_ns, uint64_t val)
+{
+    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE)
+        return;
+    tsc_thread *t;
+    if (__builtin_expect((desc == 0 && kind_needs_desc(kind)) || kind == 0 ||
+                             kind == TSC_EV_DESC || !(t = get_thread()),
+                         0)) {
+        atomic_fetch_add_explicit(&g_dropped_extra, 1, memory_order_relaxed);
+        return;
+    }
+    /* The call's exit record: it is no longer in flight (cleared even if
+     * the ring is full, so the watchdog never reports a call that ended). */
+    if (kind == TSC_EV_NCCL)
+        atomic_store_explicit(&t->inflight_t0, 0, memory_order_relaxed);
+    put_event(t, kind, flags, aux, desc, start_ns, end_ns, val);
+}
+
+void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint64_t seq,
+                   uint64_t comm_id, const char *name)
+{
+    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE || !desc)
+        return;
+    tsc_thread *t = get_thread();
+    if (__builtin_expect(!t, 0))
+        return;
+    atomic_store_explicit(&t->inflight_seq, seq, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_comm, comm_id, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_desc, desc, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_bits, (uint32_t)flags | (uint32_t)aux << 16,
+                          memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_name, name, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_t0, t0 ? t0 : 1, memory_order_release);
+}
+
+void tsc_rec_set_exit_code(int code) { atomic_store(&g_exit_code, code); }
 
 void tsc_rec_count_dropped(uint64_t n)
 {

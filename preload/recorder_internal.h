@@ -36,6 +36,20 @@ void tsc_warn_set_quiet(int quiet);
 /* Host name as written in the metadata (empty before set-up). */
 const char *tsc_rec_host(void);
 
+/* The entry marker of an NCCL call, right before the real call: the
+ * thread's in-flight record (descriptor the wrapper already interned,
+ * entry time, sequence number), a few stores and no ring slot.  Every
+ * drain writes the record of a call still in flight as one
+ * TSC_EV_NCCL_ENTER (once per call), and the TSCOPE_HANG_S watchdog reads
+ * it; the call's TSC_EV_NCCL record (tsc_rec_event) closes it.  name is a
+ * static string ("ncclAllReduce") for the watchdog's message. */
+void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint64_t seq,
+                   uint64_t comm_id, const char *name);
+
+/* The status the process is exiting with (exit, _exit): the END chunk
+ * records it as exit_code. */
+void tsc_rec_set_exit_code(int code);
+
 /* Counters for tests and the benchmark. */
 typedef struct tsc_rec_stats {
     uint64_t events_written;

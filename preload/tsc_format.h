@@ -1,4 +1,4 @@
-/* tscope dump format, version 1.
+/* tscope dump format, version 1.1 (1.0 files read unchanged).
  *
  * This header is the single definition of the on-disk layout shared by the
  * preload library (writer), the test generators and tscope-report (reader).
@@ -31,7 +31,7 @@
 
 #define TSC_FILE_MAGIC "\x89TSCOPE\n"   /* 8 bytes, no NUL needed */
 #define TSC_FORMAT_MAJOR 1
-#define TSC_FORMAT_MINOR 1
+#define TSC_FORMAT_MINOR 1   /* 1.1: NCCL_ENTER, HANG, exit_code; memory records */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -83,6 +83,8 @@ _Static_assert(sizeof(tsc_chunk_header) == 32, "chunk header is 32 bytes");
 enum tsc_event_kind {
     TSC_EV_DESC = 0x01,       /* descriptor definition, see tsc_desc_head */
     TSC_EV_NCCL = 0x10,       /* one NCCL API call (host side) */
+    TSC_EV_NCCL_ENTER = 0x11, /* 1.1: an NCCL call was entered (see below) */
+    TSC_EV_HANG = 0x12,       /* 1.1: watchdog: a call in flight too long */
     TSC_EV_KERNEL = 0x20,     /* GPU kernel execution (CUPTI) */
     TSC_EV_MEMCPY = 0x21,     /* GPU copy (CUPTI) */
     TSC_EV_MEMSET = 0x22,     /* GPU memset (CUPTI) */
@@ -91,6 +93,9 @@ enum tsc_event_kind {
     TSC_EV_GEMM = 0x25,       /* cuBLAS/cuBLASLt matmul call (host side) */
     TSC_EV_NVTX = 0x26,       /* NVTX push/pop or start/end range */
     TSC_EV_EXTCORR = 0x27,    /* CUPTI external correlation: see below */
+    TSC_EV_MEM_ALLOC = 0x28,  /* device memory allocated (v1.1) */
+    TSC_EV_MEM_FREE = 0x29,   /* device memory freed (v1.1) */
+    TSC_EV_MEM_POOL = 0x2a,   /* a memory pool's size changed (v1.1) */
     TSC_EV_CLOCK = 0x30,      /* clock sample: start=realtime, end=other clock, val=monotonic */
     /* Telemetry (format 1.1): samples of the sampler thread, see below. */
     TSC_EV_GPU_METRIC = 0x40, /* one NVML value changed: aux = enum tsc_gpu_metric */
@@ -121,6 +126,21 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
 #define TSC_NCCL_F_IN_GROUP 0x01  /* issued between GroupStart and GroupEnd */
 #define TSC_NCCL_F_ASYNC_ERR 0x02 /* result was ncclInProgress (non-blocking comm) */
 
+/* TSC_EV_NCCL_ENTER (minor 1): a collective, point-to-point or GroupEnd
+ * call that was in flight when the thread's events were written (each call
+ * records its entry in memory before the real call; the writer puts it in
+ * the file at every drain while the call has not returned, once per call).
+ * Same desc and val (sequence number) as the TSC_EV_NCCL record that
+ * completes it if it returns later; flags and aux as TSC_EV_NCCL but the
+ * result byte is 0; start_ns = the call's start, end_ns = 0.  An ENTER
+ * without a later NCCL record (same thread, desc, val) is a call that
+ * never returned: the process was stuck in it when it died.
+ *
+ * TSC_EV_HANG (minor 1): written by the TSCOPE_HANG_S watchdog in the
+ * stuck thread's stream (chunk tid) when a call has been in flight for at
+ * least that long: desc and val of the call, start_ns = its entry time,
+ * end_ns = when the watchdog saw it, flags and aux as its ENTER. */
+
 /* Host calls that launch GPU work (NCCL calls, GEMMs) push a CUPTI external
  * correlation id derived from their own event, so no extra field is needed:
  * the analyzer recomputes it from (desc, val) and joins it with
@@ -143,7 +163,12 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   val = per-thread call counter (feeds TSC_EXTCORR_ID).
  * TSC_EV_NVTX: desc -> TSC_DESC_STRING (range name); start/end; val = 0.
  * TSC_EV_CLOCK: start = CLOCK_REALTIME, end = cuptiGetTimestamp() (or 0),
- *   val = CLOCK_MONOTONIC, all sampled together. */
+ *   val = CLOCK_MONOTONIC, all sampled together.
+ * TSC_EV_MEM_ALLOC / TSC_EV_MEM_FREE (v1.1): desc -> TSC_DESC_MEM;
+ *   start = end = time of the operation; val = bytes.
+ * TSC_EV_MEM_POOL (v1.1): desc -> TSC_DESC_MEM (source TSC_MEM_SRC_POOL, the
+ *   pool's address in `pool`); start = end = time; val = bytes the pool
+ *   holds from the device after the operation; flags = enum tsc_mem_pool_op. */
 
 /* Telemetry kinds (0x40-0x4f are reserved for them).  All have
  * start_ns = end_ns = the sample's CLOCK_REALTIME time and are written by
@@ -212,6 +237,7 @@ enum tsc_desc_type {
     TSC_DESC_SYNC = 18,       /* payload: tsc_desc_sync */
     TSC_DESC_API = 19,        /* payload: tsc_desc_api */
     TSC_DESC_GEMM = 20,       /* payload: tsc_desc_gemm */
+    TSC_DESC_MEM = 21,        /* payload: tsc_desc_mem (v1.1) */
     TSC_DESC_TASK = 22,       /* payload: tsc_desc_task (format 1.1) */
 };
 
@@ -370,6 +396,35 @@ typedef struct tsc_desc_task {
     /* char name[name_len]; */
 } tsc_desc_task;
 _Static_assert(sizeof(tsc_desc_task) == 12, "task desc head is 12 bytes");
+/* Where device memory came from (tsc_desc_mem.source). */
+enum tsc_mem_source {
+    TSC_MEM_SRC_OTHER = 0,
+    TSC_MEM_SRC_MALLOC = 1,   /* cudaMalloc / cuMemAlloc: memory taken from the device */
+    TSC_MEM_SRC_ASYNC = 2,    /* cudaMallocAsync / cuMemAllocFromPoolAsync: from a pool */
+    TSC_MEM_SRC_VMM = 3,      /* cuMemCreate / cuMemRelease: physical memory (expandable segments) */
+    TSC_MEM_SRC_POOL = 4,     /* a stream-ordered pool itself (TSC_EV_MEM_POOL) */
+};
+
+/* TSC_EV_MEM_POOL flags. */
+enum tsc_mem_pool_op {
+    TSC_MEM_POOL_USAGE = 0,      /* size seen at an allocation or free from the pool */
+    TSC_MEM_POOL_CREATED = 1,
+    TSC_MEM_POOL_DESTROYED = 2,  /* val = 0 */
+    TSC_MEM_POOL_TRIMMED = 3,
+};
+
+/* Shape of device memory operations; few distinct ones per process. */
+typedef struct tsc_desc_mem {
+    uint8_t source;      /* enum tsc_mem_source */
+    uint8_t mem_kind;    /* CUpti_ActivityMemoryKind (3 device, 5 managed, ...) */
+    uint8_t pool_type;   /* 0 none, 1 local, 2 imported */
+    uint8_t reserved0;
+    uint32_t device;
+    uint32_t stream;     /* CUPTI stream id of a stream-ordered operation, else 0 */
+    uint32_t reserved1;
+    uint64_t pool;       /* base address of the pool (identity only), else 0 */
+} tsc_desc_mem;
+_Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 
 /* ------------------------------------------------------------- metadata */
 
@@ -395,6 +450,8 @@ _Static_assert(sizeof(tsc_desc_task) == 12, "task desc head is 12 bytes");
 #define TSC_META_DROPPED "dropped_events"     /* events dropped so far (buffers full) */
 #define TSC_META_DROPPED_WRITE "dropped_write_bytes" /* bytes lost to write errors */
 #define TSC_META_END_REASON "end_reason"      /* exit, signal:15, ... (END chunk) */
+#define TSC_META_EXIT_CODE "exit_code"        /* 1.1, END chunk: status given to exit/_exit */
+#define TSC_META_END_REALTIME "end_realtime_ns" /* 1.1, END chunk: when it was written */
 /* GPU metadata (written by the CUPTI capture). */
 #define TSC_META_CUPTI_MODE "cupti_mode"      /* off, light, full */
 #define TSC_META_CUPTI_STATUS "cupti_status"  /* ok, or why it is off/degraded */
@@ -420,5 +477,10 @@ _Static_assert(sizeof(tsc_desc_task) == 12, "task desc head is 12 bytes");
 #define TSC_META_CPU_QUOTA_SOURCE "cpu_quota_source" /* cgroup2, cgroup1, none */
 #define TSC_META_OMP_THREADS "omp_num_threads" /* OMP_NUM_THREADS as set, or "unset" */
 #define TSC_META_WORKERS_VISIBLE "workers_visible" /* 1: child processes can be listed */
+/* Device memory capture (v1.1). */
+#define TSC_META_MEM_CAPTURE "mem_capture"      /* ok, or why memory records are missing */
+#define TSC_META_MEM_INFO_FREE "mem_info_free_bytes"   /* cuMemGetInfo free, at start */
+#define TSC_META_MEM_INFO_TOTAL "mem_info_total_bytes" /* cuMemGetInfo total, at start */
+#define TSC_META_MEM_INFO_TIME "mem_info_realtime_ns"  /* when it was sampled */
 
 #endif

@@ -175,6 +175,8 @@ def main():
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+        # What tscope's memory section must find (its peak reserved).
+        "max_memory_reserved": torch.cuda.max_memory_reserved(),
     }
     if args.summary and rank == 0:
         with open(args.summary, "w") as f:

@@ -8,8 +8,12 @@
 #include "attribution.h"
 #include "findings_core.h"
 #include "findings_mix.h"
+#include "gpu_span.h"
+#include "hta_view.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "sat_math.h"
+#include "partial.h"
 #include "rank_pass.h"
 #include "steps.h"
 #include "tables.h"
@@ -27,7 +31,7 @@ const char *tsa_budget_line_name(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful_compute", "compute_overhead", "data_stall", "exposed_comm_wait",
-        "exposed_comm_transfer", "host_launch_idle", "other"};
+        "exposed_comm_transfer", "host_launch_idle", "copy_only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
@@ -35,13 +39,26 @@ const char *tsa_budget_line_label(tsa_budget_line l)
 {
     static const char *const names[TSA_BL_COUNT] = {
         "useful compute", "compute overhead", "data stall", "exposed comm (wait)",
-        "exposed comm (transfer)", "host/launch idle", "other"};
+        "exposed comm (transfer)", "host/launch idle", "memcpy/memset only", "other"};
     return (unsigned)l < TSA_BL_COUNT ? names[l] : "?";
 }
 
 int tsa_budget_line_recoverable(tsa_budget_line l)
 {
-    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && (unsigned)l < TSA_BL_COUNT;
+    /* Copy-only time is GPU work (HTA counts it as busy), not idle to win back. */
+    return l != TSA_BL_USEFUL && l != TSA_BL_OTHER && l != TSA_BL_COPY &&
+           (unsigned)l < TSA_BL_COUNT;
+}
+
+int tsa_budget_line_measured(const tsa_budget *b, tsa_budget_line l, int gpu)
+{
+    /* Without FLOPs and a peak, useful compute is all measured compute, so
+     * the overhead is unknown rather than 0.  Host records alone cannot see
+     * the GPU wait for data or for a launch, nor copies: those lines are 0
+     * by construction there, not a measured 0. */
+    if (l == TSA_BL_OVERHEAD)
+        return !isnan(b->mfu);
+    return gpu || (l != TSA_BL_DATA_STALL && l != TSA_BL_HOST_IDLE && l != TSA_BL_COPY);
 }
 
 const char *tsa_step_method_name(tsa_step_method m)
@@ -121,12 +138,14 @@ static int find_steps(tsa_analysis *a)
         tsa_step_method m;
         if (tsa_find_steps(&job->ranks[i], a->opt.step_marker, &m))
             return -1;
+        a->cut_short |= tsa_trim_cut_rank(job, &job->ranks[i], a->partial, sizeof a->partial) >= 0;
         a->ranks[i].method = m;
         a->ranks[i].steps_found = job->ranks[i].n_steps;
         method_votes[m]++;
         if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
             min_steps = job->ranks[i].n_steps;
     }
+    tsa_note_missing_ranks(job, a->partial, sizeof a->partial);
     int best = 0;
     for (int m = 1; m < 5; m++)
         if (method_votes[m] > method_votes[best])
@@ -153,6 +172,9 @@ static int find_steps(tsa_analysis *a)
             rr->window_start_ns = r->first_ns;
             rr->window_end_ns = r->last_ns;
         }
+        if (a->opt.window == TSA_WINDOW_GPU_SPAN &&
+            tsa_rank_hta_span(r, &rr->window_start_ns, &rr->window_end_ns) < 0)
+            return -1;
         if (rr->window_end_ns < rr->window_start_ns)
             rr->window_end_ns = rr->window_start_ns;
     }
@@ -324,6 +346,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
         a->peak_flops = tsa_peak_flops(a->device_name, a->dtype, &a->peak_source);
     }
 
+    a->cpu_only = job->n_ranks > 0;
     tsa_arrivals arr;
     if (tsa_arrivals_build(job, &arr)) {
         free(flops);
@@ -332,12 +355,15 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     for (size_t i = 0; i < job->n_ranks; i++) {
         tsa_rank_result *rr = &a->ranks[i];
         rr->flops = flops[i];
-        if (tsa_rank_pass(&job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
+        if ((a->opt.window == TSA_WINDOW_GPU_SPAN ? tsa_rank_pass_hta : tsa_rank_pass)(
+                &job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
             tsa_arrivals_free(&arr);
             free(flops);
             goto fail;
         }
         a->gpu |= rr->gpu;
+        a->cpu_only &= !job->ranks[i].n_kernels && !job->ranks[i].n_copies &&
+                       !job->ranks[i].n_nccl;
         int64_t wall = rr->budget.wall_ns;
         if (wall > a->wall_ns)
             a->wall_ns = wall;
@@ -359,7 +385,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     if (a->flops > 0 && a->peak_flops > 0 && a->budget.wall_ns > 0)
         a->budget.mfu = (double)a->budget.line_ns[TSA_BL_USEFUL] / (double)a->budget.wall_ns;
 
-    if (tsa_build_tables(a))
+    if (tsa_build_tables(a) || tsa_memory_measure(job, &a->memory))
         goto fail;
     if (tsa_core_findings(a, &a->findings) || tsa_advisory_findings(a, &a->findings))
         goto fail;
@@ -370,6 +396,8 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     tsa_decide_verdict(a);
     a->confidence = tsa_findings_confidence(&a->findings);
     if (tsa_throughput_compute(a))
+        goto fail;
+    if (!(a->hang = tsa_hang_analyze(job)) || tsa_hang_add_findings(a->hang, &a->findings))
         goto fail;
     tsa_findings_sort(&a->findings);
     lead_with_verdict(a);
@@ -393,5 +421,7 @@ void tsa_analysis_free(tsa_analysis *a)
     if (a->have_xrank)
         tsa_xrank_free(&a->xrank);
     tsa_findings_free(&a->findings);
+    tsa_memory_free(&a->memory);
+    tsa_hang_free(a->hang);
     free(a);
 }

@@ -12,7 +12,7 @@
  *    are aligned across ranks.  A rank's wall = its window's length.
  *  - budget: wall = useful compute + compute overhead + data stall
  *    + exposed comm (wait) + exposed comm (transfer) + host/launch idle
- *    + other, exactly, in integer ns, per rank; the job's budget is the sum
+ *    + copy only + other, exactly, in integer ns, per rank; the job's budget is the sum
  *    over ranks (rank-nanoseconds). */
 #ifndef TSA_ANALYSIS_H
 #define TSA_ANALYSIS_H
@@ -22,7 +22,14 @@
 
 #include "crossrank/crossrank.h"
 #include "findings.h"
+#include "memory.h"
 #include "model.h"
+
+/* Which span of each rank the budget covers. */
+typedef enum tsa_window {
+    TSA_WINDOW_STEPS = 0,      /* the analysed steps (after warm-up) */
+    TSA_WINDOW_GPU_SPAN,       /* HTA's span: first to last GPU record (gpu_span.h) */
+} tsa_window;
 
 typedef struct tsa_analysis_options {
     int warmup;                /* steps skipped at the start; -1 auto (2, fewer if short) */
@@ -33,6 +40,7 @@ typedef struct tsa_analysis_options {
     double tokens_per_step;    /* tokens processed by one rank in one step */
     double samples_per_step;   /* samples (sequences, images) of one rank in one step */
     int layers, seq, hidden;   /* all > 0: add 12*layers*seq*hidden per token */
+    tsa_window window;         /* --window */
     tsa_xrank_options xrank;
     int no_xrank;              /* 1: skip the cross-rank pass (tests) */
 } tsa_analysis_options;
@@ -47,6 +55,7 @@ typedef enum tsa_budget_line {
     TSA_BL_COMM_WAIT,          /* exposed comm spent waiting for later peers */
     TSA_BL_COMM_TRANSFER,      /* exposed comm after the last peer arrived */
     TSA_BL_HOST_IDLE,          /* GPU idle while the host launches work */
+    TSA_BL_COPY,               /* GPU busy with memcpy/memset only */
     TSA_BL_OTHER,              /* the rest of the window */
     TSA_BL_COUNT
 } tsa_budget_line;
@@ -60,6 +69,9 @@ typedef struct tsa_budget {
     int64_t line_ns[TSA_BL_COUNT];   /* sums to wall_ns exactly */
     double mfu;                      /* useful / wall, NAN when FLOPs unknown */
 } tsa_budget;
+/* 0 for a line these records cannot measure (gpu: GPU records used); its
+ * nanoseconds still count toward the exact sum, shown as "not measured". */
+int tsa_budget_line_measured(const tsa_budget *b, tsa_budget_line l, int gpu);
 
 typedef struct tsa_overlap {
     int64_t comm_ns;             /* union of communication intervals */
@@ -83,7 +95,8 @@ const char *tsa_step_method_name(tsa_step_method m);
  * blocking time stands for the calls of its group); communicator set-up
  * and tear-down calls are not step communication. */
 #define TSA_COLL_ROWS 22
-#define TSA_SIZE_BUCKETS 6      /* <64K, <1M, <16M, <128M, <1G, >=1G */
+#define TSA_SIZE_BUCKETS 7      /* <64K, <1M, <16M, <128M, <1G, >=1G, unknown */
+#define TSA_SIZE_UNKNOWN (TSA_SIZE_BUCKETS - 1) /* calls of unknown size */
 const char *tsa_size_bucket_name(int b);
 
 typedef struct tsa_rank_result {
@@ -120,9 +133,11 @@ typedef struct tsa_kernel_row {
 typedef struct tsa_coll_row {
     uint8_t op;                 /* enum tsc_nccl_op */
     uint64_t count;             /* calls, summed over ranks */
-    uint64_t bytes;
+    uint64_t bytes;             /* of the calls whose size is known */
+    uint64_t bytes_unknown;     /* calls whose size the input does not give */
     int64_t ns;                 /* time inside the calls (GPU when linked) */
-    double busbw_gbps;          /* bytes * factor / time, GB/s (1e9) */
+    double busbw_gbps;          /* bytes * factor / time of the calls of known
+                                 * size, GB/s (1e9); NAN when none is known */
     uint64_t bucket_count[TSA_SIZE_BUCKETS];
     int64_t bucket_ns[TSA_SIZE_BUCKETS];
     /* Exposed part of the calls' time (see tsa_rank_result), summed. */
@@ -132,9 +147,10 @@ typedef struct tsa_coll_row {
 
 typedef struct tsa_copy_row {
     uint8_t dir;                /* tsa_copy_dir */
-    uint64_t count, bytes;
+    uint64_t count, bytes;      /* bytes of the copies whose size is known */
+    uint64_t bytes_unknown;     /* copies whose size the input does not give */
     int64_t ns;
-    double gbps;
+    double gbps;                /* NAN when no copy's size is known */
 } tsa_copy_row;
 
 typedef enum tsa_verdict {
@@ -206,6 +222,9 @@ typedef struct tsa_analysis {
     tsa_budget budget;               /* summed over ranks */
     tsa_overlap overlap;             /* summed over ranks */
     int gpu;                         /* 1 when GPU records drove the analysis */
+    int cpu_only;                    /* no kernel, copy or NCCL call on any rank */
+    int cut_short;                   /* some rank's input ended early (partial.h) */
+    char partial[512];               /* what is missing (cut short, absent ranks), "" none */
     double flops;                    /* summed over ranks */
     const char *flops_source;        /* "gemm", "flops-per-step", "formula", "none" */
     double peak_flops;               /* per GPU, FLOP/s; 0 unknown */
@@ -221,6 +240,7 @@ typedef struct tsa_analysis {
     int have_xrank;
     tsa_xrank_result xrank;
     tsa_findings findings;           /* sorted */
+    struct tsa_hang_result *hang;    /* analyzer/hang: hangs, desyncs, early exits */
     tsa_summary summary;
     /* --- appended: attribution, verdict detail, confidence, throughput --- */
     int64_t late_rank_ns[TSA_BL_COUNT]; /* budget time (summed over ranks) the
@@ -229,6 +249,8 @@ typedef struct tsa_analysis {
     const char *verdict_host;        /* borrowed, NULL none */
     tsa_confidence confidence;       /* lowest confidence_cap of the findings */
     tsa_throughput throughput;
+    /* --- appended: device memory (memory.h) --- */
+    tsa_memory memory;               /* ranks with memory records; n_ranks 0: none */
 } tsa_analysis;
 
 /* NULL options: defaults.  Returns NULL only when out of memory.  Writes
@@ -239,6 +261,7 @@ void tsa_analysis_free(tsa_analysis *a);
 
 /* Renderers.  color: 1 for ANSI colors. */
 void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color);
+char *tsa_report_text(const tsa_analysis *a, int color); /* malloc'd, NULL on OOM */
 char *tsa_report_json(const tsa_analysis *a);   /* malloc'd, NULL on OOM */
 
 /* Peak table: dense FLOP/s for a device name and dtype, 0 when unknown;

@@ -25,6 +25,8 @@ static void usage(FILE *out)
             "  --samples-per-step B   samples per step per rank (gives samples/s)\n"
             "  --layers L --seq S --hidden H   add attention 12*L*S*H per token\n"
             "  --run-id ID            load this run instead of the largest\n"
+            "  --window W             steps (default: analysed steps) | gpu-span (HTA's\n"
+            "                         span, first to last GPU record; adds HTA's figures)\n"
             "exit status: 0 ok, 1 report produced but the dumps had problems,\n"
             "             2 usage error, missing directory or nothing readable\n");
 }
@@ -52,7 +54,7 @@ static int parse_int(const char *s, int *out)
 int tsa_cmd_report(int argc, char **argv)
 {
     enum { O_JSON = 1000, O_COLOR, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
-           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES };
+           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES, O_WINDOW };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, O_JSON},
         {"color", required_argument, NULL, O_COLOR},
@@ -67,6 +69,7 @@ int tsa_cmd_report(int argc, char **argv)
         {"seq", required_argument, NULL, O_SEQ},
         {"hidden", required_argument, NULL, O_HIDDEN},
         {"run-id", required_argument, NULL, O_RUN},
+        {"window", required_argument, NULL, O_WINDOW},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -98,6 +101,11 @@ int tsa_cmd_report(int argc, char **argv)
         case O_SEQ: bad = parse_int(optarg, &opt.seq); break;
         case O_HIDDEN: bad = parse_int(optarg, &opt.hidden); break;
         case O_RUN: lopt.run_id = optarg; break;
+        case O_WINDOW:
+            if (!strcmp(optarg, "steps")) opt.window = TSA_WINDOW_STEPS;
+            else if (!strcmp(optarg, "gpu-span")) opt.window = TSA_WINDOW_GPU_SPAN;
+            else bad = 1;
+            break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "tscope-report: unknown option %s\n", argv[optind - 1]);

@@ -1,4 +1,5 @@
 #include "findings_core.h"
+#include "partial.h"
 
 #include <math.h>
 
@@ -141,6 +142,20 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                              a->job->n_other_runs);
         if (!f)
             return -1;
+    }
+    int32_t world = tsa_missing_ranks_world(a->job);
+    if (world) {
+        f = tsa_findings_add(out, "LOAD.MISSING_RANKS", TSA_SEV_INFO, 0, -1,
+                             "Profile every rank and put all their traces (or dumps) in one "
+                             "directory",
+                             "only %zu of the job's %d ranks were read: waiting for peers is "
+                             "counted as transfer",
+                             a->job->n_ranks, world);
+        if (!f)
+            return -1;
+        f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_number(f, "ranks_read", (double)a->job->n_ranks);
+        tsa_finding_number(f, "world_size", world);
     }
     return tsa_data_findings(a, out);
 }

@@ -6,6 +6,7 @@
  *   MEM.COPIES, MEM.FILLS, MEM.PAGEABLE, EFF.FP32_GEMM   findings_mix.c
  *   HOST.SYNC                                            findings_sync.c
  *   DATA.EVERY_NTH                                       findings_nth.c
+ *   MEM.GROWTH, MEM.NEAR_OOM, MEM.CHURN                  findings_mem.c (memory.h)
  *
  * They are advisory: recoverable_s is 0.  Their time is already inside the
  * budget lines that the core and cross-rank findings attribute (copy and

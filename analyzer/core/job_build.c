@@ -41,6 +41,8 @@ static int grow(void **arr, size_t n, size_t *cap, size_t elem)
     return 0;
 }
 
+int tsa_grow(void **arr, size_t n, size_t *cap, size_t elem) { return grow(arr, n, cap, elem); }
+
 tsa_rank *tsa_job_add_rank(tsa_job *job)
 {
     if (grow((void **)&job->ranks, job->n_ranks, &job->cap_ranks, sizeof *job->ranks))
@@ -272,50 +274,6 @@ const char *tsa_rank_thread_name(const tsa_rank *r, uint32_t tid)
 
 /* ------------------------------------------------------------- names */
 
-static int has(const char *hay, const char *needle)
-{
-    return strcasestr(hay, needle) != NULL;
-}
-
-tsa_kcat tsa_kernel_category(const char *name)
-{
-    if (!name || !*name)
-        return TSA_KCAT_OTHER;
-    /* Order matters: NCCL and optimizer kernels also contain words such as
-     * "reduce" or "elementwise". */
-    if (has(name, "nccl"))
-        return TSA_KCAT_COMM;
-    if (has(name, "multi_tensor_apply") || has(name, "adam") || has(name, "sgd_") ||
-        has(name, "optimizer") || has(name, "lamb"))
-        return TSA_KCAT_OPTIMIZER;
-    if (has(name, "flash") || has(name, "fmha") || has(name, "attention") ||
-        has(name, "sdpa") || has(name, "attn"))
-        return TSA_KCAT_ATTENTION;
-    if (has(name, "gemm") || has(name, "cutlass") || has(name, "matmul") ||
-        has(name, "xmma") || has(name, "cublas") || has(name, "wgmma") || has(name, "hmma"))
-        return TSA_KCAT_GEMM;
-    if (has(name, "norm"))
-        return TSA_KCAT_NORM;
-    if (has(name, "reduce") || has(name, "softmax") || has(name, "reduction") ||
-        has(name, "sum_kernel"))
-        return TSA_KCAT_REDUCTION;
-    if (has(name, "elementwise") || has(name, "vectorized") || has(name, "pointwise") ||
-        has(name, "unrolled") || has(name, "triton_poi"))
-        return TSA_KCAT_ELEMENTWISE;
-    if (has(name, "memcpy") || has(name, "memset") || has(name, "copy") ||
-        has(name, "fill_kernel"))
-        return TSA_KCAT_COPY;
-    return TSA_KCAT_OTHER;
-}
-
-const char *tsa_kcat_name(tsa_kcat c)
-{
-    static const char *const names[TSA_KCAT_COUNT] = {
-        "other", "gemm", "attention", "elementwise", "norm",
-        "reduction", "optimizer", "communication", "copy"};
-    return (unsigned)c < TSA_KCAT_COUNT ? names[c] : "other";
-}
-
 const char *tsa_phase_name(tsa_phase p)
 {
     static const char *const names[TSA_PHASE_COUNT] = {
@@ -496,6 +454,8 @@ void tsa_rank_free_contents(tsa_rank *r)
     free(r->strings);
     free(r->steps);
     tsa_telemetry_free(r);
+    free(r->mem);
+    free(r->pending);
     if (r->string_index) {
         free(((string_index *)r->string_index)->slots);
         free(r->string_index);

@@ -69,6 +69,10 @@ const char *tsa_kcat_name(tsa_kcat c);
 const char *tsa_phase_name(tsa_phase p);
 const char *tsa_dtype_name(tsa_dtype d);
 const char *tsa_nccl_op_name(uint8_t op);
+
+/* Room for element n of a doubling array (*cap elements of elem bytes,
+ * starting at 64): 0, or -1 when out of memory (the array is unchanged). */
+int tsa_grow(void **arr, size_t n, size_t *cap, size_t elem);
 const char *tsa_copy_dir_name(uint8_t dir);
 
 /* 1 for collectives whose instance ends together on every rank of the

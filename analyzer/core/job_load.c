@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "corr_index.h"
+#include "hang/hang.h"
 #include "interval_set.h"
 #include "job_build.h"
+#include "memory.h"
 #include "dup_ranks.h"
 #include "radix_sort.h"
 #include "rank_telemetry.h"
@@ -72,6 +74,7 @@ typedef struct load_ctx {
     size_t cache_cap;
     id_pair *ext;  size_t n_ext, cap_ext;    /* EXTCORR: external id -> correlation */
     id_pair *own;  size_t n_own, cap_own;    /* our external id -> nccl (or GEMM) index */
+    tsa_nccl_op *open; size_t n_open, cap_open; /* entered, not yet left: one per thread */
     uint64_t bad_times;   /* events skipped for implausible times */
     int oom;
 } load_ctx;
@@ -150,8 +153,19 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->dropped_write_bytes = strtoull(value, NULL, 10);
     else if (!strcmp(key, TSC_META_CUPTI_DROPPED))
         r->cupti_dropped_records = strtoull(value, NULL, 10);
-    else if (tsa_telemetry_on_meta(r, key, value))
-        c->oom = 1;
+    else if (!strcmp(key, TSC_META_MEM_INFO_TOTAL))
+        r->mem_total_bytes = strtoull(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_DEVICE_MEM_BYTES) && r->mem_total_bytes == 0)
+        r->mem_total_bytes = strtoull(value, NULL, 10); /* cuMemGetInfo's total wins */
+    else if (!strcmp(key, TSC_META_MEM_INFO_FREE))
+        r->mem_free_bytes = strtoull(value, NULL, 10);
+    else if (!strcmp(key, TSC_META_MEM_INFO_TIME))
+        r->mem_info_ns = (int64_t)(strtoull(value, NULL, 10) & INT64_MAX);
+    else {
+        tsa_load_end_meta(&r->end, key, value);
+        if (tsa_telemetry_on_meta(r, key, value))
+            c->oom = 1;
+    }
 }
 
 /* GPU and host samples (format 1.1), to telemetry.c. */
@@ -227,31 +241,88 @@ static void add_kernel(load_ctx *c, const tsr_file *f, const tsr_event *e)
     k->gemm = TSA_NONE;
 }
 
-static void add_nccl(load_ctx *c, const tsr_event *e)
+static int fill_nccl(tsa_nccl_op *op, const tsr_event *e);
+
+/* The call thread `tid` is inside, or NULL. */
+static tsa_nccl_op *open_call(load_ctx *c, uint32_t tid)
+{
+    for (size_t i = 0; i < c->n_open; i++)
+        if (c->open[i].tid == tid)
+            return &c->open[i];
+    return NULL;
+}
+
+/* ENTER opens the thread's call (a thread is inside one call at a time: a
+ * later ENTER replaces an earlier one whose exit record was lost); HANG
+ * marks it as reported by the watchdog; the exit record closes it. */
+static void note_entry(load_ctx *c, const tsr_event *e)
+{
+    tsa_nccl_op op;
+    if (!e->desc || fill_nccl(&op, e))
+        return;
+    tsa_nccl_op *o = open_call(c, e->tid);
+    if (e->kind == TSC_EV_HANG) {
+        if (o && o->seq == op.seq && o->comm_id == op.comm_id)
+            o->flags |= TSA_NCCL_F_WATCHDOG;
+        return;
+    }
+    op.end_ns = op.gpu_end_ns = op.start_ns;
+    if (!o) {
+        if (c->n_open == c->cap_open) {
+            size_t cap = c->cap_open ? c->cap_open * 2 : 8;
+            tsa_nccl_op *p = realloc(c->open, cap * sizeof *p);
+            if (!p) {
+                c->oom = 1;
+                return;
+            }
+            c->open = p;
+            c->cap_open = cap;
+        }
+        o = &c->open[c->n_open++];
+    }
+    *o = op;
+}
+
+static void close_entry(load_ctx *c, const tsa_nccl_op *op)
+{
+    tsa_nccl_op *o = open_call(c, op->tid);
+    if (o && o->seq == op->seq && o->comm_id == op->comm_id && o->op == op->op)
+        *o = c->open[--c->n_open];
+}
+
+static int fill_nccl(tsa_nccl_op *op, const tsr_event *e)
 {
     tsc_desc_nccl_call d;
     if (tsr_decode_nccl_call(e->desc, &d))
-        return;
+        return -1;
+    memset(op, 0, sizeof *op);
+    op->start_ns = op->gpu_start_ns = (int64_t)e->start_ns;
+    op->end_ns = op->gpu_end_ns = (int64_t)e->end_ns;
+    op->seq = e->val;
+    op->comm_id = d.comm_id;
+    op->count = d.count;
+    op->bytes = d.bytes;
+    op->stream = d.stream;
+    op->comm_rank = d.comm_rank;
+    op->comm_size = d.comm_size;
+    op->tid = e->tid;
+    op->peer = d.peer;
+    op->op = d.op;
+    op->dtype = d.dtype;
+    op->redop = d.redop;
+    op->result = (uint8_t)(e->aux >> 8);
+    op->group_depth = (uint8_t)(e->aux & 0xff);
+    op->flags = e->flags;
+    op->kernel = TSA_NONE;
+    return 0;
+}
+
+static void add_nccl(load_ctx *c, const tsr_event *e)
+{
     tsa_nccl_op op;
-    memset(&op, 0, sizeof op);
-    op.start_ns = op.gpu_start_ns = (int64_t)e->start_ns;
-    op.end_ns = op.gpu_end_ns = (int64_t)e->end_ns;
-    op.seq = e->val;
-    op.comm_id = d.comm_id;
-    op.count = d.count;
-    op.bytes = d.bytes;
-    op.stream = d.stream;
-    op.comm_rank = d.comm_rank;
-    op.comm_size = d.comm_size;
-    op.tid = e->tid;
-    op.peer = d.peer;
-    op.op = d.op;
-    op.dtype = d.dtype;
-    op.redop = d.redop;
-    op.result = (uint8_t)(e->aux >> 8);
-    op.group_depth = (uint8_t)(e->aux & 0xff);
-    op.flags = e->flags;
-    op.kernel = TSA_NONE;
+    if (fill_nccl(&op, e))
+        return;
+    close_entry(c, &op);
     if (push_pair(&c->own, &c->n_own, &c->cap_own, TSC_EXTCORR_ID(e->desc_id, e->val),
                   c->rank->n_nccl) ||
         tsa_rank_add_nccl(c->rank, &op))
@@ -375,6 +446,20 @@ static void add_range(load_ctx *c, const tsr_file *f, const tsr_event *e)
         c->oom = 1;
 }
 
+static void add_mem(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_mem d;
+    if (tsr_decode_mem(e->desc, &d))
+        return;
+    tsa_mem_event m = {.t_ns = (int64_t)e->start_ns, .bytes = e->val, .device = d.device,
+                       .stream = d.stream, .pool = d.pool, .source = d.source,
+                       .op = e->kind == TSC_EV_MEM_ALLOC  ? TSA_MEM_ALLOC
+                             : e->kind == TSC_EV_MEM_FREE ? TSA_MEM_FREE
+                                                          : TSA_MEM_POOL};
+    if (tsa_rank_add_mem(c->rank, &m))
+        c->oom = 1;
+}
+
 static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
 {
     load_ctx *c = ctx;
@@ -390,6 +475,10 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
     }
     if (!e->desc)
         return; /* the reader reported it; nothing to place on a timeline */
+    if (e->kind == TSC_EV_NCCL_ENTER || e->kind == TSC_EV_HANG) {
+        note_entry(c, e); /* no end time yet: before the time checks */
+        return;
+    }
     /* Times that cannot be real (reversed, beyond 2^62 ns, longer than
      * 2^50 ns = 13 days) are skipped so no sum can overflow. */
     if (e->end_ns < e->start_ns || e->end_ns > (1ull << 62) ||
@@ -405,6 +494,7 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
     case TSC_EV_API: add_api(c, f, e); break;
     case TSC_EV_GEMM: add_gemm(c, e); break;
     case TSC_EV_NVTX: add_range(c, f, e); break;
+    case TSC_EV_MEM_ALLOC: case TSC_EV_MEM_FREE: case TSC_EV_MEM_POOL: add_mem(c, e); break;
     default: break;
     }
 }
@@ -557,23 +647,46 @@ static int lean_apis(tsa_rank *r)
 }
 
 /* Run id of a dump from its first META chunk, without validating the file
- * (the full read does that): used only to group files before loading. */
-static char *peek_run_id(const char *path)
+ * (the full read does that): used only to group files before loading.
+ * Returns 0 for a dump (*id NULL when its first chunk names no run), or
+ * -1 with *why for a file that is not a dump at all (unreadable, empty,
+ * no tscope magic): such a file is a problem of its own and never forms
+ * a run that could out-vote, or be loaded instead of, the real ranks. */
+static int peek_run_id(const char *path, char **id, const char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
+    *id = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
     char buf[65536];
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
-    if (n < (ssize_t)(sizeof(tsc_file_header) + sizeof(tsc_chunk_header)))
-        return NULL;
+    tsc_file_header fh;
+    if (n < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    if (n == 0) {
+        *why = "empty file";
+        return -1;
+    }
+    if ((size_t)n < sizeof fh || memcmp(buf, TSC_FILE_MAGIC, sizeof fh.magic)) {
+        *why = "no tscope dump header";
+        return -1;
+    }
+    memcpy(&fh, buf, sizeof fh);
+    size_t hdr = fh.header_size >= sizeof fh && fh.header_size < (size_t)n ? fh.header_size
+                                                                           : sizeof fh;
+    if ((size_t)n < hdr + sizeof(tsc_chunk_header))
+        return 0;
     buf[n] = 0;
     tsc_chunk_header ch;
-    memcpy(&ch, buf + sizeof(tsc_file_header), sizeof ch);
+    memcpy(&ch, buf + hdr, sizeof ch);
     if (ch.magic != TSC_CHUNK_MAGIC || ch.type != TSC_CHUNK_META)
-        return NULL;
-    size_t start = sizeof(tsc_file_header) + sizeof ch;
+        return 0;
+    size_t start = hdr + sizeof ch;
     size_t end = start + ch.payload_len;
     if (end > (size_t)n)
         end = (size_t)n;
@@ -585,11 +698,13 @@ static char *peek_run_id(const char *path)
             break;
         const char *val = key + klen + 1;
         size_t vlen = strnlen(val, end - (p + klen + 1));
-        if (!strcmp(key, TSC_META_RUN_ID))
-            return strndup(val, vlen);
+        if (!strcmp(key, TSC_META_RUN_ID)) {
+            *id = strndup(val, vlen);
+            return 0;
+        }
         p += klen + 1 + vlen + 1;
     }
-    return NULL;
+    return 0;
 }
 
 typedef struct run_count {
@@ -633,12 +748,19 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     /* Group by run id: the largest group (or the requested one) is loaded. */
     char **ids = calloc(n_paths, sizeof *ids);
     run_count *runs = calloc(n_paths, sizeof *runs);
+    char *not_dump = calloc(n_paths, 1);
     tsa_job *job = tsa_job_new(dir);
-    if (!ids || !runs || !job)
+    if (!ids || !runs || !not_dump || !job)
         goto oom;
-    size_t n_runs = 0;
+    size_t n_runs = 0, loaded = 0;
     for (size_t i = 0; i < n_paths; i++) {
-        ids[i] = peek_run_id(paths[i]);
+        const char *why = NULL;
+        if (peek_run_id(paths[i], &ids[i], &why)) {
+            not_dump[i] = 1;
+            if (tsa_job_add_problem(job, paths[i], 0, "not a tscope dump (%s): skipped", why))
+                goto oom;
+            continue;
+        }
         const char *id = ids[i] ? ids[i] : "";
         size_t j = 0;
         while (j < n_runs && strcmp(runs[j].id, id))
@@ -649,6 +771,8 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         }
         runs[j].n++;
     }
+    if (!n_runs)
+        goto loaded_all;
     size_t main_run = 0;
     for (size_t j = 0; j < n_runs; j++) {
         if (opt && opt->run_id) {
@@ -665,10 +789,9 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
 
     tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc, .on_event = on_event,
                         .on_problem = on_problem};
-    size_t loaded = 0;
     tsa_rank_counts like = {0}; /* the previous rank's counts, as read */
     for (size_t i = 0; i < n_paths; i++) {
-        if (strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
+        if (not_dump[i] || strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
             continue;
         tsa_rank *r = tsa_job_add_rank(job);
         if (!r || tsa_rank_reserve(r, &like))
@@ -685,6 +808,9 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
             tsa_job_add_problem(job, paths[i], 0, "%llu events with impossible times skipped",
                                 (unsigned long long)c.bad_times))
             c.oom = 1;
+        /* What was still open when the dump ended never returned. */
+        r->pending = c.open;
+        r->n_pending = c.n_open;
         free(c.cache);
         free(c.ext);
         free(c.own);
@@ -710,10 +836,12 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
             goto oom;
         loaded++;
     }
+loaded_all:
     for (size_t i = 0; i < n_paths; i++)
         free(ids[i]);
     free(ids);
     free(runs);
+    free(not_dump);
     tsr_free_paths(paths, n_paths);
     if (!loaded) {
         set_err(err, err_len, "%s: no readable dump", dir);
@@ -740,6 +868,7 @@ oom:
             free(ids[i]);
     free(ids);
     free(runs);
+    free(not_dump);
     tsr_free_paths(paths, n_paths);
     tsa_job_free(job);
     set_err(err, err_len, "%s: out of memory while loading", dir);

@@ -9,8 +9,10 @@
  *   E  exposed = C - G; overlapped = C ∩ G
  *   Wt wait: per collective, [own arrival, latest arrival) ∩ its interval
  *   D  data stall: GPU idle from a step's start to its first kernel or copy
+ *   M  copy only: memcpy/memset records outside G and C (GPU busy, as HTA
+ *      counts it; idle is the window minus G, C and M)
  *   H  host idle: the remaining GPU idle while a host launch API call runs
- *   other = window - G - E - D - H  */
+ *   other = window - G - E - D - H - M  */
 #include "rank_pass.h"
 
 #include <math.h>
@@ -102,7 +104,7 @@ void tsa_arrivals_free(tsa_arrivals *a)
 
 void tsa_budget_fill(tsa_budget *b, int64_t wall, int64_t compute, double flops,
                      double peak_flops, int64_t data, int64_t wait, int64_t transfer,
-                     int64_t host)
+                     int64_t host, int64_t copy)
 {
     memset(b, 0, sizeof *b);
     b->wall_ns = wall;
@@ -119,17 +121,18 @@ void tsa_budget_fill(tsa_budget *b, int64_t wall, int64_t compute, double flops,
     b->line_ns[TSA_BL_COMM_WAIT] = wait;
     b->line_ns[TSA_BL_COMM_TRANSFER] = transfer;
     b->line_ns[TSA_BL_HOST_IDLE] = host;
-    b->line_ns[TSA_BL_OTHER] = wall - compute - data - wait - transfer - host;
+    b->line_ns[TSA_BL_COPY] = copy;
+    b->line_ns[TSA_BL_OTHER] = wall - compute - data - wait - transfer - host - copy;
 }
 
 typedef struct sets {
-    tsa_ivset g, c, e, wt, d, h, busy, idle, tmp, fwd, bwd, opt, copies, api;
+    tsa_ivset g, c, e, wt, d, h, busy, idle, tmp, fwd, bwd, opt, copies, api, gc;
 } sets;
 
 static void sets_free(sets *s)
 {
     tsa_ivset *all[] = {&s->g, &s->c, &s->e, &s->wt, &s->d, &s->h, &s->busy, &s->idle,
-                        &s->tmp, &s->fwd, &s->bwd, &s->opt, &s->copies, &s->api};
+                        &s->tmp, &s->fwd, &s->bwd, &s->opt, &s->copies, &s->api, &s->gc};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         tsa_ivset_free(all[i]);
 }
@@ -210,8 +213,10 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         oom |= tsa_ivset_union(&s.fwd, &s.bwd, &s.tmp);
         oom |= tsa_ivset_union(&s.tmp, &s.opt, &s.g);
     } else {
-        /* Host-only: compute is the time between collectives. */
-        oom |= tsa_ivset_push(&s.tmp, w0, w1);
+        /* Host-only: compute is the time between collectives (none
+         * measured at all when there are no collectives either). */
+        if (r->n_nccl)
+            oom |= tsa_ivset_push(&s.tmp, w0, w1);
         oom |= tsa_ivset_subtract(&s.tmp, &s.c, &s.g);
         oom |= tsa_ivset_copy(&s.g, &s.fwd); /* all of it counts as forward */
     }
@@ -282,7 +287,7 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
                 TSA_SAT_ACC(res->coll_exposed_ns[op->op], x);
                 TSA_SAT_ACC(res->coll_exposed_wait_ns[op->op],
                             x ? tsa_ivset_length_in(&s.tmp, from, c->end_ns) : 0);
-                TSA_SAT_ACC(res->coll_bucket_exposed_ns[op->op][tsa_size_bucket(op->bytes)], x);
+                TSA_SAT_ACC(res->coll_bucket_exposed_ns[op->op][tsa_nccl_size_bucket(op)], x);
             }
         }
         free(order);
@@ -292,12 +297,17 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     }
 
     /* GPU idle, split into data stall, host idle and the rest. */
-    int64_t data = 0, host = 0;
+    int64_t data = 0, host = 0, copy = 0;
     if (gpu) {
         for (size_t i = 0; i < r->n_copies; i++)
             oom |= tsa_ivset_push(&s.copies, r->copies[i].start_ns, r->copies[i].end_ns);
         tsa_ivset_normalize(&s.copies);
-        oom |= tsa_ivset_union(&s.g, &s.c, &s.busy);
+        tsa_ivset_clip(&s.copies, w0, w1);
+        oom |= tsa_ivset_union(&s.g, &s.c, &s.gc);
+        oom |= tsa_ivset_union(&s.gc, &s.copies, &s.busy);
+        if (oom)
+            goto fail;
+        copy = tsa_ivset_length(&s.busy) - tsa_ivset_length(&s.gc);
         tsa_ivset_clear(&s.tmp);
         oom |= tsa_ivset_push(&s.tmp, w0, w1);
         oom |= tsa_ivset_subtract(&s.tmp, &s.busy, &s.idle);
@@ -342,7 +352,7 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         host = tsa_ivset_length(&s.h);
     }
     tsa_budget_fill(&res->budget, w1 - w0, res->compute_ns, flops, peak_flops, data,
-                    res->overlap.exposed_wait_ns, res->overlap.exposed_transfer_ns, host);
+                    res->overlap.exposed_wait_ns, res->overlap.exposed_transfer_ns, host, copy);
 
     /* Exclusive compute phases: optimizer, then backward, then forward. */
     {

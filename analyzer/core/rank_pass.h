@@ -35,6 +35,6 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
 /* Budget lines from the measured parts; sums to wall exactly. */
 void tsa_budget_fill(tsa_budget *b, int64_t wall, int64_t compute, double flops,
                      double peak_flops, int64_t data, int64_t wait, int64_t transfer,
-                     int64_t host);
+                     int64_t host, int64_t copy);
 
 #endif

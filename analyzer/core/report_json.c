@@ -4,6 +4,8 @@
 #include <math.h>
 
 #include "analysis.h"
+#include "hta_view.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "json_int.h"
 #include "phase_view.h"
@@ -27,7 +29,7 @@ static void str(cJSON *o, const char *k, const char *v)
         cJSON_AddNullToObject(o, k);
 }
 
-static cJSON *budget_json(const tsa_budget *b)
+static cJSON *budget_json(const tsa_budget *b, int gpu)
 {
     cJSON *o = cJSON_CreateObject();
     tsa_json_add_i64(o, "wall_ns", b->wall_ns);
@@ -38,6 +40,7 @@ static cJSON *budget_json(const tsa_budget *b)
         str(x, "name", tsa_budget_line_name((tsa_budget_line)l));
         tsa_json_add_i64(x, "ns", b->line_ns[l]);
         cJSON_AddBoolToObject(x, "recoverable", tsa_budget_line_recoverable((tsa_budget_line)l));
+        cJSON_AddBoolToObject(x, "measured", tsa_budget_line_measured(b, (tsa_budget_line)l, gpu));
         cJSON_AddItemToArray(lines, x);
     }
     return o;
@@ -51,6 +54,9 @@ static cJSON *overlap_json(const tsa_overlap *ov)
     tsa_json_add_i64(o, "exposed_ns", ov->exposed_ns);
     tsa_json_add_i64(o, "exposed_wait_ns", ov->exposed_wait_ns);
     tsa_json_add_i64(o, "exposed_transfer_ns", ov->exposed_transfer_ns);
+    /* null without communication: 0% would claim exposed communication */
+    num(o, "overlap_pct", ov->comm_ns ? 100.0 * (double)ov->overlapped_ns / (double)ov->comm_ns
+                                      : NAN);
     return o;
 }
 
@@ -80,6 +86,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         str(x, "op", tsa_nccl_op_name(c->op));
         tsa_json_add_u64(x, "count", c->count);
         tsa_json_add_u64(x, "bytes", c->bytes);
+        tsa_json_add_u64(x, "bytes_unknown_count", c->bytes_unknown);
         tsa_json_add_i64(x, "ns", c->ns);
         num(x, "busbw_gbps", c->busbw_gbps);
         tsa_json_add_i64(x, "exposed_ns", c->exposed_ns);
@@ -103,6 +110,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         str(x, "direction", tsa_copy_dir_name(a->copies[i].dir));
         tsa_json_add_u64(x, "count", a->copies[i].count);
         tsa_json_add_u64(x, "bytes", a->copies[i].bytes);
+        tsa_json_add_u64(x, "bytes_unknown_count", a->copies[i].bytes_unknown);
         tsa_json_add_i64(x, "ns", a->copies[i].ns);
         num(x, "gbps", a->copies[i].gbps);
         cJSON_AddItemToArray(copies, x);
@@ -122,7 +130,7 @@ static void add_ranks(cJSON *root, const tsa_analysis *a)
         tsa_json_add_i64(x, "window_end_ns", r->window_end_ns);
         tsa_json_add_i64(x, "median_step_ns", r->median_step_ns);
         num(x, "flops", r->flops);
-        cJSON_AddItemToObject(x, "budget", budget_json(&r->budget));
+        cJSON_AddItemToObject(x, "budget", budget_json(&r->budget, r->gpu));
         cJSON_AddItemToObject(x, "overlap", overlap_json(&r->overlap));
         /* Phases that were not measured are null (phase_view.h). */
         cJSON *ph = cJSON_AddObjectToObject(x, "phases_ns");
@@ -159,6 +167,7 @@ static void add_findings(cJSON *root, const tsa_analysis *a)
         cJSON *n = cJSON_AddObjectToObject(x, "numbers");
         for (size_t k = 0; k < f->n_numbers; k++)
             num(n, f->numbers[k].name, f->numbers[k].value);
+        tsa_hang_add_json(x, a->hang, f); /* DIST.HANG etc.: op, comm, seq, ranks */
         cJSON_AddItemToArray(arr, x);
     }
 }
@@ -224,7 +233,7 @@ char *tsa_report_json(const tsa_analysis *a)
     str(dev, "peak_source", a->peak_source);
     num(root, "flops", a->flops > 0 ? a->flops : NAN);
     str(root, "flops_source", a->flops_source);
-    cJSON_AddItemToObject(root, "budget", budget_json(&a->budget));
+    cJSON_AddItemToObject(root, "budget", budget_json(&a->budget, a->gpu));
     cJSON_AddItemToObject(root, "overlap", overlap_json(&a->overlap));
     add_tables(root, a);
     cJSON *v = cJSON_AddObjectToObject(root, "verdict");
@@ -237,10 +246,14 @@ char *tsa_report_json(const tsa_analysis *a)
     str(v, "host", a->verdict_host);
     add_confidence(root, a);
     add_throughput(root, a);
+    str(v, "partial", a->partial[0] ? a->partial : NULL);
+    cJSON_AddBoolToObject(root, "cpu_only", a->cpu_only);
+    tsa_hta_view_add_json(root, a);
     if (a->have_xrank)
         tsa_xrank_add_json(root, &a->xrank);
     add_findings(root, a);
     add_ranks(root, a);
+    cJSON_AddItemToObject(root, "memory", tsa_memory_json(&a->memory));
     cJSON *other = cJSON_AddArrayToObject(root, "other_runs");
     for (size_t i = 0; i < job->n_other_runs; i++)
         cJSON_AddItemToArray(other, cJSON_CreateString(job->other_runs[i]));

@@ -7,11 +7,14 @@
 #include <strings.h>
 
 #include "analysis.h"
+#include "hta_view.h"
+#include "hang/hang.h"
 #include "job_build.h"
 #include "phase_view.h"
 #include "telemetry_text.h"
 #include "sat_math.h"
 #include "throughput.h"
+#include "reader/text_visible.h"
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;
@@ -56,6 +59,30 @@ static const char *fmt_bytes(char *buf, size_t cap, double b)
         u++;
     }
     snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+/* Bytes of a table row of which `unknown` calls did not say their size:
+ * "unknown" when none did, "X + ?" when some did not. */
+static const char *fmt_row_bytes(char *buf, size_t cap, uint64_t bytes, uint64_t unknown,
+                                 uint64_t count)
+{
+    if (unknown && unknown >= count)
+        return snprintf(buf, cap, "unknown"), buf;
+    fmt_bytes(buf, cap, (double)bytes);
+    if (unknown)
+        strncat(buf, " + ?", cap - strlen(buf) - 1);
+    return buf;
+}
+
+/* A bandwidth column: "-" when no call has a size and a time of its own
+ * (sizes unknown, or calls that only returned at once). */
+static const char *fmt_gbps(char *buf, size_t cap, double gbps)
+{
+    if (isnan(gbps))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.1f", gbps);
     return buf;
 }
 
@@ -155,6 +182,14 @@ static void budget_section(FILE *out, const tsa_analysis *a, const style *st)
                             : tsa_budget_line_recoverable((tsa_budget_line)l) && share >= 0.10
                                 ? st->yellow
                                 : st->cyan;
+        if (!tsa_budget_line_measured(b, (tsa_budget_line)l, a->gpu)) {
+            fprintf(out, "  %-24s %s   not measured (%s)%s\n",
+                    tsa_budget_line_label((tsa_budget_line)l), st->dim,
+                    l == TSA_BL_OVERHEAD ? "MFU unknown: useful compute is all compute"
+                                         : "no GPU records",
+                    st->reset);
+            continue;
+        }
         fprintf(out, "  %-24s %10s/rank %6.1f%%  ", tsa_budget_line_label((tsa_budget_line)l),
                 fmt_time(t, sizeof t, (double)b->line_ns[l] / per), 100 * share);
         bar(out, share, 30, st, color);
@@ -175,6 +210,10 @@ static void overlap_section(FILE *out, const tsa_analysis *a, const style *st)
     char t1[32], t2[32], t3[32], t4[32], t5[32];
     double per = a->n_ranks ? (double)a->n_ranks : 1;
     section(out, st, "COMMUNICATION OVERLAP (per rank)");
+    if (!o->comm_ns) { /* 0% would claim communication that was never hidden */
+        fprintf(out, "  no communication (no NCCL kernels or calls): overlap n/a\n");
+        return;
+    }
     fprintf(out, "  communication %s, overlapped %s (%.1f%%), exposed %s = wait %s + transfer %s\n",
             fmt_time(t1, sizeof t1, (double)o->comm_ns / per),
             fmt_time(t2, sizeof t2, (double)o->overlapped_ns / per),
@@ -230,12 +269,12 @@ static void ranks_section(FILE *out, const tsa_analysis *a, const style *st)
             snprintf(mfu, sizeof mfu, "-");
         else
             snprintf(mfu, sizeof mfu, "%.1f%%", 100 * b->mfu);
-        fprintf(out, "  %5d  %-16.16s %10s %10s %10s %10s %10s %6s\n", r->rank,
-                r->host ? r->host : "?", fmt_time(t[0], 32, (double)b->wall_ns),
+        fprintf(out, "  %5d  %-16s %10s %10s %10s %10s %10s %6s\n", r->rank,
+                r->host ? tsr_fit(r->host, 16) : "?", fmt_time(t[0], 32, (double)b->wall_ns),
                 fmt_time(t[1], 32, (double)(b->line_ns[TSA_BL_USEFUL] + b->line_ns[TSA_BL_OVERHEAD])),
                 fmt_time(t[2], 32, (double)b->line_ns[TSA_BL_COMM_WAIT]),
                 fmt_time(t[3], 32, (double)b->line_ns[TSA_BL_COMM_TRANSFER]),
-                fmt_time(t[4], 32, (double)b->line_ns[TSA_BL_DATA_STALL]), mfu);
+                r->gpu ? fmt_time(t[4], 32, (double)b->line_ns[TSA_BL_DATA_STALL]) : "-", mfu);
     }
     if (a->n_ranks > MAX_LINES)
         fprintf(out, "  %s... %zu more ranks in --json per_rank%s\n", st->dim,
@@ -251,18 +290,14 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
                 "exposed", "(wait)", "busbw GB/s");
         for (size_t i = 0; i < a->n_colls; i++) {
             const tsa_coll_row *c = &a->colls[i];
-            char t3[32], t4[32];
-            char bw[32];
-            /* Calls that only returned at once have no bandwidth of their own. */
-            if (isnan(c->busbw_gbps))
-                snprintf(bw, sizeof bw, "-");
-            else
-                snprintf(bw, sizeof bw, "%.1f", c->busbw_gbps);
+            char t3[32], t4[32], t5[32];
             fprintf(out, "  %-14s %9llu %12s %12s %12s %12s %11s\n", tsa_nccl_op_name(c->op),
-                    (unsigned long long)c->count, fmt_bytes(t1, sizeof t1, (double)c->bytes),
+                    (unsigned long long)c->count,
+                    fmt_row_bytes(t1, sizeof t1, c->bytes, c->bytes_unknown, c->count),
                     fmt_time(t2, sizeof t2, (double)c->ns),
                     fmt_time(t3, sizeof t3, (double)c->exposed_ns),
-                    fmt_time(t4, sizeof t4, (double)c->exposed_wait_ns), bw);
+                    fmt_time(t4, sizeof t4, (double)c->exposed_wait_ns),
+                    fmt_gbps(t5, sizeof t5, c->busbw_gbps));
             for (int b = 0; b < TSA_SIZE_BUCKETS; b++)
                 if (c->bucket_count[b])
                     fprintf(out, "  %s  %-12s %9llu %12s %12s %12s%s\n", st->dim,
@@ -289,18 +324,21 @@ static void tables_section(FILE *out, const tsa_analysis *a, const style *st)
         section(out, st, "TOP KERNELS");
         for (size_t i = 0; i < a->n_kernels; i++) {
             const tsa_kernel_row *k = &a->kernels[i];
-            fprintf(out, "  %12s %6.1f%% %9llu  %-13s %.60s\n",
+            fprintf(out, "  %12s %6.1f%% %9llu  %-13s %s\n",
                     fmt_time(t1, sizeof t1, (double)k->ns), 100.0 * (double)k->ns / (double)ktotal,
-                    (unsigned long long)k->count, tsa_kcat_name((tsa_kcat)k->category), k->name);
+                    (unsigned long long)k->count, tsa_kcat_name((tsa_kcat)k->category),
+                    tsr_fit(k->name, 60));   /* cut on a UTF-8 character boundary */
         }
     }
     if (a->n_copies) {
         section(out, st, "COPIES");
         for (size_t i = 0; i < a->n_copies; i++) {
             const tsa_copy_row *c = &a->copies[i];
-            fprintf(out, "  %-7s %9llu %12s %12s %8.1f GB/s\n", tsa_copy_dir_name(c->dir),
-                    (unsigned long long)c->count, fmt_bytes(t1, sizeof t1, (double)c->bytes),
-                    fmt_time(t2, sizeof t2, (double)c->ns), c->gbps);
+            char t3[32];
+            fprintf(out, "  %-7s %9llu %12s %12s %8s GB/s\n", tsa_copy_dir_name(c->dir),
+                    (unsigned long long)c->count,
+                    fmt_row_bytes(t1, sizeof t1, c->bytes, c->bytes_unknown, c->count),
+                    fmt_time(t2, sizeof t2, (double)c->ns), fmt_gbps(t3, sizeof t3, c->gbps));
         }
     }
 }
@@ -379,6 +417,7 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
 {
     style st = make_style(color);
     header(out, a, &st);
+    tsa_hang_print_text(out, a->hang, 0); /* a hung job: this first (analyzer/hang) */
     /* Green only when the job is bound by the work it is meant to do. */
     const char *vc = a->verdict == TSA_VERDICT_GPU_BOUND || a->verdict == TSA_VERDICT_COMPUTE_BOUND
                          ? st.green
@@ -386,20 +425,46 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
                                                                  : st.yellow;
     fprintf(out, "\n%sVERDICT%s  %s%s%s: %s\n", st.bold, st.reset, vc,
             tsa_verdict_name(a->verdict), st.reset, a->verdict_reason);
+    if (a->partial[0])
+        fprintf(out, "  %spartial:%s %s\n", st.yellow, st.reset, a->partial);
     confidence_line(out, a, &st);
-    budget_section(out, a, &st);
-    overlap_section(out, a, &st);
-    phases_section(out, a, &st);
+    if (a->cpu_only) {
+        fprintf(out, "  no GPU records: no budget, overlap or kernel tables to show\n");
+    } else {
+        budget_section(out, a, &st);
+        overlap_section(out, a, &st);
+        phases_section(out, a, &st);
+        tsa_hta_view_print(out, a);
+    }
     ranks_section(out, a, &st);
     if (tsa_telemetry_any(a)) {
         section(out, &st, "HOST AND GPU (telemetry, analysis window)");
         tsa_telemetry_print_rows(out, a, 16);
     }
     tables_section(out, a, &st);
+    if (a->memory.n_ranks) {
+        section(out, &st, "MEMORY (reserved GPU memory per rank)");
+        tsa_memory_print(out, &a->memory);
+    }
     if (a->have_xrank) {
         section(out, &st, "CROSS-RANK (one row per rank: that rank's own totals)");
         tsa_xrank_print(out, &a->xrank, color);
     }
     findings_section(out, a, &st);
     problems_section(out, a, &st);
+}
+
+char *tsa_report_text(const tsa_analysis *a, int color)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    tsa_report_print_text(f, a, color);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_span.h"
 #include "job_build.h"
 #include "tsc_format.h"
 
@@ -332,8 +333,13 @@ int tsa_find_steps(tsa_rank *r, const char *marker, tsa_step_method *method)
         if (r->n_steps)
             *method = TSA_STEPS_AUTOGRAD;
     }
-    if (!r->n_steps && r->last_ns > r->first_ns) {
-        if (add_step(r, &cap, r->first_ns, r->last_ns))
+    if (!r->n_steps) {
+        /* No step markers: one step over the GPU records' span (the host's
+         * time before the first kernel, e.g. model loading, is no data
+         * stall), or over every record of a host-only input. */
+        int64_t s = r->first_ns, e = r->last_ns;
+        tsa_rank_gpu_span(r, &s, &e);
+        if (e > s && add_step(r, &cap, s, e))
             return -1;
     }
     attach_nccl(r);

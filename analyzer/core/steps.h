@@ -8,7 +8,7 @@
  * range, else kernel, matched as a substring), NVTX "ProfilerStep#" ranges,
  * the period of the collective sequence, the forward/backward thread cycle
  * of the kernels' launches (GPU records).  Without any, one step spans the
- * whole extent (TSA_STEPS_NONE).  Replaces r->steps.  -1 on OOM. */
+ * GPU records (the whole extent of a host-only input; TSA_STEPS_NONE).  Replaces r->steps.  -1 on OOM. */
 int tsa_find_steps(tsa_rank *r, const char *marker, tsa_step_method *method);
 
 /* Smallest period p of seq[0..n) (seq[i] == seq[i+p] for every valid i),

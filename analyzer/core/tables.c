@@ -11,18 +11,24 @@
 
 int tsa_size_bucket(uint64_t bytes)
 {
-    static const uint64_t limits[TSA_SIZE_BUCKETS - 1] = {
-        64ull << 10, 1ull << 20, 16ull << 20, 128ull << 20, 1ull << 30};
-    for (int i = 0; i < TSA_SIZE_BUCKETS - 1; i++)
+    static const uint64_t limits[] = {64ull << 10, 1ull << 20, 16ull << 20, 128ull << 20,
+                                      1ull << 30};
+    for (int i = 0; i < (int)(sizeof limits / sizeof limits[0]); i++)
         if (bytes < limits[i])
             return i;
-    return TSA_SIZE_BUCKETS - 1;
+    return TSA_SIZE_UNKNOWN - 1;
+}
+
+int tsa_nccl_size_bucket(const tsa_nccl_op *op)
+{
+    return op->flags & TSA_NCCL_F_BYTES_UNKNOWN ? TSA_SIZE_UNKNOWN : tsa_size_bucket(op->bytes);
 }
 
 const char *tsa_size_bucket_name(int b)
 {
     static const char *const names[TSA_SIZE_BUCKETS] = {
-        "<64KiB", "64KiB-1MiB", "1-16MiB", "16-128MiB", "128MiB-1GiB", ">=1GiB"};
+        "<64KiB", "64KiB-1MiB", "1-16MiB", "16-128MiB", "128MiB-1GiB", ">=1GiB",
+        "bytes unknown"};
     return b >= 0 && b < TSA_SIZE_BUCKETS ? names[b] : "?";
 }
 
@@ -148,11 +154,15 @@ static int coll_rows(tsa_analysis *a)
             int64_t d = sp[i].end_ns - sp[i].start_ns;
             row->op = op->op;
             row->count++;
-            row->bytes += op->bytes;
             TSA_SAT_ACC(row->ns, d);
-            int b = tsa_size_bucket(op->bytes);
+            int b = tsa_nccl_size_bucket(op);
             row->bucket_count[b]++;
             TSA_SAT_ACC(row->bucket_ns[b], d);
+            if (b == TSA_SIZE_UNKNOWN) {
+                row->bytes_unknown++; /* no size: no bytes, no bandwidth */
+                continue;
+            }
+            row->bytes += op->bytes;
             if (sp[i].own) {
                 TSA_SAT_ACC(own_ns[op->op], d);
                 fbytes[op->op] += (double)op->bytes * tsa_busbw_factor(op->op, op->comm_size);
@@ -190,6 +200,7 @@ oom:
 static void copy_rows(tsa_analysis *a)
 {
     tsa_copy_row all[7];
+    int64_t known_ns[7] = {0};   /* time of the copies of known size */
     memset(all, 0, sizeof all);
     for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
         const tsa_rank *r = &a->job->ranks[ri];
@@ -199,15 +210,22 @@ static void copy_rows(tsa_analysis *a)
                 continue;
             all[c->dir].dir = c->dir;
             all[c->dir].count++;
-            all[c->dir].bytes += c->bytes;
             TSA_SAT_ACC(all[c->dir].ns, c->end_ns - c->start_ns);
+            if (c->bytes_unknown) {
+                all[c->dir].bytes_unknown++;
+                continue;
+            }
+            all[c->dir].bytes += c->bytes;
+            TSA_SAT_ACC(known_ns[c->dir], c->end_ns - c->start_ns);
         }
     }
     a->n_copies = 0;
     for (int d = 0; d < 7; d++) {
         if (!all[d].count)
             continue;
-        all[d].gbps = all[d].ns > 0 ? (double)all[d].bytes / (double)all[d].ns : 0;
+        all[d].gbps = all[d].bytes_unknown == all[d].count ? NAN
+                      : known_ns[d] > 0 ? (double)all[d].bytes / (double)known_ns[d]
+                                        : 0;
         a->copies[a->n_copies++] = all[d];
     }
 }

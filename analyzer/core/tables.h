@@ -10,6 +10,8 @@
 int tsa_build_tables(tsa_analysis *a);
 
 int tsa_size_bucket(uint64_t bytes);
+/* Size bucket of a call: TSA_SIZE_UNKNOWN when its bytes are not known. */
+int tsa_nccl_size_bucket(const tsa_nccl_op *op);
 /* nccl-tests bus bandwidth factor for an op on n ranks. */
 double tsa_busbw_factor(uint8_t op, uint32_t n);
 

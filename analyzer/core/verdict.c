@@ -55,6 +55,15 @@ void tsa_decide_verdict(tsa_analysis *a)
     const int64_t *late = a->late_rank_ns;
     a->verdict_rank = -1;
     a->verdict_host = NULL;
+    if (a->cpu_only) { /* no GPU work to attribute: no GPU-bound claim */
+        a->verdict = TSA_VERDICT_UNKNOWN;
+        snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s",
+                 a->cut_short ? "no GPU records before the input ends (cut short)"
+                              : "no GPU records: no CUDA kernels, copies or NCCL calls (a "
+                                "CPU-only trace, or an accelerator tscope does not read), so "
+                                "there is no GPU time to attribute");
+        return;
+    }
     if (b->wall_ns <= 0) {
         a->verdict = TSA_VERDICT_UNKNOWN;
         snprintf(a->verdict_reason, sizeof a->verdict_reason, "no time was analysed");
@@ -73,10 +82,23 @@ void tsa_decide_verdict(tsa_analysis *a)
     double comm = (double)(b->line_ns[TSA_BL_COMM_WAIT] + b->line_ns[TSA_BL_COMM_TRANSFER] -
                            late[TSA_BL_COMM_WAIT]) / w;
     double host = (double)(b->line_ns[TSA_BL_HOST_IDLE] - late[TSA_BL_HOST_IDLE]) / w;
-    char rest[200];
-    int at = snprintf(rest, sizeof rest,
-             "compute %.1f%%, exposed communication %.1f%%, data stall %.1f%%, host idle %.1f%%",
-             100 * compute, 100 * comm, 100 * data, 100 * host);
+    /* With GPU records, "other" is GPU idle that no launch, data or NCCL
+     * time explains: the host is busy with work tscope does not see (Python,
+     * CPU operators) or waits.  Left out of the vote, a mostly idle GPU was
+     * called host-bound for its small launch share (kineto corpus, alexnet). */
+    double unexplained = a->gpu ? (double)(b->line_ns[TSA_BL_OTHER] - late[TSA_BL_OTHER]) / w : 0;
+    char rest[256];
+    int at = a->gpu ? snprintf(rest, sizeof rest,
+                               "compute %.1f%%, exposed communication %.1f%%, data stall %.1f%%, "
+                               "host idle %.1f%%",
+                               100 * compute, 100 * comm, 100 * data, 100 * host)
+                    : snprintf(rest, sizeof rest,
+                               "compute %.1f%%, exposed communication %.1f%% (data stall and "
+                               "host idle not measured without GPU records)",
+                               100 * compute, 100 * comm);
+    if (a->gpu && at > 0 && (size_t)at < sizeof rest)
+        at += snprintf(rest + at, sizeof rest - (size_t)at,
+                       ", GPU idle with no launch on the host %.1f%%", 100 * unexplained);
     const tsa_finding *lf = top_late_rank(a);
     int pace = lf && a->wall_ns > 0 &&
                (double)lf->recoverable_ns >= TSA_TH_LATE_RANK_VERDICT * (double)a->wall_ns;
@@ -108,6 +130,11 @@ void tsa_decide_verdict(tsa_analysis *a)
     if (comm > top) { v = TSA_VERDICT_COMM_BOUND; top = comm; what = "exposed communication"; }
     if (data > top) { v = TSA_VERDICT_DATA_BOUND; top = data; what = "data stall"; }
     if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = "host/launch idle"; }
+    if (unexplained > top) {
+        v = TSA_VERDICT_HOST_BOUND;
+        top = unexplained;
+        what = "GPU idle while the host launches nothing (host busy elsewhere)";
+    }
     a->verdict = v;
     snprintf(a->verdict_reason, sizeof a->verdict_reason,
              "%s is the largest share of wall time: %s", what, rest);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "crossrank.h"
+#include "reader/text_visible.h"
 
 #define ALL_ROWS_MAX 64
 #define TOP_ROWS 16
@@ -55,8 +56,9 @@ static void row(FILE *out, const tsa_xrank_result *r, const tsa_rank_blame *b, i
         snprintf(work, sizeof work, "-");
         snprintf(rel, sizeof rel, "-");
     }
-    fprintf(out, "%s%c %5d  %-16.16s %12s %8s %10.3f %10.3f %9.1f%% %+17.6f%s%s%s\n", on,
-            is_st ? '>' : (b->slow ? '*' : ' '), b->rank, b->host ? b->host : "?", work, rel,
+    fprintf(out, "%s%c %5d  %-16s %12s %8s %10.3f %10.3f %9.1f%% %+17.6f%s%s%s\n", on,
+            is_st ? '>' : (b->slow ? '*' : ' '), b->rank, b->host ? tsr_fit(b->host, 16) : "?",
+            work, rel,
             (double)b->wait_ns / 1e9, (double)b->blame_ns / 1e9, 100.0 * b->arrived_last_share,
             (double)b->clock_offset_ns / 1e9, b->clock_aligned ? "" : " (unaligned)",
             is_st ? (r->straggler->intermittent ? "  intermittent straggler" : "  straggler") : "",

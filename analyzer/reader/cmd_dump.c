@@ -10,6 +10,7 @@
 #include "reader_cli.h"
 #include "nccl_join.h"
 #include "record_json.h"
+#include "text_visible.h"
 
 typedef struct dump_opts {
     int json;
@@ -46,13 +47,13 @@ static void print_text(FILE *out, cJSON *o)
     const cJSON *rank = cJSON_GetObjectItemCaseSensitive(o, "rank");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
     char *r = rank ? cJSON_PrintUnformatted(rank) : NULL;
-    fprintf(out, "r%-5s %-7s", r ? r : "?", cJSON_IsString(kind) ? kind->valuestring : "?");
+    fprintf(out, "r%-5s %-7s", r ? r : "?", cJSON_IsString(kind) ? tsr_vis(kind->valuestring) : "?");
     free(r);
     for (const cJSON *c = o->child; c; c = c->next) {
         if (c == rank || c == kind)
             continue;
         if (cJSON_IsString(c)) {
-            fprintf(out, " %s=%s", c->string, c->valuestring);
+            fprintf(out, " %s=%s", tsr_vis(c->string), tsr_vis(c->valuestring));
             continue;
         }
         char *v = cJSON_PrintUnformatted(c);
@@ -110,7 +111,7 @@ static void on_problem(void *vctx, const char *path, uint64_t off, const char *m
 {
     (void)vctx;
     fflush(stdout);
-    fprintf(stderr, "%s: offset %llu: %s\n", path, (unsigned long long)off, msg);
+    fprintf(stderr, "%s: offset %llu: %s\n", tsr_vis(path), (unsigned long long)off, tsr_vis(msg));
 }
 
 static int parse_rank(const char *s)

@@ -11,6 +11,7 @@
 #include "dump_reader.h"
 #include "reader_cli.h"
 #include "record_json.h"
+#include "text_visible.h"
 #include "u64_map.h"
 
 typedef struct info_problem {
@@ -219,10 +220,12 @@ static cJSON *describe(const char *path, const tsr_file *f, const tsr_stats *s,
     return o;
 }
 
+/* A string member for the text output, shown visibly (text_visible.h):
+ * dump strings may hold escape sequences and newlines. */
 static const char *str(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return cJSON_IsString(v) ? tsr_vis(v->valuestring) : NULL;
 }
 
 /* Integers are stored as raw JSON text (exact 64-bit), not doubles. */
@@ -278,7 +281,8 @@ static void print_other_meta(FILE *out, const cJSON *meta)
     for (const cJSON *c = meta ? meta->child : NULL; c; c = c->next) {
         if (shown_key(c->string) || !cJSON_IsString(c))
             continue;
-        fprintf(out, "%s%s=%s", any ? ", " : "  other meta  ", c->string, c->valuestring);
+        fprintf(out, "%s%s=%s", any ? ", " : "  other meta  ", tsr_vis(c->string),
+                tsr_vis(c->valuestring));
         any = 1;
     }
     if (any)
@@ -401,22 +405,7 @@ int tsa_cmd_info(int argc, char **argv)
     tsr_free_paths(paths, n);
     rc = readable == 0 ? 2 : (with_problems || errors) ? 1 : 0;
     cJSON_AddNumberToObject(root, "exit_status", rc);
-    if (json) {
-        char *s = cJSON_Print(root);
-        if (s)
-            puts(s);
-        free(s);
-    } else {
-        const cJSON *o;
-        int first = 1;
-        cJSON_ArrayForEach(o, files)
-        {
-            if (!first)
-                putchar('\n');
-            first = 0;
-            print_text(stdout, o);
-        }
-    }
+    tsr_cli_print_files(root, json, print_text);
     cJSON_Delete(root);
     return rc;
 }

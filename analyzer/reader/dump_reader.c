@@ -252,10 +252,24 @@ static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
                      const uint8_t *payload)
 {
     f->stats.chunks++;
-    /* The writer numbers chunks 0, 1, 2...; a jump means chunks were lost. */
-    if (h->seq > f->next_seq)
-        f->stats.missing_chunks += h->seq - f->next_seq;
-    f->next_seq = h->seq + 1;
+    /* The writer numbers chunks 0, 1, 2...; a jump means chunks were lost,
+     * a step back that chunks were repeated or reordered.  Both are
+     * problems, except a jump over chunks skipped as damaged (already
+     * reported). */
+    uint64_t want = f->next_seq;
+    int skipped = f->stats.bad_chunks != f->bad_at_last_chunk;
+    if (h->seq > want) {
+        f->stats.missing_chunks += h->seq - want;
+        if (!skipped)
+            tsr_problem(f, poff - sizeof *h, "chunk seq %u where %llu was expected: "
+                        "%llu chunks missing", h->seq, (unsigned long long)want,
+                        (unsigned long long)(h->seq - want));
+    } else if (h->seq < want) {
+        tsr_problem(f, poff - sizeof *h, "chunk seq %u after seq %llu: repeated or out of order",
+                    h->seq, (unsigned long long)(want - 1));
+    }
+    f->next_seq = (uint64_t)h->seq + 1;
+    f->bad_at_last_chunk = f->stats.bad_chunks;
     switch (h->type) {
     case TSC_CHUNK_META:
         f->stats.meta_chunks++;

@@ -171,6 +171,7 @@ int tsr_decode_copy(const tsr_desc *d, tsc_desc_copy *out);
 int tsr_decode_sync(const tsr_desc *d, tsc_desc_sync *out);
 int tsr_decode_api(const tsr_desc *d, tsc_desc_api *out);
 int tsr_decode_gemm(const tsr_desc *d, tsc_desc_gemm *out);
+int tsr_decode_mem(const tsr_desc *d, tsc_desc_mem *out);      /* v1.1 */
 /* TSC_DESC_THREAD: *name points into the payload, name_len bytes, not
  * necessarily NUL-terminated (name_len <= payload left after the head). */
 int tsr_decode_thread(const tsr_desc *d, uint32_t *tid, const char **name,
@@ -197,6 +198,8 @@ const char *tsr_nccl_result_name(uint8_t result); /* "ncclSuccess", ... */
 const char *tsr_copy_dir_name(uint8_t dir);       /* "H2D", "D2H", "D2D", "P2P", "H2H", "memset", "other" */
 const char *tsr_sync_type_name(uint8_t type);     /* "event", "stream_wait_event", "stream", ... */
 const char *tsr_api_domain_name(uint8_t domain);  /* "runtime", "driver" */
+const char *tsr_mem_source_name(uint8_t source); /* "malloc", "async", "vmm", "pool", "other" */
+const char *tsr_mem_pool_op_name(uint8_t op);    /* "usage", "created", "destroyed", "trimmed" */
 const char *tsr_gemm_api_name(uint8_t api);       /* "cublasLtMatmul", "cublasGemmEx", ... */
 const char *tsr_gpu_metric_name(uint16_t metric); /* "sm_clock_mhz", "power_mw", ... */
 const char *tsr_task_role_name(uint8_t role);     /* "main", "autograd", "nccl", "worker", ... */

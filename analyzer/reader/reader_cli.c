@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "dump_reader.h"
 
 /* 1 when arg named a flag (and set it), 0 otherwise. */
@@ -54,4 +56,24 @@ int tsr_cli_parse(const tsr_cli *cli, int argc, char **argv, char ***paths, size
     }
     free(inputs);
     return status;
+}
+
+void tsr_cli_print_files(const cJSON *root, int json, void (*print_one)(FILE *, const cJSON *))
+{
+    if (json) {
+        char *s = cJSON_Print(root);
+        if (s)
+            puts(s);
+        free(s);
+        return;
+    }
+    const cJSON *o;
+    int first = 1;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(root, "files"))
+    {
+        if (!first)
+            putchar('\n');
+        first = 0;
+        print_one(stdout, o);
+    }
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 typedef struct tsr_cli_flag {
     const char *name;   /* e.g. "--json" */
     int *set;           /* set to 1 when given */
@@ -24,5 +26,9 @@ typedef struct tsr_cli {
  * 0 after --help, 2 on a usage error or out of memory. */
 int tsr_cli_parse(const tsr_cli *cli, int argc, char **argv, char ***paths, size_t *n,
                   size_t *n_errors);
+
+/* Prints an info-style result: root as JSON with json, else print_one for
+ * each member of root's "files" array, a blank line between them. */
+void tsr_cli_print_files(const cJSON *root, int json, void (*print_one)(FILE *, const cJSON *));
 
 #endif

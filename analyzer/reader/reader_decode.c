@@ -15,6 +15,7 @@ size_t tsr_desc_min_len(uint8_t type)
     case TSC_DESC_API: return sizeof(tsc_desc_api);
     case TSC_DESC_GEMM: return sizeof(tsc_desc_gemm);
     case TSC_DESC_TASK: return sizeof(tsc_desc_task);
+    case TSC_DESC_MEM: return sizeof(tsc_desc_mem);
     default: return 0; /* strings and unknown types: any length */
     }
 }
@@ -22,7 +23,9 @@ size_t tsr_desc_min_len(uint8_t type)
 uint8_t tsr_desc_type_for_kind(uint8_t kind)
 {
     switch (kind) {
-    case TSC_EV_NCCL: return TSC_DESC_NCCL_CALL;
+    case TSC_EV_NCCL:
+    case TSC_EV_NCCL_ENTER:
+    case TSC_EV_HANG: return TSC_DESC_NCCL_CALL;
     case TSC_EV_KERNEL: return TSC_DESC_KERNEL;
     case TSC_EV_MEMCPY:
     case TSC_EV_MEMSET: return TSC_DESC_COPY;
@@ -31,6 +34,9 @@ uint8_t tsr_desc_type_for_kind(uint8_t kind)
     case TSC_EV_GEMM: return TSC_DESC_GEMM;
     case TSC_EV_NVTX: return TSC_DESC_STRING;
     case TSC_EV_TASK_CPU: return TSC_DESC_TASK;
+    case TSC_EV_MEM_ALLOC:
+    case TSC_EV_MEM_FREE:
+    case TSC_EV_MEM_POOL: return TSC_DESC_MEM;
     default: return 0;
     }
 }
@@ -71,6 +77,11 @@ int tsr_decode_api(const tsr_desc *d, tsc_desc_api *out)
 int tsr_decode_gemm(const tsr_desc *d, tsc_desc_gemm *out)
 {
     return decode(d, TSC_DESC_GEMM, out, sizeof *out);
+}
+
+int tsr_decode_mem(const tsr_desc *d, tsc_desc_mem *out)
+{
+    return decode(d, TSC_DESC_MEM, out, sizeof *out);
 }
 
 int tsr_decode_thread(const tsr_desc *d, uint32_t *tid, const char **name, size_t *name_len)

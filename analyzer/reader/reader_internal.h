@@ -45,7 +45,9 @@ struct tsr_file {
     size_t n_meta, cap_meta;
     uint32_t *meta_index;        /* hash index into meta (reader_meta.c) */
 
-    uint32_t next_seq;           /* seq the next valid chunk should carry */
+    uint64_t next_seq;           /* seq the next valid chunk should carry (64-bit:
+                                    a chunk with seq 0xffffffff must not wrap it) */
+    uint64_t bad_at_last_chunk;  /* stats.bad_chunks when the last valid chunk was read */
     uint8_t unknown_kind_seen[256];
     int unknown_chunk_seen;
 };

@@ -12,6 +12,8 @@ const char *tsr_event_kind_name(uint8_t kind)
     switch (kind) {
     case TSC_EV_DESC: return "desc";
     case TSC_EV_NCCL: return "nccl";
+    case TSC_EV_NCCL_ENTER: return "nccl_enter";
+    case TSC_EV_HANG: return "hang";
     case TSC_EV_KERNEL: return "kernel";
     case TSC_EV_MEMCPY: return "memcpy";
     case TSC_EV_MEMSET: return "memset";
@@ -25,6 +27,9 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_PROC_CPU: return "proc_cpu";
     case TSC_EV_TASK_CPU: return "task_cpu";
     case TSC_EV_HOST_LOAD: return "host_load";
+    case TSC_EV_MEM_ALLOC: return "mem_alloc";
+    case TSC_EV_MEM_FREE: return "mem_free";
+    case TSC_EV_MEM_POOL: return "mem_pool";
     default: return NULL;
     }
 }
@@ -41,6 +46,7 @@ const char *tsr_desc_type_name(uint8_t type)
     case TSC_DESC_API: return "api";
     case TSC_DESC_GEMM: return "gemm";
     case TSC_DESC_TASK: return "task";
+    case TSC_DESC_MEM: return "mem";
     default: return NULL;
     }
 }
@@ -213,4 +219,16 @@ const char *tsr_task_role_name(uint8_t role)
         [TSC_TASK_NCCL] = "nccl", [TSC_TASK_WORKER] = "worker", [TSC_TASK_TSCOPE] = "tscope",
     };
     return LOOKUP(t, role);
+}
+
+const char *tsr_mem_source_name(uint8_t source)
+{
+    static const char *const t[] = {"other", "malloc", "async", "vmm", "pool"};
+    return LOOKUP(t, source);
+}
+
+const char *tsr_mem_pool_op_name(uint8_t op)
+{
+    static const char *const t[] = {"usage", "created", "destroyed", "trimmed"};
+    return LOOKUP(t, op);
 }

@@ -109,6 +109,19 @@ static void gemm_keys(cJSON *o, const tsr_event *e, const tsc_desc_gemm *g)
     add_u64(o, "call", e->val);
 }
 
+static void mem_keys(cJSON *o, const tsr_event *e, const tsc_desc_mem *m)
+{
+    add_name(o, "source", tsr_mem_source_name(m->source), m->source);
+    add_u64(o, "bytes", e->val);
+    add_u64(o, "device", m->device);
+    add_u64(o, "stream", m->stream);
+    add_u64(o, "mem_kind", m->mem_kind);
+    if (e->kind == TSC_EV_MEM_POOL)
+        add_name(o, "pool_op", tsr_mem_pool_op_name(e->flags), e->flags);
+    if (m->pool)
+        add_hex(o, "pool", m->pool);
+}
+
 /* Kind-specific keys; 0 when the descriptor was usable. */
 static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char *nccl_op)
 {
@@ -119,9 +132,12 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsc_desc_sync s;
         tsc_desc_api a;
         tsc_desc_gemm g;
+        tsc_desc_mem m;
     } u;
     switch (e->kind) {
     case TSC_EV_NCCL:
+    case TSC_EV_NCCL_ENTER:
+    case TSC_EV_HANG:
         if (tsr_decode_nccl_call(e->desc, &u.n))
             return -1;
         nccl_keys(o, e, &u.n);
@@ -200,6 +216,13 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
     case TSC_EV_HOST_LOAD:
         add_u64(o, "load1_milli", e->val);
         add_u64(o, "running", e->aux);
+        return 0;
+    case TSC_EV_MEM_ALLOC:
+    case TSC_EV_MEM_FREE:
+    case TSC_EV_MEM_POOL:
+        if (tsr_decode_mem(e->desc, &u.m))
+            return -1;
+        mem_keys(o, e, &u.m);
         return 0;
     default:
         return 0;

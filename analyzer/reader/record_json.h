@@ -31,5 +31,8 @@ cJSON *tsr_json_add_text(cJSON *o, const char *key, const char *s);
 /* 1 when s is valid UTF-8; a malloc'd copy with invalid bytes as '?'. */
 int tsr_utf8_valid(const char *s);
 char *tsr_utf8_clean_dup(const char *s);
+/* Bytes of the valid UTF-8 sequence at s (1 for ASCII and the NUL), 0
+ * when invalid. */
+size_t tsr_utf8_seq_len(const char *s);
 
 #endif

@@ -33,6 +33,11 @@ static size_t valid_seq(const unsigned char *s)
     return n;
 }
 
+size_t tsr_utf8_seq_len(const char *s)
+{
+    return valid_seq((const unsigned char *)s);
+}
+
 int tsr_utf8_valid(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;

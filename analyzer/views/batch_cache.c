@@ -1,9 +1,13 @@
 /* The per-job summary file: the row plus a fingerprint of the inputs
- * (names, sizes, mtimes of the dumps or traces) and a schema version, so
- * a re-run skips jobs that have not changed and never trusts a file
- * written by a different layout or tscope version. */
+ * (names, sizes, mtimes, change times, permissions and readability of the
+ * dumps or traces) and a schema version, so a re-run skips jobs that have
+ * not changed and never trusts a file written by a different layout or
+ * tscope version.  A job directory is untrusted: the summary is read
+ * without following links or blocking on FIFOs, and written through a
+ * fresh temporary (O_EXCL) in the same directory. */
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -53,11 +57,17 @@ char *tsa_batch_fingerprint(const char *dir)
             break;
         }
         int ok = !stat(path, &st) && S_ISREG(st.st_mode);
+        /* permissions and readability too: a file made readable again
+         * (chmod changes neither size nor mtime) is analysed anew */
+        int readable = ok && !access(path, R_OK);
         free(path);
         if (!ok)
             continue;
         int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-        if (asprintf(&line, "%s %lld %" PRId64, e->d_name, (long long)st.st_size, mtime) < 0 ||
+        int64_t ctime = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+        if (asprintf(&line, "%s %lld %" PRId64 " %" PRId64 " %o %d", e->d_name,
+                     (long long)st.st_size, mtime, ctime, (unsigned)(st.st_mode & 07777),
+                     readable) < 0 ||
             TSA_VEC_PUSH(lines, n, cap, line)) {
             failed = 1;
             break;
@@ -86,20 +96,63 @@ static char *summary_path(const char *dir)
     return asprintf(&p, "%s/%s", dir, TSA_BATCH_SUMMARY_FILE) < 0 ? NULL : p;
 }
 
+/* The summary's text, or NULL.  Only a regular file, not through a
+ * symlink, never blocking (a FIFO planted under the name would otherwise
+ * hang the whole batch before any worker, past --timeout), bounded. */
 static char *read_small(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
         return NULL;
-    char *buf = malloc(MAX_SUMMARY_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, MAX_SUMMARY_BYTES + 1, f) : 0;
-    fclose(f);
+    struct stat st;
+    char *buf = NULL;
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size <= MAX_SUMMARY_BYTES)
+        buf = malloc(MAX_SUMMARY_BYTES + 1);
+    size_t n = 0;
+    while (buf && n <= MAX_SUMMARY_BYTES) {
+        ssize_t r = read(fd, buf + n, MAX_SUMMARY_BYTES + 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
     if (!buf || n > MAX_SUMMARY_BYTES) {
         free(buf);
         return NULL;
     }
     buf[n] = '\0';
     return buf;
+}
+
+/* Write text to a fresh temporary beside path and rename it over path:
+ * a reader never sees half a file, and nothing planted in the (untrusted)
+ * directory is followed or overwritten (mkstemp opens with O_EXCL). */
+static int write_atomically(const char *path, const char *text)
+{
+    char *tmp;
+    if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+        return -1;
+    int rc = -1, fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd >= 0) {
+        size_t len = strlen(text), done = 0;
+        while (done < len) {
+            ssize_t w = write(fd, text + done, len - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            done += (size_t)w;
+        }
+        int ok = done == len && !fchmod(fd, 0644);
+        if (!close(fd) && ok && !rename(tmp, path))
+            rc = 0;
+        else
+            unlink(tmp);
+    }
+    free(tmp);
+    return rc;
 }
 
 int tsa_batch_cache_load(const char *dir, const char *fingerprint, tsa_batch_row *row)
@@ -143,21 +196,8 @@ int tsa_batch_cache_store(const char *dir, const char *fingerprint, const tsa_ba
         cJSON_AddItemToObject(root, "row", r);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    char *path = summary_path(dir), *tmp = NULL;
-    int rc = -1;
-    if (text && path && asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) >= 0) {
-        /* write then rename: a reader never sees half a file */
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            size_t len = strlen(text);
-            ssize_t w = write(fd, text, len);
-            if (!close(fd) && w == (ssize_t)len && !rename(tmp, path))
-                rc = 0;
-            else
-                unlink(tmp);
-        }
-    }
-    free(tmp);
+    char *path = summary_path(dir);
+    int rc = text && path ? write_atomically(path, text) : -1;
     free(path);
     free(text);
     return rc;

@@ -79,9 +79,73 @@ static int walk(const char *dir, int depth, found *f)
     return rc;
 }
 
+/* A found job: its path as spelled from the root, and its canonical
+ * path, which decides whether two spellings (base, base/, ./base, a
+ * symlink) are the same job. */
+typedef struct spelled {
+    char *shown, *real;
+} spelled;
+
+static int cmp_real(const void *a, const void *b)
+{
+    const spelled *x = a, *y = b;
+    int c = strcmp(x->real, y->real);
+    return c ? c : strcmp(x->shown, y->shown);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Trailing slashes off (but "/" stays): "base/" is shown as "base". */
+static void trim_slashes(char *p)
+{
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        p[--n] = '\0';
+}
+
+/* One row per real directory, the first spelling kept; f->v is
+ * replaced by the kept spellings, sorted. */
+static int dedupe_by_realpath(found *f, size_t *kept)
+{
+    spelled *s = calloc(f->n ? f->n : 1, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t k = 0; k < f->n; k++) {
+        trim_slashes(f->v[k]);
+        s[k].shown = f->v[k];
+        s[k].real = realpath(f->v[k], NULL);
+        if (!s[k].real)
+            s[k].real = strdup(f->v[k]);
+        if (!s[k].real) {
+            for (size_t j = 0; j < k; j++)
+                free(s[j].real);
+            free(s);
+            return -1;
+        }
+    }
+    if (f->n > 1)
+        qsort(s, f->n, sizeof *s, cmp_real);
+    size_t keep = 0;
+    for (size_t k = 0; k < f->n; k++) {
+        if (keep && !strcmp(s[keep - 1].real, s[k].real)) {
+            free(s[k].shown);
+            free(s[k].real);
+            continue;
+        }
+        s[keep++] = s[k];
+    }
+    for (size_t k = 0; k < keep; k++) {
+        f->v[k] = s[k].shown;
+        free(s[k].real);
+    }
+    free(s);
+    if (keep > 1)
+        qsort(f->v, keep, sizeof *f->v, cmp_str);
+    *kept = keep;
+    return 0;
 }
 
 int tsa_batch_find_jobs(char *const *roots, size_t n_roots, char ***jobs, size_t *n_jobs)
@@ -102,16 +166,14 @@ int tsa_batch_find_jobs(char *const *roots, size_t n_roots, char ***jobs, size_t
             return -1;
         }
     }
-    if (f.n > 1)
-        qsort(f.v, f.n, sizeof *f.v, cmp_str);
-    /* the same directory given twice (or nested roots) is one job */
+    /* the same directory given twice, under other spellings, or through
+     * nested roots is one job */
     size_t keep = 0;
-    for (size_t k = 0; k < f.n; k++) {
-        if (keep && !strcmp(f.v[keep - 1], f.v[k])) {
+    if (dedupe_by_realpath(&f, &keep)) {
+        for (size_t k = 0; k < f.n; k++)
             free(f.v[k]);
-            continue;
-        }
-        f.v[keep++] = f.v[k];
+        free(f.v);
+        return -1;
     }
     *jobs = f.v;
     *n_jobs = keep;

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "batch.h"
+#include "reader/record_json.h"
+#include "reader/text_visible.h"
 
 typedef struct host_count {
     const char *host;
@@ -90,11 +92,11 @@ void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_
     if (!nh)
         fprintf(out, "  none\n");
     for (size_t k = 0; k < nh; k++) {
-        fprintf(out, "  %s: %zu jobs:", h[k].host, h[k].jobs);
+        fprintf(out, "  %s: %zu jobs:", tsr_vis(h[k].host), h[k].jobs);
         for (size_t i = 0; i < n; i++)
             if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
                 !strcmp(rows[i].straggler_host, h[k].host))
-                fprintf(out, " %s (rank %ld)", rows[i].job, rows[i].straggler_rank);
+                fprintf(out, " %s (rank %ld)", tsr_vis(rows[i].job), rows[i].straggler_rank);
         fputc('\n', out);
     }
     free(h);
@@ -105,8 +107,8 @@ void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_
         fprintf(out, "  none\n");
     for (size_t k = 0; k < nk && k < top; k++) {
         const tsa_batch_row *r = &rows[idx[k]];
-        fprintf(out, "  %2zu. %10.4f GPU-h  %s%s%s\n", k + 1, r->recoverable_gpu_hours, r->job,
-                r->top_recoverable ? "  mostly " : "", r->top_recoverable ? r->top_recoverable : "");
+        fprintf(out, "  %2zu. %10.4f GPU-h  %s%s%s\n", k + 1, r->recoverable_gpu_hours,
+                tsr_vis(r->job), r->top_recoverable ? "  mostly " : "", tsr_vis(r->top_recoverable));
     }
     free(idx);
 }
@@ -128,7 +130,7 @@ void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n
     for (size_t k = 0; k < nh; k++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "type", "straggler_host");
-        cJSON_AddStringToObject(o, "host", h[k].host);
+        tsr_json_add_text(o, "host", h[k].host);
         cJSON *jobs = cJSON_AddArrayToObject(o, "jobs");
         for (size_t i = 0; i < n; i++)
             if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
@@ -143,7 +145,7 @@ void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "type", "recoverable_rank");
         cJSON_AddNumberToObject(o, "rank", (double)(k + 1));
-        cJSON_AddStringToObject(o, "job", rows[idx[k]].job);
+        tsr_json_add_text(o, "job", rows[idx[k]].job);
         cJSON_AddNumberToObject(o, "recoverable_gpu_hours", rows[idx[k]].recoverable_gpu_hours);
         print_line_and_delete(out, o);
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "reader/text_visible.h"
 
 #define N_COLS 17
 
@@ -53,13 +54,25 @@ static void csv_fields(const tsa_batch_row *r, char f[N_COLS][64], const char *p
     ptr[16] = r->error ? r->error : "";
 }
 
-static void csv_field(FILE *out, const char *s)
+/* A text cell a spreadsheet would run as a formula (= + - @, or a tab or
+ * CR before one): job paths, hosts and errors come from untrusted job
+ * directories.  Such a cell is quoted and starts with an apostrophe, as
+ * OWASP's CSV-injection advice and spreadsheets expect. */
+static int formula_like(const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    return s[0] && strchr("=+-@\t\r", s[0]);
+}
+
+static void csv_field(FILE *out, const char *s, int text)
+{
+    int formula = text && formula_like(s);
+    if (!formula && !strpbrk(s, ",\"\r\n")) {
         fputs(s, out);
         return;
     }
     fputc('"', out);
+    if (formula)
+        fputc('\'', out);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', out);
@@ -80,7 +93,7 @@ void tsa_batch_print_csv(FILE *out, const tsa_batch_row *rows, size_t n)
         for (int i = 0; i < N_COLS; i++) {
             if (i)
                 fputc(',', out);
-            csv_field(out, p[i]);
+            csv_field(out, p[i], p[i] != f[i]);   /* numbers are ours, text is not */
         }
         fputc('\n', out);
     }
@@ -121,7 +134,8 @@ static void fmt_seconds(char *b, size_t cap, double s)
 
 static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
 {
-    snprintf(c[0], 160, "%s", r->job ? r->job : "");
+    /* untrusted text (paths, hosts, errors) is shown visibly (text_visible.h) */
+    snprintf(c[0], 160, "%s", tsr_vis(r->job));
     fmt_count(c[1], 160, r->ranks);
     fmt_count(c[2], 160, r->hosts);
     fmt_count(c[3], 160, r->steps);
@@ -133,7 +147,7 @@ static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
     if (r->top_recoverable && !isnan(r->top_recoverable_s)) {
         char t[32];
         fmt_seconds(t, sizeof t, r->top_recoverable_s);
-        snprintf(c[6], 160, "%s %s", r->top_recoverable, t);
+        snprintf(c[6], 160, "%s %s", tsr_vis(r->top_recoverable), t);
     } else
         snprintf(c[6], 160, "-");
     for (int i = 0; i < 2; i++) {
@@ -145,7 +159,7 @@ static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
     }
     if (r->straggler_rank >= 0)
         snprintf(c[9], 160, "%ld (%s)", r->straggler_rank,
-                 r->straggler_host ? r->straggler_host : "?");
+                 r->straggler_host ? tsr_vis(r->straggler_host) : "?");
     else
         snprintf(c[9], 160, "-");
     snprintf(c[10], 160, "%s%s", r->status, r->cached ? " (cached)" : "");
@@ -177,6 +191,7 @@ void tsa_batch_print_table(FILE *out, const tsa_batch_row *rows, size_t n)
     }
     for (size_t r = 0; r < n; r++)
         if (rows[r].error && strcmp(rows[r].status, "ok"))
-            fprintf(out, "  %s: %s: %s\n", rows[r].job, rows[r].status, rows[r].error);
+            fprintf(out, "  %s: %s: %s\n", tsr_vis(rows[r].job), rows[r].status,
+                    tsr_vis(rows[r].error));
     free(cells);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "reader/text_visible.h"
 
 #define MAX_ROW_BYTES (1u << 20)
 
@@ -268,7 +269,7 @@ int tsa_batch_run(char *const *jobs, size_t n, const tsa_batch_options *opt, tsa
                      !strcmp(rows[job].status, "failed")))
                     tsa_batch_cache_store(jobs[job], fps[job], &rows[job]);
                 if (opt->progress)
-                    fprintf(stderr, "batch: [%zu/%zu] %s: %s\n", finished, n_todo, jobs[job],
+                    fprintf(stderr, "batch: [%zu/%zu] %s: %s\n", finished, n_todo, tsr_vis(jobs[job]),
                             rows[job].status);
             }
         }

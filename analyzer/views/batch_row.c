@@ -11,6 +11,7 @@
 #include "core/analysis.h"
 #include "core/job_load.h"
 #include "views_job.h"
+#include "reader/record_json.h"
 
 void tsa_batch_row_init(tsa_batch_row *r, const char *job)
 {
@@ -108,10 +109,7 @@ static void add_num(cJSON *o, const char *k, double v)
 
 static void add_str(cJSON *o, const char *k, const char *v)
 {
-    if (v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
+    tsr_json_add_text(o, k, v);   /* job paths may hold any bytes: valid UTF-8 out */
 }
 
 static void add_count(cJSON *o, const char *k, long v)

@@ -1,4 +1,6 @@
 #include "diff.h"
+#include "reader/record_json.h"
+#include "reader/text_visible.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -189,7 +191,8 @@ void tsa_diff_print_text(FILE *out, const tsa_diff_side *a, const tsa_diff_side 
 {
     fprintf(out, "tscope diff\n  A: %s  (%zu ranks, %zu hosts, %zu steps analysed)\n"
                  "  B: %s  (%zu ranks, %zu hosts, %zu steps analysed)\n",
-            a->label, a->ranks, a->hosts, a->steps, b->label, b->ranks, b->hosts, b->steps);
+            tsr_vis(a->label), a->ranks, a->hosts, a->steps, tsr_vis(b->label), b->ranks, b->hosts,
+            b->steps);
     const char *section = NULL;
     fprintf(out, "\n%-34s %14s %14s %12s %8s\n", "", "A", "B", "B-A", "B/A");
     for (size_t i = 0; i < d->n_rows; i++) {
@@ -231,7 +234,7 @@ static cJSON *num_or_null(double v)
 static cJSON *side_json(const tsa_diff_side *s)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "dir", s->label ? s->label : "");
+    tsr_json_add_text(o, "dir", s->label ? s->label : "");   /* a path: any bytes */
     cJSON_AddNumberToObject(o, "ranks", (double)s->ranks);
     cJSON_AddNumberToObject(o, "hosts", (double)s->hosts);
     cJSON_AddNumberToObject(o, "steps", (double)s->steps);

@@ -19,6 +19,10 @@
  * first bytes look like a Chrome trace with "traceEvents". */
 int tsa_kineto_dir(const char *dir);
 
+/* The sorted paths of those trace files (free each and the array); 0, or
+ * -1 when dir cannot be read. */
+int tsa_kineto_list(const char *dir, char ***paths, size_t *n);
+
 /* Load every Kineto trace in dir into a new job (ranks sorted by rank; free
  * it with the core's tsa_job_free, core/job_load.h).  Returns 0 when all files parsed cleanly, 1 when some had problems (each
  * one is in job->problems with the file and byte offset; the events before
@@ -42,7 +46,28 @@ typedef struct tsa_kineto_stats {
 int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *stats,
                          char *err, size_t errlen);
 
-/* Kernel category from a kernel's (mangled or demangled) name. */
-tsa_kcat tsa_kineto_kernel_category(const char *name);
+/* Bounds on one trace file, so a hostile or broken trace cannot take the
+ * machine (issue 13 item 6): a gzip bomb, millions of events, or one
+ * string token of hundreds of MB (yajl re-scans an unfinished token at
+ * every read, so its cost grows with the square of its length).  A file
+ * that passes a bound is cut there: the events before it are kept and the
+ * job gets a problem naming the bound and the variable that raises it.
+ * Defaults fit a 24 GB machine with a few workers (docs/views.md); each
+ * can be set by the environment (TSCOPE_KINETO_MAX_BYTES, _MAX_EVENTS,
+ * _MAX_TOKEN, plain integers, 0 = no bound) or by tsa_kineto_set_limits. */
+typedef struct tsa_kineto_limits {
+    uint64_t max_bytes;      /* decompressed JSON bytes per file */
+    uint64_t max_events;     /* trace events per file */
+    uint64_t max_token;      /* bytes of one JSON string or number */
+} tsa_kineto_limits;
+
+#define TSA_KINETO_DEFAULT_MAX_BYTES (UINT64_C(4) << 30)
+#define TSA_KINETO_DEFAULT_MAX_EVENTS UINT64_C(10000000)
+#define TSA_KINETO_DEFAULT_MAX_TOKEN (UINT64_C(16) << 20)
+
+/* The bounds in force: those set, else the environment's, else defaults. */
+void tsa_kineto_get_limits(tsa_kineto_limits *out);
+/* Set them for this process (NULL: back to environment and defaults). */
+void tsa_kineto_set_limits(const tsa_kineto_limits *l);
 
 #endif

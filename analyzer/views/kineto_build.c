@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/job_build.h"
 #include "tsc_format.h"
 #include "vec.h"
 
@@ -19,6 +20,7 @@ typedef struct comm_hint {
     int op;
     int dtype;
     uint64_t count, bytes;
+    int has_size;           /* element count and dtype were both given */
     uint32_t group_size;
     int64_t seq;
     int has_seq;
@@ -159,7 +161,7 @@ static int add_kernel(builder *b, const kineto_event *ev)
     k.correlation = (uint32_t)ev->correlation;
     memcpy(k.grid, ev->grid, sizeof k.grid);
     memcpy(k.block, ev->block, sizeof k.block);
-    k.category = (uint8_t)tsa_kineto_kernel_category(ev->name.s);
+    k.category = (uint8_t)tsa_kernel_category(ev->name.s);
     k.phase = TSA_PHASE_UNKNOWN;
     k.nccl = TSA_NONE;
     k.gemm = TSA_NONE;
@@ -174,6 +176,7 @@ static int add_copy(builder *b, const kineto_event *ev, int memset_)
     c.start_ns = ev->ts_ns;
     c.end_ns = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
     c.bytes = ev->has_bytes && ev->bytes > 0 ? (uint64_t)ev->bytes : 0;
+    c.bytes_unknown = !ev->has_bytes;
     c.stream = (uint32_t)(ev->has_stream ? ev->stream : ev->tid);
     c.device = (uint32_t)(ev->has_device ? ev->device : ev->pid);
     c.correlation = (uint32_t)ev->correlation;
@@ -276,6 +279,7 @@ static int make_hint(builder *b, const kineto_event *ev, comm_hint *out)
                                                                            : 0;
     h.count = nelems > 0 ? (uint64_t)nelems : 0;
     h.bytes = h.count * size;
+    h.has_size = (ev->has_in_nelems || ev->has_out_nelems) && size > 0;
     h.group_size = ev->has_group_size && ev->group_size > 0 ? (uint32_t)ev->group_size : 0;
     h.seq = ev->seq;
     h.has_seq = ev->has_seq;
@@ -292,6 +296,19 @@ static int add_hint(builder *b, const kineto_event *ev)
     if (make_hint(b, ev, &h))
         return -1;
     return TSA_VEC_PUSH(b->hints, b->n_hints, b->cap_hints, h);
+}
+
+/* Older PyTorch records no "Collective name" argument, but names the CPU op
+ * after the collective ("nccl:all_to_all"): that name is the op of the NCCL
+ * kernels it launches (SendRecv kernels carry all-to-all and send/recv). */
+static int add_named_hint(builder *b, const kineto_event *ev)
+{
+    if (!ev->name.s || strncmp(ev->name.s, "nccl:", 5) ||
+        !kineto_nccl_op_from_collective(ev->name.s + 5))
+        return 0;
+    kineto_event named = *ev;
+    snprintf(named.coll_name, sizeof named.coll_name, "%s", ev->name.s + 5);
+    return add_hint(b, &named);
 }
 
 static int add_kernel_hint(builder *b, const kineto_event *ev)
@@ -343,6 +360,8 @@ static int on_event(void *ctx, const kineto_event *ev)
         else if (is_cpu_cat(cat)) {
             if (ev->coll_name[0])
                 rc = add_hint(b, ev);
+            else
+                rc = add_named_hint(b, ev);
             if (!rc && strcmp(cat, "python_function") &&
                 ((ev->name.s && !strncmp(ev->name.s, "ProfilerStep#", 13)) ||
                  !strcmp(cat, "user_annotation")))
@@ -534,6 +553,8 @@ static int build_nccl(builder *b)
             if (h->op)
                 op.op = (uint8_t)h->op;
             op.dtype = (uint8_t)h->dtype;
+            if (!h->has_size)
+                op.flags |= TSA_NCCL_F_BYTES_UNKNOWN;
             op.count = h->count;
             op.bytes = h->bytes;
             op.comm_size = h->group_size;
@@ -547,6 +568,7 @@ static int build_nccl(builder *b)
         } else {
             /* No CPU op to say which communicator: the stream stands in, as
              * PyTorch gives each communicator its own NCCL stream. */
+            op.flags |= TSA_NCCL_F_BYTES_UNKNOWN;
             snprintf(key, sizeof key, "stream:%u", k->stream);
             if (r->rank >= 0)
                 op.comm_rank = (uint32_t)r->rank;

@@ -9,7 +9,7 @@
 #include <zlib.h>
 
 #include "core/job_build.h"
-#include "kineto.h"
+#include "kineto_internal.h"
 #include "vec.h"
 
 #define SNIFF_BYTES (64u << 10)
@@ -23,6 +23,17 @@ static int ends_with(const char *s, const char *suffix)
 static int is_trace_name(const char *name)
 {
     return name[0] != '.' && (ends_with(name, ".json") || ends_with(name, ".json.gz"));
+}
+
+/* The other form Chrome traces take (docs/views.md): a bare top-level
+ * array of event objects, "[ {...,"ph":...". */
+static int bare_event_array(const char *buf)
+{
+    const char *p = buf + strspn(buf, " \t\r\n");
+    if (*p != '[')
+        return 0;
+    p += 1 + strspn(p + 1, " \t\r\n");
+    return *p == '{' && strstr(p, "\"ph\"") != NULL;
 }
 
 /* Kineto writes deviceProperties and distributedInfo before traceEvents,
@@ -39,7 +50,8 @@ static int looks_like_trace(const char *path)
     if (n > 0) {
         buf[n] = '\0';
         /* NULs would end the search early; a JSON file has none. */
-        yes = strlen(buf) == (size_t)n && strstr(buf, "\"traceEvents\"") != NULL &&
+        yes = strlen(buf) == (size_t)n &&
+              (strstr(buf, "\"traceEvents\"") != NULL || bare_event_array(buf)) &&
               /* tscope's own export (trace_export.c) is a Chrome trace too;
                * written into a job directory, it must not become a rank */
               strstr(buf, "\"tool\":\"tscope\"") == NULL;
@@ -72,7 +84,10 @@ static int list_traces(const char *dir, char ***out, size_t *n_out)
         if (!is_trace_name(e->d_name))
             continue;
         char *p;
-        if (asprintf(&p, "%s/%s", dir, e->d_name) < 0) {
+        int dir_len = (int)strlen(dir);
+        while (dir_len > 1 && dir[dir_len - 1] == '/')
+            dir_len--; /* "dir/" + "/" + name would double the slash */
+        if (asprintf(&p, "%.*s/%s", dir_len, dir, e->d_name) < 0) {
             rc = -1;
             break;
         }
@@ -99,6 +114,11 @@ static int list_traces(const char *dir, char ***out, size_t *n_out)
     *out = paths;
     *n_out = n;
     return 0;
+}
+
+int tsa_kineto_list(const char *dir, char ***paths, size_t *n)
+{
+    return list_traces(dir, paths, n);
 }
 
 int tsa_kineto_dir(const char *dir)
@@ -155,18 +175,6 @@ static int cmp_rank(const void *pa, const void *pb)
     return strcmp(a->file, b->file);
 }
 
-static int add_problem(tsa_job *job, size_t *cap, const char *file, uint64_t offset,
-                       const char *msg)
-{
-    tsa_problem p = {strdup(file), offset, strdup(msg)};
-    if (!p.file || !p.message || TSA_VEC_PUSH(job->problems, job->n_problems, *cap, p)) {
-        free(p.file);
-        free(p.message);
-        return -1;
-    }
-    return 0;
-}
-
 /* The byte offset in "...at byte N..." messages, for the problem record. */
 static uint64_t offset_of(const char *msg)
 {
@@ -199,7 +207,7 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
     }
     tsa_job *job = calloc(1, sizeof *job);
     tsa_rank *ranks = calloc(n, sizeof *ranks);
-    size_t cap_problems = 0, n_ranks = 0;
+    size_t n_ranks = 0;
     int status = 0;
     if (!job || !ranks)
         goto oom;
@@ -212,7 +220,7 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
         tsa_rank *r = &ranks[n_ranks];
         if (tsa_kineto_load_file(paths[i], r, NULL, err, sizeof err)) {
             status = 1;
-            if (add_problem(job, &cap_problems, paths[i], offset_of(err), err))
+            if (tsa_job_add_problem(job, paths[i], offset_of(err), "%s", err))
                 goto oom;
         }
         r->host = host_from_name(paths[i]);
@@ -221,6 +229,11 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
             goto oom;
         n_ranks++;
     }
+    /* Before the world size defaults below: traces of another run stay out. */
+    size_t loaded = n_ranks;
+    n_ranks = kineto_keep_one_run(job, ranks, n_ranks);
+    if (n_ranks < loaded)
+        status = 1;
     /* Traces without distributedInfo: file order stands in for the rank. */
     int any_rank = 0;
     for (size_t i = 0; i < n_ranks; i++)
@@ -240,7 +253,7 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
             char msg[256];
             snprintf(msg, sizeof msg, "second trace of rank %d ignored (kept %s)",
                      ranks[i].rank, ranks[keep - 1].file);
-            if (add_problem(job, &cap_problems, ranks[i].file, 0, msg))
+            if (tsa_job_add_problem(job, ranks[i].file, 0, "%s", msg))
                 goto oom;
             tsa_rank_free_contents(&ranks[i]);
             continue;
@@ -252,7 +265,6 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
     job->ranks = ranks;
     job->n_ranks = keep;
     job->cap_ranks = n;
-    job->cap_problems = cap_problems;
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);

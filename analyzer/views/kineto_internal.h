@@ -73,6 +73,12 @@ int kineto_parse_buffer(const char *buf, size_t len, kineto_event_fn fn, void *c
  * beyond TSA_KINETO_MAX_NS. */
 int kineto_us_to_ns(const char *text, size_t len, int64_t *ns);
 
+/* Keep the traces of one run among ranks[0..n) (kineto_runs.c): those that
+ * agree with the largest group on declared world size and device.  The
+ * others are freed, and named in job->other_runs and job->problems.
+ * Returns how many stay (moved to the front). */
+size_t kineto_keep_one_run(tsa_job *job, tsa_rank *ranks, size_t n);
+
 /* Name tables (kineto_names.c). */
 int kineto_nccl_op_from_collective(const char *collective);   /* 0 unknown */
 int kineto_nccl_op_from_kernel(const char *kernel_name);      /* 0 unknown */

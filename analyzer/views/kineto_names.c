@@ -1,5 +1,6 @@
 /* Name tables for Kineto input: which PyTorch collective or NCCL kernel is
- * which NCCL operation, torch dtype names, and kernel categories. */
+ * which NCCL operation, and torch dtype names.  Kernel categories come from
+ * the core's one categorizer (core/kernel_category.c), as for dumps. */
 #include "kineto_internal.h"
 
 #include <string.h>
@@ -75,6 +76,11 @@ int kineto_nccl_op_from_kernel(const char *k)
         {"Broadcast", TSC_NCCL_BROADCAST},
         {"Reduce", TSC_NCCL_REDUCE},   /* after ReduceScatter */
         {"AllToAll", TSC_NCCL_ALLTOALL},
+        /* Point-to-point: the kernel name does not say which way the bytes
+         * went, so a SendRecv kernel without its CPU op counts as a Send. */
+        {"SendRecv", TSC_NCCL_SEND},
+        {"Send", TSC_NCCL_SEND},
+        {"Recv", TSC_NCCL_RECV},
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(u, prefixes[i].name, strlen(prefixes[i].name)))
@@ -104,38 +110,4 @@ int kineto_dtype_from_torch(const char *d, unsigned *elem_size)
         }
     *elem_size = 0;
     return TSC_DT_NONE;
-}
-
-static int has(const char *name, const char *part)
-{
-    return strcasestr(name, part) != NULL;
-}
-
-/* Order matters: the first rule that matches wins, so specific families
- * (NCCL, attention, optimizer) come before generic words (gemm, reduce). */
-tsa_kcat tsa_kineto_kernel_category(const char *name)
-{
-    if (!name)
-        return TSA_KCAT_OTHER;
-    if (kineto_is_nccl_kernel(name))
-        return TSA_KCAT_COMM;
-    if (has(name, "flash") || has(name, "fmha") || has(name, "attention") ||
-        has(name, "sdpa") || has(name, "attn"))
-        return TSA_KCAT_ATTENTION;
-    if (has(name, "multi_tensor_apply") || has(name, "adam") || has(name, "sgd_") ||
-        has(name, "lamb"))
-        return TSA_KCAT_OPTIMIZER;
-    if (has(name, "gemm") || has(name, "cutlass") || has(name, "xmma") ||
-        has(name, "cublas") || has(name, "nvjet") || has(name, "matmul"))
-        return TSA_KCAT_GEMM;
-    if (has(name, "norm"))
-        return TSA_KCAT_NORM;
-    if (has(name, "copy") || has(name, "memcpy") || has(name, "memset"))
-        return TSA_KCAT_COPY;
-    if (has(name, "reduce") || has(name, "softmax") || has(name, "reduction"))
-        return TSA_KCAT_REDUCTION;
-    if (has(name, "elementwise") || has(name, "vectorized") || has(name, "pointwise") ||
-        has(name, "triton_poi"))
-        return TSA_KCAT_ELEMENTWISE;
-    return TSA_KCAT_OTHER;
 }

@@ -46,6 +46,8 @@ typedef struct parser {
     int devprop_seen;
     int callback_failed;
     int oom;
+    uint64_t max_events;   /* 0: no bound (kineto.h limits) */
+    int over_events;       /* stopped at max_events */
 } parser;
 
 /* ------------------------------------------------------------ helpers */
@@ -403,6 +405,10 @@ static int close_container(parser *p)
         return 1;
     frame *f = &p->stack[--p->depth];
     if (f->kind == CTX_EVENT) {
+        if (p->max_events && p->stats->events >= p->max_events) {
+            p->over_events = 1;   /* a bomb of events: stop, keep what came before */
+            return 0;
+        }
         p->stats->events++;
         if (p->fn(p->fn_ctx, &p->ev)) {
             p->callback_failed = 1;
@@ -466,6 +472,49 @@ static long source_read(source *s, unsigned char *buf, size_t cap)
     return (long)n;
 }
 
+/* Lexical state carried from read to read, only to measure the token
+ * being read: yajl buffers an unfinished token and lexes it again from its
+ * start at every read, so one huge token costs its length squared. */
+typedef struct token_watch {
+    int in_string, escaped;
+    uint64_t len;          /* bytes of the current string or bare token */
+} token_watch;
+
+/* Bytes of b[0..n) before a token grows past max (n when none does). */
+static size_t watch_tokens(token_watch *w, const unsigned char *b, size_t n, uint64_t max)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = b[i];
+        if (w->in_string) {
+            if (w->escaped)
+                w->escaped = 0;
+            else if (c == '\\')
+                w->escaped = 1;
+            else if (c == '"') {
+                w->in_string = 0;
+                w->len = 0;
+                continue;
+            }
+        } else {
+            switch (c) {
+            case '"':
+                w->in_string = 1;
+                w->len = 0;
+                continue;
+            case '{': case '}': case '[': case ']': case ',': case ':':
+            case ' ': case '\t': case '\r': case '\n':
+                w->len = 0;
+                continue;
+            default:
+                break;
+            }
+        }
+        if (max && ++w->len > max)
+            return i;
+    }
+    return n;
+}
+
 /* yajl's own message, one line, without its source excerpt. */
 static void yajl_message(yajl_handle h, const unsigned char *chunk, size_t len,
                          char *out, size_t outlen)
@@ -499,6 +548,10 @@ static int parse_source(source *src, const char *label, kineto_event_fn fn, void
     p->stats = stats;
     p->fn = fn;
     p->fn_ctx = ctx;
+    tsa_kineto_limits lim;
+    tsa_kineto_get_limits(&lim);
+    p->max_events = lim.max_events;
+    token_watch watch = {0};
     yajl_handle h = yajl_alloc(&callbacks, NULL, p);
     int rc = -1;
     if (!h) {
@@ -518,10 +571,39 @@ static int parse_source(source *src, const char *label, kineto_event_fn fn, void
                      zerr == Z_ERRNO ? strerror(errno) : zmsg);
             goto out;
         }
-        yajl_status st = n > 0 ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
+        /* The bounds cut the read short; what came before is parsed. */
+        size_t feed = (size_t)(n > 0 ? n : 0);
+        int over_bytes = 0, over_token = 0;
+        if (lim.max_bytes && offset + feed > lim.max_bytes) {
+            feed = (size_t)(lim.max_bytes - offset);
+            over_bytes = 1;
+        }
+        size_t cut = watch_tokens(&watch, buf, feed, lim.max_token);
+        if (cut < feed) {
+            feed = cut;
+            over_token = 1;
+            over_bytes = 0;
+        }
+        yajl_status st = n == 0 ? yajl_complete_parse(h)
+                         : feed ? yajl_parse(h, buf, feed) : yajl_status_ok;
+        if (st == yajl_status_ok && (over_bytes || over_token)) {
+            stats->bytes = offset + feed;
+            if (over_token)
+                snprintf(err, errlen, "%s: a JSON token longer than %" PRIu64 " bytes at byte %"
+                         PRIu64 " (bound TSCOPE_KINETO_MAX_TOKEN)", label, lim.max_token,
+                         offset + feed);
+            else
+                snprintf(err, errlen, "%s: more than %" PRIu64 " bytes of JSON at byte %" PRIu64
+                         " (bound TSCOPE_KINETO_MAX_BYTES)", label, lim.max_bytes,
+                         offset + feed);
+            goto out;
+        }
         if (st != yajl_status_ok) {
             uint64_t at = offset + (n > 0 ? yajl_get_bytes_consumed(h) : 0);
-            if (p->oom || p->callback_failed)
+            if (p->over_events)
+                snprintf(err, errlen, "%s: more than %" PRIu64 " trace events at byte %" PRIu64
+                         " (bound TSCOPE_KINETO_MAX_EVENTS)", label, lim.max_events, at);
+            else if (p->oom || p->callback_failed)
                 snprintf(err, errlen, "%s: out of memory at byte %" PRIu64, label, at);
             else {
                 char msg[160];

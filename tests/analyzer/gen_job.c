@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "dump_file.h"
+#include "gen_mem.h"
 #include "tsc_format.h"
 
 /* tsa_kcat values (analyzer/model.h), repeated so the generator stays
@@ -49,6 +50,7 @@ void gen_default_options(gen_options *o)
     o->straggler = -1;
     o->offset_rank = -1;
     o->lossy_rank = -1;
+    o->mem_leak_rank = -1;
     o->warmup = 2;
     o->seed = 1;
     o->stall_every = 1;
@@ -334,6 +336,46 @@ static void emit_allreduce(writer *w, rank_ctx *c, const gen_options *o, int r, 
     event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, c->d_ar_kernel, ks + o_, ke + o_, corr);
 }
 
+/* Memory records on the CUPTI stream (gen_mem.h), one descriptor per source. */
+static void emit_mem(writer *w, uint32_t mem_desc[5], int r, int64_t o_, const gen_mem_op *ops,
+                     size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t src = ops[i].source;
+        if (!mem_desc[src]) {
+            tsc_desc_mem d = {.source = src, .mem_kind = 3, .device = (uint32_t)(r % 8),
+                              .pool = src == TSC_MEM_SRC_MALLOC ? 0 : GEN_MEM_POOL_ADDR,
+                              .pool_type = src == TSC_MEM_SRC_MALLOC ? 0 : 1};
+            mem_desc[src] = desc(w, &w->s[2], TSC_DESC_MEM, &d, sizeof d);
+        }
+        event(w, &w->s[2], ops[i].kind, ops[i].pool_op, 0, mem_desc[src], ops[i].t_ns + o_,
+              ops[i].t_ns + o_, ops[i].bytes);
+    }
+}
+
+/* cuMemGetInfo at start, as the CUPTI capture writes it. */
+static void mem_info_meta(writer *w, const gen_options *o, int64_t t0)
+{
+    char total[32], free_s[32], when[32];
+    snprintf(total, sizeof total, "%llu", (unsigned long long)o->mem_total);
+    snprintf(free_s, sizeof free_s, "%llu", (unsigned long long)o->mem_free);
+    snprintf(when, sizeof when, "%lld", (long long)(t0 + 100000000));
+    const char *k[3], *v[3];
+    size_t n = 0;
+    if (o->mem_total) {
+        k[n] = TSC_META_MEM_INFO_TOTAL;
+        v[n++] = total;
+    }
+    if (o->mem_free) {
+        k[n] = TSC_META_MEM_INFO_FREE;
+        v[n++] = free_s;
+        k[n] = TSC_META_MEM_INFO_TIME;
+        v[n++] = when;
+    }
+    if (n)
+        meta(w, 0, k, v, n);
+}
+
 static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, gen_truth *t)
 {
     char path[4096], host[64], rank_s[16], local_s[16], world_s[16], pid_s[16], start_s[32];
@@ -384,6 +426,12 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     rank_ctx c;
     memset(&c, 0, sizeof c);
     define_descs(&w, &c, o, p, r);
+    uint32_t mem_desc[5] = {0};
+    gen_mem_op mops[GEN_MEM_MAX_OPS];
+    if (gen_mem_enabled(o)) {
+        mem_info_meta(&w, o, t0);
+        emit_mem(&w, mem_desc, r, off(o, r), mops, gen_mem_startup(o, t0, mops));
+    }
     uint64_t rng = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)r + 1;
 
     /* Start-up: parameter broadcast (not part of the step pattern). */
@@ -421,6 +469,11 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
         }
         int64_t ks = begin;
         int gemm_idx = 0;
+        emit_mem(&w, mem_desc, r, off(o, r), mops, gen_mem_step(o, r, begin, ce, mops));
+        if (r == t->mem_peak_rank) {
+            t->mem_first_begin = k == 0 ? begin : t->mem_first_begin;
+            t->mem_last_begin = begin;
+        }
         if (o->host_only) {
             /* No GPU records: compute shows only as time between calls. */
             ks = ce;
@@ -579,9 +632,11 @@ int gen_job(const gen_options *o, gen_truth *t)
         p.flops_per_gemm[0] += total - each * p.n_gemm;
     }
     int64_t t0 = 1763700000000000000ll;
+    t->mem_peak_rank = o->mem_leak > 0 && o->mem_leak_rank >= 0 ? o->mem_leak_rank : 0;
     for (int r = 0; r < o->ranks; r++)
         if (write_rank(o, &p, r, t0, t))
             return -1;
+    gen_mem_truth(o, t0, t->mem_first_begin, t->mem_last_begin, t);
     t->steps_total = o->steps;
     t->steps_analysed = o->steps > o->warmup ? o->steps - o->warmup : 0;
     return 0;

@@ -66,6 +66,14 @@ typedef struct gen_options {
     int syncs_per_step;        /* host stream syncs per step, default 0 */
     int64_t sync_gap_ns;       /* GPU idle after each sync, default 0 */
     int stall_every;           /* > 1: data stall on every Nth step only */
+    /* Device memory records (gen_mem.h), GPU mode; all 0: none. */
+    uint64_t mem_base;         /* bytes cudaMalloc'd once at start-up */
+    uint64_t mem_leak;         /* bytes allocated each step and never freed */
+    int mem_leak_rank;         /* rank that leaks, -1 every rank (default -1) */
+    uint64_t mem_churn;        /* bytes allocated and freed again each step */
+    uint64_t mem_pool;         /* stream-ordered pool of this size, used each step */
+    uint64_t mem_total;        /* device memory (mem_info_total_bytes), 0: not written */
+    uint64_t mem_free;         /* free at start (mem_info_free_bytes), 0: not written */
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
     const char *run_id;        /* default "gen-run" */
     const char *dir;           /* output directory (created) */
@@ -90,6 +98,17 @@ typedef struct gen_truth {
     uint64_t syncs;
     int64_t sync_idle_ns;      /* GPU idle right after the syncs */
     int stalled_steps;         /* analysed steps with a data stall (rank 0) */
+    /* Memory (gen_mem.h): the rank with the highest peak (the leaking
+     * one, else rank 0), its peak (reserved) and when it was first reached
+     * (common clock), growth per step of a leaking rank, churn per step,
+     * the capacity the analysis should find (free at start, else total). */
+    int mem_peak_rank;
+    uint64_t mem_peak_bytes;
+    int64_t mem_peak_ns;
+    int64_t mem_growth_per_step;
+    uint64_t mem_churn_per_step;
+    uint64_t mem_capacity_bytes;
+    int64_t mem_first_begin, mem_last_begin; /* the peak rank's first / last step begin */
     uint64_t events;           /* event slots written, all ranks */
     uint64_t bytes;            /* dump bytes, all ranks */
 } gen_truth;

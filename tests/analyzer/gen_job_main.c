@@ -31,6 +31,12 @@ static void usage(FILE *out)
             "  --syncs-per-step N     cudaStreamSynchronize calls per step\n"
             "  --sync-gap-us X        GPU idle after each sync, microseconds\n"
             "  --stall-every N        data stall only on every Nth step\n"
+"  --mem-base MIB        MiB cudaMalloc'd at start-up (memory records)\n"
+            "  --mem-leak MIB[@RANK]  MiB allocated each step and never freed (RANK only)\n"
+            "  --mem-churn MIB       MiB allocated and freed again each step\n"
+            "  --mem-pool MIB        stream-ordered pool of MIB, used each step\n"
+            "  --mem-total MIB       device memory (cuMemGetInfo total)\n"
+            "  --mem-free MIB        free memory at start (cuMemGetInfo free)\n"
             "  --device NAME          device name (default NVIDIA H100 80GB HBM3)\n"
             "  --run-id ID            run id (default gen-run)\n"
             "  --seed N               kernel duration jitter seed (default 1)\n"
@@ -54,10 +60,23 @@ static void write_truth(FILE *f, const gen_truth *t)
         fprintf(f, "%s\"%s\": %lld", c ? ", " : "", cats[c], (long long)t->kcat_ns[c]);
     fprintf(f, "},\n  \"gpu_busy_ns\": %lld,\n  \"memcpy_ns\": %lld,\n  \"memset_ns\": %lld,\n"
                "  \"pageable_ns\": %lld,\n  \"fp32_gemm_ns\": %lld,\n  \"syncs\": %llu,\n"
-               "  \"sync_idle_ns\": %lld,\n  \"stalled_steps_rank0\": %d\n}\n",
+               "  \"sync_idle_ns\": %lld,\n  \"stalled_steps_rank0\": %d,\n",
             (long long)t->gpu_busy_ns, (long long)t->memcpy_ns, (long long)t->memset_ns,
             (long long)t->pageable_ns, (long long)t->fp32_gemm_ns, (unsigned long long)t->syncs,
             (long long)t->sync_idle_ns, t->stalled_steps);
+    fprintf(f, "  \"memory\": {\"peak_rank\": %d, \"peak_reserved_bytes\": %llu, \"peak_ns\": %lld, "
+               "\"growth_bytes_per_step\": %lld, \"churn_bytes_per_step\": %llu, "
+               "\"capacity_bytes\": %llu}\n}\n",
+            t->mem_peak_rank, (unsigned long long)t->mem_peak_bytes, (long long)t->mem_peak_ns,
+            (long long)t->mem_growth_per_step, (unsigned long long)t->mem_churn_per_step,
+            (unsigned long long)t->mem_capacity_bytes);
+}
+
+/* MiB (fractions allowed) to bytes. */
+static uint64_t mib(const char *s)
+{
+    double v = atof(s);
+    return v > 0 ? (uint64_t)(v * 1048576.0) : 0;
 }
 
 int main(int argc, char **argv)
@@ -69,7 +88,7 @@ int main(int argc, char **argv)
     enum { O_RANKS = 1000, O_RPH, O_STEPS, O_EPS, O_STEPMS, O_COMM, O_OVERLAP, O_STALL,
            O_FLOPS, O_BUCKETS, O_STRAG, O_OFFSET, O_HOSTONLY, O_WARMUP, O_DEVICE, O_RUN,
            O_SEED, O_TRUTH, O_COPY, O_MEMSET, O_PAGEABLE, O_FP32, O_SYNCS, O_SYNCGAP,
-           O_EVERY };
+           O_EVERY, O_MBASE, O_MLEAK, O_MCHURN, O_MPOOL, O_MTOTAL, O_MFREE };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
         {"ranks-per-host", required_argument, NULL, O_RPH},
@@ -96,6 +115,12 @@ int main(int argc, char **argv)
         {"syncs-per-step", required_argument, NULL, O_SYNCS},
         {"sync-gap-us", required_argument, NULL, O_SYNCGAP},
         {"stall-every", required_argument, NULL, O_EVERY},
+        {"mem-base", required_argument, NULL, O_MBASE},
+        {"mem-leak", required_argument, NULL, O_MLEAK},
+        {"mem-churn", required_argument, NULL, O_MCHURN},
+        {"mem-pool", required_argument, NULL, O_MPOOL},
+        {"mem-total", required_argument, NULL, O_MTOTAL},
+        {"mem-free", required_argument, NULL, O_MFREE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -140,6 +165,17 @@ int main(int argc, char **argv)
         case O_SYNCS: o.syncs_per_step = atoi(optarg); break;
         case O_SYNCGAP: o.sync_gap_ns = (int64_t)(atof(optarg) * 1e3); break;
         case O_EVERY: o.stall_every = atoi(optarg); break;
+        case O_MBASE: o.mem_base = mib(optarg); break;
+        case O_MLEAK: {
+            const char *at = strchr(optarg, '@');
+            o.mem_leak = mib(optarg);
+            o.mem_leak_rank = at ? atoi(at + 1) : -1;
+            break;
+        }
+        case O_MCHURN: o.mem_churn = mib(optarg); break;
+        case O_MPOOL: o.mem_pool = mib(optarg); break;
+        case O_MTOTAL: o.mem_total = mib(optarg); break;
+        case O_MFREE: o.mem_free = mib(optarg); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

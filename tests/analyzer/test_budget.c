@@ -53,7 +53,8 @@ static tsa_job *gpu_job(void)
     tsa_api a2 = {.start_ns = 310, .end_ns = 390, .tid = 6, .correlation = 2};
     assert_int_equal(tsa_rank_add_api(r, &a1), 0);
     assert_int_equal(tsa_rank_add_api(r, &a2), 0);
-    /* A D2H copy in the idle tail: it stays in "other" and the copy table. */
+    /* A D2H copy in the idle tail: its own budget line (GPU busy with a
+     * copy only), and the copy table. */
     tsa_copy cp = {.start_ns = 900, .end_ns = 950, .bytes = 5000, .dir = TSA_COPY_D2H};
     assert_int_equal(tsa_rank_add_copy(r, &cp), 0);
     r->kernels[0].launch_tid = 5;
@@ -83,7 +84,8 @@ static void test_gpu_budget_by_hand(void **state)
     assert_int_equal(b->line_ns[TSA_BL_COMM_WAIT], 0);
     assert_int_equal(b->line_ns[TSA_BL_COMM_TRANSFER], 200);
     assert_int_equal(b->line_ns[TSA_BL_HOST_IDLE], 80);
-    assert_int_equal(b->line_ns[TSA_BL_OTHER], 220);
+    assert_int_equal(b->line_ns[TSA_BL_COPY], 50);
+    assert_int_equal(b->line_ns[TSA_BL_OTHER], 170);
     assert_true(fabs(b->mfu - 0.1) < 1e-12);
     assert_int_equal(a->overlap.comm_ns, 300);
     assert_int_equal(a->overlap.overlapped_ns, 100);

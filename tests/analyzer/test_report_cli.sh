@@ -66,6 +66,26 @@ for k in '"wall_ns"' '"ranks":	4' '"steps":	6' '"budget"' '"mfu"' '"lines"' '"ov
          '"throughput"' '"recoverable_ns"'; do
     grep -q "$k" "$T/json" || fail "json lacks $k"
 done
+# No memory records: memory is null and there is no MEMORY section.
+grep -q '"memory":	null' "$T/json" || fail "json memory not null without records"
+
+# Memory records (format 1.1): the generator's options on the command line
+# (peak 1024 + 256 + 8 x 64 + 128 MiB on rank 1),
+# the MEMORY section, the findings, the JSON object and the dump view.
+"$GEN" -o "$T/memjob" --ranks 2 --steps 8 --mem-base 1024 --mem-leak 64@1 --mem-churn 128 \
+    --mem-pool 256 --mem-free 4096 --truth "$T/memtruth" || fail "generator (memory)"
+grep -q '"peak_reserved_bytes": 2013265920' "$T/memtruth" || fail "memory truth: $(cat "$T/memtruth")"
+"$REPORT" "$T/memjob" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] || fail "memory job: exit $rc: $(cat "$T/err")"
+for s in "MEMORY (reserved GPU memory per rank)" MEM.GROWTH MEM.CHURN "rank 1's reserved GPU memory grows 64.0 MiB"; do
+    grep -q "$s" "$T/out" || fail "memory report lacks $s"
+done
+"$REPORT" "$T/memjob" --json >"$T/json" 2>/dev/null
+grep -q '"peak_reserved_bytes":	2013265920' "$T/json" || fail "json memory peak"
+"$REPORT" dump --json "$T/memjob" >"$T/dump" 2>"$T/err" || fail "dump --json of memory records"
+grep -q '"mem_alloc"' "$T/dump" || fail "dump lacks mem_alloc records"
+grep -q '"mem_pool"' "$T/dump" || fail "dump lacks mem_pool records"
+grep -q '"pool_op"' "$T/dump" || fail "dump lacks pool_op"
 
 # A damaged dump (cut mid-chunk) still yields a report, exit 1, problems listed.
 f=$(ls "$T/job"/*.tsd | head -n 1)

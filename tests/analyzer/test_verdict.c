@@ -75,13 +75,9 @@ static void assert_disjoint(const tsa_analysis *a)
 
 static char *text_of(const tsa_analysis *a)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    tsa_report_print_text(f, a, 0);
-    fclose(f);
-    return buf;
+    char *txt = tsa_report_text(a, 0);
+    assert_non_null(txt);
+    return txt;
 }
 
 /* Every "..._ns" value in the JSON text is an integer literal (or null). */
@@ -329,6 +325,48 @@ static void test_throughput_host_only(void **state)
     done(&r);
 }
 
+/* A budget line that the records cannot measure says so instead of "0":
+ * host-only dumps see neither data stalls, launch idle nor copies, and
+ * without MFU the compute overhead is unknown.  GPU dumps measure all. */
+static void test_unmeasured_budget_lines(void **state)
+{
+    (void)state;
+    gen_options o;
+    gen_default_options(&o);
+    o.ranks = 2;
+    o.steps = 8;
+    o.host_only = 1;
+    run r;
+    generate(&o, "unmeasured", &r);
+    analyze(&r, NULL);
+    const tsa_budget *b = &r.a->budget;
+    static const tsa_budget_line unseen[] = {TSA_BL_OVERHEAD, TSA_BL_DATA_STALL,
+                                             TSA_BL_HOST_IDLE, TSA_BL_COPY};
+    for (size_t i = 0; i < sizeof unseen / sizeof unseen[0]; i++)
+        assert_false(tsa_budget_line_measured(b, unseen[i], r.a->gpu));
+    assert_true(tsa_budget_line_measured(b, TSA_BL_COMM_WAIT, r.a->gpu));
+    char *txt = text_of(r.a);
+    assert_non_null(strstr(txt, "data stall                  not measured (no GPU records)"));
+    assert_null(strstr(txt, "data stall 0.0%"));
+    free(txt);
+    char *json = tsa_report_json(r.a);
+    assert_non_null(strstr(json, "\"measured\":\tfalse"));
+    free(json);
+    done(&r);
+
+    o.host_only = 0;
+    o.flops = 1e12; /* GEMM records: MFU known on the H100 default device */
+    generate(&o, "measured", &r);
+    analyze(&r, NULL);
+    assert_false(isnan(r.a->budget.mfu));
+    for (int l = 0; l < TSA_BL_COUNT; l++)
+        assert_true(tsa_budget_line_measured(&r.a->budget, (tsa_budget_line)l, r.a->gpu));
+    json = tsa_report_json(r.a);
+    assert_null(strstr(json, "\"measured\":\tfalse"));
+    free(json);
+    done(&r);
+}
+
 static void test_percentiles_and_sparkline(void **state)
 {
     (void)state;
@@ -363,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_ranks),
         cmocka_unit_test(test_lost_writes),
         cmocka_unit_test(test_throughput_host_only),
+        cmocka_unit_test(test_unmeasured_budget_lines),
         cmocka_unit_test(test_percentiles_and_sparkline),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

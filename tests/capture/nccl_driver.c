@@ -2,6 +2,8 @@
  * the capture tests check, run by test_preload under LD_PRELOAD.
  * Usage: nccl_driver MODE.  Exit 0 when its own checks pass. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -246,6 +248,50 @@ static void mode_exec(void)
     exit(11); /* exec failed */
 }
 
+/* Every other way to replace the image: 3 AllReduce, then `how`
+ * runs /bin/true (exit status 0). */
+static void mode_exec_variant(const char *how)
+{
+    init_world();
+    allreduces(world, 3);
+    char *const argv[] = {"true", NULL};
+    char *const envp[] = {"A=1", NULL};
+    if (!strcmp(how, "execl"))
+        execl("/bin/true", "true", (char *)NULL);
+    else if (!strcmp(how, "execlp"))
+        execlp("true", "true", (char *)NULL);
+    else if (!strcmp(how, "execle"))
+        execle("/bin/true", "true", (char *)NULL, envp);
+    else if (!strcmp(how, "execvpe"))
+        execvpe("true", argv, envp);
+    else if (!strcmp(how, "fexecve")) {
+        int fd = open("/bin/true", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0)
+            fexecve(fd, argv, envp);
+    } else if (!strcmp(how, "_exit"))
+        _exit(7);
+    else if (!strcmp(how, "_Exit"))
+        _Exit(8);
+    exit(11); /* exec failed */
+}
+
+/* A crash after 3 AllReduce: abort(), a real segmentation fault, SIGBUS. */
+static void mode_crash(const char *how)
+{
+    init_world();
+    allreduces(world, 3);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    if (!strcmp(how, "abort"))
+        abort();
+    if (!strcmp(how, "segv")) {
+        volatile int *volatile bad = NULL; /* hidden from the compiler */
+        bad[2] = 1;
+    }
+    raise(SIGBUS);
+    exit(12);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "basic";
@@ -278,6 +324,10 @@ int main(int argc, char **argv)
         mode_fsize();
     else if (!strcmp(mode, "exec"))
         mode_exec();
+    else if (!strncmp(mode, "exec-", 5))
+        mode_exec_variant(mode + 5);
+    else if (!strncmp(mode, "crash-", 6))
+        mode_crash(mode + 6);
     else if (!strcmp(mode, "no-nccl"))
         return 0;
     else if (!strcmp(mode, "exit-code")) {

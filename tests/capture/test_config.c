@@ -77,6 +77,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.max_threads, 256);
     assert_int_equal(c.flush_ms, 1000);
     assert_int_equal(c.nvml_ms, 100);
+    assert_int_equal(c.hang_s, 0); /* the hang watchdog is off by default */
     assert_string_equal(c.out_dir, "./tscope_out");
 }
 
@@ -104,7 +105,8 @@ static void test_valid_values(void **state)
     (void)state;
     static const char *const env[] = {
         "TSCOPE_DISABLE", "yes", "TSCOPE_QUIET", "0", "TSCOPE_BUFFER_KB", "64",
-        "TSCOPE_MAX_THREADS", "8", "TSCOPE_FLUSH_MS", "250", "TSCOPE_OUT", "/scratch/t", NULL};
+        "TSCOPE_MAX_THREADS", "8", "TSCOPE_FLUSH_MS", "250", "TSCOPE_OUT", "/scratch/t",
+        "TSCOPE_HANG_S", "600", NULL};
     fake_env = env;
     warnings = 0;
     tsc_config c;
@@ -113,6 +115,7 @@ static void test_valid_values(void **state)
     assert_int_equal(c.buffer_kb, 64);
     assert_int_equal(c.max_threads, 8);
     assert_int_equal(c.flush_ms, 250);
+    assert_int_equal(c.hang_s, 600);
     assert_string_equal(c.out_dir, "/scratch/t");
 }
 
@@ -121,12 +124,13 @@ static void test_garbage_falls_back_with_one_warning_each(void **state)
     (void)state;
     static const char *const env[] = {
         "TSCOPE_DISABLE", "perhaps", "TSCOPE_BUFFER_KB", "lots", "TSCOPE_MAX_THREADS", "0",
-        "TSCOPE_FLUSH_MS", "5", "TSCOPE_OUT", "", NULL};
+        "TSCOPE_FLUSH_MS", "5", "TSCOPE_OUT", "", "TSCOPE_HANG_S", "-1", NULL};
     fake_env = env;
     warnings = 0;
     tsc_config c;
-    assert_int_equal(tsc_config_load(&c, fake_getenv, count_warn), 5);
-    assert_int_equal(warnings, 5);
+    assert_int_equal(tsc_config_load(&c, fake_getenv, count_warn), 6);
+    assert_int_equal(warnings, 6);
+    assert_int_equal(c.hang_s, 0);
     assert_int_equal(c.disabled, 0);
     assert_int_equal(c.buffer_kb, 1024);
     assert_int_equal(c.max_threads, 256);

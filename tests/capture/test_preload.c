@@ -122,6 +122,8 @@ static void test_basic_run(void **state)
     assert_string_equal(dump_scan_meta(&s, TSC_META_RUN_ID_SOURCE), "TSCOPE_RUN_ID");
     assert_string_equal(dump_scan_meta(&s, TSC_META_NCCL_VERSION), "22809");
     assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "25");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EXIT_CODE), "0"); /* return from main */
+    assert_non_null(dump_scan_meta(&s, TSC_META_END_REALTIME));
     assert_string_equal(dump_scan_meta(&s, TSC_META_DROPPED), "0");
     assert_string_equal(dump_scan_meta(&s, TSC_META_DROPPED_WRITE), "0");
     assert_non_null(dump_scan_meta(&s, TSC_META_HOST));
@@ -170,6 +172,11 @@ static void test_basic_run(void **state)
         if (i > 0)
             assert_true(ev[i - 1]->ev.start_ns <= ev[i]->ev.start_ns);
     }
+    /* Every call returned: none was in flight when the dump was written,
+     * so there is no ENTER record (its own record proves it was entered). */
+    for (size_t k = 0; k < s.nevents; k++)
+        assert_int_not_equal(s.events[k].ev.kind, TSC_EV_NCCL_ENTER);
+
     /* Group depth at entry: 1 inside the group (GroupEnd included). */
     assert_int_equal(ev[14]->ev.aux & 0xff, 1);
     assert_int_equal(ev[16]->ev.aux & 0xff, 1);
@@ -380,6 +387,7 @@ static void test_sigterm_app_handler_still_runs(void **state)
     assert_int_equal(s.end_chunks, 2); /* signal:15, then the real exit */
     assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), "exit");
     assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "8");
+    assert_string_equal(dump_scan_meta(&s, TSC_META_EXIT_CODE), "3");
     dump_scan_free(&s);
 }
 
@@ -548,6 +556,30 @@ static void test_garbage_config_warns_once_per_variable(void **state)
     assert_string_equal(errbuf, "");
 }
 
+/* Issue 13 item 13: a process that never records (a job script's shell,
+ * its helpers) prints no config warning, and of the job's recording
+ * processes (same output directory and run id) only the first does. */
+static void test_config_warning_once_per_job(void **state)
+{
+    (void)state;
+    char shared[600];
+    snprintf(shared, sizeof shared, "%s/one-job", getenv("TSC_TEST_TMP"));
+    const char *const env[] = {"TSCOPE_FLUSH_MS", "soon", "TSCOPE_OUT", shared, NULL};
+    int st = run_driver("no-nccl", env);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_string_equal(errbuf, "");
+    size_t warned = 0;
+    for (int i = 0; i < 3; i++) {
+        st = run_driver("exit-code", env);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
+        warned += strstr(errbuf, "tscope: ignoring TSCOPE_FLUSH_MS='soon'") != NULL;
+        if (i == 0)
+            assert_non_null(strstr(errbuf, "tscope: ignoring TSCOPE_FLUSH_MS='soon'"));
+    }
+    assert_int_equal(warned, 1);
+    assert_int_equal(dump_scan_count_files(shared, NULL, 0), 3);   /* all three recorded */
+}
+
 static void test_exec_flushes_first(void **state)
 {
     (void)state;
@@ -560,6 +592,67 @@ static void test_exec_flushes_first(void **state)
     assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), "exec");
     assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "4");
     dump_scan_free(&s);
+}
+
+/* Every exec variant and _exit/_Exit: the 3 AllReduce and the init are on
+ * disk, with the END the process could write. */
+static void test_every_exec_variant_and_exit_flush(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode, *reason;
+        int status;
+    } cases[] = {
+        {"exec-execl", "exec", 0},   {"exec-execlp", "exec", 0}, {"exec-execle", "exec", 0},
+        {"exec-execvpe", "exec", 0}, {"exec-fexecve", "exec", 0}, {"exec-_exit", "exit", 7},
+        {"exec-_Exit", "exit", 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = run_driver(cases[i].mode, NULL);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != cases[i].status)
+            fail_msg("%s: status 0x%x, want exit %d", cases[i].mode, st, cases[i].status);
+        static dump_scan s;
+        load_only_dump(&s);
+        assert_int_equal(s.end_chunks, 1);
+        assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), cases[i].reason);
+        assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "4");
+        if (cases[i].status) {
+            char code[8];
+            snprintf(code, sizeof code, "%d", cases[i].status);
+            assert_string_equal(dump_scan_meta(&s, TSC_META_EXIT_CODE), code);
+        }
+        dump_scan_free(&s);
+    }
+}
+
+/* SIGABRT (abort()), SIGSEGV (a real fault) and SIGBUS: the events before
+ * the signal are on disk with END "signal:N", and the process still dies
+ * by that signal, as it would without the preload. */
+static void test_fatal_signals_flush_then_die_the_same(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode;
+        int sig;
+    } cases[] = {{"crash-abort", SIGABRT}, {"crash-segv", SIGSEGV}, {"crash-bus", SIGBUS}};
+    /* Under ASan its own SEGV/BUS handler would turn the crash into exit 1. */
+    static const char *const env[] = {
+        "ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0:handle_segv=0:handle_sigbus=0:"
+                        "handle_abort=0", NULL};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = run_driver(cases[i].mode, env);
+        if (!WIFSIGNALED(st) || WTERMSIG(st) != cases[i].sig)
+            fail_msg("%s: status 0x%x, want killed by signal %d", cases[i].mode, st,
+                     cases[i].sig);
+        static dump_scan s;
+        load_only_dump(&s);
+        char want[16];
+        snprintf(want, sizeof want, "signal:%d", cases[i].sig);
+        assert_int_equal(s.end_chunks, 1);
+        assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), want);
+        assert_string_equal(dump_scan_meta(&s, TSC_META_EVENTS), "4");
+        dump_scan_free(&s);
+    }
 }
 
 static void test_thread_renamed_later_is_named_again(void **state)
@@ -625,12 +718,15 @@ int main(void)
         cmocka_unit_test(test_fork_child_that_records_gets_own_file),
         cmocka_unit_test(test_init_all_comms),
         cmocka_unit_test(test_exec_flushes_first),
+        cmocka_unit_test(test_every_exec_variant_and_exit_flush),
+        cmocka_unit_test(test_fatal_signals_flush_then_die_the_same),
         cmocka_unit_test(test_thread_renamed_later_is_named_again),
         cmocka_unit_test(test_disabled_and_non_nccl_write_nothing),
         cmocka_unit_test(test_unwritable_output_one_line_and_job_goes_on),
         cmocka_unit_test(test_write_errors_one_line_file_stays_readable),
         cmocka_unit_test(test_no_nccl_loaded_answers_system_error),
         cmocka_unit_test(test_garbage_config_warns_once_per_variable),
+        cmocka_unit_test(test_config_warning_once_per_job),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[600];

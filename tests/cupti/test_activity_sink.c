@@ -275,6 +275,43 @@ static void nvtx_ranges(void **state)
     assert_int_equal(st.skipped, 2); /* the START and the unmatched END */
 }
 
+/* Memory records reach the recorder through the sink: an async
+ * allocation gives two events sharing nothing but their time, and the
+ * descriptors are interned (two plain allocations share one). */
+static void memory_records(void **state)
+{
+    (void)state;
+    CUpti_ActivityMemory4 a, b, c;
+    memset(&a, 0, sizeof a);
+    a.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    a.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+    a.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    a.bytes = 4096;
+    a.timestamp = T0 + 10;
+    a.streamId = CUPTI_INVALID_STREAM_ID;
+    b = a;
+    b.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+    b.timestamp = T0 + 20;
+    c = a;
+    c.isAsync = 1;
+    c.streamId = 3;
+    c.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    c.memoryPoolConfig.address = 0x1000;
+    c.memoryPoolConfig.pool.size = 1 << 20;
+    CUpti_Activity *recs[] = {(CUpti_Activity *)&a, (CUpti_Activity *)&b,
+                              (CUpti_Activity *)&c};
+    run(recs, 3);
+    assert_int_equal(fake.n_events, 4);
+    assert_int_equal(fake_count_events(TSC_EV_MEM_ALLOC), 2);
+    assert_int_equal(fake_count_events(TSC_EV_MEM_FREE), 1);
+    assert_int_equal(fake_count_events(TSC_EV_MEM_POOL), 1);
+    assert_int_equal(fake.events[0].desc, fake.events[1].desc);
+    assert_int_equal(fake_count_descs(TSC_DESC_MEM), 3); /* malloc, async, pool */
+    assert_int_equal(fake.events[3].val, 1 << 20);
+    tsc_sink_stats st = tsc_sink_get_stats();
+    assert_int_equal(st.written, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +321,7 @@ int main(void)
         cmocka_unit_test_setup(recorder_refuses, setup),
         cmocka_unit_test_setup(explicit_thread_names, setup),
         cmocka_unit_test_setup(nvtx_ranges, setup),
+        cmocka_unit_test_setup(memory_records, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

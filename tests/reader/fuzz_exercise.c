@@ -112,3 +112,11 @@ void fuzz_fix_crcs(uint8_t *d, size_t len)
         off += sizeof h + h.payload_len;
     }
 }
+
+uint64_t fuzz_rand(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 2685821657736338717ull;
+}

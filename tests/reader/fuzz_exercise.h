@@ -16,4 +16,8 @@ int fuzz_exercise(const uint8_t *data, size_t len, uint64_t *events);
  * the payload parsers instead of stopping at the checksums. */
 void fuzz_fix_crcs(uint8_t *data, size_t len);
 
+/* xorshift64*: the fuzzers' deterministic generator, the same on every
+ * platform (*state must not be 0). */
+uint64_t fuzz_rand(uint64_t *state);
+
 #endif

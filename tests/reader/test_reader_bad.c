@@ -40,7 +40,7 @@ static void test_header_refusals(void **state)
     static const header_case cases[] = {
         {"magic", 1, 'X', 1, 1, 0, "not a tscope dump"},
         {"major", offsetof(tsc_file_header, version_major), 2, 2, 1, 0,
-         "format version 2."},  /* 2.<our minor> */
+         "format version 2."},
         {"byte order", offsetof(tsc_file_header, byte_order), 0x04030201u, 4, 1, 0,
          "opposite byte order"},
         {"bom garbage", offsetof(tsc_file_header, byte_order), 7, 4, 1, 0,
@@ -411,6 +411,35 @@ static void test_meta_parsing(void **state)
     }
 }
 
+/* Issue 13 item 9: gaps in the chunk sequence are problems, and a seq of
+ * 0xffffffff neither wraps the count nor hides later gaps. */
+static void test_chunk_seq_gaps(void **state)
+{
+    (void)state;
+    char meta[64];
+    const char *kv[] = {"k", "v", NULL};
+    uint32_t len = (uint32_t)tb_meta(meta, sizeof meta, kv);
+    tb_buf b = {0};
+    tb_header(&b, 1, 1);
+    tb_chunk(&b, TSC_CHUNK_META, 0, 0, meta, len);
+    size_t jump = tb_chunk(&b, TSC_CHUNK_META, 0, 5, meta, len);
+    size_t top = tb_chunk(&b, TSC_CHUNK_META, 0, 0xffffffffu, meta, len);
+    size_t back = tb_chunk(&b, TSC_CHUNK_END, 0, 1, meta, len);
+    tsr_stats st;
+    capture *c = read_buf(&b, TSR_PROBLEMS, &st);
+    assert_int_equal(st.missing_chunks, 4 + (0xffffffffull - 6));
+    assert_int_equal(c->n_prob, 3);
+    assert_int_equal(c->prob_off[0], jump);
+    assert_string_equal(c->prob_msg[0], "chunk seq 5 where 1 was expected: 4 chunks missing");
+    assert_int_equal(c->prob_off[1], top);
+    assert_string_equal(c->prob_msg[1],
+                        "chunk seq 4294967295 where 6 was expected: 4294967289 chunks missing");
+    assert_int_equal(c->prob_off[2], back);
+    assert_string_equal(c->prob_msg[2], "chunk seq 1 after seq 4294967295: repeated or out of order");
+    free(c);
+    tb_free(&b);
+}
+
 static void test_problem_cap(void **state)
 {
     (void)state;
@@ -445,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_undefined_and_mistyped_desc),
         cmocka_unit_test(test_bad_descriptors),
         cmocka_unit_test(test_meta_parsing),
+        cmocka_unit_test(test_chunk_seq_gaps),
         cmocka_unit_test(test_problem_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -321,7 +321,9 @@ static void test_info(void **state)
     assert_non_null(root);
     const cJSON *f0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "files"), 0);
     assert_string_equal(jstr(f0, "status"), "ok");
-    assert_string_equal(jstr(f0, "format"), "1.1");
+    char fmt[16];
+    snprintf(fmt, sizeof fmt, "%d.%d", TSC_FORMAT_MAJOR, TSC_FORMAT_MINOR);
+    assert_string_equal(jstr(f0, "format"), fmt);
     assert_int_equal((int)jnum(f0, "dropped_events"), 6);
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(f0, "events");
     assert_int_equal((int)jnum(ev, "total"), SAMPLE_EVENTS);

@@ -23,14 +23,7 @@
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)
-{
-    /* xorshift64*: deterministic across platforms */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
+static uint64_t rnd(void) { return fuzz_rand(&rng_state); }
 
 static size_t below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 

@@ -163,6 +163,27 @@ static void test_round_trip(void **state)
     tb_free(&b);
 }
 
+/* A 1.0 dump (written before ENTER/HANG records existed) reads cleanly:
+ * the same file with the header's minor set to 0. */
+static void test_minor_0_dump_reads_cleanly(void **state)
+{
+    (void)state;
+    tb_buf b = {0};
+    sample_layout lay;
+    sample_dump(&b, &lay);
+    uint16_t zero = 0;
+    memcpy(b.data + offsetof(tsc_file_header, version_minor), &zero, sizeof zero);
+    tb_fix_header_crc(&b);
+    capture *c = calloc(1, sizeof *c);
+    tsr_stats st;
+    assert_int_equal(tsr_read_buffer(b.data, b.len, "v1.0", &capture_callbacks, c, &st), TSR_OK);
+    assert_int_equal(st.version_minor, 0);
+    assert_int_equal(st.problems, 0);
+    assert_int_equal(st.events, SAMPLE_EVENTS);
+    free(c);
+    free(b.data);
+}
+
 static void test_file_source_matches_memory(void **state)
 {
     (void)state;
@@ -380,6 +401,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_minor_0_dump_reads_cleanly),
         cmocka_unit_test(test_file_source_matches_memory),
         cmocka_unit_test(test_desc_slot_spans),
         cmocka_unit_test(test_names),

@@ -156,6 +156,16 @@ static void gradient_buckets(ncclComm_t world, tb_comm_tally *t, int step)
         fill(bufs[b], n, (unsigned)(g_rank * 1000 + step * 10 + b));
         if (b == first_grouped)
             CALL(NULL, "GroupStart", ncclGroupStart());
+        if (b == 0 && g_rank == opt.desync_rank && step == opt.desync_step) {
+            /* The wrong collective where the others AllReduce: the test
+             * NCCL sees the mismatch and fails it on every rank. */
+            size_t shard = n / (size_t)g_world ? n / (size_t)g_world : 1;
+            float *all = xmalloc(shard * 4 * (size_t)g_world);
+            COLL(t, "AllGather", shard * 4,
+                 ncclAllGather(bufs[b], all, shard, ncclFloat32, world, NULL));
+            free(all);
+            continue;
+        }
         /* In place, as DDP does with its flat bucket. */
         COLL(t, "AllReduce", n * 4,
              ncclAllReduce(bufs[b], bufs[b], n, ncclFloat32, ncclSum, world, NULL));
@@ -461,11 +471,21 @@ int main(int argc, char **argv)
 
     pid_t child = -1;
     for (int s = 0; s < opt.steps; s++) {
+        compute(g_rank);
+        /* After the step's compute, as a training step that crashes in
+         * its forward pass: a slow rank (--slow-ms) fails after the others
+         * have entered the step's first collective. */
         if (g_rank == opt.fail_rank && s == opt.fail_step) {
             fprintf(stderr, "tsc-testbed-rank %d: failing on purpose at step %d\n", g_rank, s);
-            exit(9);
+            exit(opt.fail_code);
         }
-        compute(g_rank);
+        if (g_rank == opt.stop_rank && s == opt.stop_step) {
+            /* A rank that never reaches the next collective (a dead data
+             * loader, a deadlock elsewhere): the others block in it. */
+            fprintf(stderr, "tsc-testbed-rank %d: stops calling NCCL at step %d\n", g_rank, s);
+            for (;;)
+                pause();
+        }
         gradient_buckets(world, tw, s);
         if (half)
             fsdp_pair(half, th, s);

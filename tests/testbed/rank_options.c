@@ -80,7 +80,7 @@ int tb_is_slow(const tb_options *o, int rank)
 
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
-       O_EXPECT, O_FAIL, O_BURN, O_PIN, O_HELP };
+       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -90,7 +90,8 @@ static const struct option longopts[] = {
     {"slow-ranks", 1, 0, O_SLOWR}, {"slow-factor", 1, 0, O_SLOWF},
     {"slow-ms", 1, 0, O_SLOWMS}, {"threads", 1, 0, O_THREADS},
     {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
-    {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"burn-threads", 1, 0, O_BURN},
+    {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
+    {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
     {"pin-cpu", 1, 0, O_PIN}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
@@ -106,7 +107,10 @@ static void usage(FILE *f)
             "  --slow-ranks 1,3 --slow-factor F | --slow-ms MS\n"
             "  --threads N --thread-bytes B  --fork  --mark-after STEPS:FILE\n"
             "  --expect FILE (JSON summary of the NCCL calls made)\n"
-            "  --fail-at RANK:STEP (that rank exits with status 9 before that step)\n"
+            "  --fail-at RANK:STEP[:CODE] (that rank exits with status CODE, default 9,\n"
+            "      in that step, after its compute)\n"
+            "  --stop-at RANK:STEP (that rank stops calling NCCL there and sleeps: a hang)\n"
+            "  --desync-at RANK:STEP (that rank calls AllGather where the others AllReduce)\n"
             "  --burn-threads RANK:N (that rank runs N busy threads)\n"
             "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
@@ -158,10 +162,20 @@ static int apply(tb_options *o, int id, const char *arg)
         return 0;
     }
     case O_EXPECT: o->expect_file = arg; return 0;
-    case O_FAIL:
-        if (sscanf(arg, "%d:%d", &o->fail_rank, &o->fail_step) != 2 || o->fail_step < 0)
-            return -1;
-        return 0;
+    case O_FAIL: {
+        int n = sscanf(arg, "%d:%d:%d", &o->fail_rank, &o->fail_step, &o->fail_code);
+        if (n == 2)
+            o->fail_code = 9;
+        return n < 2 || o->fail_step < 0 || o->fail_code < 0 || o->fail_code > 255 ? -1 : 0;
+    }
+    case O_STOP:
+        return sscanf(arg, "%d:%d", &o->stop_rank, &o->stop_step) != 2 || o->stop_step < 0 ? -1
+                                                                                          : 0;
+    case O_DESYNC:
+        return sscanf(arg, "%d:%d", &o->desync_rank, &o->desync_step) != 2 ||
+                       o->desync_step < 0
+                   ? -1
+                   : 0;
     case O_BURN:
         if (sscanf(arg, "%d:%d", &o->burn_rank, &o->burn_threads) != 2 || o->burn_rank < 0 ||
             o->burn_threads < 0 || o->burn_threads > 16)
@@ -199,6 +213,9 @@ int tb_parse_options(tb_options *o, int argc, char **argv)
     o->thread_bytes = 4096;
     o->fail_rank = -1;
     o->fail_step = -1;
+    o->fail_code = 9;
+    o->stop_rank = o->stop_step = -1;
+    o->desync_rank = o->desync_step = -1;
     o->burn_rank = -1;
     o->pin_rank = -1;
 

@@ -29,8 +29,13 @@ typedef struct tb_options {
     int mark_after;            /* after this many steps create mark_file.<rank> */
     const char *mark_file;
     const char *expect_file;
-    int fail_rank;             /* this rank exits with status 9 ... */
-    int fail_step;             /* ... before this step (-1: never) */
+    int fail_rank;             /* this rank exits with status fail_code ... */
+    int fail_step;             /* ... in this step, after its compute (-1: never) */
+    int fail_code;             /* 9 unless --fail-at R:S:CODE */
+    int stop_rank, stop_step;  /* that rank stops calling NCCL before that step and
+                                * sleeps until killed (a hang), -1: never */
+    int desync_rank, desync_step; /* that rank calls AllGather where the others call
+                                   * the step's first AllReduce, -1: never */
     int burn_rank, burn_threads; /* that rank runs N busy threads (-1: none) */
     int pin_rank, pin_cpu;     /* that rank pins itself to one CPU (-1: none) */
 } tb_options;

@@ -1,9 +1,11 @@
 /* Launching test-bed jobs for the end-to-end tests. */
 #include "tb_job.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int tb_run_job(const tb_job *job, tb_result *r)
 {
@@ -38,6 +40,65 @@ int tb_run_job(const tb_job *job, tb_result *r)
     env[e] = NULL;
     return tb_run_with(argv, env, job->timeout_s ? job->timeout_s : 30, job->hook, job->hook_arg,
                        r);
+}
+
+tb_fixture *tb_fixture_new(const char *tag)
+{
+    if (!tb_e2e_available())
+        return NULL;
+    tb_fixture *f = calloc(1, sizeof *f);
+    if (!f || !(f->dir = tb_tempdir(tag))) {
+        free(f);
+        return NULL;
+    }
+    snprintf(f->out, sizeof f->out, "%s/tscope_out", f->dir);
+    snprintf(f->exp, sizeof f->exp, "%s/expect", f->dir);
+    snprintf(f->mark, sizeof f->mark, "%s/mark", f->dir);
+    return f;
+}
+
+void tb_fixture_free(tb_fixture *f)
+{
+    if (!f)
+        return;
+    tb_rmtree(f->dir);
+    free(f->dir);
+    free(f);
+}
+
+int tb_fixture_setup(void **state)
+{
+    *state = tb_fixture_new("e2e");
+    return 0;
+}
+
+int tb_fixture_teardown(void **state)
+{
+    tb_fixture_free(*state);
+    *state = NULL;
+    return 0;
+}
+
+int tb_signal_when_marked(int pid, void *arg)
+{
+    tb_signal_plan *p = arg;
+    if (!p->seen) {
+        for (int r = 0; r < p->nranks; r++) {
+            char path[4300];
+            snprintf(path, sizeof path, "%s.%d", p->mark, r);
+            if (access(path, F_OK) != 0)
+                return 0;
+        }
+        p->seen = 1;
+        clock_gettime(CLOCK_MONOTONIC, &p->marked);
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (now.tv_sec - p->marked.tv_sec) * 1000 + (now.tv_nsec - p->marked.tv_nsec) / 1000000;
+    if (ms < p->delay_ms)
+        return 0;
+    kill(p->whole_group ? -pid : pid, p->sig);
+    return 1;
 }
 
 static int cmp_str(const void *a, const void *b)

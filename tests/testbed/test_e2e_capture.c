@@ -186,7 +186,10 @@ static int tamper_records(cJSON *all, int which)
     int done = 0;
     cJSON_ArrayForEach(o, all) {
         cJSON *rank = cJSON_GetObjectItem(o, "rank"), *op = cJSON_GetObjectItem(o, "op");
-        if (!rank || rank->valuedouble != 1 || !cJSON_IsString(op))
+        cJSON *kind = cJSON_GetObjectItem(o, "kind");
+        /* The call records the checker reads, not their ENTER markers. */
+        if (!rank || rank->valuedouble != 1 || !cJSON_IsString(op) || !cJSON_IsString(kind) ||
+            strcmp(kind->valuestring, "nccl"))
             continue;
         if (!world[0] && !strcmp(op->valuestring, "AllReduce")) {
             if (which == 0) {

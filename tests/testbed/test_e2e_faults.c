@@ -21,37 +21,10 @@
 #include "tb_harness.h"
 #include "tb_job.h"
 
-typedef struct fx {
-    char *dir;
-    char out[4200], exp[4200], mark[4200];
-} fx;
+typedef tb_fixture fx;
 
-static int setup(void **state)
-{
-    if (!tb_e2e_available()) {
-        *state = NULL;
-        return 0;
-    }
-    fx *f = calloc(1, sizeof *f);
-    f->dir = tb_tempdir("fault");
-    assert_non_null(f->dir);
-    snprintf(f->out, sizeof f->out, "%s/tscope_out", f->dir);
-    snprintf(f->exp, sizeof f->exp, "%s/expect", f->dir);
-    snprintf(f->mark, sizeof f->mark, "%s/mark", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    if (f) {
-        tb_rmtree(f->dir);
-        free(f->dir);
-        free(f);
-    }
-    return 0;
-}
+#define setup tb_fixture_setup
+#define teardown tb_fixture_teardown
 
 #define NEED_FIXTURE(f)  \
     fx *f = *state;      \
@@ -168,38 +141,6 @@ static void test_disk_full_keeps_job_running(void **state)
 
 /* ------------------------------------------------------------- signals */
 
-typedef struct signal_plan {
-    const char *mark;  /* wait for <mark>.<rank> of every rank */
-    int nranks;
-    int sig;
-    int whole_group;   /* signal every process, not only the launcher */
-    int delay_ms;      /* after all marks */
-    struct timespec marked;
-    int seen;
-} signal_plan;
-
-static int send_when_marked(int pid, void *arg)
-{
-    signal_plan *p = arg;
-    if (!p->seen) {
-        for (int r = 0; r < p->nranks; r++) {
-            char path[4300];
-            snprintf(path, sizeof path, "%s.%d", p->mark, r);
-            if (access(path, F_OK) != 0)
-                return 0;
-        }
-        p->seen = 1;
-        clock_gettime(CLOCK_MONOTONIC, &p->marked);
-    }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long ms = (now.tv_sec - p->marked.tv_sec) * 1000 + (now.tv_nsec - p->marked.tv_nsec) / 1000000;
-    if (ms < p->delay_ms)
-        return 0;
-    kill(p->whole_group ? -pid : pid, p->sig);
-    return 1;
-}
-
 /* nranks dumps in out, read back cleanly, rank r's ending as want[r]
  * says; returns them as JSON for more checks (the caller deletes it). */
 static cJSON *dumps_ending(const char *out, int nranks, const char *const *want)
@@ -224,9 +165,9 @@ static void test_sigterm_mid_run(void **state)
     snprintf(mark_arg, sizeof mark_arg, "3:%s", f->mark);
     const char *args[] = {"--steps", "100000", "--compute-us", "1000", "--mark-after", mark_arg,
                           NULL};
-    signal_plan plan = {.mark = f->mark, .nranks = 3, .sig = SIGTERM, .delay_ms = 100};
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 3, .sig = SIGTERM, .delay_ms = 100};
     tb_job job = {.nranks = 3, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .hook = send_when_marked, .hook_arg = &plan};
+                  .hook = tb_signal_when_marked, .hook_arg = &plan};
     tb_result r;
     assert_int_equal(tb_run_job(&job, &r), 0);
     assert_true(plan.seen);
@@ -257,11 +198,11 @@ static void test_sigkill_mid_run_reads_back_prefix(void **state)
     const char *args[] = {"--steps", "100000", "--compute-us", "1000", "--mark-after", mark_arg,
                           NULL};
     /* Periodic flushes put complete chunks on disk before the kill. */
-    signal_plan plan = {.mark = f->mark, .nranks = 2, .sig = SIGKILL, .whole_group = 1,
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 2, .sig = SIGKILL, .whole_group = 1,
                         .delay_ms = 700};
     tb_job job = {.nranks = 2, .out_dir = f->out, .with_preload = 1, .rank_args = args,
                   .env = (const char *const[]){"TSCOPE_FLUSH_MS=50", NULL},
-                  .hook = send_when_marked, .hook_arg = &plan};
+                  .hook = tb_signal_when_marked, .hook_arg = &plan};
     tb_result r;
     assert_int_equal(tb_run_job(&job, &r), 0);
     assert_true(plan.seen);

@@ -67,6 +67,27 @@ static void test_sizes_lists_and_flags(void **state)
     assert_string_equal(o.mark_file, "/tmp/m");
     assert_int_equal(o.fail_rank, 1);
     assert_int_equal(o.fail_step, 4);
+    assert_int_equal(o.fail_code, 9);
+}
+
+static void test_fault_injection_options(void **state)
+{
+    (void)state;
+    tb_options o;
+    const char *argv[] = {"rank", "--fail-at", "2:10:3", "--stop-at", "1:20", "--desync-at",
+                          "3:5", NULL};
+    assert_int_equal(parse(&o, 7, argv), 0);
+    assert_int_equal(o.fail_rank, 2);
+    assert_int_equal(o.fail_step, 10);
+    assert_int_equal(o.fail_code, 3);
+    assert_int_equal(o.stop_rank, 1);
+    assert_int_equal(o.stop_step, 20);
+    assert_int_equal(o.desync_rank, 3);
+    assert_int_equal(o.desync_step, 5);
+    const char *none[] = {"rank", NULL};
+    assert_int_equal(parse(&o, 1, none), 0);
+    assert_int_equal(o.stop_rank, -1);
+    assert_int_equal(o.desync_rank, -1);
 }
 
 static void test_environment_fallback_and_override(void **state)
@@ -94,6 +115,8 @@ static void test_garbage_is_refused(void **state)
         {"rank", "--compute-us", "-1"}, {"rank", "--nope", "1"},
         {"rank", "--burn-threads", "1:17"}, {"rank", "--burn-threads", "1"},
         {"rank", "--pin-cpu", "-1:0"},
+        {"rank", "--fail-at", "1:2:300"}, {"rank", "--stop-at", "1"},
+        {"rank", "--desync-at", "x"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tb_options o;
@@ -109,6 +132,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_host_faults),
         cmocka_unit_test(test_sizes_lists_and_flags),
+        cmocka_unit_test(test_fault_injection_options),
         cmocka_unit_test(test_environment_fallback_and_override),
         cmocka_unit_test(test_garbage_is_refused),
     };

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/analysis.h"
 #include "core/job_build.h"
 #include "kineto.h"
 #include "kineto_gen.h"
@@ -62,18 +63,23 @@ static void test_names(void **state)
                      TSC_NCCL_REDUCESCATTER);
     assert_int_equal(kineto_nccl_op_from_kernel("ncclKernel_Reduce_RING_LL_Sum_float(x)"),
                      TSC_NCCL_REDUCE);
-    assert_int_equal(kineto_nccl_op_from_kernel("ncclDevKernel_SendRecv(x)"), 0);
+    /* Point-to-point kernels: the name does not say the direction. */
+    assert_int_equal(kineto_nccl_op_from_kernel("ncclDevKernel_SendRecv(x)"), TSC_NCCL_SEND);
+    assert_int_equal(kineto_nccl_op_from_kernel(
+                         "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)"),
+                     TSC_NCCL_SEND);
+    assert_int_equal(kineto_nccl_op_from_kernel("ncclDevKernel_Recv(x)"), TSC_NCCL_RECV);
     assert_int_equal(kineto_nccl_op_from_kernel("gemm"), 0);
-    assert_int_equal(tsa_kineto_kernel_category("ncclDevKernel_Generic"), TSA_KCAT_COMM);
-    assert_int_equal(tsa_kineto_kernel_category("sm90_xmma_gemm_bf16"), TSA_KCAT_GEMM);
-    assert_int_equal(tsa_kineto_kernel_category("flash_fwd_kernel"), TSA_KCAT_ATTENTION);
-    assert_int_equal(tsa_kineto_kernel_category("void multi_tensor_apply_kernel<X, AdamFunctor>"),
+    assert_int_equal(tsa_kernel_category("ncclDevKernel_Generic"), TSA_KCAT_COMM);
+    assert_int_equal(tsa_kernel_category("sm90_xmma_gemm_bf16"), TSA_KCAT_GEMM);
+    assert_int_equal(tsa_kernel_category("flash_fwd_kernel"), TSA_KCAT_ATTENTION);
+    assert_int_equal(tsa_kernel_category("void multi_tensor_apply_kernel<X, AdamFunctor>"),
                      TSA_KCAT_OPTIMIZER);
-    assert_int_equal(tsa_kineto_kernel_category("vectorized_layer_norm_kernel"), TSA_KCAT_NORM);
-    assert_int_equal(tsa_kineto_kernel_category("reduce_kernel<512>"), TSA_KCAT_REDUCTION);
-    assert_int_equal(tsa_kineto_kernel_category("vectorized_elementwise_kernel"),
+    assert_int_equal(tsa_kernel_category("vectorized_layer_norm_kernel"), TSA_KCAT_NORM);
+    assert_int_equal(tsa_kernel_category("reduce_kernel<512>"), TSA_KCAT_REDUCTION);
+    assert_int_equal(tsa_kernel_category("vectorized_elementwise_kernel"),
                      TSA_KCAT_ELEMENTWISE);
-    assert_int_equal(tsa_kineto_kernel_category("mystery"), TSA_KCAT_OTHER);
+    assert_int_equal(tsa_kernel_category("mystery"), TSA_KCAT_OTHER);
     unsigned size;
     assert_int_equal(kineto_dtype_from_torch("BFloat16", &size), TSC_DT_BFLOAT16);
     assert_int_equal(size, 2);
@@ -409,6 +415,63 @@ static void test_kernel_only_nccl_args(void **state)
     free(dir);
 }
 
+/* Loads one hand-written trace (a directory of one file). */
+static tsa_job *load_doc(const char *tag, const char *doc)
+{
+    char *dir = tu_tempdir(tag);
+    char path[512];
+    snprintf(path, sizeof path, "%s/r0.json", dir);
+    assert_int_equal(tu_write_file(path, doc, strlen(doc)), 0);
+    tsa_job *job = NULL;
+    assert_int_equal(tsa_kineto_load(dir, &job), 0);
+    tu_rmtree(dir);
+    free(dir);
+    return job;
+}
+
+/* A point-to-point kernel with no CPU op: named by its kernel (it was an
+ * "unknown" op), and its size is unknown, not 0 B. */
+static void test_sendrecv_kernel_only(void **state)
+{
+    (void)state;
+    tsa_job *job = load_doc("sr",
+        "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 20, \"ts\": 10, \"dur\": 5,\n"
+        "  \"name\": \"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)\",\n"
+        "  \"args\": {\"correlation\": 9, \"stream\": 20}}]}\n");
+    const tsa_rank *r = &job->ranks[0];
+    assert_int_equal(r->n_nccl, 1);
+    assert_int_equal(r->nccl[0].op, TSC_NCCL_SEND);
+    assert_true(r->nccl[0].flags & TSA_NCCL_F_BYTES_UNKNOWN);
+    tsa_analysis *a = tsa_analyze(job, NULL);
+    assert_non_null(a);
+    assert_int_equal(a->n_colls, 1);
+    assert_int_equal(a->colls[0].bytes_unknown, 1);
+    assert_int_equal(a->colls[0].bucket_count[TSA_SIZE_UNKNOWN], 1);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
+/* Host events only: no GPU-bound verdict built on host time. */
+static void test_cpu_only_trace(void **state)
+{
+    (void)state;
+    tsa_job *job = load_doc("cpu",
+        "{\"traceEvents\": [\n"
+        " {\"ph\": \"X\", \"cat\": \"user_annotation\", \"pid\": 1, \"tid\": 1, \"ts\": 0,"
+        " \"dur\": 1000, \"name\": \"ProfilerStep#1\"},\n"
+        " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"pid\": 1, \"tid\": 1, \"ts\": 10,"
+        " \"dur\": 900, \"name\": \"aten::mm\"}]}\n");
+    tsa_analysis *a = tsa_analyze(job, NULL);
+    assert_non_null(a);
+    assert_int_equal(a->cpu_only, 1);
+    assert_int_equal(a->verdict, TSA_VERDICT_UNKNOWN);
+    assert_non_null(strstr(a->verdict_reason, "no GPU records"));
+    assert_int_equal(a->budget.line_ns[TSA_BL_USEFUL], 0);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
 /* Counts the complete X events of 2 us. */
 static int cb(void *ctx, const kineto_event *ev)
 {
@@ -512,6 +575,8 @@ int main(void)
         cmocka_unit_test(test_fixture),
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_kernel_only_nccl_args),
+        cmocka_unit_test(test_sendrecv_kernel_only),
+        cmocka_unit_test(test_cpu_only_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

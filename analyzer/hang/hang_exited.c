@@ -1,0 +1,150 @@
+/* RANK.EXITED_EARLY: a rank's process ended by itself (exit, _exit, a
+ * crash, an abort: its END record says which) while other ranks went on,
+ * i.e. some rank called a communicator they share at a higher sequence
+ * number than the ended rank's last call on it.  Clock-free: only sequence
+ * numbers are compared.  Ranks that ended the same way after the same last
+ * call are one finding. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/job_build.h"
+#include "hang.h"
+
+/* Highest seq rank r called (completed or entered) on comm, -1 none. */
+static int64_t top_seq(const tsa_rank *r, uint64_t comm)
+{
+    int64_t top = -1;
+    for (size_t k = 0; k < r->n_nccl; k++)
+        if (r->nccl[k].comm_id == comm && tsa_hang_sequenced(r->nccl[k].op) &&
+            (int64_t)r->nccl[k].seq > top)
+            top = (int64_t)r->nccl[k].seq;
+    for (size_t k = 0; k < r->n_pending; k++)
+        if (r->pending[k].comm_id == comm && tsa_hang_sequenced(r->pending[k].op) &&
+            (int64_t)r->pending[k].seq > top)
+            top = (int64_t)r->pending[k].seq;
+    return top;
+}
+
+/* The rank's last sequenced call, NULL none. */
+static const tsa_nccl_op *last_call(const tsa_rank *r)
+{
+    for (size_t k = r->n_nccl; k-- > 0;)
+        if (tsa_hang_sequenced(r->nccl[k].op))
+            return &r->nccl[k];
+    return NULL;
+}
+
+/* Every rank's top_seq on one communicator, computed once per
+ * communicator (a job's ranks usually all end on the same one). */
+typedef struct top_cache {
+    uint64_t comm;
+    int64_t *top;
+} top_cache;
+
+static const int64_t *tops_of(const tsa_job *job, top_cache *c, uint64_t comm)
+{
+    if (c->top && c->comm == comm)
+        return c->top;
+    free(c->top);
+    c->top = malloc((job->n_ranks ? job->n_ranks : 1) * sizeof *c->top);
+    if (!c->top)
+        return NULL;
+    c->comm = comm;
+    for (size_t j = 0; j < job->n_ranks; j++)
+        c->top[j] = top_seq(&job->ranks[j], comm);
+    return c->top;
+}
+
+/* Did another rank go past r's last call on a shared communicator?
+ * Those that did are added to went_on.  -1 on OOM. */
+static int others_went_on(const tsa_job *job, size_t i, const tsa_nccl_op *last,
+                          top_cache *cache, tsa_rank_list *went_on)
+{
+    const int64_t *top = tops_of(job, cache, last->comm_id);
+    if (!top)
+        return -1;
+    int64_t mine = top[i];
+    int any = 0;
+    for (size_t j = 0; j < job->n_ranks; j++)
+        if (j != i && top[j] > mine) {
+            any = 1;
+            if (tsa_rank_list_add(went_on, tsa_hang_rank_id(job, j)))
+                return -1;
+        }
+    return any;
+}
+
+static int end_signal(const tsa_rank_end *e)
+{
+    return strncmp(e->reason, "signal:", 7) ? 0 : atoi(e->reason + 7);
+}
+
+int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h)
+{
+    size_t n = job->n_ranks;
+    char *done = calloc(n ? n : 1, 1);
+    if (!done)
+        return -1;
+    int rc = 0;
+    top_cache cache = {0};
+    for (size_t i = 0; i < n && !rc; i++) {
+        const tsa_rank *r = &job->ranks[i];
+        const tsa_nccl_op *last = last_call(r);
+        if (done[i] || !last || !tsa_end_by_itself(&r->end))
+            continue;
+        tsa_rank_list went_on = {0}, ended = {0};
+        int on = others_went_on(job, i, last, &cache, &went_on);
+        if (on <= 0) {
+            rc = on < 0;
+            tsa_rank_list_free(&went_on);
+            continue;
+        }
+        char how[64], last_txt[96];
+        tsa_end_describe(&r->end, how, sizeof how);
+        snprintf(last_txt, sizeof last_txt, "%s seq %llu", tsa_nccl_op_name(last->op),
+                 (unsigned long long)last->seq);
+        /* Every rank that ended the same way after the same call. */
+        for (size_t j = i; j < n && !rc; j++) {
+            const tsa_nccl_op *lj = last_call(&job->ranks[j]);
+            char how_j[64];
+            if (done[j] || !lj || !tsa_end_by_itself(&job->ranks[j].end) ||
+                lj->comm_id != last->comm_id || lj->seq != last->seq || lj->op != last->op ||
+                strcmp(tsa_end_describe(&job->ranks[j].end, how_j, sizeof how_j), how))
+                continue;
+            done[j] = 1;
+            rc = tsa_rank_list_add(&ended, tsa_hang_rank_id(job, j));
+        }
+        tsa_hang_item *it = rc ? NULL : tsa_hang_new_item(h, TSA_HANG_EXITED);
+        if (!it) {
+            rc = -1;
+        } else {
+            it->ranks = ended;
+            memset(&ended, 0, sizeof ended);
+            it->op = last->op;
+            it->comm_id = last->comm_id;
+            it->seq = last->seq;
+            it->has_exit_code = r->end.has_exit_code && !strcmp(r->end.reason, "exit");
+            it->exit_code = r->end.exit_code;
+            it->signal = end_signal(&r->end);
+            tsa_rank_list_sort(&went_on);
+            char who[256], others[256];
+            tsa_rank_list_format(&it->ranks, who, sizeof who);
+            tsa_rank_list_format(&went_on, others, sizeof others);
+            rc = tsa_hang_add_group(it, &it->ranks, "ended (%s) after %s, %zu steps found",
+                                    how, last_txt, r->n_steps) ||
+                 tsa_hang_add_group(it, &went_on, "went on: called the communicator past it");
+            if (!rc && asprintf(&it->title, "%s ended (%s) after %s while %s went on", who,
+                                how, last_txt, others) < 0) {
+                it->title = NULL;
+                rc = -1;
+            }
+        }
+        tsa_rank_list_free(&went_on);
+        tsa_rank_list_free(&ended);
+    }
+    free(done);
+    free(cache.top);
+    return rc;
+}

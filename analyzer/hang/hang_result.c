@@ -1,0 +1,170 @@
+/* The hang analysis: runs the three detectors and turns their items into
+ * findings. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/job_build.h"
+#include "hang.h"
+#include "tsc_format.h"
+
+int32_t tsa_hang_rank_id(const tsa_job *job, size_t i)
+{
+    return job->ranks[i].rank >= 0 ? job->ranks[i].rank : (int32_t)i;
+}
+
+int tsa_hang_sequenced(uint8_t op)
+{
+    return op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_RECV;
+}
+
+tsa_hang_item *tsa_hang_new_item(tsa_hang_result *h, tsa_hang_kind kind)
+{
+    if (tsa_grow((void **)&h->items, h->n, &h->cap, sizeof *h->items))
+        return NULL;
+    tsa_hang_item *it = &h->items[h->n++];
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    it->id = kind == TSA_HANG_HANG     ? "DIST.HANG"
+             : kind == TSA_HANG_DESYNC ? "DIST.DESYNC"
+                                       : "RANK.EXITED_EARLY";
+    return it;
+}
+
+int tsa_hang_add_group(tsa_hang_item *it, const tsa_rank_list *ranks, const char *fmt, ...)
+{
+    tsa_hang_group *p = realloc(it->groups, (it->n_groups + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    it->groups = p;
+    tsa_hang_group *g = &p[it->n_groups];
+    memset(g, 0, sizeof *g);
+    for (size_t i = 0; i < ranks->n; i++)
+        if (tsa_rank_list_add(&g->ranks, ranks->v[i])) {
+            tsa_rank_list_free(&g->ranks);
+            return -1;
+        }
+    tsa_rank_list_sort(&g->ranks);
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    g->what = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!g->what) {
+        tsa_rank_list_free(&g->ranks);
+        return -1;
+    }
+    va_start(ap, fmt);
+    vsnprintf(g->what, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    it->n_groups++;
+    return 0;
+}
+
+/* The last step every rank with data completed (the step pass's count). */
+static long last_common_step(const tsa_job *job)
+{
+    long m = -1;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        long s = (long)job->ranks[i].n_steps;
+        if (m < 0 || s < m)
+            m = s;
+    }
+    return m > 0 ? m - 1 : -1;
+}
+
+tsa_hang_result *tsa_hang_analyze(const tsa_job *job)
+{
+    tsa_hang_result *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    h->world_size = -1;
+    h->last_step = last_common_step(job);
+    for (size_t i = 0; i < job->n_ranks; i++)
+        if (job->ranks[i].world_size > h->world_size && job->ranks[i].world_size <= 1 << 24)
+            h->world_size = job->ranks[i].world_size;
+    /* Ranks of the world with no dump: "no data", not "missing". */
+    for (int32_t r = 0; r < h->world_size; r++) {
+        int have = 0;
+        for (size_t i = 0; i < job->n_ranks && !have; i++)
+            have = tsa_hang_rank_id(job, i) == r;
+        if (!have && tsa_rank_list_add(&h->no_data, r))
+            goto oom;
+    }
+    if (tsa_hang_find_hangs(job, h) || tsa_hang_find_desyncs(job, h) ||
+        tsa_hang_find_exits(job, h))
+        goto oom;
+    return h;
+oom:
+    tsa_hang_free(h);
+    return NULL;
+}
+
+void tsa_hang_free(tsa_hang_result *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->n; i++) {
+        tsa_hang_item *it = &h->items[i];
+        free(it->title);
+        tsa_rank_list_free(&it->missing);
+        tsa_rank_list_free(&it->stuck);
+        tsa_rank_list_free(&it->exited);
+        tsa_rank_list_free(&it->no_data);
+        tsa_rank_list_free(&it->ranks);
+        for (size_t g = 0; g < it->n_groups; g++) {
+            tsa_rank_list_free(&it->groups[g].ranks);
+            free(it->groups[g].what);
+        }
+        free(it->groups);
+    }
+    free(h->items);
+    tsa_rank_list_free(&h->no_data);
+    free(h);
+}
+
+static const char *fix_of(tsa_hang_kind k)
+{
+    switch (k) {
+    case TSA_HANG_HANG:
+        return "look at what the missing ranks were doing after their last call (their "
+               "stack: py-spy dump, gdb); stuck ranks only wait for them. No missing rank: "
+               "the collective itself never completed (network, GPU): check NCCL_DEBUG=WARN "
+               "logs and the GPUs of the stuck ranks";
+    case TSA_HANG_DESYNC:
+        return "the ranks issued different collectives at the same point: look for "
+               "rank-dependent control flow (if rank == 0, data-dependent branches, uneven "
+               "batches) before this call";
+    default:
+        return "find out why this rank ended (its own log: exception, OOM, exit call); the "
+               "others blocked waiting for it";
+    }
+}
+
+int tsa_hang_add_findings(const tsa_hang_result *h, tsa_findings *f)
+{
+    for (size_t i = 0; h && i < h->n; i++) {
+        const tsa_hang_item *it = &h->items[i];
+        int rank = it->kind == TSA_HANG_EXITED && it->ranks.n == 1 ? it->ranks.v[0] : -1;
+        tsa_finding *x = tsa_findings_add(f, it->id, TSA_SEV_CRITICAL, 0, rank, fix_of(it->kind),
+                                          "%s", it->title);
+        if (!x)
+            return -1;
+        if (it->kind != TSA_HANG_EXITED)
+            tsa_finding_number(x, "seq", (double)it->seq);
+        if (it->kind == TSA_HANG_HANG) {
+            tsa_finding_number(x, "in_flight_s", (double)it->in_flight_ns / 1e9);
+            tsa_finding_number(x, "missing", (double)it->missing.n);
+            tsa_finding_number(x, "stuck", (double)it->stuck.n);
+            tsa_finding_number(x, "exited", (double)it->exited.n);
+        }
+        if (it->kind == TSA_HANG_EXITED && it->has_exit_code)
+            tsa_finding_number(x, "exit_code", it->exit_code);
+        if (it->kind == TSA_HANG_EXITED && it->signal)
+            tsa_finding_number(x, "signal", it->signal);
+        if (h->last_step >= 0)
+            tsa_finding_number(x, "last_step", (double)h->last_step);
+    }
+    return 0;
+}
