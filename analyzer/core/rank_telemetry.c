@@ -22,21 +22,8 @@ static struct tsa_telemetry *get(tsa_rank *r)
     return r->telemetry;
 }
 
-/* Room for one more element in *v (n used of *cap, size sz); -1 on OOM. */
-static int reserve(void **v, size_t n, size_t *cap, size_t sz)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *p = realloc(*v, c * sz);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = c;
-    return 0;
-}
-
-#define RESERVE(arr, n, cap) reserve((void **)&(arr), (n), &(cap), sizeof *(arr))
+/* Room for one more sample (job_build.h's growth helper); nonzero on OOM. */
+#define RESERVE(arr, n, cap) tsa_grow((void **)&(arr), (n), &(cap), sizeof *(arr))
 
 /* Sample times are CLOCK_REALTIME ns; beyond 2^62 they are not real. */
 #define PLAUSIBLE(t) ((t) > 0 && (t) < (1ull << 62))
