@@ -240,6 +240,8 @@ typedef struct tsa_rank {
     /* --- appended: what the capture lost (dump metadata) --- */
     uint64_t dropped_write_bytes;   /* bytes the writer could not write (full disk, I/O error) */
     uint64_t cupti_dropped_records; /* GPU activity records CUPTI dropped */
+    /* --- appended: GPU and host telemetry (analyzer/core/rank_telemetry.h), NULL none --- */
+    struct tsa_telemetry *telemetry;
     /* --- appended: device memory (analyzer/core/memory.h) --- */
     tsa_mem_event *mem;  size_t n_mem, cap_mem;  /* in arrival order until the memory pass sorts them */
     uint64_t mem_total_bytes;   /* device memory: cuMemGetInfo total, else device_mem_bytes; 0 unknown */

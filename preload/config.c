@@ -93,6 +93,10 @@ int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
                                  TSC_MIN_MAX_THREADS, TSC_MAX_MAX_THREADS, get, warn, &bad);
     cfg->flush_ms = load_uint("TSCOPE_FLUSH_MS", TSC_DEFAULT_FLUSH_MS, TSC_MIN_FLUSH_MS,
                               TSC_MAX_FLUSH_MS, get, warn, &bad);
+    cfg->nvml_ms = load_uint("TSCOPE_NVML_MS", TSC_DEFAULT_NVML_MS, 0, TSC_MAX_NVML_MS, get,
+                             warn, &bad);
+    if (cfg->nvml_ms && cfg->nvml_ms < TSC_MIN_NVML_MS)
+        cfg->nvml_ms = TSC_MIN_NVML_MS; /* a faster sampler would cost the job CPU */
     cfg->hang_s = load_uint("TSCOPE_HANG_S", 0, 0, TSC_MAX_HANG_S, get, warn, &bad);
     const char *out = get("TSCOPE_OUT");
     if (out && (!*out || strlen(out) >= sizeof cfg->out_dir - 128)) {

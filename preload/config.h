@@ -11,6 +11,9 @@
 #define TSC_DEFAULT_BUFFER_KB 1024u
 #define TSC_DEFAULT_MAX_THREADS 256u
 #define TSC_DEFAULT_FLUSH_MS 1000u
+#define TSC_DEFAULT_NVML_MS 100u   /* telemetry sampler period; 0 = no sampler */
+#define TSC_MIN_NVML_MS 10u        /* 1..9 are raised to this */
+#define TSC_MAX_NVML_MS 3600000u
 
 /* Bounds: a per-thread ring must fit one chunk (64 MiB payload). */
 #define TSC_MIN_BUFFER_KB 4u
@@ -29,6 +32,7 @@ typedef struct tsc_config {
     uint32_t flush_ms;     /* TSCOPE_FLUSH_MS */
     uint32_t hang_s;       /* TSCOPE_HANG_S: hang watchdog, 0 = off */
     char out_dir[4096];    /* TSCOPE_OUT */
+    uint32_t nvml_ms;      /* TSCOPE_NVML_MS: telemetry period, 0 = no sampler */
 } tsc_config;
 
 typedef const char *(*tsc_getenv_fn)(const char *name);

@@ -575,6 +575,8 @@ void tsc_rec_exit(void)
         goto out;
     if (tsc_cupti_exit_hook)
         tsc_cupti_exit_hook();
+    if (tsc_telemetry_stop)
+        tsc_telemetry_stop(); /* its last sample goes into the final flush */
     stop_writer();
     tsc_rec_finish("exit", 0);
     atomic_store(&g_state, ST_CLOSED);
@@ -657,6 +659,8 @@ static int setup(void)
     if (tsc_lifecycle_on_setup)
         tsc_lifecycle_on_setup();
     start_writer();
+    if (tsc_telemetry_start)
+        tsc_telemetry_start();
     return 0;
 }
 
@@ -838,6 +842,8 @@ uint32_t tsc_rec_string(const char *s, size_t len)
 
 static int kind_needs_desc(uint8_t kind)
 {
+    if (kind >= TSC_EV_GPU_METRIC && kind <= 0x4f)
+        return kind == TSC_EV_TASK_CPU; /* telemetry: only task samples refer to one */
     return kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK;
 }
 

@@ -65,6 +65,11 @@ void tsc_rec_get_stats(tsc_rec_stats *s);
  * set-up to install the signal handlers. */
 void tsc_lifecycle_on_setup(void) __attribute__((weak));
 
+/* Set by the telemetry part (weak: absent in unit tests): the sampler
+ * thread starts at set-up and stops at exit, before the final flush. */
+void tsc_telemetry_start(void) __attribute__((weak));
+void tsc_telemetry_stop(void) __attribute__((weak));
+
 /* Set by the NCCL part (weak): the real ncclGetVersion's code, 0 if NCCL
  * is not loaded. */
 int tsc_nccl_version_code(void) __attribute__((weak));

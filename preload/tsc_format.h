@@ -97,6 +97,11 @@ enum tsc_event_kind {
     TSC_EV_MEM_FREE = 0x29,   /* device memory freed (v1.1) */
     TSC_EV_MEM_POOL = 0x2a,   /* a memory pool's size changed (v1.1) */
     TSC_EV_CLOCK = 0x30,      /* clock sample: start=realtime, end=other clock, val=monotonic */
+    /* Telemetry (format 1.1): samples of the sampler thread, see below. */
+    TSC_EV_GPU_METRIC = 0x40, /* one NVML value changed: aux = enum tsc_gpu_metric */
+    TSC_EV_PROC_CPU = 0x41,   /* process CPU time and runnable threads */
+    TSC_EV_TASK_CPU = 0x42,   /* one thread's (or worker process's) CPU time */
+    TSC_EV_HOST_LOAD = 0x43,  /* host load average changed */
 };
 
 /* Every event slot.  Times are CLOCK_REALTIME nanoseconds since the epoch
@@ -165,6 +170,45 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   pool's address in `pool`); start = end = time; val = bytes the pool
  *   holds from the device after the operation; flags = enum tsc_mem_pool_op. */
 
+/* Telemetry kinds (0x40-0x4f are reserved for them).  All have
+ * start_ns = end_ns = the sample's CLOCK_REALTIME time and are written by
+ * the sampler thread only when a value changed (docs/format.md).
+ * TSC_EV_GPU_METRIC: desc = 0, flags = NVML device index, aux = metric,
+ *   val = the new value in the metric's unit.
+ * TSC_EV_PROC_CPU: desc = threads in the process (a count, not an id),
+ *   aux = threads runnable (state R) at the sample, the sampler excluded,
+ *   plus runnable worker processes; val = process CPU time in ns
+ *   (CLOCK_PROCESS_CPUTIME_ID: all threads, not children).
+ * TSC_EV_TASK_CPU: desc -> TSC_DESC_TASK; aux = state letter ('R', 'S',
+ *   'D', ...); val = the task's CPU time in ns (utime + stime).
+ * TSC_EV_HOST_LOAD: desc = 0; aux = runnable tasks on the host (capped at
+ *   65535); val = 1-minute load average x 1000. */
+enum tsc_gpu_metric {
+    TSC_GPU_SM_CLOCK_MHZ = 1,
+    TSC_GPU_MEM_CLOCK_MHZ = 2,
+    TSC_GPU_POWER_MW = 3,
+    TSC_GPU_TEMP_C = 4,
+    TSC_GPU_CLOCK_REASONS = 5,  /* NVML clock-event (throttle) reason bits */
+    TSC_GPU_UTIL_PCT = 6,
+    TSC_GPU_MEM_UTIL_PCT = 7,
+    TSC_GPU_MEM_USED_BYTES = 8,
+    TSC_GPU_ECC_UNCORRECTED = 9, /* volatile uncorrected ECC error count */
+    TSC_GPU_METRIC_COUNT
+};
+
+/* NVML clock-event reason bits (nvml.h nvmlClocksEventReason*). */
+#define TSC_GPU_REASON_IDLE 0x1ull
+#define TSC_GPU_REASON_APP_CLOCKS 0x2ull
+#define TSC_GPU_REASON_SW_POWER_CAP 0x4ull
+#define TSC_GPU_REASON_HW_SLOWDOWN 0x8ull
+#define TSC_GPU_REASON_SYNC_BOOST 0x10ull
+#define TSC_GPU_REASON_SW_THERMAL 0x20ull
+#define TSC_GPU_REASON_HW_THERMAL 0x40ull
+#define TSC_GPU_REASON_HW_POWER_BRAKE 0x80ull
+#define TSC_GPU_REASON_POWER_THERMAL                                               \
+    (TSC_GPU_REASON_SW_POWER_CAP | TSC_GPU_REASON_HW_SLOWDOWN |                    \
+     TSC_GPU_REASON_SW_THERMAL | TSC_GPU_REASON_HW_THERMAL | TSC_GPU_REASON_HW_POWER_BRAKE)
+
 /* ----------------------------------------------------------- descriptors */
 
 /* First slot of a descriptor definition.  payload_len bytes of payload
@@ -194,6 +238,7 @@ enum tsc_desc_type {
     TSC_DESC_API = 19,        /* payload: tsc_desc_api */
     TSC_DESC_GEMM = 20,       /* payload: tsc_desc_gemm */
     TSC_DESC_MEM = 21,        /* payload: tsc_desc_mem (v1.1) */
+    TSC_DESC_TASK = 22,       /* payload: tsc_desc_task (format 1.1) */
 };
 
 /* NCCL functions, numbered for the dump (append-only). */
@@ -335,6 +380,22 @@ typedef struct tsc_desc_gemm {
 } tsc_desc_gemm;
 _Static_assert(sizeof(tsc_desc_gemm) == 56, "gemm desc is 56 bytes");
 
+/* A thread of this process, or a worker process (child), whose CPU time
+ * the host sampler follows (TSC_EV_TASK_CPU). */
+enum tsc_task_role {
+    TSC_TASK_OTHER = 0, TSC_TASK_MAIN = 1, TSC_TASK_AUTOGRAD = 2, TSC_TASK_NCCL = 3,
+    TSC_TASK_WORKER = 4,      /* a child process (DataLoader worker) */
+    TSC_TASK_TSCOPE = 5,      /* tscope's own threads */
+};
+
+typedef struct tsc_desc_task {
+    uint32_t tid;        /* thread id, or the pid of a worker process */
+    uint8_t role;        /* enum tsc_task_role */
+    uint8_t reserved[3];
+    uint32_t name_len;   /* bytes of name (comm) that follow, no NUL */
+    /* char name[name_len]; */
+} tsc_desc_task;
+_Static_assert(sizeof(tsc_desc_task) == 12, "task desc head is 12 bytes");
 /* Where device memory came from (tsc_desc_mem.source). */
 enum tsc_mem_source {
     TSC_MEM_SRC_OTHER = 0,
@@ -404,6 +465,18 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_CUDA_RUNTIME "cuda_runtime_version"
 #define TSC_META_CUPTI_VERSION "cupti_version"  /* cuptiGetVersion of the runtime */
 #define TSC_META_CUPTI_OVERHEAD "cupti_overhead_ns" /* CUPTI's own time (OVERHEAD records) */
+/* Telemetry (format 1.1). */
+#define TSC_META_NVML_STATUS "nvml_status"     /* ok, or why there are no GPU samples */
+#define TSC_META_NVML_DEVICE "nvml_device"     /* NVML index of the sampled GPU */
+#define TSC_META_NVML_DEVICE_NAME "nvml_device_name"
+#define TSC_META_GPU_MAX_SM_CLOCK "gpu_max_sm_clock_mhz"
+#define TSC_META_TELEMETRY_MS "telemetry_period_ms"
+#define TSC_META_CPU_ONLINE "cpu_online"       /* online CPUs of the host */
+#define TSC_META_CPU_AFFINITY "cpu_affinity"   /* CPUs in the process's affinity mask */
+#define TSC_META_CPU_QUOTA "cpu_quota"         /* cgroup CPU limit in CPUs ("1.5"), or "max" */
+#define TSC_META_CPU_QUOTA_SOURCE "cpu_quota_source" /* cgroup2, cgroup1, none */
+#define TSC_META_OMP_THREADS "omp_num_threads" /* OMP_NUM_THREADS as set, or "unset" */
+#define TSC_META_WORKERS_VISIBLE "workers_visible" /* 1: child processes can be listed */
 /* Device memory capture (v1.1). */
 #define TSC_META_MEM_CAPTURE "mem_capture"      /* ok, or why memory records are missing */
 #define TSC_META_MEM_INFO_FREE "mem_info_free_bytes"   /* cuMemGetInfo free, at start */

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "findings_telemetry.h"
 #include "interval_set.h"
 #include "job_build.h"
 #include "sat_math.h"
@@ -248,7 +249,7 @@ int tsa_mix_findings(const tsa_analysis *a, tsa_findings *out)
 int tsa_advisory_findings(const tsa_analysis *a, tsa_findings *out)
 {
     if (tsa_mix_findings(a, out) || tsa_sync_findings(a, out) || tsa_nth_stall_findings(a, out) ||
-        tsa_memory_findings(&a->memory, out))
+        tsa_memory_findings(&a->memory, out) || tsa_telemetry_findings(a, out))
         return -1;
     return 0;
 }

@@ -1,6 +1,7 @@
 /* Builders for the in-memory model: growable arrays, string interning, and
  * the one final sort (see job_build.h). */
 #include "job_build.h"
+#include "rank_telemetry.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -362,6 +363,7 @@ static void extend(tsa_rank *r, int64_t s, int64_t e)
 
 int tsa_rank_finish(tsa_rank *r)
 {
+    tsa_telemetry_finish(r);
     size_t *pk = NULL, *pn = NULL, *pg = NULL;
     if (SORT(kernels, n_kernels, cap_kernels, &pk) || SORT(nccl, n_nccl, cap_nccl, &pn) ||
         SORT(gemms, n_gemms, cap_gemms, &pg)) {
@@ -451,6 +453,7 @@ void tsa_rank_free_contents(tsa_rank *r)
         free(r->strings[i]);
     free(r->strings);
     free(r->steps);
+    tsa_telemetry_free(r);
     free(r->mem);
     free(r->pending);
     if (r->string_index) {

@@ -19,6 +19,7 @@
 #include "memory.h"
 #include "dup_ranks.h"
 #include "radix_sort.h"
+#include "rank_telemetry.h"
 #include "reader/dump_reader.h"
 
 /* cudaDataType_t / cublasComputeType_t values (library_types.h,
@@ -160,8 +161,23 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->mem_free_bytes = strtoull(value, NULL, 10);
     else if (!strcmp(key, TSC_META_MEM_INFO_TIME))
         r->mem_info_ns = (int64_t)(strtoull(value, NULL, 10) & INT64_MAX);
-    else
+    else {
         tsa_load_end_meta(&r->end, key, value);
+        if (tsa_telemetry_on_meta(r, key, value))
+            c->oom = 1;
+    }
+}
+
+/* GPU and host samples (format 1.1), to telemetry.c. */
+static void add_telemetry(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_task t = {0};
+    const char *name = NULL;
+    if (e->kind == TSC_EV_TASK_CPU && tsr_decode_task(e->desc, &t, &name))
+        return; /* undefined descriptor: the reader reported it */
+    if (tsa_telemetry_on_event(c->rank, e->kind, e->flags, e->aux, e->desc_id, e->start_ns,
+                               e->val, t.tid, t.role, name, t.name_len))
+        c->oom = 1;
 }
 
 static void on_desc(void *ctx, const tsr_file *f, const tsr_desc *d)
@@ -451,6 +467,10 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
     if (e->kind == TSC_EV_EXTCORR) {
         if (push_pair(&c->ext, &c->n_ext, &c->cap_ext, e->val, e->desc_id))
             c->oom = 1;
+        return;
+    }
+    if (e->kind >= TSC_EV_GPU_METRIC && e->kind <= 0x4f) {
+        add_telemetry(c, e);
         return;
     }
     if (!e->desc)

@@ -9,6 +9,7 @@
 #include "job_build.h"
 #include "json_int.h"
 #include "phase_view.h"
+#include "telemetry_json.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
 
@@ -141,6 +142,7 @@ static void add_ranks(cJSON *root, const tsa_analysis *a)
         }
         if (!tsa_phase_measured(a, TSA_PHASE_FORWARD))
             tsa_json_add_i64(ph, "compute", r->phase_ns[TSA_PHASE_FORWARD]);
+        tsa_telemetry_json(x, a, i);
         cJSON_AddItemToArray(ranks, x);
     }
 }

@@ -11,6 +11,7 @@
 #include "hang/hang.h"
 #include "job_build.h"
 #include "phase_view.h"
+#include "telemetry_text.h"
 #include "sat_math.h"
 #include "throughput.h"
 #include "reader/text_visible.h"
@@ -436,6 +437,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
         tsa_hta_view_print(out, a);
     }
     ranks_section(out, a, &st);
+    if (tsa_telemetry_any(a)) {
+        section(out, &st, "HOST AND GPU (telemetry, analysis window)");
+        tsa_telemetry_print_rows(out, a, 16);
+    }
     tables_section(out, a, &st);
     if (a->memory.n_ranks) {
         section(out, &st, "MEMORY (reserved GPU memory per rank)");

@@ -176,6 +176,9 @@ int tsr_decode_mem(const tsr_desc *d, tsc_desc_mem *out);      /* v1.1 */
  * necessarily NUL-terminated (name_len <= payload left after the head). */
 int tsr_decode_thread(const tsr_desc *d, uint32_t *tid, const char **name,
                       size_t *name_len);
+/* TSC_DESC_TASK: *name points into the payload, out->name_len bytes, not
+ * NUL-terminated (checked to fit the payload). */
+int tsr_decode_task(const tsr_desc *d, tsc_desc_task *out, const char **name);
 /* TSC_DESC_STRING: *s is NUL-terminated, *len its payload length. */
 int tsr_decode_string(const tsr_desc *d, const char **s, size_t *len);
 
@@ -198,6 +201,8 @@ const char *tsr_api_domain_name(uint8_t domain);  /* "runtime", "driver" */
 const char *tsr_mem_source_name(uint8_t source); /* "malloc", "async", "vmm", "pool", "other" */
 const char *tsr_mem_pool_op_name(uint8_t op);    /* "usage", "created", "destroyed", "trimmed" */
 const char *tsr_gemm_api_name(uint8_t api);       /* "cublasLtMatmul", "cublasGemmEx", ... */
+const char *tsr_gpu_metric_name(uint16_t metric); /* "sm_clock_mhz", "power_mw", ... */
+const char *tsr_task_role_name(uint8_t role);     /* "main", "autograd", "nccl", "worker", ... */
 
 /* The NCCL operation named in an NCCL kernel name, plain or mangled
  * ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "_Z...ncclKernel_AllGather_...",

@@ -14,6 +14,7 @@ size_t tsr_desc_min_len(uint8_t type)
     case TSC_DESC_SYNC: return sizeof(tsc_desc_sync);
     case TSC_DESC_API: return sizeof(tsc_desc_api);
     case TSC_DESC_GEMM: return sizeof(tsc_desc_gemm);
+    case TSC_DESC_TASK: return sizeof(tsc_desc_task);
     case TSC_DESC_MEM: return sizeof(tsc_desc_mem);
     default: return 0; /* strings and unknown types: any length */
     }
@@ -32,6 +33,7 @@ uint8_t tsr_desc_type_for_kind(uint8_t kind)
     case TSC_EV_API: return TSC_DESC_API;
     case TSC_EV_GEMM: return TSC_DESC_GEMM;
     case TSC_EV_NVTX: return TSC_DESC_STRING;
+    case TSC_EV_TASK_CPU: return TSC_DESC_TASK;
     case TSC_EV_MEM_ALLOC:
     case TSC_EV_MEM_FREE:
     case TSC_EV_MEM_POOL: return TSC_DESC_MEM;
@@ -93,6 +95,15 @@ int tsr_decode_thread(const tsr_desc *d, uint32_t *tid, const char **name, size_
         *name = (const char *)d->payload + sizeof t;
     if (name_len)
         *name_len = t.name_len;
+    return 0;
+}
+
+int tsr_decode_task(const tsr_desc *d, tsc_desc_task *out, const char **name)
+{
+    if (decode(d, TSC_DESC_TASK, out, sizeof *out) != 0 || out->name_len > d->len - sizeof *out)
+        return -1;
+    if (name)
+        *name = (const char *)d->payload + sizeof *out;
     return 0;
 }
 

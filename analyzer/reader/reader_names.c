@@ -23,6 +23,10 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_NVTX: return "nvtx";
     case TSC_EV_EXTCORR: return "extcorr";
     case TSC_EV_CLOCK: return "clock";
+    case TSC_EV_GPU_METRIC: return "gpu_metric";
+    case TSC_EV_PROC_CPU: return "proc_cpu";
+    case TSC_EV_TASK_CPU: return "task_cpu";
+    case TSC_EV_HOST_LOAD: return "host_load";
     case TSC_EV_MEM_ALLOC: return "mem_alloc";
     case TSC_EV_MEM_FREE: return "mem_free";
     case TSC_EV_MEM_POOL: return "mem_pool";
@@ -41,6 +45,7 @@ const char *tsr_desc_type_name(uint8_t type)
     case TSC_DESC_SYNC: return "sync";
     case TSC_DESC_API: return "api";
     case TSC_DESC_GEMM: return "gemm";
+    case TSC_DESC_TASK: return "task";
     case TSC_DESC_MEM: return "mem";
     default: return NULL;
     }
@@ -193,6 +198,27 @@ char *tsr_format_iso8601(uint64_t realtime_ns, char *buf, size_t cap)
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
              (unsigned)(realtime_ns % 1000000000u));
     return buf;
+}
+
+const char *tsr_gpu_metric_name(uint16_t metric)
+{
+    static const char *const t[] = {
+        [TSC_GPU_SM_CLOCK_MHZ] = "sm_clock_mhz", [TSC_GPU_MEM_CLOCK_MHZ] = "mem_clock_mhz",
+        [TSC_GPU_POWER_MW] = "power_mw", [TSC_GPU_TEMP_C] = "temp_c",
+        [TSC_GPU_CLOCK_REASONS] = "clock_reasons", [TSC_GPU_UTIL_PCT] = "util_pct",
+        [TSC_GPU_MEM_UTIL_PCT] = "mem_util_pct", [TSC_GPU_MEM_USED_BYTES] = "mem_used_bytes",
+        [TSC_GPU_ECC_UNCORRECTED] = "ecc_uncorrected",
+    };
+    return LOOKUP(t, metric);
+}
+
+const char *tsr_task_role_name(uint8_t role)
+{
+    static const char *const t[] = {
+        [TSC_TASK_OTHER] = "other", [TSC_TASK_MAIN] = "main", [TSC_TASK_AUTOGRAD] = "autograd",
+        [TSC_TASK_NCCL] = "nccl", [TSC_TASK_WORKER] = "worker", [TSC_TASK_TSCOPE] = "tscope",
+    };
+    return LOOKUP(t, role);
 }
 
 const char *tsr_mem_source_name(uint8_t source)

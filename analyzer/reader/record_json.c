@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "record_json.h"
 
@@ -184,6 +185,37 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         return 0;
     case TSC_EV_CLOCK:
         add_u64(o, "monotonic_ns", e->val);
+        return 0;
+    case TSC_EV_GPU_METRIC:
+        add_name(o, "metric", tsr_gpu_metric_name(e->aux), e->aux);
+        add_u64(o, "device", e->flags);
+        add_u64(o, "value", e->val);
+        return 0;
+    case TSC_EV_PROC_CPU:
+        add_u64(o, "cpu_ns", e->val);
+        add_u64(o, "runnable", e->aux);
+        add_u64(o, "threads", e->desc_id);
+        return 0;
+    case TSC_EV_TASK_CPU: {
+        tsc_desc_task t;
+        const char *name;
+        if (tsr_decode_task(e->desc, &t, &name))
+            return -1;
+        add_u64(o, "task", t.tid);
+        add_name(o, "role", tsr_task_role_name(t.role), t.role);
+        char buf[64];
+        size_t l = t.name_len < sizeof buf - 1 ? t.name_len : sizeof buf - 1;
+        memcpy(buf, name, l);
+        buf[l] = 0;
+        tsr_json_add_text(o, "name", buf);
+        char st[2] = {(char)(e->aux & 0x7f), 0};
+        tsr_json_add_text(o, "state", st);
+        add_u64(o, "cpu_ns", e->val);
+        return 0;
+    }
+    case TSC_EV_HOST_LOAD:
+        add_u64(o, "load1_milli", e->val);
+        add_u64(o, "running", e->aux);
         return 0;
     case TSC_EV_MEM_ALLOC:
     case TSC_EV_MEM_FREE:

@@ -76,8 +76,28 @@ static void test_defaults(void **state)
     assert_int_equal(c.buffer_kb, 1024);
     assert_int_equal(c.max_threads, 256);
     assert_int_equal(c.flush_ms, 1000);
+    assert_int_equal(c.nvml_ms, 100);
     assert_int_equal(c.hang_s, 0); /* the hang watchdog is off by default */
     assert_string_equal(c.out_dir, "./tscope_out");
+}
+
+/* TSCOPE_NVML_MS: 0 is "off", 1-9 are raised to 10, garbage warns. */
+static void test_nvml_period(void **state)
+{
+    (void)state;
+    static const struct { const char *v; uint32_t want; int bad; } cases[] = {
+        {"0", 0, 0}, {"5", 10, 0}, {"250", 250, 0}, {"3600000", 3600000, 0},
+        {"3600001", 100, 1}, {"fast", 100, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *env[] = {"TSCOPE_NVML_MS", cases[i].v, NULL};
+        fake_env = env;
+        warnings = 0;
+        tsc_config c;
+        assert_int_equal(tsc_config_load(&c, fake_getenv, count_warn), cases[i].bad);
+        assert_int_equal(warnings, cases[i].bad);
+        assert_int_equal(c.nvml_ms, cases[i].want);
+    }
 }
 
 static void test_valid_values(void **state)
@@ -186,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_parse_uint),
         cmocka_unit_test(test_parse_bool),
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_nvml_period),
         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_garbage_falls_back_with_one_warning_each),
         cmocka_unit_test(test_quiet_silences_warnings),

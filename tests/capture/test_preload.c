@@ -43,6 +43,9 @@ static int run_driver(const char *mode, const char *const *env)
         setenv("LD_PRELOAD", preload, 1);
         setenv("TSCOPE_OUT", outdir, 1);
         setenv("TSCOPE_RUN_ID", "t-run", 1);
+        /* These tests count events and thread slots exactly: no telemetry
+         * sampler (tests/testbed and test_telemetry_e2e cover it). */
+        setenv("TSCOPE_NVML_MS", "0", 1);
         /* An ASan build preloads an instrumented library in front of the
          * runtime: tell ASan that is intended. */
         setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +113,35 @@ static void compute(int rank)
         clock_gettime(CLOCK_MONOTONIC, &now);
     while (now.tv_sec < until.tv_sec ||
            (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec));
+}
+
+/* A stray busy thread (--burn-threads): spins until the process exits. */
+static void *burner_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "burner", 0, 0, 0);
+    volatile unsigned long x = 0;
+    for (;;)
+        x++;
+    return NULL;
+}
+
+/* --pin-cpu and --burn-threads for this rank: host faults the telemetry
+ * must name. */
+static void host_faults(int rank)
+{
+    if (rank == opt.pin_rank) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(opt.pin_cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            perror("tsc-testbed-rank: sched_setaffinity");
+    }
+    for (int i = 0; rank == opt.burn_rank && i < opt.burn_threads; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, burner_main, NULL) == 0)
+            pthread_detach(th);
+    }
 }
 
 /* ------------------------------------------------------------ step parts */
@@ -380,6 +411,7 @@ int main(int argc, char **argv)
     if (tb_parse_options(&opt, argc, argv) != 0)
         return 2;
     g_rank = env_int("RANK", 0);
+    host_faults(g_rank); /* before any thread exists, as under taskset */
     g_world = env_int("WORLD_SIZE", 1);
     const char *rdzv = getenv("TSC_TESTBED_RDZV");
     if (g_world < 1 || g_rank < 0 || g_rank >= g_world || (g_world > 1 && !rdzv)) {

@@ -80,7 +80,7 @@ int tb_is_slow(const tb_options *o, int rank)
 
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
-       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_HELP };
+       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -91,7 +91,8 @@ static const struct option longopts[] = {
     {"slow-ms", 1, 0, O_SLOWMS}, {"threads", 1, 0, O_THREADS},
     {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
     {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
-    {"desync-at", 1, 0, O_DESYNC}, {"help", 0, 0, O_HELP},
+    {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
+    {"pin-cpu", 1, 0, O_PIN}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -110,6 +111,8 @@ static void usage(FILE *f)
             "      in that step, after its compute)\n"
             "  --stop-at RANK:STEP (that rank stops calling NCCL there and sleeps: a hang)\n"
             "  --desync-at RANK:STEP (that rank calls AllGather where the others AllReduce)\n"
+            "  --burn-threads RANK:N (that rank runs N busy threads)\n"
+            "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
 }
 
@@ -173,6 +176,16 @@ static int apply(tb_options *o, int id, const char *arg)
                        o->desync_step < 0
                    ? -1
                    : 0;
+    case O_BURN:
+        if (sscanf(arg, "%d:%d", &o->burn_rank, &o->burn_threads) != 2 || o->burn_rank < 0 ||
+            o->burn_threads < 0 || o->burn_threads > 16)
+            return -1;
+        return 0;
+    case O_PIN:
+        if (sscanf(arg, "%d:%d", &o->pin_rank, &o->pin_cpu) != 2 || o->pin_rank < 0 ||
+            o->pin_cpu < 0 || o->pin_cpu >= 1024)
+            return -1;
+        return 0;
     default: return -1;
     }
 }
@@ -203,6 +216,8 @@ int tb_parse_options(tb_options *o, int argc, char **argv)
     o->fail_code = 9;
     o->stop_rank = o->stop_step = -1;
     o->desync_rank = o->desync_step = -1;
+    o->burn_rank = -1;
+    o->pin_rank = -1;
 
     char name[64];
     for (const struct option *lo = longopts; lo->name; lo++) {

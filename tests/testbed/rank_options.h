@@ -36,6 +36,8 @@ typedef struct tb_options {
                                 * sleeps until killed (a hang), -1: never */
     int desync_rank, desync_step; /* that rank calls AllGather where the others call
                                    * the step's first AllReduce, -1: never */
+    int burn_rank, burn_threads; /* that rank runs N busy threads (-1: none) */
+    int pin_rank, pin_cpu;     /* that rank pins itself to one CPU (-1: none) */
 } tb_options;
 
 /* Returns 0, or prints a message and returns -1. */

@@ -24,7 +24,24 @@ static void test_defaults(void **state)
     assert_int_equal(o.nbuckets, 4);
     assert_int_equal(o.buckets[0], 256 * 1024);
     assert_int_equal(o.fail_rank, -1);
+    assert_int_equal(o.burn_rank, -1);
+    assert_int_equal(o.pin_rank, -1);
     assert_false(tb_is_slow(&o, 0));
+}
+
+static void test_host_faults(void **state)
+{
+    (void)state;
+    tb_options o;
+    setenv("TSC_TESTBED_PIN_CPU", "3:1", 1);
+    const char *argv[] = {"rank", "--burn-threads", "2:4", NULL};
+    int rc = parse(&o, 3, argv);
+    unsetenv("TSC_TESTBED_PIN_CPU");
+    assert_int_equal(rc, 0);
+    assert_int_equal(o.burn_rank, 2);
+    assert_int_equal(o.burn_threads, 4);
+    assert_int_equal(o.pin_rank, 3);
+    assert_int_equal(o.pin_cpu, 1);
 }
 
 static void test_sizes_lists_and_flags(void **state)
@@ -96,6 +113,8 @@ static void test_garbage_is_refused(void **state)
         {"rank", "--slow-factor", "0"}, {"rank", "--threads", "65"},
         {"rank", "--fail-at", "3"},  {"rank", "--mark-after", "5"},
         {"rank", "--compute-us", "-1"}, {"rank", "--nope", "1"},
+        {"rank", "--burn-threads", "1:17"}, {"rank", "--burn-threads", "1"},
+        {"rank", "--pin-cpu", "-1:0"},
         {"rank", "--fail-at", "1:2:300"}, {"rank", "--stop-at", "1"},
         {"rank", "--desync-at", "x"},
     };
@@ -111,6 +130,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_host_faults),
         cmocka_unit_test(test_sizes_lists_and_flags),
         cmocka_unit_test(test_fault_injection_options),
         cmocka_unit_test(test_environment_fallback_and_override),

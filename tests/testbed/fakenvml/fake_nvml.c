@@ -1,0 +1,118 @@
+/* A test libnvidia-ml.so.1: the NVML entry points tscope's sampler
+ * resolves, answering from the environment so a test bed job can have a
+ * throttled GPU on one rank.
+ *   FAKE_NVML_THROTTLE_RANK=R   the process with RANK=R reports thermal
+ *                               slowdown (clock-event reasons 0x60), SM
+ *                               clock 1100 MHz and 92 C; others 1980 MHz,
+ *                               no reasons, 60 C.
+ *   FAKE_NVML_FAIL_INIT=1       nvmlInit_v2 fails.
+ * Two devices named "Fake GPU", maximum SM clock 1980 MHz, 1 GiB used,
+ * power 300 W (450 W when throttled).  nvmlDeviceGetTotalEccErrors is
+ * deliberately missing: an optional entry point the sampler must live
+ * without. */
+#include <stdlib.h>
+#include <string.h>
+
+#define API __attribute__((visibility("default")))
+
+typedef struct { unsigned gpu, memory; } fake_util;
+typedef struct { unsigned long long total, free, used; } fake_memory;
+
+static int g_devices[2];
+
+static int throttled(void)
+{
+    const char *t = getenv("FAKE_NVML_THROTTLE_RANK"), *r = getenv("RANK");
+    return t && r && *t && atoi(t) == atoi(r);
+}
+
+static int valid(void *dev) { return dev == &g_devices[0] || dev == &g_devices[1]; }
+
+API int nvmlInit_v2(void)
+{
+    const char *f = getenv("FAKE_NVML_FAIL_INIT");
+    return f && *f == '1' ? 999 : 0;
+}
+
+API int nvmlShutdown(void) { return 0; }
+
+API int nvmlDeviceGetCount_v2(unsigned *n)
+{
+    *n = 2;
+    return 0;
+}
+
+API int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **dev)
+{
+    if (i >= 2)
+        return 2; /* NVML_ERROR_INVALID_ARGUMENT */
+    *dev = &g_devices[i];
+    return 0;
+}
+
+API int nvmlDeviceGetName(void *dev, char *name, unsigned len)
+{
+    if (!valid(dev) || len < 9)
+        return 2;
+    strcpy(name, "Fake GPU");
+    return 0;
+}
+
+API int nvmlDeviceGetClockInfo(void *dev, int type, unsigned *mhz)
+{
+    if (!valid(dev))
+        return 2;
+    *mhz = type == 2 ? 1593 : throttled() ? 1100 : 1980;
+    return 0;
+}
+
+API int nvmlDeviceGetMaxClockInfo(void *dev, int type, unsigned *mhz)
+{
+    if (!valid(dev))
+        return 2;
+    *mhz = type == 2 ? 1593 : 1980;
+    return 0;
+}
+
+API int nvmlDeviceGetPowerUsage(void *dev, unsigned *mw)
+{
+    if (!valid(dev))
+        return 2;
+    *mw = throttled() ? 450000 : 300000;
+    return 0;
+}
+
+API int nvmlDeviceGetTemperature(void *dev, int sensor, unsigned *c)
+{
+    if (!valid(dev) || sensor != 0)
+        return 2;
+    *c = throttled() ? 92 : 60;
+    return 0;
+}
+
+API int nvmlDeviceGetCurrentClocksThrottleReasons(void *dev, unsigned long long *r)
+{
+    if (!valid(dev))
+        return 2;
+    *r = throttled() ? 0x60 : 0;
+    return 0;
+}
+
+API int nvmlDeviceGetUtilizationRates(void *dev, fake_util *u)
+{
+    if (!valid(dev))
+        return 2;
+    u->gpu = 90;
+    u->memory = 40;
+    return 0;
+}
+
+API int nvmlDeviceGetMemoryInfo(void *dev, fake_memory *m)
+{
+    if (!valid(dev))
+        return 2;
+    m->total = 80ull << 30;
+    m->used = 1ull << 30;
+    m->free = m->total - m->used;
+    return 0;
+}
