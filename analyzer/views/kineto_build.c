@@ -36,6 +36,14 @@ typedef struct builder {
     tsa_rank *r;
     uint32_t *slots;        /* string intern table: index+1, 0 empty */
     size_t n_slots;
+    /* Per interned string: its strlen (a lookup compares lengths without
+     * walking the stored string) and, for kernel names, the category plus
+     * one (0 = not computed yet): a trace repeats a few hundred kernel
+     * names over and over, and categorizing a name cost more than parsing
+     * its event. */
+    uint32_t *str_len;
+    uint8_t *str_cat;
+    size_t cap_str_len, cap_str_cat, n_str_cat;
     comm_hint *hints;
     size_t n_hints, cap_hints;
     pg_info *pgs;
@@ -88,13 +96,16 @@ static int64_t intern(builder *b, const char *s, size_t len)
         return -1;
     size_t h = (size_t)fnv1a(s, len) & (b->n_slots - 1);
     while (b->slots[h]) {
-        const char *t = r->strings[b->slots[h] - 1];
-        if (strlen(t) == len && !memcmp(t, s, len))
-            return b->slots[h] - 1;
+        uint32_t i = b->slots[h] - 1;
+        if (b->str_len[i] == len && !memcmp(r->strings[i], s, len))
+            return i;
         h = (h + 1) & (b->n_slots - 1);
     }
     char *copy = strndup(s, len);
-    if (!copy || TSA_VEC_PUSH(r->strings, r->n_strings, b->r->cap_strings, copy)) {
+    /* strndup stops at an embedded NUL: the stored length is the copy's. */
+    size_t n = r->n_strings;
+    if (!copy || TSA_VEC_PUSH(b->str_len, n, b->cap_str_len, (uint32_t)strlen(copy)) ||
+        TSA_VEC_PUSH(r->strings, r->n_strings, b->r->cap_strings, copy)) {
         free(copy);
         return -1;
     }
@@ -146,6 +157,18 @@ static int add_thread(builder *b, const kineto_event *ev)
     return TSA_VEC_PUSH(r->threads, r->n_threads, b->r->cap_threads, t);
 }
 
+/* tsa_kernel_category of interned string i, computed once per name. */
+static uint8_t kernel_category(builder *b, uint32_t i)
+{
+    if (tsa_vec_reserve((void **)&b->str_cat, &b->cap_str_cat, i, 1))
+        return (uint8_t)tsa_kernel_category(b->r->strings[i]);
+    memset(b->str_cat + b->n_str_cat, 0, b->cap_str_cat - b->n_str_cat);
+    b->n_str_cat = b->cap_str_cat;   /* zeroed so far */
+    if (!b->str_cat[i])
+        b->str_cat[i] = (uint8_t)(tsa_kernel_category(b->r->strings[i]) + 1);
+    return (uint8_t)(b->str_cat[i] - 1);
+}
+
 static int add_kernel(builder *b, const kineto_event *ev)
 {
     int64_t name = intern_text(b, &ev->name);
@@ -161,7 +184,7 @@ static int add_kernel(builder *b, const kineto_event *ev)
     k.correlation = (uint32_t)ev->correlation;
     memcpy(k.grid, ev->grid, sizeof k.grid);
     memcpy(k.block, ev->block, sizeof k.block);
-    k.category = (uint8_t)tsa_kernel_category(ev->name.s);
+    k.category = kernel_category(b, (uint32_t)name);
     k.phase = TSA_PHASE_UNKNOWN;
     k.nccl = TSA_NONE;
     k.gemm = TSA_NONE;
@@ -700,6 +723,8 @@ int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *sta
     }
     rank->clean_end = rc == 0;
     free(b.slots);
+    free(b.str_len);
+    free(b.str_cat);
     free(b.hints);
     for (size_t i = 0; i < b.n_pgs; i++)
         free(b.pgs[i].ranks);

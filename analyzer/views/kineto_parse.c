@@ -484,6 +484,22 @@ typedef struct token_watch {
 static size_t watch_tokens(token_watch *w, const unsigned char *b, size_t n, uint64_t max)
 {
     for (size_t i = 0; i < n; i++) {
+        if (w->in_string && !w->escaped) {
+            /* Most bytes are inside strings: jump to the next quote or
+             * backslash with memchr instead of looking at every byte. */
+            const unsigned char *q = memchr(b + i, '"', n - i);
+            size_t end = q ? (size_t)(q - b) : n;
+            const unsigned char *bs = memchr(b + i, '\\', end - i);
+            if (bs)
+                end = (size_t)(bs - b);
+            size_t run = end - i;
+            if (max && w->len + run > max)
+                return i + (size_t)(max - w->len);
+            w->len += run;
+            i = end;
+            if (i == n)
+                break;
+        }
         unsigned char c = b[i];
         if (w->in_string) {
             if (w->escaped)
