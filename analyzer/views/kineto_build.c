@@ -353,10 +353,16 @@ static const comm_hint *find_kernel_hint(const builder *b, uint32_t corr)
     return NULL;
 }
 
+/* ev->cat is a NUL-terminated char[32]: comparing sizeof the literal bytes
+ * (its NUL included) is an exact string test that the compiler inlines,
+ * where strcmp was a call per category per event. */
+#define CAT_IS(cat, lit) (sizeof(lit) <= sizeof((kineto_event *)0)->cat && \
+                          !memcmp((cat), (lit), sizeof(lit)))
+
 static int is_cpu_cat(const char *cat)
 {
-    return !strcmp(cat, "cpu_op") || !strcmp(cat, "user_annotation") ||
-           !strcmp(cat, "Operator") || !strcmp(cat, "python_function");
+    return CAT_IS(cat, "cpu_op") || CAT_IS(cat, "user_annotation") ||
+           CAT_IS(cat, "Operator") || CAT_IS(cat, "python_function");
 }
 
 static int on_event(void *ctx, const kineto_event *ev)
@@ -368,26 +374,26 @@ static int on_event(void *ctx, const kineto_event *ev)
         if (ev->name.s && !strcmp(ev->name.s, "thread_name"))
             rc = add_thread(b, ev);
     } else if (ev->ph == 'X' && ev->has_ts) {
-        if (!strcmp(cat, "kernel") || !strcmp(cat, "Kernel")) {
+        if (CAT_IS(cat, "kernel") || CAT_IS(cat, "Kernel")) {
             rc = add_kernel(b, ev);
             if (!rc && ev->coll_name[0] && kineto_is_nccl_kernel(ev->name.s))
                 rc = add_kernel_hint(b, ev);
         }
-        else if (!strcmp(cat, "gpu_memcpy") || !strcmp(cat, "Memcpy"))
+        else if (CAT_IS(cat, "gpu_memcpy") || CAT_IS(cat, "Memcpy"))
             rc = add_copy(b, ev, 0);
-        else if (!strcmp(cat, "gpu_memset") || !strcmp(cat, "Memset"))
+        else if (CAT_IS(cat, "gpu_memset") || CAT_IS(cat, "Memset"))
             rc = add_copy(b, ev, 1);
-        else if (!strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver") ||
-                 !strcmp(cat, "Runtime") || !strcmp(cat, "Driver"))
+        else if (CAT_IS(cat, "cuda_runtime") || CAT_IS(cat, "cuda_driver") ||
+                 CAT_IS(cat, "Runtime") || CAT_IS(cat, "Driver"))
             rc = add_api(b, ev);
         else if (is_cpu_cat(cat)) {
             if (ev->coll_name[0])
                 rc = add_hint(b, ev);
             else
                 rc = add_named_hint(b, ev);
-            if (!rc && strcmp(cat, "python_function") &&
+            if (!rc && !CAT_IS(cat, "python_function") &&
                 ((ev->name.s && !strncmp(ev->name.s, "ProfilerStep#", 13)) ||
-                 !strcmp(cat, "user_annotation")))
+                 CAT_IS(cat, "user_annotation")))
                 rc = add_range(b, ev);
         }
     }
