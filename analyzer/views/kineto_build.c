@@ -427,10 +427,20 @@ static int cmp_nccl(const void *pa, const void *pb)
     return (a->gpu_start_ns > b->gpu_start_ns) - (a->gpu_start_ns < b->gpu_start_ns);
 }
 
-/* qsort, except that empty arrays (NULL) are fine. */
+/* qsort, except that empty arrays (NULL) are fine, and arrays already in
+ * order are left alone.  Kineto writes each activity type mostly in time
+ * order; glibc's qsort is a merge sort that first allocates a copy of the
+ * whole array (the peak of the load: 80 bytes per kernel), and on sorted
+ * input that merge sort, being stable, would not move anything. */
 static void sort_(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-    if (n > 1)
+    if (n < 2)
+        return;
+    const char *p = base;
+    size_t i = 1;
+    while (i < n && cmp(p + (i - 1) * size, p + i * size) <= 0)
+        i++;
+    if (i < n)
         qsort(base, n, size, cmp);
 }
 
