@@ -16,6 +16,7 @@
 #include "hang/hang.h"
 #include "interval_set.h"
 #include "job_build.h"
+#include "mem_hint.h"
 #include "memory.h"
 #include "dup_ranks.h"
 #include "radix_sort.h"
@@ -722,6 +723,7 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
                     char *err, size_t err_len)
 {
     *out = NULL;
+    tsa_keep_freed_memory();
     struct stat st;
     if (stat(dir, &st) != 0) {
         set_err(err, err_len, "%s: no such directory", dir);

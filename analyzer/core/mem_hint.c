@@ -1,6 +1,7 @@
 /* Memory hints (mem_hint.h). */
 #include "mem_hint.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -18,5 +19,14 @@ void tsa_hint_huge(void *p, size_t bytes)
 #else
     (void)p;
     (void)bytes;
+#endif
+}
+
+void tsa_keep_freed_memory(void)
+{
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+    /* Fixing the thresholds also stops glibc's own adjustment of them. */
+    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    (void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
 }

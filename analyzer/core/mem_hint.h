@@ -10,4 +10,13 @@
  * nothing for small arrays, or where the kernel does not support it. */
 void tsa_hint_huge(void *p, size_t bytes);
 
+/* Keep freed memory in the heap for reuse instead of returning it to the
+ * kernel (process-wide; called by the loader).  glibc hands blocks above a
+ * moving threshold (128 KiB at first) to mmap and gives small heap tails
+ * back: the loader's per-rank sort keys and merge buffers, freed and asked
+ * for again for every rank, then cost a page fault and the kernel's zeroing
+ * of every page each time (a third of the report's CPU time on the 8-rank
+ * job).  Blocks up to 32 MiB (glibc's limit) now come from the heap. */
+void tsa_keep_freed_memory(void);
+
 #endif

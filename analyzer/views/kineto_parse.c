@@ -31,6 +31,7 @@ typedef enum ctx_kind {
 typedef struct frame {
     ctx_kind kind;
     char key[48];      /* last key seen in this object ("" when too long) */
+    size_t key_len;    /* strlen(key) */
     unsigned index;    /* element index in an array */
 } frame;
 
@@ -80,9 +81,12 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len
     dst[len] = '\0';
 }
 
-static int key_is(const frame *f, const char *k)
+/* Inlined with a literal k, the strlen is a constant and most keys are
+ * told apart by their length alone. */
+static inline int key_is(const frame *f, const char *k)
 {
-    return strcmp(f->key, k) == 0;
+    size_t n = strlen(k);
+    return f->key_len == n && memcmp(f->key, k, n) == 0;
 }
 
 static void event_reset(kineto_event *ev)
@@ -158,6 +162,18 @@ int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
 /* Integer value of a JSON number text (fractions truncated). */
 static int number_to_i64(const char *text, size_t len, int64_t *out)
 {
+    /* Fast path: a plain integer of up to 18 digits cannot overflow.  Ids,
+     * pids and tids are nearly all of them; the rest goes through strtoll. */
+    if (len > 0 && len <= 18 && text[0] != '-') {
+        int64_t v = 0;
+        size_t i = 0;
+        for (; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+            v = v * 10 + (text[i] - '0');
+        if (i == len) {
+            *out = v;
+            return 0;
+        }
+    }
     char buf[64];
     if (len == 0 || len >= sizeof buf)
         return -1;
@@ -306,9 +322,9 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
     case CTX_ARGS_ARRAY:
         if (num && f->index < 3 && !number_to_i64(num, numlen, &v) && v >= 0 && v <= UINT32_MAX) {
             const frame *parent = &p->stack[p->depth - 2];
-            if (!strcmp(parent->key, "grid"))
+            if (key_is(parent, "grid"))
                 ev->grid[f->index] = (uint32_t)v;
-            else if (!strcmp(parent->key, "block"))
+            else if (key_is(parent, "block"))
                 ev->block[f->index] = (uint32_t)v;
         }
         break;
@@ -340,6 +356,7 @@ static int push(parser *p, ctx_kind kind)
         if (!p->skip_depth && p->depth < MAX_DEPTH) {
             p->stack[p->depth].kind = CTX_SKIP;
             p->stack[p->depth].key[0] = '\0';
+            p->stack[p->depth].key_len = 0;
             p->stack[p->depth].index = 0;
             p->depth++;
         } else
@@ -348,6 +365,7 @@ static int push(parser *p, ctx_kind kind)
     }
     p->stack[p->depth].kind = kind;
     p->stack[p->depth].key[0] = '\0';
+    p->stack[p->depth].key_len = 0;
     p->stack[p->depth].index = 0;
     p->depth++;
     return 1;
@@ -440,8 +458,13 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
     if (len < sizeof f->key) {
         memcpy(f->key, key, len);
         f->key[len] = '\0';
-    } else
+        /* A key with a NUL inside (\u0000) is the text before it, as the
+         * NUL-terminated comparison always read it. */
+        f->key_len = memchr(key, '\0', len) ? strlen(f->key) : len;
+    } else {
         f->key[0] = '\0';
+        f->key_len = 0;
+    }
     return 1;
 }
 
@@ -484,6 +507,22 @@ typedef struct token_watch {
 static size_t watch_tokens(token_watch *w, const unsigned char *b, size_t n, uint64_t max)
 {
     for (size_t i = 0; i < n; i++) {
+        if (w->in_string && !w->escaped) {
+            /* Most bytes are inside strings: jump to the next quote or
+             * backslash with memchr instead of looking at every byte. */
+            const unsigned char *q = memchr(b + i, '"', n - i);
+            size_t end = q ? (size_t)(q - b) : n;
+            const unsigned char *bs = memchr(b + i, '\\', end - i);
+            if (bs)
+                end = (size_t)(bs - b);
+            size_t run = end - i;
+            if (max && w->len + run > max)
+                return i + (size_t)(max - w->len);
+            w->len += run;
+            i = end;
+            if (i == n)
+                break;
+        }
         unsigned char c = b[i];
         if (w->in_string) {
             if (w->escaped)

@@ -1,0 +1,224 @@
+/* The Kineto loader's fast paths give what the plain code gave: the token
+ * bound cuts at the same byte as a byte-by-byte scan (string bodies are
+ * now skipped with memchr), plain integers read as strtoll read them (they
+ * no longer go through it), each kernel's category is that of its name
+ * (now computed once per name), and arrays already in order keep their
+ * input order (the sort is skipped for them). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/job_build.h"
+#include "kineto.h"
+#include "kineto_internal.h"
+#include "test_util.h"
+
+/* The token bound as the parser applied it before the fast path: bytes of
+ * text before a string or bare token grows past max (len when none does). */
+static size_t reference_cut(const char *b, size_t n, uint64_t max)
+{
+    int in_string = 0, escaped = 0;
+    uint64_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = b[i];
+        if (in_string) {
+            if (escaped)
+                escaped = 0;
+            else if (c == '\\')
+                escaped = 1;
+            else if (c == '"') {
+                in_string = 0;
+                len = 0;
+                continue;
+            }
+        } else if (c == '"') {
+            in_string = 1;
+            len = 0;
+            continue;
+        } else if (strchr("{}[],: \t\r\n", c)) {
+            len = 0;
+            continue;
+        }
+        if (++len > max)
+            return i;
+    }
+    return n;
+}
+
+static int count_events(void *ctx, const kineto_event *ev)
+{
+    (void)ev;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* The byte named by a "... at byte N (bound TSCOPE_KINETO_MAX_TOKEN)" error. */
+static uint64_t cut_in_message(const char *err)
+{
+    const char *at = strstr(err, "at byte ");
+    assert_non_null(at);
+    return strtoull(at + 8, NULL, 10);
+}
+
+static void test_token_cut_matches_bytewise_scan(void **state)
+{
+    (void)state;
+    /* Names with escapes at the start, middle and end of the long run, an
+     * escaped quote, and a long bare number. */
+    static const char *const names[] = {
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "\\\\aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\n",
+        "\\u00e9\\u00e9\\u00e9aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        for (uint64_t max = 1; max < 80; max++) {
+            char doc[512];
+            snprintf(doc, sizeof doc,
+                     "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                     "\"ts\": 1, \"dur\": 2}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                     "\"%s\", \"ts\": 123456789012345678901234567890, \"dur\": 2}]}",
+                     names[k]);
+            size_t want = reference_cut(doc, strlen(doc), max);
+            tsa_kineto_limits lim = {.max_bytes = 0, .max_events = 0, .max_token = max};
+            tsa_kineto_set_limits(&lim);
+            kineto_header hdr;
+            tsa_kineto_stats st;
+            char err[512] = "";
+            int count = 0;
+            int rc = kineto_parse_buffer(doc, strlen(doc), count_events, &count, &hdr, &st,
+                                         err, sizeof err);
+            if (want == strlen(doc)) {
+                assert_int_equal(rc, 0);
+            } else {
+                assert_int_equal(rc, -1);
+                assert_non_null(strstr(err, "TSCOPE_KINETO_MAX_TOKEN"));
+                assert_int_equal(cut_in_message(err), want);
+            }
+        }
+    tsa_kineto_set_limits(NULL);
+}
+
+typedef struct seen {
+    int64_t corr[16];
+    bool has[16];
+    int n;
+} seen;
+
+static int keep_correlation(void *ctx, const kineto_event *ev)
+{
+    seen *s = ctx;
+    if (s->n < 16) {
+        s->corr[s->n] = ev->correlation;
+        s->has[s->n] = ev->has_correlation;
+        s->n++;
+    }
+    return 0;
+}
+
+static void test_integers_read_as_strtoll_read_them(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "0", "7", "42", "123456789012345678", "1234567890123456789",
+        "99999999999999999999", "-5", "1.9", "2e3", "-0",
+    };
+    enum { N = sizeof texts / sizeof texts[0] };
+    char doc[2048] = "{\"traceEvents\": [";
+    for (size_t i = 0; i < N; i++) {
+        char ev[160];
+        snprintf(ev, sizeof ev, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                 "\"ts\": 1, \"dur\": 2, \"args\": {\"correlation\": %s}}", i ? ", " : "",
+                 texts[i]);
+        strcat(doc, ev);
+    }
+    strcat(doc, "]}");
+    seen s = {0};
+    kineto_header hdr;
+    tsa_kineto_stats st;
+    char err[256];
+    assert_int_equal(kineto_parse_buffer(doc, strlen(doc), keep_correlation, &s, &hdr, &st,
+                                         err, sizeof err), 0);
+    assert_int_equal(s.n, N);
+    static const int64_t want[N] = {0, 7, 42, 123456789012345678, 1234567890123456789,
+                                    0, -5, 1, 2000, 0};
+    static const bool has[N] = {1, 1, 1, 1, 1, 0, 1, 1, 1, 1};
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(s.has[i], has[i]);
+        if (has[i])
+            assert_int_equal(s.corr[i], want[i]);
+    }
+}
+
+static void test_categories_and_order(void **state)
+{
+    (void)state;
+    /* Names repeat (the category comes from the per-name cache), one has a
+     * NUL inside (stored up to it, as before), and two kernels tie on start
+     * and end (input order kept). */
+    static const char *const names[] = {
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n",
+        "void at::native::vectorized_elementwise_kernel<4>", "my_kernel",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "layer_norm_fwd",
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", "gemm\\u0000ncclKernel", "my_kernel",
+    };
+    enum { N = sizeof names / sizeof names[0] };
+    char *dir = tu_tempdir("kfast");
+    assert_non_null(dir);
+    char *path;
+    assert_true(asprintf(&path, "%s/t.json", dir) > 0);
+    char doc[4096] = "{\"traceEvents\": [";
+    for (size_t i = 0; i < N; i++) {
+        char ev[256];
+        /* Kernels 2 and 3 tie on (ts, dur). */
+        int ts = i == 3 ? 20 : (int)(10 * i);
+        snprintf(ev, sizeof ev, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", "
+                 "\"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 5}", i ? ", " : "", names[i], ts);
+        strcat(doc, ev);
+    }
+    strcat(doc, "]}");
+    assert_int_equal(tu_write_file(path, doc, strlen(doc)), 0);
+    tsa_rank r;
+    char err[256];
+    assert_int_equal(tsa_kineto_load_file(path, &r, NULL, err, sizeof err), 0);
+    assert_int_equal(r.n_kernels, N);
+    for (size_t i = 0; i < N; i++) {
+        const char *name = r.strings[r.kernels[i].name];
+        assert_int_equal(r.kernels[i].category, tsa_kernel_category(name));
+    }
+    assert_string_equal(r.strings[r.kernels[2].name],
+                        "void at::native::vectorized_elementwise_kernel<4>");
+    assert_string_equal(r.strings[r.kernels[3].name], "my_kernel");
+    assert_int_equal(r.kernels[0].category, TSA_KCAT_COMM);
+    assert_int_equal(r.kernels[1].category, TSA_KCAT_GEMM);
+    assert_int_equal(r.kernels[7].category, TSA_KCAT_GEMM);   /* "gemm", up to the NUL */
+    assert_string_equal(r.strings[r.kernels[7].name], "gemm");
+    /* Each distinct name once (the NUL name is "gemm", new). */
+    size_t gemm_names = 0;
+    for (size_t i = 0; i < r.n_strings; i++)
+        gemm_names += !strcmp(r.strings[i], "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n");
+    assert_int_equal(gemm_names, 1);
+    tsa_rank_free_contents(&r);
+    unlink(path);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_token_cut_matches_bytewise_scan),
+        cmocka_unit_test(test_integers_read_as_strtoll_read_them),
+        cmocka_unit_test(test_categories_and_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
