@@ -15,40 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "gen_job.h"
-#include "job_load.h"
+#include "gen_run.h"
 #include "throughput.h"
-
-#include "gen_tmpdir.h"
-
-typedef struct run {
-    tsa_job *job;
-    tsa_analysis *a;
-    gen_truth t;
-    char dir[512];
-} run;
-
-static void generate(gen_options *o, const char *name, run *out)
-{
-    snprintf(out->dir, sizeof out->dir, "%s/%s", tmpdir, name);
-    o->dir = out->dir;
-    assert_int_equal(gen_job(o, &out->t), 0);
-}
-
-static void analyze(run *out, const tsa_analysis_options *opt)
-{
-    tsa_load_options lo = {.quiet = 1};
-    assert_int_equal(tsa_job_load(out->dir, &lo, &out->job), 0);
-    out->a = tsa_analyze(out->job, opt);
-    assert_non_null(out->a);
-}
-
-static void done(run *r)
-{
-    tsa_analysis_free(r->a);
-    tsa_job_free(r->job);
-}
 
 static const tsa_finding *find(const tsa_analysis *a, const char *id)
 {
@@ -116,7 +84,7 @@ static void test_straggler_sets_the_verdict(void **state)
     o.flops = 1e9;  /* MFU near 0: nearly all compute is overhead */
     run r;
     generate(&o, "straggler", &r);
-    analyze(&r, NULL);
+    load_and_analyze(&r, NULL);
     const tsa_analysis *a = r.a;
     assert_non_null(a->xrank.straggler);
     assert_int_equal(a->verdict, TSA_VERDICT_STRAGGLER_BOUND);
@@ -176,7 +144,7 @@ static void test_healthy_job_is_gpu_bound(void **state)
     o.overlap = 0.9;
     run r;
     generate(&o, "healthy", &r);
-    analyze(&r, NULL);
+    load_and_analyze(&r, NULL);
     assert_int_equal(r.a->verdict, TSA_VERDICT_GPU_BOUND);
     assert_int_equal(r.a->verdict_rank, -1);
     assert_int_equal(r.a->confidence, TSA_CONF_HIGH);
@@ -219,7 +187,7 @@ static void test_duplicate_ranks(void **state)
     snprintf(from, sizeof from, "%s/tscope_r0_node0_10000_gen-run.tsd", r.dir);
     snprintf(to, sizeof to, "%s/tscope_r0_z_copy.tsd", r.dir);
     copy_file(from, to);
-    analyze(&r, NULL);
+    load_and_analyze(&r, NULL);
     assert_int_equal(r.job->n_ranks, 4);
     assert_int_equal(r.job->n_duplicates, 2);
     for (size_t i = 0; i < r.job->n_duplicates; i++) {
@@ -252,7 +220,7 @@ static void test_lost_writes(void **state)
     o.lost_write_bytes = 4096;
     run r;
     generate(&o, "lossy", &r);
-    analyze(&r, NULL);
+    load_and_analyze(&r, NULL);
     assert_int_equal(r.job->ranks[1].dropped_write_bytes, 4096);
     const tsa_finding *f = find(r.a, "LOAD.LOST_WRITES");
     assert_non_null(f);
@@ -262,7 +230,7 @@ static void test_lost_writes(void **state)
 
     o.lost_write_bytes = 1ull << 40; /* most of the data */
     generate(&o, "lossy_big", &r);
-    analyze(&r, NULL);
+    load_and_analyze(&r, NULL);
     assert_int_equal(r.a->confidence, TSA_CONF_LOW);
     char *json = tsa_report_json(r.a);
     assert_non_null(strstr(json, "\"level\":\t\"low\""));
@@ -284,7 +252,7 @@ static void test_throughput_host_only(void **state)
     tsa_analysis_default_options(&opt);
     opt.samples_per_step = 32;
     opt.tokens_per_step = 4096;
-    analyze(&r, &opt);
+    load_and_analyze(&r, &opt);
     const tsa_analysis *a = r.a;
     const tsa_throughput *t = &a->throughput;
     double sps = (double)a->steps / ((double)a->wall_ns / 1e9);
@@ -338,7 +306,7 @@ static void test_unmeasured_budget_lines(void **state)
     o.host_only = 1;
     run r;
     generate(&o, "unmeasured", &r);
-    analyze(&r, NULL);
+    load_and_analyze(&r, NULL);
     const tsa_budget *b = &r.a->budget;
     static const tsa_budget_line unseen[] = {TSA_BL_OVERHEAD, TSA_BL_DATA_STALL,
                                              TSA_BL_HOST_IDLE, TSA_BL_COPY};
@@ -357,7 +325,7 @@ static void test_unmeasured_budget_lines(void **state)
     o.host_only = 0;
     o.flops = 1e12; /* GEMM records: MFU known on the H100 default device */
     generate(&o, "measured", &r);
-    analyze(&r, NULL);
+    load_and_analyze(&r, NULL);
     assert_false(isnan(r.a->budget.mfu));
     for (int l = 0; l < TSA_BL_COUNT; l++)
         assert_true(tsa_budget_line_measured(&r.a->budget, (tsa_budget_line)l, r.a->gpu));
