@@ -1,4 +1,5 @@
-/* `tscope-report [report] DIR [options]`: load, analyze, print. */
+/* `tscope-report [report] DIR [options]`: load, analyze, print.  The
+ * parser and the printer are shared with tscope-report-mpi (report_cli.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +9,14 @@
 #include "analysis.h"
 #include "commands.h"
 #include "job_load.h"
+#include "report_cli.h"
 #include "views/views_job.h"
 
-static void usage(FILE *out)
+static void usage(FILE *out, const char *prog)
 {
+    fprintf(out, "usage: %s%s DIR [options]\n", prog,
+            strcmp(prog, "tscope-report") ? "" : " [report]");
     fprintf(out,
-            "usage: tscope-report [report] DIR [options]\n"
             "  --json                 machine-readable report (docs/report.md)\n"
             "  --color WHEN           always | auto (default: on a terminal) | never\n"
             "  --warmup N             steps to skip at the start (default 2, fewer if short)\n"
@@ -51,7 +54,7 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
-int tsa_cmd_report(int argc, char **argv)
+int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *ra)
 {
     enum { O_JSON = 1000, O_COLOR, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
            O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES, O_WINDOW };
@@ -73,6 +76,7 @@ int tsa_cmd_report(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    memset(ra, 0, sizeof *ra);
     tsa_analysis_options opt;
     tsa_analysis_default_options(&opt);
     tsa_load_options lopt = {0};
@@ -106,23 +110,23 @@ int tsa_cmd_report(int argc, char **argv)
             else if (!strcmp(optarg, "gpu-span")) opt.window = TSA_WINDOW_GPU_SPAN;
             else bad = 1;
             break;
-        case 'h': usage(stdout); return 0;
+        case 'h': usage(stdout, prog); return 0;
         default:
-            fprintf(stderr, "tscope-report: unknown option %s\n", argv[optind - 1]);
-            usage(stderr);
+            fprintf(stderr, "%s: unknown option %s\n", prog, argv[optind - 1]);
+            usage(stderr, prog);
             return 2;
         }
         if (bad) {
             /* li names the long option just parsed. */
-            fprintf(stderr, "tscope-report: bad value '%s' for --%s\n", optarg,
+            fprintf(stderr, "%s: bad value '%s' for --%s\n", prog, optarg,
                     li >= 0 ? longopts[li].name : "?");
             return 2;
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "tscope-report: %s\n",
+        fprintf(stderr, "%s: %s\n", prog,
                 optind >= argc ? "missing job directory" : "expected one job directory");
-        usage(stderr);
+        usage(stderr, prog);
         return 2;
     }
     if (color < 0) {
@@ -131,34 +135,37 @@ int tsa_cmd_report(int argc, char **argv)
     }
     lopt.quiet = 1;
     lopt.lean = 1;
-    tsa_job *job = NULL;
-    char err[512];
-    /* A directory of torch.profiler traces is analyzed like one of dumps. */
-    if (tsa_views_load_job(argv[optind], &lopt, &job, err, sizeof err)) {
-        fprintf(stderr, "tscope-report: %s\n", err);
-        return 2;
-    }
-    tsa_analysis *a = tsa_analyze(job, &opt);
+    ra->opt = opt;
+    ra->lopt = lopt;
+    ra->json = json;
+    ra->color = color;
+    ra->dir = argv[optind];
+    return -1;
+}
+
+int tsa_report_finish(const char *prog, tsa_job *job, const tsa_report_args *ra)
+{
+    tsa_analysis *a = tsa_analyze(job, &ra->opt);
     if (!a) {
-        fprintf(stderr, "tscope-report: out of memory during the analysis\n");
+        fprintf(stderr, "%s: out of memory during the analysis\n", prog);
         tsa_job_free(job);
         return 2;
     }
     int rc = 0;
-    if (json) {
+    if (ra->json) {
         char *s = tsa_report_json(a);
         if (!s) {
-            fprintf(stderr, "tscope-report: out of memory writing JSON\n");
+            fprintf(stderr, "%s: out of memory writing JSON\n", prog);
             rc = 2;
         } else {
             puts(s);
             free(s);
         }
     } else {
-        tsa_report_print_text(stdout, a, color);
+        tsa_report_print_text(stdout, a, ra->color);
     }
     if (rc == 0 && job->n_problems) {
-        fprintf(stderr, "tscope-report: %zu problem(s) reading the dumps:\n", job->n_problems);
+        fprintf(stderr, "%s: %zu problem(s) reading the dumps:\n", prog, job->n_problems);
         for (size_t i = 0; i < job->n_problems && i < 20; i++)
             fprintf(stderr, "  %s: offset %llu: %s\n", job->problems[i].file,
                     (unsigned long long)job->problems[i].offset, job->problems[i].message);
@@ -167,4 +174,20 @@ int tsa_cmd_report(int argc, char **argv)
     tsa_analysis_free(a);
     tsa_job_free(job);
     return rc;
+}
+
+int tsa_cmd_report(int argc, char **argv)
+{
+    tsa_report_args ra;
+    int rc = tsa_report_parse("tscope-report", argc, argv, &ra);
+    if (rc >= 0)
+        return rc;
+    tsa_job *job = NULL;
+    char err[512];
+    /* A directory of torch.profiler traces is analyzed like one of dumps. */
+    if (tsa_views_load_job(ra.dir, &ra.lopt, &job, err, sizeof err)) {
+        fprintf(stderr, "tscope-report: %s\n", err);
+        return 2;
+    }
+    return tsa_report_finish("tscope-report", job, &ra);
 }

@@ -755,11 +755,12 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     if (!ids || !runs || !not_dump || !job)
         goto oom;
     size_t n_runs = 0, loaded = 0;
+    int share = opt && opt->share_count > 0;
     for (size_t i = 0; i < n_paths; i++) {
         const char *why = NULL;
         if (peek_run_id(paths[i], &ids[i], &why)) {
             not_dump[i] = 1;
-            if (tsa_job_add_problem(job, paths[i], 0, "not a tscope dump (%s): skipped", why))
+            if ((!share || opt->share_index == 0) && tsa_job_add_problem(job, paths[i], 0, "not a tscope dump (%s): skipped", why))
                 goto oom;
             continue;
         }
@@ -773,6 +774,8 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         }
         runs[j].n++;
     }
+    if (share && opt->setup_problems)
+        *opt->setup_problems = job->n_problems;
     if (!n_runs)
         goto loaded_all;
     size_t main_run = 0;
@@ -792,8 +795,11 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc, .on_event = on_event,
                         .on_problem = on_problem};
     tsa_rank_counts like = {0}; /* the previous rank's counts, as read */
+    size_t position = 0; /* among the main run's dumps */
     for (size_t i = 0; i < n_paths; i++) {
         if (not_dump[i] || strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
+            continue;
+        if (share && (int)(position++ % (size_t)opt->share_count) != opt->share_index)
             continue;
         tsa_rank *r = tsa_job_add_rank(job);
         if (!r || tsa_rank_reserve(r, &like))
@@ -845,6 +851,10 @@ loaded_all:
     free(runs);
     free(not_dump);
     tsr_free_paths(paths, n_paths);
+    if (share) { /* the caller merges the shares, then drops duplicates and sorts */
+        *out = job;
+        return 0;
+    }
     if (!loaded) {
         set_err(err, err_len, "%s: no readable dump", dir);
         if (err && job->n_problems) {

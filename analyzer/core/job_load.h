@@ -16,6 +16,14 @@ typedef struct tsa_load_options {
     int lean;             /* 1: keep only the API records that can matter to the
                            * analysis (those not entirely inside GPU-busy time),
                            * after using all of them to find launch threads */
+    /* Share mode (tscope-report-mpi), share_count > 0: load only the main
+     * run's dumps whose position i (in path order) has i % share_count ==
+     * share_index; list the setup problems (files that are not dumps) only
+     * when share_index is 0; leave duplicate ranks and rank order to the
+     * caller, which merges the shares; an empty share is not an error. */
+    int share_index, share_count;
+    size_t *setup_problems; /* share mode, not NULL: receives how many problems
+                             * were listed before the first dump was loaded */
 } tsa_load_options;
 
 /* Loads the main run of `dir`.  Returns 0 with *out set (problems met on the

@@ -1,0 +1,235 @@
+/* tscope-report-mpi: `mpirun -n K tscope-report-mpi DIR [report options]`.
+ *
+ * Process p loads the main run's dumps at positions p, p+K, p+2K, ...
+ * (job_load.h share mode), so loading and decoding, the bulk of the cost,
+ * is spread over K processes and each holds only its share of the raw
+ * dumps' decoded records.  Every process then ships its loaded ranks
+ * (share_pack.h) to process 0, which puts ranks and problems back in the
+ * order a single process would have loaded them, and runs the same
+ * analysis and printer as `tscope-report` (report_cli.h): same answer. */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/dup_ranks.h"
+#include "core/job_build.h"
+#include "core/report_cli.h"
+#include "reader/dump_reader.h"
+#include "share_pack.h"
+
+#define PROG "tscope-report-mpi"
+#define CHUNK ((size_t)1 << 30)   /* MPI counts are ints: send in 1 GiB pieces */
+#define TAG_LEN 1
+#define TAG_DATA 2
+
+static int send_share(const tsa_pack_buf *b, int ok)
+{
+    uint64_t len = ok ? (uint64_t)b->len : UINT64_MAX;
+    if (MPI_Send(&len, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    for (size_t off = 0; ok && off < b->len; off += CHUNK) {
+        size_t n = b->len - off < CHUNK ? b->len - off : CHUNK;
+        if (MPI_Send(b->data + off, (int)n, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD) !=
+            MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+/* Receives process q's share into job.  -1 when q failed or sent garbage. */
+static int recv_share(int q, tsa_job *job)
+{
+    uint64_t len = 0;
+    MPI_Recv(&len, 1, MPI_UINT64_T, q, TAG_LEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (len == UINT64_MAX)
+        return -1;
+    unsigned char *data = malloc(len ? (size_t)len : 1);
+    if (!data)
+        return -1; /* the sender still blocks: the caller aborts */
+    for (size_t off = 0; off < len; off += CHUNK) {
+        size_t n = len - off < CHUNK ? len - off : CHUNK;
+        MPI_Recv(data + off, (int)n, MPI_BYTE, q, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    int rc = tsa_share_unpack(data, (size_t)len, job);
+    free(data);
+    return rc;
+}
+
+/* ---- putting the merged shares back in single-process load order ---- */
+
+typedef struct path_pos {
+    const char *path;
+    size_t pos;                /* index in tsr_list_dumps order */
+} path_pos;
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const path_pos *)a)->path, ((const path_pos *)b)->path);
+}
+
+static size_t position_of(const path_pos *v, size_t n, const char *path)
+{
+    path_pos key = {.path = path ? path : ""};
+    const path_pos *hit = bsearch(&key, v, n, sizeof *v, by_path);
+    return hit ? hit->pos : SIZE_MAX;
+}
+
+typedef struct keyed {
+    size_t pos, seq;           /* seq: arrival order, keeps the sort stable */
+    size_t index;
+} keyed;
+
+static int by_pos(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Permutes n elements of `elem` bytes at base into the order of k. */
+static int permute(void *base, size_t n, size_t elem, const keyed *k)
+{
+    unsigned char *tmp = malloc(n * elem + 1);
+    if (!tmp)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        memcpy(tmp + i * elem, (unsigned char *)base + k[i].index * elem, elem);
+    memcpy(base, tmp, n * elem);
+    free(tmp);
+    return 0;
+}
+
+/* Ranks in dump path order; problems after the first `setup` ones grouped
+ * by their dump in path order (each dump's own problems keep their order). */
+static int restore_order(tsa_job *job, size_t setup)
+{
+    char **paths = NULL;
+    size_t n_paths = 0;
+    if (tsr_list_dumps(job->dir, &paths, &n_paths))
+        return -1;
+    path_pos *pp = malloc((n_paths + 1) * sizeof *pp);
+    size_t nk = job->n_ranks > job->n_problems ? job->n_ranks : job->n_problems;
+    keyed *k = malloc((nk + 1) * sizeof *k);
+    int rc = -1;
+    if (!pp || !k)
+        goto out;
+    for (size_t i = 0; i < n_paths; i++)
+        pp[i] = (path_pos){paths[i], i};
+    qsort(pp, n_paths, sizeof *pp, by_path);
+    for (size_t i = 0; i < job->n_ranks; i++)
+        k[i] = (keyed){position_of(pp, n_paths, job->ranks[i].file), i, i};
+    qsort(k, job->n_ranks, sizeof *k, by_pos);
+    if (permute(job->ranks, job->n_ranks, sizeof *job->ranks, k))
+        goto out;
+    size_t np = job->n_problems > setup ? job->n_problems - setup : 0;
+    for (size_t i = 0; i < np; i++)
+        k[i] = (keyed){position_of(pp, n_paths, job->problems[setup + i].file), i, i};
+    qsort(k, np, sizeof *k, by_pos);
+    rc = permute(job->problems + setup, np, sizeof *job->problems, k);
+out:
+    free(pp);
+    free(k);
+    tsr_free_paths(paths, n_paths);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Parses on every process; only process 0 speaks. */
+static int parse_quietly(int me, int argc, char **argv, tsa_report_args *ra)
+{
+    int saved_out = -1, saved_err = -1;
+    if (me != 0) {
+        int null = open("/dev/null", O_WRONLY);
+        fflush(stdout);
+        fflush(stderr);
+        saved_out = dup(1);
+        saved_err = dup(2);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+            close(null);
+        }
+    }
+    int rc = tsa_report_parse(PROG, argc, argv, ra);
+    if (me != 0) {
+        fflush(stdout);
+        fflush(stderr);
+        if (saved_out >= 0) dup2(saved_out, 1), close(saved_out);
+        if (saved_err >= 0) dup2(saved_err, 2), close(saved_err);
+    }
+    return rc;
+}
+
+static int run(int me, int procs, int argc, char **argv)
+{
+    tsa_report_args ra;
+    int rc = parse_quietly(me, argc, argv, &ra);
+    if (rc >= 0)
+        return rc;
+    size_t setup = 0;
+    ra.lopt.share_index = me;
+    ra.lopt.share_count = procs;
+    ra.lopt.setup_problems = &setup;
+    tsa_job *job = NULL;
+    char err[512] = "";
+    int failed = tsa_job_load_ex(ra.dir, &ra.lopt, &job, err, sizeof err) != 0, any_failed = 0;
+    /* Listing failures are the same everywhere; out of memory may not be. */
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_failed) {
+        if (me == 0)
+            fprintf(stderr, PROG ": %s\n", failed ? err : "a process failed to load its share");
+        tsa_job_free(job);
+        return 2;
+    }
+    if (me != 0) {
+        tsa_pack_buf b = {0};
+        int ok = tsa_share_pack(job, setup, &b) == 0;
+        tsa_job_free(job);
+        send_share(&b, ok);
+        tsa_pack_buf_free(&b);
+        return -1; /* process 0 decides the exit status */
+    }
+    int bad = 0;
+    for (int q = 1; q < procs; q++)
+        if (recv_share(q, job))
+            bad = 1;
+    if (bad || restore_order(job, setup)) {
+        fprintf(stderr, PROG ": a share could not be gathered (out of memory?)\n");
+        tsa_job_free(job);
+        return 2;
+    }
+    if (!job->n_ranks) {
+        fprintf(stderr, PROG ": %s: no readable dump%s%s%s\n", ra.dir,
+                job->n_problems ? " (" : "", job->n_problems ? job->problems[0].message : "",
+                job->n_problems ? ")" : "");
+        tsa_job_free(job);
+        return 2;
+    }
+    if (tsa_job_drop_duplicate_ranks(job)) {
+        fprintf(stderr, PROG ": %s: out of memory while loading\n", ra.dir);
+        tsa_job_free(job);
+        return 2;
+    }
+    tsa_job_sort_ranks(job);
+    return tsa_report_finish(PROG, job, &ra);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me = 0, procs = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    int rc = run(me, procs, argc, argv);
+    fflush(stdout);
+    /* Every process exits with process 0's status, so mpirun reports it. */
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc;
+}
