@@ -13,6 +13,9 @@ pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 pkg-config --exists cmocka 2>/dev/null || need+=(libcmocka-dev)
 pkg-config --exists yajl 2>/dev/null || need+=(libyajl-dev)
 pkg-config --exists zlib 2>/dev/null || need+=(zlib1g-dev)
+# Open MPI: tscope-report-mpi and its test (both skipped without it).
+command -v mpirun >/dev/null || need+=(openmpi-bin)
+pkg-config --exists ompi-c 2>/dev/null || need+=(libopenmpi-dev)
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
