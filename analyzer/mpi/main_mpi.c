@@ -26,21 +26,50 @@
 #define TAG_LEN 1
 #define TAG_DATA 2
 
-static int send_share(const tsa_pack_buf *b, int ok)
+static int send_bytes(const void *data, size_t len, int tag)
 {
-    uint64_t len = ok ? (uint64_t)b->len : UINT64_MAX;
-    if (MPI_Send(&len, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return -1;
-    for (size_t off = 0; ok && off < b->len; off += CHUNK) {
-        size_t n = b->len - off < CHUNK ? b->len - off : CHUNK;
-        if (MPI_Send(b->data + off, (int)n, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD) !=
-            MPI_SUCCESS)
+    for (size_t off = 0; off < len; off += CHUNK) {
+        size_t n = len - off < CHUNK ? len - off : CHUNK;
+        if (MPI_Send((const unsigned char *)data + off, (int)n, MPI_BYTE, 0, tag,
+                     MPI_COMM_WORLD) != MPI_SUCCESS)
             return -1;
     }
     return 0;
 }
 
-/* Receives process q's share into job.  -1 when q failed or sent garbage. */
+static int recv_bytes(void *data, size_t len, int from, int tag)
+{
+    for (size_t off = 0; off < len; off += CHUNK) {
+        size_t n = len - off < CHUNK ? len - off : CHUNK;
+        if (MPI_Recv((unsigned char *)data + off, (int)n, MPI_BYTE, from, tag, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+/* The share's header (packed in deferred mode), then its record arrays
+ * straight from the ranks' memory, in the order the header lists them. */
+static int send_share(const tsa_pack_buf *b, int ok)
+{
+    uint64_t len = ok ? (uint64_t)b->len : UINT64_MAX;
+    if (MPI_Send(&len, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD) != MPI_SUCCESS || !ok)
+        return -1;
+    if (send_bytes(b->data, b->len, TAG_DATA))
+        return -1;
+    for (size_t i = 0; i < b->n_bulk; i++)
+        if (send_bytes(b->bulk[i].data, b->bulk[i].bytes, TAG_DATA))
+            return -1;
+    return 0;
+}
+
+static int fetch_from(void *dst, size_t bytes, void *ctx)
+{
+    return recv_bytes(dst, bytes, *(const int *)ctx, TAG_DATA);
+}
+
+/* Receives process q's share into job.  -1 when q failed or sent garbage
+ * (then MPI_Abort: q may still be sending). */
 static int recv_share(int q, tsa_job *job)
 {
     uint64_t len = 0;
@@ -48,13 +77,11 @@ static int recv_share(int q, tsa_job *job)
     if (len == UINT64_MAX)
         return -1;
     unsigned char *data = malloc(len ? (size_t)len : 1);
-    if (!data)
-        return -1; /* the sender still blocks: the caller aborts */
-    for (size_t off = 0; off < len; off += CHUNK) {
-        size_t n = len - off < CHUNK ? len - off : CHUNK;
-        MPI_Recv(data + off, (int)n, MPI_BYTE, q, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (!data || recv_bytes(data, (size_t)len, q, TAG_DATA)) {
+        free(data);
+        return -1;
     }
-    int rc = tsa_share_unpack(data, (size_t)len, job);
+    int rc = tsa_share_unpack(data, (size_t)len, job, fetch_from, &q);
     free(data);
     return rc;
 }
@@ -166,8 +193,24 @@ static int parse_quietly(int me, int argc, char **argv, tsa_report_args *ra)
     return rc;
 }
 
+/* TSCOPE_MPI_TIMING=1: each process prints its phase times to stderr
+ * (docs/scale.md was measured with it). */
+static void phase(int me, const char *what, double *t0)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("TSCOPE_MPI_TIMING");
+        on = e && *e && strcmp(e, "0");
+    }
+    double now = MPI_Wtime();
+    if (on)
+        fprintf(stderr, PROG "[%d]: %s %.3f s\n", me, what, now - *t0);
+    *t0 = now;
+}
+
 static int run(int me, int procs, int argc, char **argv)
 {
+    double t0 = MPI_Wtime();
     tsa_report_args ra;
     int rc = parse_quietly(me, argc, argv, &ra);
     if (rc >= 0)
@@ -180,6 +223,7 @@ static int run(int me, int procs, int argc, char **argv)
     char err[512] = "";
     int failed = tsa_job_load_ex(ra.dir, &ra.lopt, &job, err, sizeof err) != 0, any_failed = 0;
     /* Listing failures are the same everywhere; out of memory may not be. */
+    phase(me, "load", &t0);
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any_failed) {
         if (me == 0)
@@ -188,19 +232,23 @@ static int run(int me, int procs, int argc, char **argv)
         return 2;
     }
     if (me != 0) {
-        tsa_pack_buf b = {0};
+        tsa_pack_buf b = {.defer = 1};
         int ok = tsa_share_pack(job, setup, &b) == 0;
-        tsa_job_free(job);
+        phase(me, "pack", &t0);
         send_share(&b, ok);
         tsa_pack_buf_free(&b);
+        tsa_job_free(job); /* after the send: the arrays went from there */
+        phase(me, "send", &t0);
         return -1; /* process 0 decides the exit status */
     }
-    int bad = 0;
     for (int q = 1; q < procs; q++)
-        if (recv_share(q, job))
-            bad = 1;
-    if (bad || restore_order(job, setup)) {
-        fprintf(stderr, PROG ": a share could not be gathered (out of memory?)\n");
+        if (recv_share(q, job)) {
+            fprintf(stderr, PROG ": process %d's share could not be gathered\n", q);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    phase(me, "gather", &t0);
+    if (restore_order(job, setup)) {
+        fprintf(stderr, PROG ": out of memory putting the shares in order\n");
         tsa_job_free(job);
         return 2;
     }
@@ -217,7 +265,9 @@ static int run(int me, int procs, int argc, char **argv)
         return 2;
     }
     tsa_job_sort_ranks(job);
-    return tsa_report_finish(PROG, job, &ra);
+    rc = tsa_report_finish(PROG, job, &ra);
+    phase(me, "analyse and print", &t0);
+    return rc;
 }
 
 int main(int argc, char **argv)

@@ -44,10 +44,26 @@ static int put_str(tsa_pack_buf *b, const char *s)
     return put_u64(b, n) || put(b, s, n);
 }
 
-/* Arrays are written as their element count and bytes. */
+/* Arrays are written as their element count and bytes (deferred mode:
+ * the bytes are listed in b->bulk instead). */
 static int put_arr(tsa_pack_buf *b, const void *p, size_t n, size_t elem)
 {
-    return put_u64(b, n) || put(b, p, n * elem);
+    if (put_u64(b, n))
+        return -1;
+    if (!b->defer)
+        return put(b, p, n * elem);
+    if (!n)
+        return 0;
+    if (b->n_bulk == b->cap_bulk) {
+        size_t cap = b->cap_bulk ? b->cap_bulk * 2 : 64;
+        tsa_pack_bulk *v = realloc(b->bulk, cap * sizeof *v);
+        if (!v)
+            return -1;
+        b->bulk = v;
+        b->cap_bulk = cap;
+    }
+    b->bulk[b->n_bulk++] = (tsa_pack_bulk){p, n * elem};
+    return 0;
 }
 
 static int put_rank(tsa_pack_buf *b, const tsa_rank *r)
@@ -101,6 +117,7 @@ int tsa_share_pack(const tsa_job *job, size_t first_problem, tsa_pack_buf *out)
 void tsa_pack_buf_free(tsa_pack_buf *b)
 {
     free(b->data);
+    free(b->bulk);
     memset(b, 0, sizeof *b);
 }
 
@@ -110,6 +127,8 @@ typedef struct cursor {
     const unsigned char *p;
     size_t left;
     int bad;                   /* short or malformed input, or OOM */
+    tsa_pack_fetch fetch;      /* deferred arrays, NULL: inline */
+    void *ctx;
 } cursor;
 
 static const void *take(cursor *c, size_t n)
@@ -157,6 +176,22 @@ static void *get_arr(cursor *c, size_t *n, size_t elem)
     *n = 0;
     if (c->bad || count == 0)
         return NULL;
+    if (c->fetch) {
+        /* Deferred: the count is all the buffer says; bound it by memory
+         * the sender could have held. */
+        if (count > SIZE_MAX / 4 / elem) {
+            c->bad = 1;
+            return NULL;
+        }
+        void *dst = malloc((size_t)count * elem);
+        if (!dst || c->fetch(dst, (size_t)count * elem, c->ctx)) {
+            free(dst);
+            c->bad = 1;
+            return NULL;
+        }
+        *n = (size_t)count;
+        return dst;
+    }
     if (count > c->left / elem) {
         c->bad = 1;
         return NULL;
@@ -256,9 +291,10 @@ static void get_rank(cursor *c, tsa_rank *r)
     get_telemetry(c, r);
 }
 
-int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)
+int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job,
+                     tsa_pack_fetch fetch, void *ctx)
 {
-    cursor c = {.p = data, .left = len};
+    cursor c = {.p = data, .left = len, .fetch = fetch, .ctx = ctx};
     if (get_u64(&c) != PACK_MAGIC)
         return -1;
     uint64_t np = get_u64(&c);
