@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/job_build.h"
+#include "core/mem_hint.h"
 #include "core/rank_telemetry.h"
 
 #define PACK_MAGIC 0x3148535453ULL /* "TSSH1" */
@@ -184,6 +185,8 @@ static void *get_arr(cursor *c, size_t *n, size_t elem)
             return NULL;
         }
         void *dst = malloc((size_t)count * elem);
+        /* Fresh pages for every record of the share: fault them 2 MiB at a time. */
+        tsa_hint_huge(dst, (size_t)count * elem);
         if (!dst || c->fetch(dst, (size_t)count * elem, c->ctx)) {
             free(dst);
             c->bad = 1;
