@@ -55,14 +55,8 @@ static int put_arr(tsa_pack_buf *b, const void *p, size_t n, size_t elem)
         return put(b, p, n * elem);
     if (!n)
         return 0;
-    if (b->n_bulk == b->cap_bulk) {
-        size_t cap = b->cap_bulk ? b->cap_bulk * 2 : 64;
-        tsa_pack_bulk *v = realloc(b->bulk, cap * sizeof *v);
-        if (!v)
-            return -1;
-        b->bulk = v;
-        b->cap_bulk = cap;
-    }
+    if (tsa_grow((void **)&b->bulk, b->n_bulk, &b->cap_bulk, sizeof *b->bulk))
+        return -1;
     b->bulk[b->n_bulk++] = (tsa_pack_bulk){p, n * elem};
     return 0;
 }
