@@ -121,6 +121,8 @@ static int by_pos(const void *a, const void *b)
 /* Permutes n elements of `elem` bytes at base into the order of k. */
 static int permute(void *base, size_t n, size_t elem, const keyed *k)
 {
+    if (n == 0) /* base may be NULL (a job without problems) */
+        return 0;
     unsigned char *tmp = malloc(n * elem + 1);
     if (!tmp)
         return -1;
