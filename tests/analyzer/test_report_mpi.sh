@@ -34,12 +34,16 @@ done
 mpi 3 "$T/job" --color never >"$T/mpi.txt" || fail "-n 3 text: exit"
 cmp -s "$T/one.txt" "$T/mpi.txt" || fail "-n 3: text differs"
 
-# Damaged: a file that is not a dump and a dump cut in the middle.
+# Damaged: a file that is not a dump and two dumps cut in the middle, one
+# loaded by process 0 and one by process 1 (under -n 2 and -n 3), whose
+# problems must still come in path order.
 cp -r "$T/job" "$T/bad"
 head -c 3000 /dev/urandom >"$T/bad/tscope_r9_junk_1.tsd"
-f=$(ls "$T/bad"/tscope_r6_*.tsd)
-size=$(wc -c <"$f")
-head -c $((size * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
+for r in 1 6; do
+    f=$(ls "$T/bad"/tscope_r${r}_*.tsd)
+    size=$(wc -c <"$f")
+    head -c $((size * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
+done
 "$REPORT" "$T/bad" --json >"$T/one_bad.json" 2>/dev/null; rc1=$?
 [ $rc1 -eq 1 ] || fail "damaged job: tscope-report exit $rc1"
 for n in 2 3; do
