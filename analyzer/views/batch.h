@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define TSA_BATCH_SUMMARY_FILE ".tscope-summary.json"
-#define TSA_BATCH_SUMMARY_SCHEMA 1
+#define TSA_BATCH_SUMMARY_SCHEMA 2   /* 2: verdict, confidence, lead finding */
 /* The NDJSON rows' schema (docs/batch-schema.md): every row carries it as
  * "schema_version".  Bump it when a field changes meaning or type or goes
  * away; adding a field does not. */
@@ -22,6 +22,13 @@ typedef struct tsa_batch_row {
     long ranks, hosts, steps;   /* -1 unknown */
     double median_step_s;       /* NAN unknown */
     double mfu;                 /* NAN unknown */
+    /* What the report itself concludes, so a fleet row never reads
+     * differently from the job's report (budget lines alone would call a
+     * straggler's victims' waiting "exposed_comm_wait"). */
+    char *verdict;              /* "straggler-bound", ... NULL unknown */
+    char *confidence;           /* "high", "medium", "low", NULL unknown */
+    char *lead_finding;         /* id of the report's first finding, NULL none */
+    double lead_finding_s;      /* its recoverable wall seconds, counted once */
     char *top_recoverable;      /* budget line name, NULL none */
     double top_recoverable_s;   /* that line per rank: wall seconds it could win back */
     double exposed_comm_share, data_stall_share;   /* NAN unknown */

@@ -7,12 +7,14 @@
 #include "batch.h"
 #include "reader/text_visible.h"
 
-#define N_COLS 17
+#define N_COLS 21
 
 static const char *const csv_header[N_COLS] = {
     "job", "run_id", "status", "ranks", "hosts", "steps", "median_step_s", "mfu",
     "top_recoverable", "top_recoverable_s", "exposed_comm_share", "data_stall_share",
-    "straggler_rank", "straggler_host", "recoverable_gpu_hours", "problems", "error"};
+    "straggler_rank", "straggler_host", "recoverable_gpu_hours", "problems", "error",
+    /* added in 0.1 after error: columns only ever grow at the end */
+    "verdict", "confidence", "lead_finding", "lead_finding_s"};
 
 static void fmt_count(char *b, size_t cap, long v)
 {
@@ -30,7 +32,7 @@ static void fmt_num(char *b, size_t cap, double v, const char *fmt)
         snprintf(b, cap, fmt, v);
 }
 
-/* The 17 CSV fields of a row, as text ("" unknown). */
+/* The N_COLS CSV fields of a row, as text ("" unknown). */
 static void csv_fields(const tsa_batch_row *r, char f[N_COLS][64], const char *ptr[N_COLS])
 {
     for (int i = 0; i < N_COLS; i++)
@@ -52,6 +54,10 @@ static void csv_fields(const tsa_batch_row *r, char f[N_COLS][64], const char *p
     fmt_num(f[14], 64, r->recoverable_gpu_hours, "%.6f");
     fmt_count(f[15], 64, r->problems);
     ptr[16] = r->error ? r->error : "";
+    ptr[17] = r->verdict ? r->verdict : "";
+    ptr[18] = r->confidence ? r->confidence : "";
+    ptr[19] = r->lead_finding ? r->lead_finding : "";
+    fmt_num(f[20], 64, r->lead_finding_s, "%.6f");
 }
 
 /* A text cell a spreadsheet would run as a formula (= + - @, or a tab or
@@ -136,9 +142,9 @@ int tsa_batch_exit_status(const tsa_batch_row *rows, size_t n)
 
 /* ------------------------------------------------------------ table */
 
-#define T_COLS 11
+#define T_COLS 12
 static const char *const t_header[T_COLS] = {
-    "job", "ranks", "hosts", "steps", "step", "MFU", "top recoverable",
+    "job", "ranks", "hosts", "steps", "step", "MFU", "verdict", "lead finding",
     "exposed comm", "data stall", "straggler", "status"};
 
 /* Seconds with a unit that keeps three significant digits readable. */
@@ -168,25 +174,26 @@ static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
         snprintf(c[5], 160, "unknown");
     else
         snprintf(c[5], 160, "%.1f%%", r->mfu * 100);
-    if (r->top_recoverable && !isnan(r->top_recoverable_s)) {
+    snprintf(c[6], 160, "%s", r->verdict ? tsr_vis(r->verdict) : "-");
+    if (r->lead_finding && !isnan(r->lead_finding_s) && r->lead_finding_s > 0) {
         char t[32];
-        fmt_seconds(t, sizeof t, r->top_recoverable_s);
-        snprintf(c[6], 160, "%s %s", tsr_vis(r->top_recoverable), t);
+        fmt_seconds(t, sizeof t, r->lead_finding_s);
+        snprintf(c[7], 160, "%s %s", tsr_vis(r->lead_finding), t);
     } else
-        snprintf(c[6], 160, "-");
+        snprintf(c[7], 160, "%s", r->lead_finding ? tsr_vis(r->lead_finding) : "-");
     for (int i = 0; i < 2; i++) {
         double v = i ? r->data_stall_share : r->exposed_comm_share;
         if (isnan(v))
-            snprintf(c[7 + i], 160, "-");
+            snprintf(c[8 + i], 160, "-");
         else
-            snprintf(c[7 + i], 160, "%.1f%%", v * 100);
+            snprintf(c[8 + i], 160, "%.1f%%", v * 100);
     }
     if (r->straggler_rank >= 0)
-        snprintf(c[9], 160, "%ld (%s)", r->straggler_rank,
+        snprintf(c[10], 160, "%ld (%s)", r->straggler_rank,
                  r->straggler_host ? tsr_vis(r->straggler_host) : "?");
     else
-        snprintf(c[9], 160, "-");
-    snprintf(c[10], 160, "%s%s", r->status, r->cached ? " (cached)" : "");
+        snprintf(c[10], 160, "-");
+    snprintf(c[11], 160, "%s%s", r->status, r->cached ? " (cached)" : "");
 }
 
 void tsa_batch_print_table(FILE *out, const tsa_batch_row *rows, size_t n)
@@ -208,7 +215,7 @@ void tsa_batch_print_table(FILE *out, const tsa_batch_row *rows, size_t n)
     fputc('\n', out);
     for (size_t r = 0; r < n; r++) {
         for (int i = 0; i < T_COLS; i++) {
-            int left = i == 0 || i == 6 || i >= 9;
+            int left = i == 0 || i == 6 || i == 7 || i >= 10;
             fprintf(out, "%s%*s", i ? "  " : "", left ? -(int)w[i] : (int)w[i], cells[r][i]);
         }
         fputc('\n', out);

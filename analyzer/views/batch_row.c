@@ -19,7 +19,7 @@ void tsa_batch_row_init(tsa_batch_row *r, const char *job)
     r->job = strdup(job ? job : "");
     snprintf(r->status, sizeof r->status, "failed");
     r->ranks = r->hosts = r->steps = -1;
-    r->median_step_s = r->mfu = r->top_recoverable_s = NAN;
+    r->median_step_s = r->mfu = r->top_recoverable_s = r->lead_finding_s = NAN;
     r->exposed_comm_share = r->data_stall_share = NAN;
     r->recoverable_gpu_hours = NAN;
     r->straggler_rank = -1;
@@ -31,6 +31,9 @@ void tsa_batch_row_free(tsa_batch_row *r)
     free(r->run_id);
     free(r->error);
     free(r->top_recoverable);
+    free(r->verdict);
+    free(r->confidence);
+    free(r->lead_finding);
     free(r->straggler_host);
     memset(r, 0, sizeof *r);
 }
@@ -73,6 +76,12 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
     row->steps = (long)s->steps;
     row->median_step_s = s->median_step_ns > 0 ? s->median_step_ns / 1e9 : NAN;
     row->mfu = s->mfu;
+    row->verdict = dup_or_null(tsa_verdict_name(a->verdict));
+    row->confidence = dup_or_null(tsa_confidence_name(a->confidence));
+    if (a->findings.n) { /* sorted: the verdict's cause, then most recoverable */
+        row->lead_finding = dup_or_null(a->findings.items[0].id);
+        row->lead_finding_s = a->findings.items[0].recoverable_s;
+    }
     double ranks = s->ranks ? (double)s->ranks : 1;
     if (s->top_recoverable >= 0 && s->top_recoverable < TSA_BL_COUNT) {
         row->top_recoverable = dup_or_null(s->lines[s->top_recoverable].name);
@@ -146,6 +155,10 @@ void *tsa_batch_row_to_json(const tsa_batch_row *r)
     add_num(o, "recoverable_gpu_hours", r->recoverable_gpu_hours);
     add_count(o, "problems", r->problems);
     add_str(o, "error", r->error);
+    add_str(o, "verdict", r->verdict);
+    add_str(o, "confidence", r->confidence);
+    add_str(o, "lead_finding", r->lead_finding);
+    add_num(o, "lead_finding_s", r->lead_finding_s);
     cJSON_AddBoolToObject(o, "cached", r->cached);
     return o;
 }
@@ -191,6 +204,10 @@ int tsa_batch_row_from_json(const void *cjson, const char *job, tsa_batch_row *r
     r->steps = get_count(o, "steps");
     r->median_step_s = get_num(o, "median_step_s");
     r->mfu = get_num(o, "mfu");
+    r->verdict = get_str(o, "verdict");
+    r->confidence = get_str(o, "confidence");
+    r->lead_finding = get_str(o, "lead_finding");
+    r->lead_finding_s = get_num(o, "lead_finding_s");
     r->top_recoverable = get_str(o, "top_recoverable");
     r->top_recoverable_s = get_num(o, "top_recoverable_s");
     r->exposed_comm_share = get_num(o, "exposed_comm_share");

@@ -103,6 +103,12 @@ static void test_batch_end_to_end(void **state)
     assert_int_equal(cJSON_GetObjectItem(a, "hosts")->valueint, 2);
     assert_int_equal(cJSON_GetObjectItem(a, "straggler_rank")->valueint, 1);
     assert_string_equal(str(a, "straggler_host"), "bad9");
+    /* the row says what the job's report says: its verdict and lead
+     * finding, not only the largest budget line (the others' waiting) */
+    assert_string_equal(str(a, "verdict"), "straggler-bound");
+    assert_string_equal(str(a, "lead_finding"), "DIST.STRAGGLER");
+    assert_true(cJSON_GetObjectItem(a, "lead_finding_s")->valuedouble > 0);
+    assert_string_equal(str(a, "confidence"), "high");
     assert_float_equal(cJSON_GetObjectItem(a, "median_step_s")->valuedouble, 990e-6, 1e-12);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(a, "mfu")));   /* no FLOPs in the trace */
     assert_true(cJSON_IsNumber(cJSON_GetObjectItem(a, "exposed_comm_share")));
@@ -189,10 +195,11 @@ static void test_batch_end_to_end(void **state)
     free(out);
     char *argv4[] = {"batch", root, "--csv", "-q", NULL};
     tu_capture(tsa_cmd_batch, 4, argv4, &out);
-    assert_true(!strncmp(out, "job,run_id,status,ranks,hosts,steps,median_step_s,mfu,"
-                              "top_recoverable,top_recoverable_s,exposed_comm_share,"
-                              "data_stall_share,straggler_rank,straggler_host,"
-                              "recoverable_gpu_hours,problems,error\n", 190));
+    static const char header[] =
+        "job,run_id,status,ranks,hosts,steps,median_step_s,mfu,top_recoverable,"
+        "top_recoverable_s,exposed_comm_share,data_stall_share,straggler_rank,straggler_host,"
+        "recoverable_gpu_hours,problems,error,verdict,confidence,lead_finding,lead_finding_s\n";
+    assert_true(!strncmp(out, header, sizeof header - 1));
     size_t lines = 0;
     for (char *p = out; *p; p++)
         lines += *p == '\n';
@@ -214,13 +221,16 @@ static void test_csv_quoting_and_roundtrip(void **state)
     tsa_batch_print_csv(mem, &r, 1);
     fclose(mem);
     assert_non_null(strstr(buf, "\n\"jobs/a,b \"\"x\"\"\",,failed,"));
-    assert_non_null(strstr(buf, ",\"line1\nline2\"\n"));
+    assert_non_null(strstr(buf, ",\"line1\nline2\",,,,\n")); /* no verdict: 4 empty cells */
     free(buf);
     /* JSON round trip keeps every column */
     r.ranks = 8;
     r.median_step_s = 0.25;
     r.straggler_rank = 5;
     r.straggler_host = strdup("n\"1");
+    r.verdict = strdup("straggler-bound");
+    r.lead_finding = strdup("DIST.STRAGGLER");
+    r.lead_finding_s = 1.5;
     char *text = tsa_batch_row_json_text(&r);
     cJSON *j = cJSON_Parse(text);
     tsa_batch_row back;
@@ -230,6 +240,10 @@ static void test_csv_quoting_and_roundtrip(void **state)
     assert_true(isnan(back.mfu));
     assert_int_equal(back.straggler_rank, 5);
     assert_string_equal(back.straggler_host, "n\"1");
+    assert_string_equal(back.verdict, "straggler-bound");
+    assert_null(back.confidence);
+    assert_string_equal(back.lead_finding, "DIST.STRAGGLER");
+    assert_float_equal(back.lead_finding_s, 1.5, 0);
     assert_string_equal(back.error, "line1\nline2");
     assert_string_equal(back.status, "failed");
     cJSON_Delete(j);
