@@ -107,8 +107,11 @@ void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_
         fprintf(out, "  none\n");
     for (size_t k = 0; k < nk && k < top; k++) {
         const tsa_batch_row *r = &rows[idx[k]];
+        /* the report's cause when it has one, else the largest budget line */
+        const char *cause = r->lead_finding && r->lead_finding_s > 0 ? r->lead_finding
+                                                                     : r->top_recoverable;
         fprintf(out, "  %2zu. %10.4f GPU-h  %s%s%s\n", k + 1, r->recoverable_gpu_hours,
-                tsr_vis(r->job), r->top_recoverable ? "  mostly " : "", tsr_vis(r->top_recoverable));
+                tsr_vis(r->job), cause ? "  mostly " : "", tsr_vis(cause));
     }
     free(idx);
 }
@@ -167,6 +170,7 @@ void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n
         tsr_json_add_text(o, "job", r->job);
         cJSON_AddNumberToObject(o, "recoverable_gpu_hours", r->recoverable_gpu_hours);
         tsr_json_add_text(o, "top_recoverable", r->top_recoverable);
+        tsr_json_add_text(o, "lead_finding", r->lead_finding);
         print_line_and_delete(out, o);
     }
     free(idx);

@@ -92,8 +92,12 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
         if (s->lines[l].recoverable && s->lines[l].ns > 0)
             rec += (double)s->lines[l].ns;
     row->recoverable_gpu_hours = rec / 3.6e12;
-    row->exposed_comm_share = s->exposed_comm_share;
-    row->data_stall_share = s->data_stall_share;
+    /* a share these records cannot measure is unknown, not 0 */
+    row->exposed_comm_share = a->cpu_only ? NAN : s->exposed_comm_share;
+    row->data_stall_share =
+        !a->cpu_only && tsa_budget_line_measured(&a->budget, TSA_BL_DATA_STALL, a->gpu)
+            ? s->data_stall_share
+            : NAN;
     row->straggler_rank = s->straggler_rank;
     row->straggler_host = s->straggler_rank >= 0 ? dup_or_null(s->straggler_host) : NULL;
     row->problems = (long)job->n_problems;

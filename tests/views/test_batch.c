@@ -112,6 +112,7 @@ static void test_batch_end_to_end(void **state)
     assert_float_equal(cJSON_GetObjectItem(a, "median_step_s")->valuedouble, 990e-6, 1e-12);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(a, "mfu")));   /* no FLOPs in the trace */
     assert_true(cJSON_IsNumber(cJSON_GetObjectItem(a, "exposed_comm_share")));
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(a, "data_stall_share"))); /* GPU records */
     assert_true(cJSON_GetObjectItem(a, "recoverable_gpu_hours")->valuedouble > 0);
     assert_false(cJSON_IsTrue(cJSON_GetObjectItem(a, "cached")));
     cJSON *b = find_row(rows, n, "/team1/jobB");

@@ -42,7 +42,8 @@ static const field host_fields[] = {
     {"jobs", T_STRS}, {NULL, 0}};
 static const field fleet_job_fields[] = {
     {"type", T_STR}, {"schema_version", T_NUM}, {"position", T_NUM}, {"job", T_STR},
-    {"recoverable_gpu_hours", T_NUM}, {"top_recoverable", T_STR | T_NULL}, {NULL, 0}};
+    {"recoverable_gpu_hours", T_NUM}, {"top_recoverable", T_STR | T_NULL},
+    {"lead_finding", T_STR | T_NULL}, {NULL, 0}};
 
 static int json_type(const cJSON *v)
 {

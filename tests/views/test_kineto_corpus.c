@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "analysis.h"
+#include "batch.h"
 #include "hta_view.h"
 #include "commands.h"
 #include "core/job_build.h"
@@ -157,6 +158,16 @@ static void test_cpu_only(void **state)
         assert_non_null(strstr(text, "no GPU records"));
         free(text);
         done(&l);
+        /* and a batch row says the same: shares unknown, not 0% */
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/%s", CORPUS_DIR, folders[i]);
+        tsa_batch_row row;
+        tsa_batch_row_init(&row, dir);
+        tsa_batch_analyze_job(dir, &row);
+        assert_string_equal(row.verdict, "unknown");
+        assert_true(isnan(row.exposed_comm_share));
+        assert_true(isnan(row.data_stall_share));
+        tsa_batch_row_free(&row);
     }
 }
 
