@@ -8,13 +8,13 @@
 #include "attribution.h"
 #include "findings_core.h"
 #include "findings_mix.h"
-#include "gpu_span.h"
 #include "hta_view.h"
 #include "hang/hang.h"
 #include "job_build.h"
 #include "sat_math.h"
 #include "partial.h"
 #include "rank_pass.h"
+#include "rank_stages.h"
 #include "steps.h"
 #include "tables.h"
 #include "throughput.h"
@@ -91,10 +91,10 @@ static int cmp_i64(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* FLOPs of one rank's window: GEMM records (kernel start when linked, else
- * host call start), unless an option gives them per step. */
-static double rank_flops(const tsa_analysis *a, const tsa_rank *r, const tsa_rank_result *rr,
-                         size_t steps, double *by_dtype)
+/* FLOPs of one rank's window: its GEMMs (stage 2), unless an option gives
+ * them per step. */
+static double rank_flops(const tsa_analysis *a, const tsa_rank_digest *d, size_t steps,
+                         double *by_dtype)
 {
     const tsa_analysis_options *o = &a->opt;
     if (o->flops_per_step > 0)
@@ -105,19 +105,9 @@ static double rank_flops(const tsa_analysis *a, const tsa_rank *r, const tsa_ran
             per_token += 12.0 * o->layers * (double)o->seq * o->hidden;
         return per_token * o->tokens_per_step * (double)steps;
     }
-    double f = 0;
-    for (size_t i = 0; i < r->n_gemms; i++) {
-        const tsa_gemm *g = &r->gemms[i];
-        int64_t t = g->kernel >= 0 && (size_t)g->kernel < r->n_kernels
-                        ? r->kernels[g->kernel].start_ns
-                        : g->start_ns;
-        if (t < rr->window_start_ns || t >= rr->window_end_ns)
-            continue;
-        f += g->flops;
-        if (g->dtype < TSA_DTYPE_COUNT)
-            by_dtype[g->dtype] += g->flops;
-    }
-    return f;
+    for (int t = 0; t < TSA_DTYPE_COUNT; t++)
+        by_dtype[t] += d->gemm_flops_by_dtype[t];
+    return d->gemm_flops;
 }
 
 static const char *flops_source(const tsa_analysis_options *o, double flops)
@@ -129,19 +119,18 @@ static const char *flops_source(const tsa_analysis_options *o, double flops)
     return flops > 0 ? "gemm" : "none";
 }
 
-static int find_steps(tsa_analysis *a)
+static int find_steps(tsa_analysis *a, const tsa_rank_runner *run)
 {
     tsa_job *job = a->job;
     size_t min_steps = SIZE_MAX;
     int method_votes[5] = {0};
+    if (run->steps(run->ctx, a))
+        return -1;
     for (size_t i = 0; i < job->n_ranks; i++) {
-        tsa_step_method m;
-        if (tsa_find_steps(&job->ranks[i], a->opt.step_marker, &m))
-            return -1;
-        a->cut_short |= tsa_trim_cut_rank(job, &job->ranks[i], a->partial, sizeof a->partial) >= 0;
-        a->ranks[i].method = m;
-        a->ranks[i].steps_found = job->ranks[i].n_steps;
-        method_votes[m]++;
+        a->cut_short |= a->digests[i].cut;
+        if (a->digests[i].cut_note[0])
+            tsa_note_append(a->partial, sizeof a->partial, a->digests[i].cut_note);
+        method_votes[a->ranks[i].method < 5 ? a->ranks[i].method : 0]++;
         if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
             min_steps = job->ranks[i].n_steps;
     }
@@ -160,24 +149,11 @@ static int find_steps(tsa_analysis *a)
     a->warmup = w;
     a->steps = a->steps_total > (size_t)w ? a->steps_total - (size_t)w : 0;
     /* Same step indices on every rank: [warmup, steps_total). */
-    for (size_t i = 0; i < job->n_ranks; i++) {
-        tsa_rank *r = &job->ranks[i];
-        tsa_rank_result *rr = &a->ranks[i];
-        for (size_t s = 0; s < r->n_steps; s++)
-            r->steps[s].warmup = s < (size_t)w || s >= a->steps_total;
-        if (a->steps && r->n_steps >= a->steps_total) {
-            rr->window_start_ns = r->steps[w].start_ns;
-            rr->window_end_ns = r->steps[a->steps_total - 1].end_ns;
-        } else {
-            rr->window_start_ns = r->first_ns;
-            rr->window_end_ns = r->last_ns;
-        }
-        if (a->opt.window == TSA_WINDOW_GPU_SPAN &&
-            tsa_rank_hta_span(r, &rr->window_start_ns, &rr->window_end_ns) < 0)
-            return -1;
-        if (rr->window_end_ns < rr->window_start_ns)
-            rr->window_end_ns = rr->window_start_ns;
-    }
+    tsa_window_plan plan = {w, a->steps_total, a->steps, a->opt.window};
+    if (run->window(run->ctx, a, &plan))
+        return -1;
+    for (size_t i = 0; i < job->n_ranks; i++)
+        tsa_stage_mark_warmup(&job->ranks[i], &plan);
     return 0;
 }
 
@@ -295,6 +271,12 @@ static void summary(tsa_analysis *a)
 
 tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
 {
+    return tsa_analyze_with(job, opt, &tsa_local_runner);
+}
+
+tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
+                               const tsa_rank_runner *runner)
+{
     tsa_analysis *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
@@ -305,7 +287,8 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
         tsa_analysis_default_options(&a->opt);
     a->n_ranks = job->n_ranks;
     a->ranks = calloc(job->n_ranks ? job->n_ranks : 1, sizeof *a->ranks);
-    if (!a->ranks)
+    a->digests = calloc(job->n_ranks ? job->n_ranks : 1, sizeof *a->digests);
+    if (!a->ranks || !a->digests)
         goto fail;
     a->hosts = (size_t)count_hosts(job);
     for (size_t i = 0; i < job->n_ranks; i++) {
@@ -316,7 +299,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     }
     a->budget.mfu = NAN;
 
-    if (find_steps(a))
+    if (find_steps(a, runner))
         goto fail;
     if (!a->opt.no_xrank) {
         if (tsa_xrank_run(job, &a->opt.xrank, &a->xrank, &a->findings))
@@ -331,7 +314,7 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
     if (!flops)
         goto fail;
     for (size_t i = 0; i < job->n_ranks; i++) {
-        flops[i] = rank_flops(a, &job->ranks[i], &a->ranks[i], a->steps, by_dtype);
+        flops[i] = rank_flops(a, &a->digests[i], a->steps, by_dtype);
         a->flops += flops[i];
     }
     a->flops_source = flops_source(&a->opt, a->flops);
@@ -352,17 +335,18 @@ tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt)
         free(flops);
         goto fail;
     }
+    for (size_t i = 0; i < job->n_ranks; i++)
+        a->ranks[i].flops = flops[i];
+    tsa_pass_plan plan = {&arr, a->peak_flops, a->opt.window};
+    if (runner->pass(runner->ctx, a, &plan)) {
+        tsa_arrivals_free(&arr);
+        free(flops);
+        goto fail;
+    }
     for (size_t i = 0; i < job->n_ranks; i++) {
         tsa_rank_result *rr = &a->ranks[i];
-        rr->flops = flops[i];
-        if ((a->opt.window == TSA_WINDOW_GPU_SPAN ? tsa_rank_pass_hta : tsa_rank_pass)(
-                &job->ranks[i], &arr, flops[i], a->peak_flops, rr)) {
-            tsa_arrivals_free(&arr);
-            free(flops);
-            goto fail;
-        }
         a->gpu |= rr->gpu;
-        a->cpu_only &= !job->ranks[i].n_kernels && !job->ranks[i].n_copies &&
+        a->cpu_only &= !a->digests[i].has_kernels && !a->digests[i].has_copies &&
                        !job->ranks[i].n_nccl;
         int64_t wall = rr->budget.wall_ns;
         if (wall > a->wall_ns)
@@ -417,6 +401,9 @@ void tsa_analysis_free(tsa_analysis *a)
     free(a->kernels);
     free(a->colls);
     free(a->ranks);
+    for (size_t i = 0; a->digests && i < a->n_ranks; i++)
+        tsa_rank_digest_free(&a->digests[i]);
+    free(a->digests);
     free(a->throughput.step_ns);
     if (a->have_xrank)
         tsa_xrank_free(&a->xrank);

@@ -251,6 +251,9 @@ typedef struct tsa_analysis {
     tsa_throughput throughput;
     /* --- appended: device memory (memory.h) --- */
     tsa_memory memory;               /* ranks with memory records; n_ranks 0: none */
+    /* --- appended: what the per-rank stages took from each rank's bulk
+     * records (rank_stages.h), job rank order --- */
+    struct tsa_rank_digest *digests;
 } tsa_analysis;
 
 /* NULL options: defaults.  Returns NULL only when out of memory.  Writes

@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "job_load.h"
+#include "rank_stages.h"
 #include "report_cli.h"
 #include "views/views_job.h"
 
@@ -140,12 +141,13 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
     ra->json = json;
     ra->color = color;
     ra->dir = argv[optind];
+    ra->runner = NULL;
     return -1;
 }
 
 int tsa_report_finish(const char *prog, tsa_job *job, const tsa_report_args *ra)
 {
-    tsa_analysis *a = tsa_analyze(job, &ra->opt);
+    tsa_analysis *a = tsa_analyze_with(job, &ra->opt, ra->runner ? ra->runner : &tsa_local_runner);
     if (!a) {
         fprintf(stderr, "%s: out of memory during the analysis\n", prog);
         tsa_job_free(job);

@@ -8,6 +8,7 @@
 #include "findings_telemetry.h"
 #include "interval_set.h"
 #include "job_build.h"
+#include "rank_stages.h"
 #include "sat_math.h"
 
 int tsa_name_has_token(const char *name, const char *token)
@@ -43,7 +44,7 @@ static int64_t clipped(int64_t s, int64_t e, int64_t w0, int64_t w1)
     return e > s ? e - s : 0;
 }
 
-static int measure_rank(const tsa_rank *r, int64_t w0, int64_t w1, tsa_mix *m)
+int tsa_mix_measure_rank(const tsa_rank *r, int64_t w0, int64_t w1, tsa_mix *m)
 {
     int compute = 0;
     for (size_t i = 0; i < r->n_kernels && !compute; i++)
@@ -104,10 +105,20 @@ static int measure_rank(const tsa_rank *r, int64_t w0, int64_t w1, tsa_mix *m)
 int tsa_mix_measure(const tsa_analysis *a, tsa_mix *out)
 {
     memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < a->job->n_ranks && i < a->n_ranks; i++)
-        if (measure_rank(&a->job->ranks[i], a->ranks[i].window_start_ns,
-                         a->ranks[i].window_end_ns, out))
-            return -1;
+    for (size_t i = 0; i < a->n_ranks; i++) {
+        const tsa_mix *p = &a->digests[i].mix;
+        out->ranks += p->ranks;
+        TSA_SAT_ACC(out->gpu_ns, p->gpu_ns);
+        TSA_SAT_ACC(out->mem_ns, p->mem_ns);
+        TSA_SAT_ACC(out->mem_exposed_ns, p->mem_exposed_ns);
+        TSA_SAT_ACC(out->fill_exposed_ns, p->fill_exposed_ns);
+        TSA_SAT_ACC(out->pageable_ns, p->pageable_ns);
+        out->pageable_count += p->pageable_count;
+        out->pageable_bytes += p->pageable_bytes;
+        TSA_SAT_ACC(out->fp32_gemm_ns, p->fp32_gemm_ns);
+        for (int d = 0; d < 7; d++)
+            TSA_SAT_ACC(out->dir_ns[d], p->dir_ns[d]);
+    }
     return 0;
 }
 

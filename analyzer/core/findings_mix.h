@@ -47,7 +47,22 @@ typedef struct tsa_mix {
     int64_t dir_ns[7];          /* copy time by tsa_copy_dir (durations summed) */
 } tsa_mix;
 
+/* Adds one rank's part (window [w0, w1)) to m.  -1 on OOM. */
+int tsa_mix_measure_rank(const tsa_rank *r, int64_t w0, int64_t w1, tsa_mix *m);
+/* The job's totals: the ranks' parts (their digests) added in rank order. */
 int tsa_mix_measure(const tsa_analysis *a, tsa_mix *out);
+
+/* HOST.SYNC totals over the ranks measured (findings_sync.c). */
+typedef struct tsa_sync_totals {
+    uint64_t syncs;
+    int64_t host_ns;            /* host time blocked in them */
+    int64_t idle_ns;            /* GPU idle after them (the bubbles) */
+    int64_t wall_ns;            /* windows of the ranks measured */
+    uint64_t steps;             /* analysed steps of the ranks measured */
+} tsa_sync_totals;
+
+/* Adds one rank's part to t (rr: its window and step method).  -1 on OOM. */
+int tsa_sync_measure_rank(const tsa_rank *r, const tsa_rank_result *rr, tsa_sync_totals *t);
 
 /* Each adds its findings (if any) to out; 0, or -1 when out of memory. */
 int tsa_mix_findings(const tsa_analysis *a, tsa_findings *out);

@@ -13,15 +13,8 @@
 #include <string.h>
 
 #include "interval_set.h"
+#include "rank_stages.h"
 #include "sat_math.h"
-
-typedef struct sync_totals {
-    uint64_t syncs;
-    int64_t host_ns;      /* host time blocked in them */
-    int64_t idle_ns;      /* GPU idle after them (the bubbles) */
-    int64_t wall_ns;      /* windows of the ranks measured */
-    uint64_t steps;       /* analysed steps of the ranks measured */
-} sync_totals;
 
 static int blocks_host(uint8_t kind)
 {
@@ -29,7 +22,7 @@ static int blocks_host(uint8_t kind)
            kind == TSA_SYNC_DEVICE;
 }
 
-static int measure_rank(const tsa_rank *r, const tsa_rank_result *rr, sync_totals *t)
+int tsa_sync_measure_rank(const tsa_rank *r, const tsa_rank_result *rr, tsa_sync_totals *t)
 {
     if ((!r->n_kernels && !r->n_copies) || rr->method == TSA_STEPS_NONE)
         return 0; /* no GPU records (no bubble to see) or no steps to be inside */
@@ -77,11 +70,16 @@ static int measure_rank(const tsa_rank *r, const tsa_rank_result *rr, sync_total
 
 int tsa_sync_findings(const tsa_analysis *a, tsa_findings *out)
 {
-    sync_totals t;
+    tsa_sync_totals t;
     memset(&t, 0, sizeof t);
-    for (size_t i = 0; i < a->job->n_ranks && i < a->n_ranks; i++)
-        if (measure_rank(&a->job->ranks[i], &a->ranks[i], &t))
-            return -1;
+    for (size_t i = 0; i < a->n_ranks; i++) {
+        const tsa_sync_totals *p = &a->digests[i].sync;
+        t.syncs += p->syncs;
+        TSA_SAT_ACC(t.host_ns, p->host_ns);
+        TSA_SAT_ACC(t.idle_ns, p->idle_ns);
+        TSA_SAT_ACC(t.wall_ns, p->wall_ns);
+        t.steps += p->steps;
+    }
     if (!t.syncs || t.wall_ns <= 0)
         return 0;
     double idle = (double)t.idle_ns / (double)t.wall_ns;

@@ -15,7 +15,7 @@ static const tsa_problem *problem_of(const tsa_job *job, const tsa_rank *r)
     return NULL;
 }
 
-static void append(char *note, size_t cap, const char *text)
+void tsa_note_append(char *note, size_t cap, const char *text)
 {
     size_t used = strlen(note);
     if (used + 1 < cap)
@@ -46,7 +46,7 @@ void tsa_note_missing_ranks(const tsa_job *job, char *note, size_t cap)
              "inputs of %zu of %d ranks: exposed communication cannot be split into "
              "waiting for peers and transfer, and no straggler can be named",
              job->n_ranks, world);
-    append(note, cap, text);
+    tsa_note_append(note, cap, text);
 }
 
 ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t cap)
@@ -63,7 +63,7 @@ ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t ca
                  "rank %d: %s ends early (at byte %llu) before any GPU record: its GPU "
                  "time is missing",
                  r->rank, base, (unsigned long long)p->offset);
-        append(note, cap, text);
+        tsa_note_append(note, cap, text);
         return 0;
     }
     if (r->n_steps && r->steps[r->n_steps - 1].end_ns <= e)
@@ -76,6 +76,6 @@ ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t ca
              "rank %d: %s ends early (at byte %llu): GPU records stop there, so %zu of %zu "
              "steps after them are not analysed",
              r->rank, base, (unsigned long long)p->offset, total - keep, total);
-    append(note, cap, text);
+    tsa_note_append(note, cap, text);
     return (ssize_t)(total - keep);
 }

@@ -30,4 +30,7 @@ void tsa_note_missing_ranks(const tsa_job *job, char *note, size_t cap);
  * and there is communication, else 0. */
 int32_t tsa_missing_ranks_world(const tsa_job *job);
 
+/* Appends a sentence to note ("; " between sentences), as far as it fits. */
+void tsa_note_append(char *note, size_t cap, const char *text);
+
 #endif

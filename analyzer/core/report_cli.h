@@ -14,6 +14,8 @@ typedef struct tsa_report_args {
     int json;                 /* --json */
     int color;                /* resolved: 1 ANSI colors */
     const char *dir;          /* the job directory (borrowed from argv) */
+    /* Who runs the per-rank stages (rank_stages.h); NULL: this process. */
+    const struct tsa_rank_runner *runner;
 } tsa_report_args;
 
 /* prog names the tool in messages.  Returns -1 when the report should run,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "group_share.h"
+#include "rank_stages.h"
 #include "job_build.h"
 #include "sat_math.h"
 #include "tsc_format.h"
@@ -58,63 +59,77 @@ static int by_ns(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-/* Kernel time by name: per rank by string index, then merged by name. */
+int tsa_kernel_totals(const tsa_rank *r, const tsa_rank_result *rr, tsa_kernel_total **out,
+                      size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!r->n_kernels || !r->n_strings)
+        return 0;
+    int64_t *ns = calloc(r->n_strings, sizeof *ns);
+    uint64_t *cnt = calloc(r->n_strings, sizeof *cnt);
+    uint8_t *cat = calloc(r->n_strings, 1);
+    tsa_kernel_total *v = NULL;
+    size_t n = 0, names = 0;
+    if (!ns || !cnt || !cat)
+        goto oom;
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const tsa_kernel *k = &r->kernels[i];
+        if (!in_window(k->start_ns, rr) || k->name >= r->n_strings)
+            continue;
+        TSA_SAT_ACC(ns[k->name], k->end_ns - k->start_ns);
+        names += !cnt[k->name]++;
+        cat[k->name] = k->category;
+    }
+    if (names && !(v = calloc(names, sizeof *v)))
+        goto oom;
+    for (size_t s = 0; s < r->n_strings && n < names; s++) {
+        if (!cnt[s])
+            continue;
+        v[n] = (tsa_kernel_total){strdup(r->strings[s]), cat[s], cnt[s], ns[s]};
+        if (!v[n++].name)
+            goto oom;
+    }
+    free(ns);
+    free(cnt);
+    free(cat);
+    *out = v;
+    *n_out = n;
+    return 0;
+oom:
+    for (size_t i = 0; i < n; i++)
+        free(v[i].name);
+    free(v);
+    free(ns);
+    free(cnt);
+    free(cat);
+    return -1;
+}
+
+/* Kernel time by name: the ranks' totals merged by name, in rank order. */
 static int kernel_rows(tsa_analysis *a)
 {
     tsa_kernel_row *rows = NULL;
     size_t n = 0, cap = 0;
-    for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
-        const tsa_rank *r = &a->job->ranks[ri];
-        const tsa_rank_result *rr = &a->ranks[ri];
-        if (!r->n_kernels || !r->n_strings)
-            continue;
-        int64_t *ns = calloc(r->n_strings, sizeof *ns);
-        uint64_t *cnt = calloc(r->n_strings, sizeof *cnt);
-        uint8_t *cat = calloc(r->n_strings, 1);
-        if (!ns || !cnt || !cat) {
-            free(ns); free(cnt); free(cat);
-            goto oom;
-        }
-        for (size_t i = 0; i < r->n_kernels; i++) {
-            const tsa_kernel *k = &r->kernels[i];
-            if (!in_window(k->start_ns, rr) || k->name >= r->n_strings)
-                continue;
-            TSA_SAT_ACC(ns[k->name], k->end_ns - k->start_ns);
-            cnt[k->name]++;
-            cat[k->name] = k->category;
-        }
-        for (size_t s = 0; s < r->n_strings; s++) {
-            if (!cnt[s])
-                continue;
+    for (size_t ri = 0; ri < a->n_ranks; ri++) {
+        const tsa_rank_digest *d = &a->digests[ri];
+        for (size_t t = 0; t < d->n_kernels; t++) {
+            const tsa_kernel_total *k = &d->kernels[t];
             size_t j = 0;
-            while (j < n && strcmp(rows[j].name, r->strings[s]))
+            while (j < n && strcmp(rows[j].name, k->name))
                 j++;
             if (j == n) {
-                if (n == cap) {
-                    size_t c = cap ? cap * 2 : 64;
-                    tsa_kernel_row *p = realloc(rows, c * sizeof *p);
-                    if (!p) {
-                        free(ns); free(cnt); free(cat);
-                        goto oom;
-                    }
-                    rows = p;
-                    cap = c;
-                }
-                memset(&rows[n], 0, sizeof rows[n]);
-                rows[n].name = strdup(r->strings[s]);
-                if (!rows[n].name) {
-                    free(ns); free(cnt); free(cat);
+                if (tsa_grow((void **)&rows, n, &cap, sizeof *rows))
                     goto oom;
-                }
-                rows[n].category = cat[s];
+                memset(&rows[n], 0, sizeof rows[n]);
+                if (!(rows[n].name = strdup(k->name)))
+                    goto oom;
+                rows[n].category = k->category;
                 n++;
             }
-            TSA_SAT_ACC(rows[j].ns, ns[s]);
-            rows[j].count += cnt[s];
+            TSA_SAT_ACC(rows[j].ns, k->ns);
+            rows[j].count += k->count;
         }
-        free(ns);
-        free(cnt);
-        free(cat);
     }
     if (n > 1)
         qsort(rows, n, sizeof *rows, by_ns);
@@ -197,28 +212,44 @@ oom:
     return -1;
 }
 
+void tsa_copy_totals(const tsa_rank *r, const tsa_rank_result *rr, tsa_copy_row all[7],
+                     int64_t known_ns[7])
+{
+    memset(all, 0, 7 * sizeof *all);
+    memset(known_ns, 0, 7 * sizeof *known_ns);
+    for (size_t i = 0; i < r->n_copies; i++) {
+        const tsa_copy *c = &r->copies[i];
+        if (!in_window(c->start_ns, rr) || c->dir > TSA_COPY_MEMSET)
+            continue;
+        all[c->dir].dir = c->dir;
+        all[c->dir].count++;
+        TSA_SAT_ACC(all[c->dir].ns, c->end_ns - c->start_ns);
+        if (c->bytes_unknown) {
+            all[c->dir].bytes_unknown++;
+            continue;
+        }
+        all[c->dir].bytes += c->bytes;
+        TSA_SAT_ACC(known_ns[c->dir], c->end_ns - c->start_ns);
+    }
+}
+
 static void copy_rows(tsa_analysis *a)
 {
     tsa_copy_row all[7];
-    int64_t known_ns[7] = {0};   /* time of the copies of known size */
+    int64_t known_ns[7] = {0};
     memset(all, 0, sizeof all);
-    for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
-        const tsa_rank *r = &a->job->ranks[ri];
-        for (size_t i = 0; i < r->n_copies; i++) {
-            const tsa_copy *c = &r->copies[i];
-            if (!in_window(c->start_ns, &a->ranks[ri]) || c->dir > TSA_COPY_MEMSET)
+    for (size_t ri = 0; ri < a->n_ranks; ri++)
+        for (int d = 0; d < 7; d++) {
+            const tsa_copy_row *c = &a->digests[ri].copies[d];
+            if (!c->count)
                 continue;
-            all[c->dir].dir = c->dir;
-            all[c->dir].count++;
-            TSA_SAT_ACC(all[c->dir].ns, c->end_ns - c->start_ns);
-            if (c->bytes_unknown) {
-                all[c->dir].bytes_unknown++;
-                continue;
-            }
-            all[c->dir].bytes += c->bytes;
-            TSA_SAT_ACC(known_ns[c->dir], c->end_ns - c->start_ns);
+            all[d].dir = c->dir;
+            all[d].count += c->count;
+            all[d].bytes += c->bytes;
+            all[d].bytes_unknown += c->bytes_unknown;
+            TSA_SAT_ACC(all[d].ns, c->ns);
+            TSA_SAT_ACC(known_ns[d], a->digests[ri].copy_known_ns[d]);
         }
-    }
     a->n_copies = 0;
     for (int d = 0; d < 7; d++) {
         if (!all[d].count)

@@ -323,7 +323,7 @@ static int gpu_hangs(const tsa_job *job, tsa_hang_result *h)
     size_t cap = 0;
     for (size_t i = 0; i < job->n_ranks && !rc; i++) {
         const tsa_rank *r = &job->ranks[i];
-        if (!r->n_kernels || !r->n_nccl)
+        if (!tsa_rank_kernel_count(r) || !r->n_nccl)
             continue;
         size_t n_comms = 0;
         for (size_t k = 0; k < r->n_nccl && !rc; k++) {

@@ -19,71 +19,34 @@
 #include "core/job_build.h"
 #include "core/report_cli.h"
 #include "reader/dump_reader.h"
+#include "mpi_runner.h"
 #include "share_pack.h"
 
 #define PROG "tscope-report-mpi"
-#define CHUNK ((size_t)1 << 30)   /* MPI counts are ints: send in 1 GiB pieces */
-#define TAG_LEN 1
-#define TAG_DATA 2
+#define TAG_SHARE 1
 
-static int send_bytes(const void *data, size_t len, int tag)
+/* The share, lean; a length of 0 says this process failed to pack it. */
+static int send_share(const tsa_job *job, size_t setup, int me)
 {
-    for (size_t off = 0; off < len; off += CHUNK) {
-        size_t n = len - off < CHUNK ? len - off : CHUNK;
-        if (MPI_Send((const unsigned char *)data + off, (int)n, MPI_BYTE, 0, tag,
-                     MPI_COMM_WORLD) != MPI_SUCCESS)
-            return -1;
-    }
-    return 0;
-}
-
-static int recv_bytes(void *data, size_t len, int from, int tag)
-{
-    for (size_t off = 0; off < len; off += CHUNK) {
-        size_t n = len - off < CHUNK ? len - off : CHUNK;
-        if (MPI_Recv((unsigned char *)data + off, (int)n, MPI_BYTE, from, tag, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return -1;
-    }
-    return 0;
-}
-
-/* The share's header (packed in deferred mode), then its record arrays
- * straight from the ranks' memory, in the order the header lists them. */
-static int send_share(const tsa_pack_buf *b, int ok)
-{
-    uint64_t len = ok ? (uint64_t)b->len : UINT64_MAX;
-    if (MPI_Send(&len, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD) != MPI_SUCCESS || !ok)
-        return -1;
-    if (send_bytes(b->data, b->len, TAG_DATA))
-        return -1;
-    for (size_t i = 0; i < b->n_bulk; i++)
-        if (send_bytes(b->bulk[i].data, b->bulk[i].bytes, TAG_DATA))
-            return -1;
-    return 0;
-}
-
-static int fetch_from(void *dst, size_t bytes, void *ctx)
-{
-    return recv_bytes(dst, bytes, *(const int *)ctx, TAG_DATA);
-}
-
-/* Receives process q's share into job.  -1 when q failed or sent garbage
- * (then MPI_Abort: q may still be sending). */
-static int recv_share(int q, tsa_job *job)
-{
-    uint64_t len = 0;
-    MPI_Recv(&len, 1, MPI_UINT64_T, q, TAG_LEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (len == UINT64_MAX)
-        return -1;
-    unsigned char *data = malloc(len ? (size_t)len : 1);
-    if (!data || recv_bytes(data, (size_t)len, q, TAG_DATA)) {
-        free(data);
-        return -1;
-    }
-    int rc = tsa_share_unpack(data, (size_t)len, job, fetch_from, &q);
-    free(data);
+    tsa_pack_buf b = {0};
+    if (tsa_share_pack(job, setup, (uint32_t)me, &b))
+        b.len = 0;
+    int rc = tsa_mpi_send_buf(&b, 0, TAG_SHARE);
+    tsa_pack_buf_free(&b);
     return rc;
+}
+
+/* Appends process q's share to job; *n_ranks: how many ranks it holds.
+ * -1 when q failed or sent garbage. */
+static int recv_share(int q, tsa_job *job, size_t *n_ranks)
+{
+    unsigned char *data = NULL;
+    size_t len = 0, before = job->n_ranks;
+    int rc = tsa_mpi_recv_buf(&data, &len, q, TAG_SHARE) || !len ||
+             tsa_share_unpack(data, len, job);
+    free(data);
+    *n_ranks = job->n_ranks - before;
+    return rc ? -1 : 0;
 }
 
 /* ---- putting the merged shares back in single-process load order ---- */
@@ -210,6 +173,72 @@ static void phase(int me, const char *what, double *t0)
     *t0 = now;
 }
 
+/* A process other than 0: ships its share lean, then runs the per-rank
+ * stages on its ranks until process 0 is done. */
+static int serve_share(tsa_job *job, size_t setup, int me, const char *marker, double *t0)
+{
+    if (send_share(job, setup, me))
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    phase(me, "send lean share", t0);
+    tsa_stage_host h;
+    if (tsa_stage_host_init(&h, job, marker)) {
+        fprintf(stderr, PROG "[%d]: out of memory\n", me);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (tsa_mpi_host_serve(&h))
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    phase(me, "stages", t0);
+    tsa_stage_host_free(&h);
+    tsa_job_free(job);
+    return -1; /* process 0 decides the exit status */
+}
+
+/* Process 0: gathers the lean shares, puts them in single-process order
+ * and analyses with the stages run where the ranks are.  The caller tells
+ * the hosts it is done. */
+static int analyse_at_root(tsa_job *job, size_t setup, int procs, tsa_report_args *ra,
+                           double *t0)
+{
+    size_t *held = calloc((size_t)procs, sizeof *held);
+    tsa_mpi_root root = {procs, calloc((size_t)procs, sizeof *root.maps), {0}};
+    int rc = 2;
+    if (!held || !root.maps) {
+        fprintf(stderr, PROG ": out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int q = 1; q < procs; q++)
+        if (recv_share(q, job, &held[q])) {
+            fprintf(stderr, PROG ": process %d's share could not be gathered\n", q);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    phase(0, "gather lean shares", t0);
+    if (restore_order(job, setup)) {
+        fprintf(stderr, PROG ": out of memory putting the shares in order\n");
+        tsa_job_free(job);
+    } else if (!job->n_ranks) {
+        fprintf(stderr, PROG ": %s: no readable dump%s%s%s\n", ra->dir,
+                job->n_problems ? " (" : "", job->n_problems ? job->problems[0].message : "",
+                job->n_problems ? ")" : "");
+        tsa_job_free(job);
+    } else if (tsa_job_drop_duplicate_ranks(job)) {
+        fprintf(stderr, PROG ": %s: out of memory while loading\n", ra->dir);
+        tsa_job_free(job);
+    } else {
+        tsa_job_sort_ranks(job);
+        if (tsa_host_maps_build(job, held, procs, root.maps)) {
+            fprintf(stderr, PROG ": out of memory\n");
+            tsa_job_free(job);
+        } else {
+            ra->runner = tsa_mpi_root_runner(&root);
+            rc = tsa_report_finish(PROG, job, ra);
+            phase(0, "analyse and print", t0);
+        }
+    }
+    tsa_host_maps_free(root.maps, procs);
+    free(held);
+    return rc;
+}
+
 static int run(int me, int procs, int argc, char **argv)
 {
     double t0 = MPI_Wtime();
@@ -233,42 +262,10 @@ static int run(int me, int procs, int argc, char **argv)
         tsa_job_free(job);
         return 2;
     }
-    if (me != 0) {
-        tsa_pack_buf b = {.defer = 1};
-        int ok = tsa_share_pack(job, setup, &b) == 0;
-        phase(me, "pack", &t0);
-        send_share(&b, ok);
-        tsa_pack_buf_free(&b);
-        tsa_job_free(job); /* after the send: the arrays went from there */
-        phase(me, "send", &t0);
-        return -1; /* process 0 decides the exit status */
-    }
-    for (int q = 1; q < procs; q++)
-        if (recv_share(q, job)) {
-            fprintf(stderr, PROG ": process %d's share could not be gathered\n", q);
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-    phase(me, "gather", &t0);
-    if (restore_order(job, setup)) {
-        fprintf(stderr, PROG ": out of memory putting the shares in order\n");
-        tsa_job_free(job);
-        return 2;
-    }
-    if (!job->n_ranks) {
-        fprintf(stderr, PROG ": %s: no readable dump%s%s%s\n", ra.dir,
-                job->n_problems ? " (" : "", job->n_problems ? job->problems[0].message : "",
-                job->n_problems ? ")" : "");
-        tsa_job_free(job);
-        return 2;
-    }
-    if (tsa_job_drop_duplicate_ranks(job)) {
-        fprintf(stderr, PROG ": %s: out of memory while loading\n", ra.dir);
-        tsa_job_free(job);
-        return 2;
-    }
-    tsa_job_sort_ranks(job);
-    rc = tsa_report_finish(PROG, job, &ra);
-    phase(me, "analyse and print", &t0);
+    if (me != 0)
+        return serve_share(job, setup, me, ra.opt.step_marker, &t0);
+    rc = analyse_at_root(job, setup, procs, &ra, &t0);
+    tsa_mpi_root_done();
     return rc;
 }
 

@@ -1,7 +1,10 @@
-/* The share packer of tscope-report-mpi (analyzer/mpi/share_pack.h):
- * a loaded job packed and unpacked into an empty job analyses to the very
- * same JSON report; every cut-short or corrupted buffer is refused without
- * a crash or a leak (the buffer crosses process boundaries). */
+/* What tscope-report-mpi's processes send each other, without MPI
+ * (analyzer/mpi/share_pack.h, stage_pack.h): a job split over two hosts,
+ * shipped lean to an empty "process 0" job, with the per-rank stages run
+ * by the hosts on their own full ranks, analyses to the very same JSON
+ * report as the whole job in one process; and every cut-short or corrupted
+ * buffer is refused without a crash or a leak (buffers cross process
+ * boundaries). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,13 +13,64 @@
 
 #include <cmocka.h>
 
+#include "dup_ranks.h"
 #include "gen_run.h"
 #include "job_build.h"
 #include "mpi/share_pack.h"
+#include "mpi/stage_pack.h"
 
-static char *report_json_of(tsa_job *job)
+#define HOSTS 2
+#define PROCS (HOSTS + 1) /* process 0 holds no rank of its own here */
+
+/* The hosts and process 0's maps of them; the runner moves the buffers. */
+typedef struct by_hand {
+    tsa_stage_host host[PROCS];
+    tsa_host_map maps[PROCS];
+    size_t reply_bytes;         /* all answers, summed */
+} by_hand;
+
+static int stage(by_hand *w, tsa_analysis *a, tsa_stage s, const tsa_window_plan *wp,
+                 const tsa_pass_plan *pp)
 {
-    tsa_analysis *a = tsa_analyze(job, NULL);
+    tsa_pack_buf common = {0};
+    assert_int_equal(tsa_stage_common_pack(s, wp, pp, &common), 0);
+    int failed = 0;
+    for (int q = 1; q < PROCS; q++) {
+        tsa_pack_buf part = {0}, reply = {0};
+        assert_int_equal(tsa_stage_host_pack(s, a, &w->maps[q], &part), 0);
+        assert_int_equal(tsa_stage_host_run(&w->host[q], s, common.data, common.len,
+                                            part.data, part.len, &reply), 0);
+        w->reply_bytes += reply.len;
+        /* Every cut of an answer is refused. */
+        for (size_t len = 0; len < reply.len; len += 1 + len / 16)
+            assert_int_equal(tsa_stage_reply_unpack(s, a, &w->maps[q], reply.data, len), -1);
+        failed |= tsa_stage_reply_unpack(s, a, &w->maps[q], reply.data, reply.len);
+        tsa_pack_buf_free(&part);
+        tsa_pack_buf_free(&reply);
+    }
+    tsa_pack_buf_free(&common);
+    return failed ? -1 : 0;
+}
+
+static int by_hand_steps(void *ctx, tsa_analysis *a)
+{
+    return stage(ctx, a, TSA_STAGE_STEPS, NULL, NULL);
+}
+
+static int by_hand_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
+{
+    return stage(ctx, a, TSA_STAGE_WINDOW, p, NULL);
+}
+
+static int by_hand_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
+{
+    return stage(ctx, a, TSA_STAGE_PASS, NULL, p);
+}
+
+static char *report_json_with(tsa_job *job, const tsa_analysis_options *opt,
+                              const tsa_rank_runner *runner)
+{
+    tsa_analysis *a = tsa_analyze_with(job, opt, runner);
     assert_non_null(a);
     char *s = tsa_report_json(a);
     assert_non_null(s);
@@ -24,104 +78,135 @@ static char *report_json_of(tsa_job *job)
     return s;
 }
 
-/* A copy of job made of its packed form; run id and directory as the
- * receiving process has them from its own listing. */
-static tsa_job *round_trip(const tsa_job *job, const tsa_pack_buf *b)
+/* Every prefix of a share is refused, and all-ones words (counts, string
+ * lengths, array sizes among them) never crash the reader. */
+static void refuses_damaged(tsa_pack_buf *b, const char *dir)
 {
-    tsa_job *copy = tsa_job_new(job->dir);
-    assert_non_null(copy);
-    copy->run_id = strdup(job->run_id);
-    assert_int_equal(tsa_share_unpack(b->data, b->len, copy, NULL, NULL), 0);
-    return copy;
+    for (size_t len = 0; len < b->len; len += 1 + len / 64) {
+        tsa_job *j = tsa_job_new(dir);
+        assert_non_null(j);
+        assert_int_equal(tsa_share_unpack(b->data, len, j), -1);
+        tsa_job_free(j);
+    }
+    for (size_t off = 8; off + 8 <= b->len && off < 4096; off += 8) {
+        unsigned char save[8];
+        memcpy(save, b->data + off, 8);
+        memset(b->data + off, 0xff, 8);
+        tsa_job *j = tsa_job_new(dir);
+        assert_non_null(j);
+        (void)tsa_share_unpack(b->data, b->len, j); /* any result, no crash */
+        tsa_job_free(j);
+        memcpy(b->data + off, save, 8);
+    }
 }
 
-/* Stands for the receives: hands out the sender's deferred arrays. */
-typedef struct bulk_reader {
-    const tsa_pack_buf *b;
-    size_t next;
-} bulk_reader;
-
-static int fetch_bulk(void *dst, size_t bytes, void *ctx)
+static void same_report_split(const char *name, const tsa_analysis_options *opt)
 {
-    bulk_reader *br = ctx;
-    if (br->next >= br->b->n_bulk || br->b->bulk[br->next].bytes != bytes)
-        return -1;
-    memcpy(dst, br->b->bulk[br->next++].data, bytes);
-    return 0;
-}
-
-static void test_round_trip_same_report(void **state)
-{
-    (void)state;
     gen_options o;
     gen_default_options(&o);
-    o.ranks = 4;
-    o.steps = 8;
+    o.ranks = 5;
+    o.steps = 10;
+    o.events_per_step = 400;
     o.straggler = 2;
     o.slowdown = 0.4;
     o.flops = 1e12;
     o.mem_base = 64u << 20;
+    o.copy_share = 0.2;
+    o.memset_share = 0.1;
+    o.pageable = 1;
+    o.syncs_per_step = 2;
+    o.sync_gap_ns = 300000;
     run r = {0}; /* only loaded here: done() frees no analysis */
-    generate(&o, "pack", &r);
+    generate(&o, name, &r);
     tsa_load_options lo = {.quiet = 1, .lean = 1};
     assert_int_equal(tsa_job_load(r.dir, &lo, &r.job), 0);
-    tsa_pack_buf b = {0};
-    assert_int_equal(tsa_share_pack(r.job, 0, &b), 0);
-    tsa_job *copy = round_trip(r.job, &b);
-    assert_int_equal(copy->n_ranks, r.job->n_ranks);
-    char *want = report_json_of(r.job), *got = report_json_of(copy);
+    char *want = report_json_with(r.job, opt, &tsa_local_runner);
+
+    by_hand w = {0};
+    tsa_job *root = tsa_job_new(r.job->dir), *hosts[PROCS] = {0};
+    assert_non_null(root);
+    root->run_id = strdup(r.job->run_id);
+    size_t held[PROCS] = {0}, bulk = 0;
+    for (int q = 1; q < PROCS; q++) {
+        tsa_load_options share = lo;
+        share.share_index = q - 1;
+        share.share_count = HOSTS;
+        assert_int_equal(tsa_job_load(r.dir, &share, &hosts[q]), 0);
+        held[q] = hosts[q]->n_ranks;
+        for (size_t i = 0; i < held[q]; i++)
+            bulk += tsa_rank_records(&hosts[q]->ranks[i]);
+        tsa_pack_buf b = {0};
+        assert_int_equal(tsa_share_pack(hosts[q], 0, (uint32_t)q, &b), 0);
+        assert_int_equal(tsa_share_unpack(b.data, b.len, root), 0);
+        if (q == 1)
+            refuses_damaged(&b, r.job->dir);
+        tsa_pack_buf_free(&b);
+        assert_int_equal(tsa_stage_host_init(&w.host[q], hosts[q], NULL), 0);
+    }
+    tsa_job_sort_ranks(root);
+    assert_int_equal(root->n_ranks, r.job->n_ranks);
+    /* Lean: no bulk record came over, but they are still counted. */
+    for (size_t i = 0; i < root->n_ranks; i++) {
+        const tsa_rank *x = &root->ranks[i];
+        assert_true(x->lean);
+        assert_int_equal(x->n_kernels + x->n_copies + x->n_syncs + x->n_gemms + x->n_apis +
+                             x->n_ranges, 0);
+        assert_int_equal(tsa_rank_records(x), tsa_rank_records(&r.job->ranks[i]));
+        assert_int_equal(tsa_rank_kernel_count(x), r.job->ranks[i].n_kernels);
+    }
+    assert_int_equal(tsa_host_maps_build(root, held, PROCS, w.maps), 0);
+    tsa_rank_runner runner = {by_hand_steps, by_hand_window, by_hand_pass, &w};
+    char *got = report_json_with(root, opt, &runner);
     assert_string_equal(got, want);
+    /* What travels back is a small part of what stayed home. */
+    print_message("%s: answers %zu bytes for %zu bulk records\n", name, w.reply_bytes, bulk);
+    assert_true(w.reply_bytes < bulk * 4);
     free(want);
     free(got);
-    tsa_job_free(copy);
-
-    /* Every prefix of the buffer is refused (a short receive). */
-    for (size_t len = 0; len < b.len; len += 1 + len / 64) {
-        tsa_job *j = tsa_job_new(r.job->dir);
-        assert_non_null(j);
-        assert_int_equal(tsa_share_unpack(b.data, len, j, NULL, NULL), -1);
-        tsa_job_free(j);
+    for (int q = 1; q < PROCS; q++) {
+        tsa_stage_host_free(&w.host[q]);
+        tsa_job_free(hosts[q]);
+        free(w.maps[q].job_index);
     }
-    /* Lengths and counts set to all ones, one 8-byte word at a time
-     * (counts, string lengths, array sizes among them): the reader must
-     * never trust them. */
-    for (size_t off = 8; off + 8 <= b.len && off < 4096; off += 8) {
-        unsigned char save[8];
-        memcpy(save, b.data + off, 8);
-        memset(b.data + off, 0xff, 8);
-        tsa_job *j = tsa_job_new(r.job->dir);
-        assert_non_null(j);
-        (void)tsa_share_unpack(b.data, b.len, j, NULL, NULL); /* any result, no crash */
-        tsa_job_free(j);
-        memcpy(b.data + off, save, 8);
-    }
-    tsa_pack_buf_free(&b);
-
-    /* Deferred mode, as tscope-report-mpi ships a share: header in the
-     * buffer, arrays fetched one by one in the listed order. */
-    tsa_pack_buf d = {.defer = 1};
-    assert_int_equal(tsa_share_pack(r.job, 0, &d), 0);
-    assert_true(d.n_bulk > 0);
-    bulk_reader br = {&d, 0};
-    tsa_job *dcopy = tsa_job_new(r.job->dir);
-    assert_non_null(dcopy);
-    dcopy->run_id = strdup(r.job->run_id);
-    assert_int_equal(tsa_share_unpack(d.data, d.len, dcopy, fetch_bulk, &br), 0);
-    assert_int_equal(br.next, d.n_bulk);
-    want = report_json_of(r.job);
-    got = report_json_of(dcopy);
-    assert_string_equal(got, want);
-    free(want);
-    free(got);
-    tsa_job_free(dcopy);
-    tsa_pack_buf_free(&d);
+    tsa_job_free(root);
     done(&r);
+}
+
+static void test_same_report_split_over_hosts(void **state)
+{
+    (void)state;
+    same_report_split("split", NULL);
+    tsa_analysis_options opt;
+    tsa_analysis_default_options(&opt);
+    opt.window = TSA_WINDOW_GPU_SPAN;
+    same_report_split("split-gpu-span", &opt);
+}
+
+/* A host whose request is malformed answers "failed", and process 0
+ * refuses that answer. */
+static void test_failed_stage_is_refused(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("/nowhere");
+    assert_non_null(job);
+    tsa_stage_host h;
+    assert_int_equal(tsa_stage_host_init(&h, job, NULL), 0);
+    tsa_pack_buf reply = {0};
+    unsigned char junk[3] = {1, 2, 3};
+    assert_int_equal(tsa_stage_host_run(&h, TSA_STAGE_STEPS, NULL, 0, junk, 3, &reply), 0);
+    tsa_analysis a = {.job = job};
+    tsa_host_map m = {0};
+    assert_int_equal(tsa_stage_reply_unpack(TSA_STAGE_STEPS, &a, &m, reply.data, reply.len), -1);
+    tsa_pack_buf_free(&reply);
+    tsa_stage_host_free(&h);
+    tsa_job_free(job);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip_same_report),
+        cmocka_unit_test(test_same_report_split_over_hosts),
+        cmocka_unit_test(test_failed_stage_is_refused),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
