@@ -26,11 +26,12 @@
 #define TAG_SHARE 1
 
 /* The share, lean; a length of 0 says this process failed to pack it. */
-static int send_share(const tsa_job *job, size_t setup, int me)
+static int send_share(const tsa_job *job, size_t setup, int me, size_t *bytes)
 {
     tsa_pack_buf b = {0};
     if (tsa_share_pack(job, setup, (uint32_t)me, &b))
         b.len = 0;
+    *bytes = b.len;
     int rc = tsa_mpi_send_buf(&b, 0, TAG_SHARE);
     tsa_pack_buf_free(&b);
     return rc;
@@ -177,9 +178,12 @@ static void phase(int me, const char *what, double *t0)
  * stages on its ranks until process 0 is done. */
 static int serve_share(tsa_job *job, size_t setup, int me, const char *marker, double *t0)
 {
-    if (send_share(job, setup, me))
+    size_t bytes = 0;
+    if (send_share(job, setup, me, &bytes))
         MPI_Abort(MPI_COMM_WORLD, 2);
-    phase(me, "send lean share", t0);
+    char what[96];
+    snprintf(what, sizeof what, "send lean share (%zu bytes, %zu ranks)", bytes, job->n_ranks);
+    phase(me, what, t0);
     tsa_stage_host h;
     if (tsa_stage_host_init(&h, job, marker)) {
         fprintf(stderr, PROG "[%d]: out of memory\n", me);
