@@ -250,7 +250,9 @@ typedef struct tsa_rank {
     /* --- appended: a lean rank (tscope-report-mpi).  Its bulk records
      * (kernels, copies, syncs, GEMMs, API calls, ranges) stayed on the
      * process that loaded it, which runs the per-rank stages on them
-     * (analyzer/core/rank_stages.h); here those arrays are empty.  All 0
+     * (analyzer/core/rank_stages.h); here those arrays are empty, and of
+     * its strings only the names of its threads and telemetry tasks are
+     * kept (the others NULL, no intern table: add nothing to it).  All 0
      * for a rank that holds its records. --- */
     int lean;
     uint32_t lean_home, lean_index; /* that process, and the rank's index in its job */

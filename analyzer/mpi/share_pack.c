@@ -20,6 +20,20 @@ static uint64_t bulk_records(const tsa_rank *r)
            r->n_ranges;
 }
 
+/* The names process 0 reads: its threads' and its telemetry tasks'.  The
+ * rest (kernel, API and range names, most of a real rank's strings) stay
+ * home with the records that use them. */
+static void mark_needed_names(const tsa_rank *r, uint8_t *needed)
+{
+    for (size_t i = 0; i < r->n_threads; i++)
+        if (r->threads[i].name < r->n_strings)
+            needed[r->threads[i].name] = 1;
+    const struct tsa_telemetry *t = r->telemetry;
+    for (size_t i = 0; t && i < t->n_task; i++)
+        if (t->task[i].name < r->n_strings)
+            needed[t->task[i].name] = 1;
+}
+
 static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t index)
 {
     tsa_rank lean = *r;
@@ -36,9 +50,16 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
         tsa_put_arr(b, r->pending, r->n_pending, sizeof *r->pending) ||
         tsa_put_arr(b, r->mem, r->n_mem, sizeof *r->mem) || tsa_put_u64(b, r->n_strings))
         return -1;
+    uint8_t *needed = calloc(r->n_strings + 1, 1);
+    if (!needed)
+        return -1;
+    mark_needed_names(r, needed);
     for (size_t i = 0; i < r->n_strings; i++)
-        if (tsa_put_str(b, r->strings[i]))
+        if (tsa_put_str(b, needed[i] ? r->strings[i] : NULL)) {
+            free(needed);
             return -1;
+        }
+    free(needed);
     const struct tsa_telemetry *t = r->telemetry;
     if (tsa_put_u64(b, t != NULL))
         return -1;
@@ -133,17 +154,21 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     r->cap_nccl = r->n_nccl;
     r->cap_threads = r->n_threads;
     r->cap_mem = r->n_mem;
+    /* Indices kept, names left home NULL (tsa_rank_string reads ""); no
+     * intern table: nothing is added to a lean rank. */
     uint64_t n_strings = tsa_get_u64(c);
-    /* Re-interning in order gives every string its old index back (the
-     * sender's strings are distinct) and rebuilds the intern table. */
-    for (uint64_t i = 0; i < n_strings && !c->bad; i++) {
-        char *s = tsa_get_str(c);
-        if (c->bad)
-            break;
-        if (tsa_rank_intern(r, s ? s : "") != i)
-            c->bad = 1;
-        free(s);
+    if (c->bad || n_strings > c->left / sizeof(uint64_t)) {
+        c->bad = 1;
+        return;
     }
+    r->strings = calloc((size_t)n_strings + 1, sizeof *r->strings);
+    if (!r->strings) {
+        c->bad = 1;
+        return;
+    }
+    for (uint64_t i = 0; i < n_strings && !c->bad; i++, r->n_strings++)
+        r->strings[i] = tsa_get_str(c);
+    r->cap_strings = r->n_strings;
     get_telemetry(c, r);
 }
 

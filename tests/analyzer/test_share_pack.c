@@ -153,6 +153,17 @@ static void same_report_split(const char *name, const tsa_analysis_options *opt)
                              x->n_ranges, 0);
         assert_int_equal(tsa_rank_records(x), tsa_rank_records(&r.job->ranks[i]));
         assert_int_equal(tsa_rank_kernel_count(x), r.job->ranks[i].n_kernels);
+        /* Names keep their indices; kernel names stay home. */
+        const tsa_rank *full = &r.job->ranks[i];
+        assert_int_equal(x->n_strings, full->n_strings);
+        size_t left_home = 0;
+        for (size_t k = 0; k < x->n_strings; k++) {
+            if (x->strings[k])
+                assert_string_equal(x->strings[k], full->strings[k]);
+            left_home += !x->strings[k];
+        }
+        assert_true(left_home > 0);
+        assert_string_equal(tsa_rank_string(x, full->kernels[0].name), "");
     }
     assert_int_equal(tsa_host_maps_build(root, held, PROCS, w.maps), 0);
     tsa_rank_runner runner = {by_hand_steps, by_hand_window, by_hand_pass, &w};
