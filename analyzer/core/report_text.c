@@ -446,9 +446,15 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
         section(out, &st, "MEMORY (reserved GPU memory per rank)");
         tsa_memory_print(out, &a->memory);
     }
-    if (a->have_xrank) {
+    if (a->have_xrank && a->xrank.instances) {
         section(out, &st, "CROSS-RANK (one row per rank: that rank's own totals)");
         tsa_xrank_print(out, &a->xrank, color);
+    } else if (a->have_xrank) {
+        /* No table to head: say why in one line. */
+        section(out, &st, "CROSS-RANK");
+        fprintf(out, "  %s\n", a->job->n_ranks < 2
+                                     ? "one rank: nothing to compare across ranks"
+                                     : "no collective matched across ranks: nothing to compare");
     }
     findings_section(out, a, &st);
     problems_section(out, a, &st);

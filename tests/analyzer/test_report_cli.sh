@@ -37,6 +37,13 @@ for s in VERDICT "EFFICIENCY BUDGET" "COMMUNICATION OVERLAP" PHASES "PER RANK" C
          "TOP KERNELS" CROSS-RANK FINDINGS DATA.STALL "MFU"; do
     grep -q "$s" "$T/out" || fail "text report lacks $s"
 done
+grep -q "CROSS-RANK (one row per rank" "$T/out" || fail "4 ranks: no cross-rank table"
+# One rank: the cross-rank section says in one line why there is no table.
+"$GEN" -o "$T/one" --ranks 1 --steps 8 >/dev/null || fail "generator, one rank"
+"$REPORT" "$T/one" >"$T/out" 2>"$T/err" || fail "one rank: exit $?"
+grep -q "^  one rank: nothing to compare across ranks" "$T/out" || fail "one rank: no reason given"
+if grep -q "one row per rank" "$T/out"; then fail "one rank: empty cross-rank table"; fi
+"$REPORT" "$T/job" >"$T/out" 2>/dev/null
 # Piped output has no escape codes; --color always has them; NO_COLOR wins over auto.
 if grep -q "$(printf '\033')" "$T/out"; then fail "color when piped"; fi
 "$REPORT" "$T/job" --color always >"$T/out" 2>/dev/null
