@@ -1,0 +1,36 @@
+# Sourced by the tscope-report-mpi tests (not run by itself): skips (77)
+# without tscope-report-mpi or mpirun, makes the scratch folder $T, and
+# checks that `mpirun -n 1/2/3` answers as tscope-report does.
+# Needs REPORT and MPI_REPORT set before it is sourced.
+[ -n "$MPI_REPORT" ] && [ -x "$MPI_REPORT" ] || { echo "tscope-report-mpi not built"; exit 77; }
+command -v mpirun >/dev/null 2>&1 || { echo "no mpirun"; exit 77; }
+T=$(mktemp -d /tmp/tsa_mpi_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# Root in CI containers; no network needed for one node.
+export OMPI_MCA_btl=self,vader
+# Open MPI's own allocations are not ours to chase under ASan (only the
+# MPI processes lose leak checks: the job and tscope-report keep them).
+mpi() {
+    n="$1"; shift
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        mpirun --oversubscribe --allow-run-as-root -n "$n" "$MPI_REPORT" "$@"
+}
+
+# same_answer DIR: tscope-report's JSON of DIR, left in $T/one.json, is
+# byte for byte that of tscope-report-mpi under 1, 2 and 3 processes, and
+# the text under 3 processes is tscope-report's text.
+same_answer() {
+    "$REPORT" "$1" --json >"$T/one.json"; rc=$?
+    [ $rc -eq 0 ] || fail "tscope-report: exit $rc"
+    "$REPORT" "$1" --color never >"$T/one.txt"
+    for n in 1 2 3; do
+        mpi $n "$1" --json >"$T/mpi$n.json" 2>"$T/err"; rc=$?
+        [ $rc -eq 0 ] || { cat "$T/err"; fail "-n $n: exit $rc"; }
+        cmp -s "$T/one.json" "$T/mpi$n.json" || {
+            diff "$T/one.json" "$T/mpi$n.json" | head -20; fail "-n $n: JSON differs"; }
+    done
+    mpi 3 "$1" --color never >"$T/mpi.txt" || fail "-n 3 text: exit"
+    cmp -s "$T/one.txt" "$T/mpi.txt" || {
+        diff "$T/one.txt" "$T/mpi.txt" | head -20; fail "-n 3: text differs"; }
+}
