@@ -247,23 +247,23 @@ typedef struct tsa_rank {
     uint64_t mem_total_bytes;   /* device memory: cuMemGetInfo total, else device_mem_bytes; 0 unknown */
     uint64_t mem_free_bytes;    /* cuMemGetInfo free at start; 0 unknown */
     int64_t mem_info_ns;        /* when that was sampled; 0 unknown */
-    /* --- appended: a lean rank (tscope-report-mpi).  Its bulk records
+    /* --- appended: a remote rank (tscope-report-mpi).  Its bulk records
      * (kernels, copies, syncs, GEMMs, API calls, ranges) stayed on the
      * process that loaded it, which runs the per-rank stages on them
      * (analyzer/core/rank_stages.h); here those arrays are empty, and of
      * its strings only the names of its threads and telemetry tasks are
      * kept (the others NULL, no intern table: add nothing to it).  All 0
      * for a rank that holds its records. --- */
-    int lean;
-    uint32_t lean_home, lean_index; /* that process, and the rank's index in its job */
-    uint64_t lean_records;      /* bulk records left there (tsa_rank_records) */
-    uint64_t lean_kernels;      /* kernel records among them */
+    int remote;
+    uint32_t remote_home, remote_index; /* that process, and the rank's index in its job */
+    uint64_t remote_records;      /* bulk records left there (tsa_rank_records) */
+    uint64_t remote_kernels;      /* kernel records among them */
 } tsa_rank;
 
-/* Kernel records of a rank, wherever they are (see tsa_rank.lean). */
+/* Kernel records of a rank, wherever they are (see tsa_rank.remote). */
 static inline uint64_t tsa_rank_kernel_count(const tsa_rank *r)
 {
-    return (uint64_t)r->n_kernels + r->lean_kernels;
+    return (uint64_t)r->n_kernels + r->remote_kernels;
 }
 
 /* A dump left out because another dump of the same run claims its rank

@@ -8,7 +8,7 @@
 uint64_t tsa_rank_records(const tsa_rank *r)
 {
     return (uint64_t)r->n_nccl + r->n_kernels + r->n_copies + r->n_syncs + r->n_gemms +
-           r->n_apis + r->n_ranges + r->lean_records;
+           r->n_apis + r->n_ranges + r->remote_records;
 }
 
 /* 1 when a is the better dump of the two for the policy. */

@@ -105,7 +105,7 @@ static int local_steps(void *ctx, tsa_analysis *a)
 {
     (void)ctx;
     for (size_t i = 0; i < a->job->n_ranks; i++)
-        if (!a->job->ranks[i].lean &&
+        if (!a->job->ranks[i].remote &&
             tsa_stage_steps(a->job, &a->job->ranks[i], a->opt.step_marker, &a->ranks[i],
                             &a->digests[i]))
             return -1;
@@ -116,7 +116,7 @@ static int local_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
 {
     (void)ctx;
     for (size_t i = 0; i < a->job->n_ranks; i++)
-        if (!a->job->ranks[i].lean &&
+        if (!a->job->ranks[i].remote &&
             tsa_stage_window(&a->job->ranks[i], p, &a->ranks[i], &a->digests[i]))
             return -1;
     return 0;
@@ -126,7 +126,7 @@ static int local_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
 {
     (void)ctx;
     for (size_t i = 0; i < a->job->n_ranks; i++)
-        if (!a->job->ranks[i].lean &&
+        if (!a->job->ranks[i].remote &&
             tsa_stage_pass(&a->job->ranks[i], p, &a->ranks[i], &a->digests[i]))
             return -1;
     return 0;

@@ -87,7 +87,7 @@ typedef struct tsa_rank_runner {
     void *ctx;
 } tsa_rank_runner;
 
-/* The stages run here, on the ranks that hold their records (lean ranks
+/* The stages run here, on the ranks that hold their records (remote ranks
  * are skipped: their home process runs them). */
 extern const tsa_rank_runner tsa_local_runner;
 

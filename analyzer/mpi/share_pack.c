@@ -1,6 +1,6 @@
-/* Flat encoding of a share of lean ranks (share_pack.h).  Layout: magic,
+/* Flat encoding of a share of remote ranks (share_pack.h).  Layout: magic,
  * then the problems (file, offset, message), then the ranks: each is its
- * raw struct followed by the payload of the pointers a lean rank keeps, in
+ * raw struct followed by the payload of the pointers a remote rank keeps, in
  * a fixed order.  Pointers in the raw struct are never trusted by the
  * reader. */
 #include "share_pack.h"
@@ -36,13 +36,13 @@ static void mark_needed_names(const tsa_rank *r, uint8_t *needed)
 
 static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t index)
 {
-    tsa_rank lean = *r;
-    lean.lean = 1;
-    lean.lean_home = home;
-    lean.lean_index = (uint32_t)index;
-    lean.lean_records = bulk_records(r);
-    lean.lean_kernels = r->n_kernels;
-    if (tsa_put(b, &lean, sizeof lean) || tsa_put_str(b, r->host) ||
+    tsa_rank there = *r;
+    there.remote = 1;
+    there.remote_home = home;
+    there.remote_index = (uint32_t)index;
+    there.remote_records = bulk_records(r);
+    there.remote_kernels = r->n_kernels;
+    if (tsa_put(b, &there, sizeof there) || tsa_put_str(b, r->host) ||
         tsa_put_str(b, r->run_id) || tsa_put_str(b, r->file) ||
         tsa_put_str(b, r->device_name) || tsa_put_str(b, r->cmdline) ||
         tsa_put_arr(b, r->nccl, r->n_nccl, sizeof *r->nccl) ||
@@ -142,11 +142,11 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     r->file = tsa_get_str(c);
     r->device_name = tsa_get_str(c);
     r->cmdline = tsa_get_str(c);
-    r->lean = 1;
-    r->lean_home = in.lean_home;
-    r->lean_index = in.lean_index;
-    r->lean_records = in.lean_records;
-    r->lean_kernels = in.lean_kernels;
+    r->remote = 1;
+    r->remote_home = in.remote_home;
+    r->remote_index = in.remote_index;
+    r->remote_records = in.remote_records;
+    r->remote_kernels = in.remote_kernels;
     r->nccl = tsa_get_arr(c, &r->n_nccl, sizeof *r->nccl);
     r->threads = tsa_get_arr(c, &r->n_threads, sizeof *r->threads);
     r->pending = tsa_get_arr(c, &r->n_pending, sizeof *r->pending);
@@ -155,7 +155,7 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     r->cap_threads = r->n_threads;
     r->cap_mem = r->n_mem;
     /* Indices kept, names left home NULL (tsa_rank_string reads ""); no
-     * intern table: nothing is added to a lean rank. */
+     * intern table: nothing is added to a remote rank. */
     uint64_t n_strings = tsa_get_u64(c);
     if (c->bad || n_strings > c->left / sizeof(uint64_t)) {
         c->bad = 1;

@@ -1,6 +1,6 @@
 /* One process's share of a job (its loaded ranks and the problems met
  * loading them) as a flat byte buffer, so that tscope-report-mpi can ship
- * it to process 0.  The ranks go lean (tsa_rank.lean): their bulk records
+ * it to process 0.  The ranks go as remote ranks (tsa_rank.remote): their bulk records
  * stay on the sending process, which runs the per-rank stages on them
  * (stage_pack.h); what travels is what the job-level passes read (NCCL
  * calls, threads and names, calls in flight, memory events, telemetry).  The buffer holds raw structs: writer and reader must be
@@ -15,7 +15,7 @@
 #include "model.h"
 #include "pack_buf.h"
 
-/* Appends job's ranks, lean, and its problems from index first_problem on;
+/* Appends job's ranks, as remote ranks, and its problems from index first_problem on;
  * home: the sending process.  -1 on OOM. */
 int tsa_share_pack(const tsa_job *job, size_t first_problem, uint32_t home, tsa_pack_buf *out);
 

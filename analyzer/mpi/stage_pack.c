@@ -22,9 +22,9 @@ int tsa_host_maps_build(const tsa_job *job, const size_t *held, int procs, tsa_h
     }
     for (size_t i = 0; i < job->n_ranks; i++) {
         const tsa_rank *r = &job->ranks[i];
-        if (r->lean && r->lean_home > 0 && r->lean_home < (uint32_t)procs &&
-            r->lean_index < held[r->lean_home])
-            maps[r->lean_home].job_index[r->lean_index] = (int64_t)i;
+        if (r->remote && r->remote_home > 0 && r->remote_home < (uint32_t)procs &&
+            r->remote_index < held[r->remote_home])
+            maps[r->remote_home].job_index[r->remote_index] = (int64_t)i;
     }
     return 0;
 }

@@ -1,7 +1,7 @@
 /* The per-rank stages (core/rank_stages.h) run where the ranks were loaded.
  *
- * Process 0 holds every rank lean (its bulk records left where they were
- * loaded, tsa_rank.lean); each other process, a "host", holds its share in
+ * Process 0 holds every other process's rank as a remote rank (its bulk records left where they were
+ * loaded, tsa_rank.remote); each other process, a "host", holds its share in
  * full.  For each stage process 0 sends every host one request in two
  * parts, a common part (the same for all hosts: the plan) and a host part
  * (what concerns that host's ranks), and each host answers with the
@@ -30,7 +30,7 @@ typedef struct tsa_host_map {
 
 /* ---- process 0 ---- */
 
-/* maps[1..procs) from the lean ranks of job (process 0's, in its final
+/* maps[1..procs) from the remote ranks of job (process 0's, in its final
  * order); held[q]: ranks process q sent.  -1 on OOM (free them anyway). */
 int tsa_host_maps_build(const tsa_job *job, const size_t *held, int procs, tsa_host_map *maps);
 /* Frees maps[1..procs) and maps. */

@@ -1,6 +1,6 @@
 /* What tscope-report-mpi's processes send each other, without MPI
  * (analyzer/mpi/share_pack.h, stage_pack.h): a job split over two hosts,
- * shipped lean to an empty "process 0" job, with the per-rank stages run
+ * shipped as remote ranks to an empty "process 0" job, with the per-rank stages run
  * by the hosts on their own full ranks, analyses to the very same JSON
  * report as the whole job in one process; and every cut-short or corrupted
  * buffer is refused without a crash or a leak (buffers cross process
@@ -145,10 +145,10 @@ static void same_report_split(const char *name, const tsa_analysis_options *opt)
     }
     tsa_job_sort_ranks(root);
     assert_int_equal(root->n_ranks, r.job->n_ranks);
-    /* Lean: no bulk record came over, but they are still counted. */
+    /* Remote: no bulk record came over, but they are still counted. */
     for (size_t i = 0; i < root->n_ranks; i++) {
         const tsa_rank *x = &root->ranks[i];
-        assert_true(x->lean);
+        assert_true(x->remote);
         assert_int_equal(x->n_kernels + x->n_copies + x->n_syncs + x->n_gemms + x->n_apis +
                              x->n_ranges, 0);
         assert_int_equal(tsa_rank_records(x), tsa_rank_records(&r.job->ranks[i]));
