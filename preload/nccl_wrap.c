@@ -169,7 +169,13 @@ static const char *blocking_call_name(uint8_t op)
                    "op and symbol tables are in the same order");
     if (op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_RECV)
         return sym_name[S_ALLREDUCE + (op - TSC_NCCL_ALLREDUCE)];
-    return op == TSC_NCCL_GROUP_END ? sym_name[S_GROUP_END] : "nccl call";
+    switch (op) {
+    case TSC_NCCL_GROUP_END: return sym_name[S_GROUP_END];
+    case TSC_NCCL_COMM_INIT_RANK: return sym_name[S_INIT_RANK];
+    case TSC_NCCL_COMM_INIT_RANK_CONFIG: return sym_name[S_INIT_RANK_CONFIG];
+    case TSC_NCCL_COMM_INIT_RANK_SCALABLE: return sym_name[S_INIT_RANK_SCALABLE];
+    default: return "nccl call";
+    }
 }
 
 /* The entry marker, after the clock started: the descriptor interned for
@@ -441,6 +447,21 @@ static int created(tsc_nccl_result_t rc)
     return rc == tsc_ncclSuccess || rc == tsc_ncclInProgress;
 }
 
+/* Before a rank-init call: the new communicator's identity comes from the
+ * unique id(s) every rank passes, so it is known before the call, and the
+ * entry marker can name it.  Init blocks until every rank has joined: a
+ * rank whose peer never comes stays "in flight" in ncclCommInitRank*, and
+ * the hang analysis names who never arrived. */
+static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
+{
+    c->d.comm_id = comm_id;
+    c->d.comm_rank = (uint32_t)rank;
+    c->d.comm_size = (uint32_t)nranks;
+    c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
+    call_start(c);
+    call_enter(c, 0);
+}
+
 /* After a rank-init call returned: the communicator's identity, derived
  * from the unique id(s) every rank passed, goes into the record and, when
  * the communicator was created, into the registry. */
@@ -465,11 +486,10 @@ EXPORT tsc_nccl_result_t ncclCommInitRank(tsc_nccl_comm_t *comm, int nranks,
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK))
         return real(comm, nranks, commId, rank);
-    call_start(&c);
+    init_rank_enter(&c, tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId), rank, nranks);
     tsc_nccl_result_t rc = real(comm, nranks, commId, rank);
     call_returned(&c);
-    return init_rank_end(&c, rc, comm, tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId),
-                         rank, nranks);
+    return init_rank_end(&c, rc, comm, c.d.comm_id, rank, nranks);
 }
 
 EXPORT tsc_nccl_result_t ncclCommInitRankConfig(tsc_nccl_comm_t *comm, int nranks,
@@ -483,11 +503,10 @@ EXPORT tsc_nccl_result_t ncclCommInitRankConfig(tsc_nccl_comm_t *comm, int nrank
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK_CONFIG))
         return real(comm, nranks, commId, rank, config);
-    call_start(&c);
+    init_rank_enter(&c, tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId), rank, nranks);
     tsc_nccl_result_t rc = real(comm, nranks, commId, rank, config);
     call_returned(&c);
-    return init_rank_end(&c, rc, comm, tsc_comm_id_from_unique_ids(&commId, 1, sizeof commId),
-                         rank, nranks);
+    return init_rank_end(&c, rc, comm, c.d.comm_id, rank, nranks);
 }
 
 EXPORT tsc_nccl_result_t ncclCommInitRankScalable(tsc_nccl_comm_t *newcomm, int nranks,
@@ -502,14 +521,15 @@ EXPORT tsc_nccl_result_t ncclCommInitRankScalable(tsc_nccl_comm_t *newcomm, int 
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK_SCALABLE))
         return real(newcomm, nranks, myrank, nId, commIds, config);
-    call_start(&c);
+    c.d.count = nId > 0 ? (uint64_t)nId : 0;
+    init_rank_enter(&c,
+                    commIds && nId > 0
+                        ? tsc_comm_id_from_unique_ids(commIds, (size_t)nId, sizeof *commIds)
+                        : 0,
+                    myrank, nranks);
     tsc_nccl_result_t rc = real(newcomm, nranks, myrank, nId, commIds, config);
     call_returned(&c);
-    c.d.count = nId > 0 ? (uint64_t)nId : 0;
-    uint64_t id = commIds && nId > 0
-                      ? tsc_comm_id_from_unique_ids(commIds, (size_t)nId, sizeof *commIds)
-                      : 0;
-    return init_rank_end(&c, rc, newcomm, id, myrank, nranks);
+    return init_rank_end(&c, rc, newcomm, c.d.comm_id, myrank, nranks);
 }
 
 EXPORT tsc_nccl_result_t ncclCommInitAll(tsc_nccl_comm_t *comm, int ndev, const int *devlist)

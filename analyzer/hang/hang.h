@@ -113,6 +113,8 @@ tsa_hang_item *tsa_hang_new_item(tsa_hang_result *h, tsa_hang_kind kind);
 int tsa_hang_add_group(tsa_hang_item *it, const tsa_rank_list *ranks, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int tsa_hang_find_hangs(const tsa_job *job, tsa_hang_result *h);
+/* Communicators whose creation never completed (hang_init.c). */
+int tsa_hang_find_init_stalls(const tsa_job *job, tsa_hang_result *h);
 int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h);
 int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h);
 /* Global rank of job->ranks[i] (its index when the dump did not say). */

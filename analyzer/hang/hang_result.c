@@ -92,7 +92,8 @@ tsa_hang_result *tsa_hang_analyze(const tsa_job *job)
         if (!have && tsa_rank_list_add(&h->no_data, r))
             goto oom;
     }
-    if (tsa_hang_find_hangs(job, h) || tsa_hang_find_desyncs(job, h) ||
+    if (tsa_hang_find_init_stalls(job, h) || tsa_hang_find_hangs(job, h) ||
+        tsa_hang_find_desyncs(job, h) ||
         tsa_hang_find_exits(job, h))
         goto oom;
     return h;

@@ -150,6 +150,95 @@ static void test_job_stopped_mid_step_is_no_hang(void **state)
     tsa_job_free(job);
 }
 
+/* A rank inside ncclCommInitRank for comm `comm` of `size` ranks since
+ * `t`, its dump last speaking at `last`. */
+static tsa_rank *init_rank(tsa_job *job, int rank, int world, uint64_t comm, uint32_t size,
+                           int64_t t, int64_t last, int inside)
+{
+    tsa_rank *r = tsa_job_add_rank(job);
+    assert_non_null(r);
+    r->rank = rank;
+    r->world_size = world;
+    tsa_nccl_op op = {.start_ns = t, .end_ns = t, .comm_id = comm, .op = TSC_NCCL_COMM_INIT_RANK,
+                      .peer = -1, .comm_size = size, .comm_rank = (uint32_t)rank,
+                      .kernel = TSA_NONE, .tid = 100};
+    if (inside) {
+        r->pending = calloc(1, sizeof *r->pending);
+        r->pending[0] = op;
+        r->n_pending = 1;
+    }
+    end_at(r, "signal:15", last);
+    return r;
+}
+
+/* Communicator creation that never completed: world-sized, the members
+ * with a dump that never entered are missing (an exited one, exited),
+ * those without a dump no data; a smaller communicator says how many never
+ * came; a job stopped while creating (everyone inside for 0.5 s) is none. */
+static void test_init_stalls(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    init_rank(job, 0, 6, WORLD, 6, T0, T0 + 3 * SEC, 1);
+    init_rank(job, 1, 6, WORLD, 6, T0, T0 + 3 * SEC, 1);
+    init_rank(job, 2, 6, WORLD, 6, T0, T0 + 3 * SEC, 0);               /* never came */
+    end_at(init_rank(job, 3, 6, WORLD, 6, T0, T0 + SEC, 0), "exit", T0); /* died first */
+    init_rank(job, 4, 6, WORLD, 6, T0 + SEC, T0 + 3 * SEC, 1);
+    tsa_hang_result *h = tsa_hang_analyze(finish(job));
+    assert_non_null(h);
+    const tsa_hang_item *it = only(h, TSA_HANG_HANG);
+    assert_non_null(it);
+    assert_int_equal(it->op, TSC_NCCL_COMM_INIT_RANK);
+    assert_int_equal(it->in_flight_ns, 3 * SEC);
+    expect_list(&it->stuck, "ranks 0-1,4");
+    expect_list(&it->missing, "rank 2");
+    expect_list(&it->exited, "rank 3");
+    expect_list(&it->no_data, "rank 5");
+    assert_non_null(strstr(it->title, "(6 ranks) was never created: ranks 0-1,4 stuck in "
+                                      "CommInitRank for 3.0 s; rank 2 never entered it; some "
+                                      "had already exited"));
+    assert_null(only(h, TSA_HANG_EXITED)); /* no collective went on without rank 3 */
+    tsa_hang_free(h);
+    tsa_job_free(job);
+
+    /* A 4-rank sub-communicator of an 8-rank world, 2 inside, 1 joined
+     * earlier (its init completed): 1 never came, which one unknown. */
+    job = tsa_job_new("mem");
+    init_rank(job, 0, 8, 0x22, 4, T0, T0 + 2 * SEC, 1);
+    init_rank(job, 2, 8, 0x22, 4, T0, T0 + 2 * SEC, 1);
+    tsa_rank *r = init_rank(job, 4, 8, 0x22, 4, T0, T0 + 2 * SEC, 0);
+    tsa_nccl_op done = {.start_ns = T0, .end_ns = T0 + 1000, .comm_id = 0x22,
+                        .op = TSC_NCCL_COMM_INIT_RANK_CONFIG, .peer = -1, .comm_size = 4,
+                        .kernel = TSA_NONE, .tid = 100};
+    assert_int_equal(tsa_rank_add_nccl(r, &done), 0);
+    h = tsa_hang_analyze(finish(job));
+    it = only(h, TSA_HANG_HANG);
+    assert_non_null(it);
+    expect_list(&it->stuck, "ranks 0,2");
+    assert_int_equal(it->missing.n, 0);
+    assert_non_null(strstr(it->groups[it->n_groups - 1].what, "1 of its 4 members"));
+    assert_non_null(strstr(it->title, "some members never entered it"));
+    tsa_hang_free(h);
+    tsa_job_free(job);
+
+    /* Everyone inside for 0.5 s when the job was stopped: no hang; the
+     * same seen live by the watchdog: a hang. */
+    job = tsa_job_new("mem");
+    for (int k = 0; k < 3; k++)
+        init_rank(job, k, 3, WORLD, 3, T0, T0 + SEC / 2, 1);
+    h = tsa_hang_analyze(finish(job));
+    assert_int_equal(h->n, 0);
+    tsa_hang_free(h);
+    job->ranks[1].pending[0].flags |= TSA_NCCL_F_WATCHDOG;
+    h = tsa_hang_analyze(job);
+    it = only(h, TSA_HANG_HANG);
+    assert_non_null(it);
+    assert_true(it->watchdog);
+    assert_non_null(strstr(it->title, "no rank missing"));
+    tsa_hang_free(h);
+    tsa_job_free(job);
+}
+
 /* A GroupEnd that never returned: the grouped collectives are in flight. */
 static void test_group_end_in_flight(void **state)
 {
@@ -345,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_hang_rank_sets),
         cmocka_unit_test(test_job_stopped_mid_step_is_no_hang),
         cmocka_unit_test(test_group_end_in_flight),
+        cmocka_unit_test(test_init_stalls),
         cmocka_unit_test(test_desync_rules),
         cmocka_unit_test(test_rank_list_ranges),
         cmocka_unit_test(test_thousand_ranks_few_lines),

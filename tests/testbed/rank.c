@@ -431,6 +431,13 @@ int main(int argc, char **argv)
 
     ncclComm_t world, half = NULL;
     tb_comm_tally *tw = tb_tally_comm("world", g_world, g_rank);
+    mark(0); /* --mark-after 0:FILE: every rank has reached communicator creation */
+    if (g_rank == opt.stop_rank && opt.stop_step == TB_STOP_AT_INIT) {
+        /* A rank that never joins: the others block creating the communicator. */
+        fprintf(stderr, "tsc-testbed-rank %d: never creates its communicator\n", g_rank);
+        for (;;)
+            pause();
+    }
     CALL(tw, "CommInitRank", ncclCommInitRank(&world, g_world, ids[0], g_rank));
     tb_comm_tally *th = NULL;
     if (opt.fsdp_bytes) {

@@ -109,7 +109,8 @@ static void usage(FILE *f)
             "  --expect FILE (JSON summary of the NCCL calls made)\n"
             "  --fail-at RANK:STEP[:CODE] (that rank exits with status CODE, default 9,\n"
             "      in that step, after its compute)\n"
-            "  --stop-at RANK:STEP (that rank stops calling NCCL there and sleeps: a hang)\n"
+            "  --stop-at RANK:STEP (that rank stops calling NCCL there and sleeps: a hang;\n"
+            "                      STEP 'init': before it creates its communicator)\n"
             "  --desync-at RANK:STEP (that rank calls AllGather where the others AllReduce)\n"
             "  --burn-threads RANK:N (that rank runs N busy threads)\n"
             "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
@@ -168,9 +169,15 @@ static int apply(tb_options *o, int id, const char *arg)
             o->fail_code = 9;
         return n < 2 || o->fail_step < 0 || o->fail_code < 0 || o->fail_code > 255 ? -1 : 0;
     }
-    case O_STOP:
+    case O_STOP: {
+        char when[8] = "";
+        if (sscanf(arg, "%d:%7s", &o->stop_rank, when) == 2 && !strcmp(when, "init")) {
+            o->stop_step = TB_STOP_AT_INIT;
+            return 0;
+        }
         return sscanf(arg, "%d:%d", &o->stop_rank, &o->stop_step) != 2 || o->stop_step < 0 ? -1
                                                                                           : 0;
+    }
     case O_DESYNC:
         return sscanf(arg, "%d:%d", &o->desync_rank, &o->desync_step) != 2 ||
                        o->desync_step < 0

@@ -7,6 +7,7 @@
 
 #define TB_MAX_BUCKETS 16
 #define TB_MAX_SLOW 64
+#define TB_STOP_AT_INIT (-2)
 
 typedef struct tb_options {
     int steps;
@@ -33,7 +34,8 @@ typedef struct tb_options {
     int fail_step;             /* ... in this step, after its compute (-1: never) */
     int fail_code;             /* 9 unless --fail-at R:S:CODE */
     int stop_rank, stop_step;  /* that rank stops calling NCCL before that step and
-                                * sleeps until killed (a hang), -1: never */
+                                * sleeps until killed (a hang), -1: never,
+                                * TB_STOP_AT_INIT: before creating its communicator */
     int desync_rank, desync_step; /* that rank calls AllGather where the others call
                                    * the step's first AllReduce, -1: never */
     int burn_rank, burn_threads; /* that rank runs N busy threads (-1: none) */

@@ -285,6 +285,65 @@ static void test_rank_exit_is_exited_early_with_code(void **state)
     free(json);
 }
 
+/* Rank 2 never creates its communicator: ranks 0, 1, 3 block inside
+ * ncclCommInitRank (the test NCCL, like NCCL, returns only when every
+ * member joined), each writes its watchdog marker, and the harness
+ * SIGTERMs the job.  DIST.HANG names the creation: stuck [0,1,3], rank 2
+ * never came (no dump: it never called NCCL); no collective hang, desync
+ * or early exit is claimed. */
+static void test_rank_never_joins_init(void **state)
+{
+    fx *f = *state;
+    if (!f)
+        skip();
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "0:%s", f->mark);
+    const char *args[] = {"--steps", "5", "--compute-us", "500", "--stop-at", "2:init",
+                          "--mark-after", mark_arg, NULL};
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 2500};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = (const char *const[]){"TSCOPE_HANG_S=1", "TSCOPE_FLUSH_MS=200", NULL},
+                  .hook = tb_signal_when_marked, .hook_arg = &plan, .timeout_s = 40};
+    tb_result r;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    assert_true(plan.seen);
+    if (r.timed_out || !WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGTERM) {
+        show("init hang", &r);
+        fail_msg("the job should end by the harness's SIGTERM");
+    }
+    int lines = 0;
+    for (const char *p = r.err; (p = strstr(p, "tscope: rank ")); p++) {
+        const char *eol = strchr(p, '\n');
+        const char *name = strstr(p, "ncclCommInitRank on comm ");
+        lines += eol && name && name < eol;
+    }
+    if (lines != 3) {
+        show("init hang", &r);
+        fail_msg("%d watchdog lines naming ncclCommInitRank, want 3", lines);
+    }
+    tb_result_free(&r);
+
+    int st;
+    char *json = report_hang(f->out, 1, &st);
+    assert_int_equal(st, 1);
+    cJSON *h = expect_findings(json, "DIST.HANG", 1);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(h, "op")), "CommInitRank");
+    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(h, "seq")), 0);
+    expect_ranks(h, "stuck_ranks", "[0,1,3]");
+    /* Rank 2 never called NCCL, so it wrote no dump: "no data", named. */
+    expect_ranks(h, "missing_ranks", "[]");
+    expect_ranks(h, "no_data_ranks", "[2]");
+    expect_ranks(h, "exited_ranks", "[]");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(h, "watchdog")));
+    const char *title = cJSON_GetStringValue(cJSON_GetObjectItem(h, "title"));
+    if (!strstr(title, "was never created") || !strstr(title, "rank 2 (no dump) never entered"))
+        fail_msg("title: %s", title);
+    cJSON_Delete(h);
+    expect_findings(json, "DIST.DESYNC", 0);
+    expect_findings(json, "RANK.EXITED_EARLY", 0);
+    free(json);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +352,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_wrong_collective_is_a_desync, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rank_exit_is_exited_early_with_code, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_rank_never_joins_init, setup, teardown),
     };
     if (!tb_e2e_available())
         return 77;
