@@ -17,6 +17,7 @@
 
 #include "core/dup_ranks.h"
 #include "core/job_build.h"
+#include "core/job_text.h"
 #include "core/report_cli.h"
 #include "reader/dump_reader.h"
 #include "mpi_runner.h"
@@ -256,7 +257,11 @@ static int run(int me, int procs, int argc, char **argv)
     ra.lopt.setup_problems = &setup;
     tsa_job *job = NULL;
     char err[512] = "";
-    int failed = tsa_job_load_ex(ra.dir, &ra.lopt, &job, err, sizeof err) != 0, any_failed = 0;
+    /* Names made visible where they were read, as tscope-report's loader
+     * does (job_text.h): what travels and what is printed are clean. */
+    int failed = tsa_job_load_ex(ra.dir, &ra.lopt, &job, err, sizeof err) != 0 ||
+                 tsa_job_make_text_visible(job) != 0,
+        any_failed = 0;
     /* Listing failures are the same everywhere; out of memory may not be. */
     phase(me, "load", &t0);
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

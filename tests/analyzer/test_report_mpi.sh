@@ -34,6 +34,15 @@ for n in 2 3; do
         diff "$T/one_bad.json" "$T/mpi_bad.json" | head -20; fail "damaged -n $n: JSON differs"; }
 done
 
+# Names that are not valid UTF-8, with a terminal escape: every process
+# cleans what it read, as tscope-report does, so the JSON is the same.
+"$GEN" -o "$T/names" --ranks 4 --steps 8 --device "$(printf 'H100\377\376\033[31mX')" \
+    >/dev/null || fail "generator (names)"
+"$REPORT" "$T/names" --json >"$T/one_names.json" || fail "names: tscope-report"
+mpi 2 "$T/names" --json >"$T/mpi_names.json" || fail "names: -n 2"
+cmp -s "$T/one_names.json" "$T/mpi_names.json" || {
+    diff "$T/one_names.json" "$T/mpi_names.json" | head; fail "names: JSON differs"; }
+
 mpi 2 "$T/missing" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] || fail "missing dir: exit $rc"
 grep -q "no such directory" "$T/err" || fail "missing dir message"
