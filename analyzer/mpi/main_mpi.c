@@ -22,6 +22,7 @@
 #include "reader/dump_reader.h"
 #include "mpi_runner.h"
 #include "share_pack.h"
+#include "views/kineto.h"
 
 #define PROG "tscope-report-mpi"
 #define TAG_SHARE 1
@@ -100,11 +101,11 @@ static int permute(void *base, size_t n, size_t elem, const keyed *k)
 
 /* Ranks in dump path order; problems after the first `setup` ones grouped
  * by their dump in path order (each dump's own problems keep their order). */
-static int restore_order(tsa_job *job, size_t setup)
+static int restore_order(tsa_job *job, size_t setup, int kineto)
 {
     char **paths = NULL;
     size_t n_paths = 0;
-    if (tsr_list_dumps(job->dir, &paths, &n_paths))
+    if ((kineto ? tsa_kineto_list : tsr_list_dumps)(job->dir, &paths, &n_paths))
         return -1;
     path_pos *pp = malloc((n_paths + 1) * sizeof *pp);
     size_t nk = job->n_ranks > job->n_problems ? job->n_ranks : job->n_problems;
@@ -201,8 +202,8 @@ static int serve_share(tsa_job *job, size_t setup, int me, const char *marker, d
 /* Process 0: gathers the lean shares, puts them in single-process order
  * and analyses with the stages run where the ranks are.  The caller tells
  * the hosts it is done. */
-static int analyse_at_root(tsa_job *job, size_t setup, int procs, tsa_report_args *ra,
-                           double *t0)
+static int analyse_at_root(tsa_job *job, size_t setup, int kineto, int procs,
+                           tsa_report_args *ra, double *t0)
 {
     size_t *held = calloc((size_t)procs, sizeof *held);
     tsa_mpi_root root = {procs, calloc((size_t)procs, sizeof *root.maps), {0}};
@@ -217,7 +218,10 @@ static int analyse_at_root(tsa_job *job, size_t setup, int procs, tsa_report_arg
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     phase(0, "gather lean shares", t0);
-    if (restore_order(job, setup)) {
+    /* torch.profiler traces: the choices tscope-report makes over all of
+     * them (one run, ranks, one trace per rank) once they are together. */
+    if (restore_order(job, setup, kineto) ||
+        (kineto && (tsa_kineto_finish(job) < 0 || tsa_job_make_text_visible(job)))) {
         fprintf(stderr, PROG ": out of memory putting the shares in order\n");
         tsa_job_free(job);
     } else if (!job->n_ranks) {
@@ -225,11 +229,12 @@ static int analyse_at_root(tsa_job *job, size_t setup, int procs, tsa_report_arg
                 job->n_problems ? " (" : "", job->n_problems ? job->problems[0].message : "",
                 job->n_problems ? ")" : "");
         tsa_job_free(job);
-    } else if (tsa_job_drop_duplicate_ranks(job)) {
+    } else if (!kineto && tsa_job_drop_duplicate_ranks(job)) {
         fprintf(stderr, PROG ": %s: out of memory while loading\n", ra->dir);
         tsa_job_free(job);
     } else {
-        tsa_job_sort_ranks(job);
+        if (!kineto)
+            tsa_job_sort_ranks(job);
         if (tsa_host_maps_build(job, held, procs, root.maps)) {
             fprintf(stderr, PROG ": out of memory\n");
             tsa_job_free(job);
@@ -259,7 +264,9 @@ static int run(int me, int procs, int argc, char **argv)
     char err[512] = "";
     /* Names made visible where they were read, as tscope-report's loader
      * does (job_text.h): what travels and what is printed are clean. */
-    int failed = tsa_job_load_ex(ra.dir, &ra.lopt, &job, err, sizeof err) != 0 ||
+    int kineto = tsa_kineto_dir(ra.dir) > 0; /* as tscope-report decides */
+    int failed = (kineto ? tsa_kineto_load_share(ra.dir, me, procs, &job, err, sizeof err) == 2
+                         : tsa_job_load_ex(ra.dir, &ra.lopt, &job, err, sizeof err) != 0) ||
                  tsa_job_make_text_visible(job) != 0,
         any_failed = 0;
     /* Listing failures are the same everywhere; out of memory may not be. */
@@ -273,7 +280,7 @@ static int run(int me, int procs, int argc, char **argv)
     }
     if (me != 0)
         return serve_share(job, setup, me, ra.opt.step_marker, &t0);
-    rc = analyse_at_root(job, setup, procs, &ra, &t0);
+    rc = analyse_at_root(job, setup, kineto, procs, &ra, &t0);
     tsa_mpi_root_done();
     return rc;
 }

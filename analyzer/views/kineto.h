@@ -33,6 +33,17 @@ int tsa_kineto_load(const char *dir, tsa_job **out);
 /* Same, silent: the reason for status 2 goes to err instead of stderr. */
 int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen);
 
+/* tsa_kineto_load_ex in two halves, so that tscope-report-mpi can spread
+ * the parsing: the traces at positions share_index, +share_count, ... of
+ * tsa_kineto_list's order (all of them when share_count <= 1) into a new
+ * job, in that order (status 0, 1 or 2 as above); then, over every trace
+ * loaded, the job-level choices: one run, ranks from file order when no
+ * trace names its rank, the world size, one trace per rank (1 when it left
+ * traces out, else 0; -1 on OOM). */
+int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa_job **out,
+                          char *err, size_t errlen);
+int tsa_kineto_finish(tsa_job *job);
+
 /* Statistics of one parse, for the benchmark and tests. */
 typedef struct tsa_kineto_stats {
     uint64_t bytes;          /* JSON bytes parsed (after decompression) */

@@ -191,7 +191,8 @@ int tsa_kineto_load(const char *dir, tsa_job **out)
     return rc;
 }
 
-int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
+int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa_job **out,
+                          char *err, size_t errlen)
 {
     *out = NULL;
     char **paths;
@@ -205,35 +206,50 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
         free(paths);
         return 2;
     }
-    tsa_job *job = calloc(1, sizeof *job);
-    tsa_rank *ranks = calloc(n, sizeof *ranks);
-    size_t n_ranks = 0;
     int status = 0;
-    if (!job || !ranks)
-        goto oom;
-    job->dir = strdup(dir);
-    job->run_id = dir_basename(dir);
-    if (!job->dir || !job->run_id)
+    tsa_job *job = calloc(1, sizeof *job);
+    if (!job || !(job->dir = strdup(dir)) || !(job->run_id = dir_basename(dir)))
         goto oom;
     for (size_t i = 0; i < n; i++) {
-        char err[512];
-        tsa_rank *r = &ranks[n_ranks];
-        if (tsa_kineto_load_file(paths[i], r, NULL, err, sizeof err)) {
+        if (share_count > 1 && (int)(i % (size_t)share_count) != share_index)
+            continue;
+        char msg[512];
+        tsa_rank *r = tsa_job_add_rank(job);
+        if (!r)
+            goto oom;
+        if (tsa_kineto_load_file(paths[i], r, NULL, msg, sizeof msg)) {
             status = 1;
-            if (tsa_job_add_problem(job, paths[i], offset_of(err), "%s", err))
+            if (tsa_job_add_problem(job, paths[i], offset_of(msg), "%s", msg))
                 goto oom;
         }
         r->host = host_from_name(paths[i]);
         r->run_id = strdup(job->run_id);
         if (!r->host || !r->run_id)
             goto oom;
-        n_ranks++;
     }
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    *out = job;
+    return status;
+oom:
+    snprintf(err, errlen, "%s: out of memory", dir);
+    tsa_job_free(job);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return 2;
+}
+
+int tsa_kineto_finish(tsa_job *job)
+{
+    int status = 0;
+    tsa_rank *ranks = job->ranks;
     /* Before the world size defaults below: traces of another run stay out. */
-    size_t loaded = n_ranks;
-    n_ranks = kineto_keep_one_run(job, ranks, n_ranks);
+    size_t loaded = job->n_ranks, n_ranks = kineto_keep_one_run(job, ranks, loaded);
     if (n_ranks < loaded)
         status = 1;
+    job->n_ranks = n_ranks;
     /* Traces without distributedInfo: file order stands in for the rank. */
     int any_rank = 0;
     for (size_t i = 0; i < n_ranks; i++)
@@ -250,11 +266,10 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
     for (size_t i = 0; i < n_ranks; i++) {
         if (keep && ranks[i].rank >= 0 && ranks[i].rank == ranks[keep - 1].rank) {
             status = 1;
-            char msg[256];
-            snprintf(msg, sizeof msg, "second trace of rank %d ignored (kept %s)",
-                     ranks[i].rank, ranks[keep - 1].file);
-            if (tsa_job_add_problem(job, ranks[i].file, 0, "%s", msg))
-                goto oom;
+            if (tsa_job_add_problem(job, ranks[i].file, 0,
+                                    "second trace of rank %d ignored (kept %s)", ranks[i].rank,
+                                    ranks[keep - 1].file))
+                return -1;
             tsa_rank_free_contents(&ranks[i]);
             continue;
         }
@@ -262,25 +277,21 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
             ranks[keep] = ranks[i];
         keep++;
     }
-    job->ranks = ranks;
     job->n_ranks = keep;
-    job->cap_ranks = n;
-    for (size_t i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-    *out = job;
     return status;
-oom:
-    snprintf(err, errlen, "%s: out of memory", dir);
-    if (ranks)
-        for (size_t i = 0; i < n; i++)
-            tsa_rank_free_contents(&ranks[i]);
-    free(ranks);
-    if (job)
-        job->ranks = NULL, job->n_ranks = 0;
-    tsa_job_free(job);
-    for (size_t i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-    return 2;
+}
+
+int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
+{
+    int status = tsa_kineto_load_share(dir, 0, 1, out, err, errlen);
+    if (status == 2)
+        return 2;
+    int fin = tsa_kineto_finish(*out);
+    if (fin < 0) {
+        snprintf(err, errlen, "%s: out of memory", dir);
+        tsa_job_free(*out);
+        *out = NULL;
+        return 2;
+    }
+    return status > fin ? status : fin;
 }

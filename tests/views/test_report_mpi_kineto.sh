@@ -1,0 +1,35 @@
+#!/bin/sh
+# tscope-report-mpi on torch.profiler traces: each process parses its
+# share of the traces, process 0 makes tscope-report's choices over all of
+# them, and the answer is tscope-report's.  A clean 4-rank run gives the
+# same JSON under 1, 2 and 3 processes and the same text; a damaged copy
+# (rank 3's trace cut short, a second trace of rank 2, a trace of another
+# run) gives the same JSON, problems in the same order, and exit status 1.
+# Skips (77) without MPI.
+set -u
+REPORT="$1"
+MPI_REPORT="$2"
+GEN_KINETO="$3"
+. "$(dirname "$0")/../analyzer/mpi_same_answer.sh"
+
+"$GEN_KINETO" "$T/kin" 4 12 >/dev/null || fail "generator"
+same_answer "$T/kin"
+
+cp -r "$T/kin" "$T/bad"
+"$GEN_KINETO" "$T/other" 2 12 >/dev/null || fail "generator (other run)"
+cp "$T/other/host0_1000.1700000000.pt.trace.json" "$T/bad/zz_other.1700000000.pt.trace.json"
+cp "$T/bad/host0_1002.1700000000.pt.trace.json" "$T/bad/host0_1002.1700000099.pt.trace.json"
+f="$T/bad/host0_1003.1700000000.pt.trace.json"
+head -c $(($(wc -c <"$f") * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
+"$REPORT" "$T/bad" --json >"$T/one_bad.json" 2>/dev/null; rc1=$?
+[ $rc1 -eq 1 ] || fail "damaged traces: tscope-report exit $rc1"
+for want in "premature EOF" "another run" "second trace of rank 2"; do
+    grep -q "$want" "$T/one_bad.json" || fail "damaged traces: no problem '$want'"
+done
+for n in 2 3; do
+    mpi $n "$T/bad" --json >"$T/mpi_bad.json" 2>/dev/null; rc=$?
+    [ $rc -eq $rc1 ] || fail "damaged traces -n $n: exit $rc, want $rc1"
+    cmp -s "$T/one_bad.json" "$T/mpi_bad.json" || {
+        diff "$T/one_bad.json" "$T/mpi_bad.json" | head -20; fail "damaged -n $n: JSON differs"; }
+done
+echo ok
