@@ -113,6 +113,7 @@ int tsa_mem_rank_measure(tsa_rank *r, tsa_mem_rank *out)
         }
         count_in_step(&s, e);
         tsa_mem_walk_apply(&w, e);
+        out->allocs_seen |= e->source != TSA_MEM_SRC_ALLOCATOR_TOTAL;
         out->allocs += e->op == TSA_MEM_ALLOC;
         out->frees += e->op == TSA_MEM_FREE;
         if (e->op == TSA_MEM_ALLOC)

@@ -29,6 +29,12 @@
 #define TSA_MEM_CHURN_PEAK_SHARE 0.01   /* churn bytes per step over this share of the peak */
 #define TSA_MEM_MAX_POOLS 64            /* pools tracked apart; more share the last slot */
 
+/* tsa_mem_event.source of a torch.profiler [memory] total (views/kineto):
+ * the caching allocator's reserved bytes, as the size of one pool per
+ * device.  Such records show no device allocation: the allocation counts
+ * and churn of a rank that has only these are unknown, not 0. */
+#define TSA_MEM_SRC_ALLOCATOR_TOTAL 0x80
+
 /* Reserved memory while walking a rank's sorted events. */
 typedef struct tsa_mem_walk {
     int use_pool_sizes;          /* the rank's dump carries pool sizes */
@@ -68,6 +74,8 @@ typedef struct tsa_mem_rank {
                                   * then, else the device total; 0 unknown */
     int64_t headroom_bytes;      /* capacity - peak (0 when capacity unknown) */
     double peak_share;           /* peak / capacity, NAN unknown */
+    int allocs_seen;             /* 0: the records show no device allocation (only
+                                  * profiler totals): allocs and churn unknown */
 } tsa_mem_rank;
 
 /* Per-rank numbers of the ranks whose dumps carry memory records. */

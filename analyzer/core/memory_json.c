@@ -38,6 +38,13 @@ static cJSON *rank_json(const tsa_mem_rank *m)
     tsa_json_add_u64(x, "last_step_reserved_bytes", m->last_step_bytes);
     tsa_json_add_i64(x, "growth_bytes_per_step", m->growth_per_step);
     num_or_null(x, "growth_share", m->growth_share);
+    if (!m->allocs_seen) { /* profiler totals only: no allocation was seen */
+        static const char *const unknown[] = {"allocs_per_step", "churn_bytes_per_step",
+                                              "churn_share", "allocs", "frees", "alloc_bytes"};
+        for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+            cJSON_AddNullToObject(x, unknown[i]);
+        return x;
+    }
     num_or_null(x, "allocs_per_step", m->steps ? m->allocs_per_step : NAN);
     tsa_json_add_u64(x, "churn_bytes_per_step", m->churn_bytes_per_step);
     num_or_null(x, "churn_share", m->churn_share);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/job_build.h"
+#include "core/memory.h"
 #include "tsc_format.h"
 #include "vec.h"
 
@@ -54,6 +55,8 @@ typedef struct builder {
     comm_hint *khints;
     uint32_t *khint_corr;
     size_t n_khints, cap_khints, cap_khint_corr;
+    /* Last caching-allocator total written per CUDA device (+1, 0 none). */
+    uint64_t mem_last[KINETO_MEM_DEVICES];
     int failed;
 } builder;
 
@@ -379,6 +382,30 @@ static const comm_hint *find_kernel_hint(const builder *b, uint32_t corr)
 #define CAT_IS(cat, lit) (sizeof(lit) <= sizeof((kineto_event *)0)->cat && \
                           !memcmp((cat), (lit), sizeof(lit)))
 
+/* A [memory] event of a CUDA device (Device Type 1): the caching
+ * allocator's reserved total after the operation becomes the size of one
+ * pool per device (TSA_MEM_POOL), so the memory pass reads the same
+ * reserved timeline as from a dump.  Tensor allocations inside the cache
+ * (Bytes) cost no device call and are not kept; only changes of the total
+ * are (a trace repeats it on every allocation). */
+static int add_memory(builder *b, const kineto_event *ev)
+{
+    if (!ev->has_mem_total_reserved || !ev->has_mem_device_type || ev->mem_device_type != 1 ||
+        ev->mem_total_reserved < 0 || ev->mem_device_id < 0 || ev->mem_device_id > UINT32_MAX)
+        return 0;
+    uint64_t total = (uint64_t)ev->mem_total_reserved;
+    if (ev->mem_device_id < KINETO_MEM_DEVICES) {
+        uint64_t *last = &b->mem_last[ev->mem_device_id];
+        if (*last == total + 1)
+            return 0;
+        *last = total + 1;
+    }
+    tsa_mem_event e = {.t_ns = ev->ts_ns, .bytes = total, .pool = (uint64_t)ev->mem_device_id + 1,
+                       .device = (uint32_t)ev->mem_device_id, .op = TSA_MEM_POOL,
+                       .source = TSA_MEM_SRC_ALLOCATOR_TOTAL};
+    return tsa_rank_add_mem(b->r, &e);
+}
+
 static int is_cpu_cat(const char *cat)
 {
     return CAT_IS(cat, "cpu_op") || CAT_IS(cat, "user_annotation") ||
@@ -393,6 +420,8 @@ static int on_event(void *ctx, const kineto_event *ev)
     if (ev->ph == 'M') {
         if (ev->name.s && !strcmp(ev->name.s, "thread_name"))
             rc = add_thread(b, ev);
+    } else if (ev->ph == 'i' && ev->has_ts && ev->name.s && !strcmp(ev->name.s, "[memory]")) {
+        rc = add_memory(b, ev);
     } else if (ev->ph == 'X' && ev->has_ts) {
         if (CAT_IS(cat, "kernel") || CAT_IS(cat, "Kernel")) {
             rc = add_kernel(b, ev);
@@ -685,6 +714,8 @@ static void shift_times(tsa_rank *r, int64_t d)
     SHIFT(r->apis, r->n_apis)
     SHIFT(r->ranges, r->n_ranges)
 #undef SHIFT
+    for (size_t i = 0; i < r->n_mem; i++)
+        r->mem[i].t_ns += d;
 }
 
 static void extent(tsa_rank *r)
@@ -716,6 +747,7 @@ static int finish(builder *b, const kineto_header *hdr)
     r->world_size = hdr->has_world_size ? (int32_t)hdr->world_size : 0;
     if (hdr->device_name[0] && !(r->device_name = strdup(hdr->device_name)))
         return -1;
+    r->mem_total_bytes = hdr->device_mem_bytes;
     if (hdr->has_base)
         shift_times(r, hdr->base_ns);
     sort_(r->kernels, r->n_kernels, sizeof *r->kernels, cmp_tsa_kernel);

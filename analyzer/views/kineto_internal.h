@@ -17,6 +17,9 @@ typedef struct kineto_text {
     size_t len, cap;
 } kineto_text;
 
+/* CUDA devices whose [memory] totals are deduplicated (others all kept). */
+#define KINETO_MEM_DEVICES 16
+
 /* One trace event with the fields tscope uses; has_* say which were there. */
 typedef struct kineto_event {
     char ph;                    /* 'X', 'M', 'i', ..., 0 when absent */
@@ -32,6 +35,10 @@ typedef struct kineto_event {
     int64_t in_nelems, out_nelems, group_size, seq, bytes;
     bool has_correlation, has_stream, has_device;
     bool has_in_nelems, has_out_nelems, has_group_size, has_seq, has_bytes;
+    /* [memory] instant events (profile_memory=True): the caching
+     * allocator's totals after the operation. */
+    int64_t mem_device_type, mem_device_id, mem_total_reserved;
+    bool has_mem_device_type, has_mem_total_reserved;
     char coll_name[48];         /* args["Collective name"] */
     char dtype[24];             /* args.dtype */
     char pg_name[96];           /* args["Process Group Name"] or pg_id */
@@ -45,6 +52,7 @@ typedef struct kineto_header {
     int64_t base_ns;            /* baseTimeNanoseconds */
     bool has_base;
     char device_name[128];      /* first deviceProperties[].name */
+    uint64_t device_mem_bytes;  /* its totalGlobalMem, 0 unknown */
 } kineto_header;
 
 /* Called once per completed trace event; returns 0, or -1 to stop (out of

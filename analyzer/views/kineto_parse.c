@@ -247,6 +247,9 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
     case CTX_DEVPROP:
         if (str && key_is(f, "name") && !p->hdr->device_name[0] && p->devprop_seen == 1)
             copy_small(p->hdr->device_name, sizeof p->hdr->device_name, str, strlen_);
+        else if (num && key_is(f, "totalGlobalMem") && p->devprop_seen == 1 &&
+                 !number_to_i64(num, numlen, &v) && v > 0)
+            p->hdr->device_mem_bytes = (uint64_t)v;
         break;
     case CTX_EVENT:
         if (str && key_is(f, "ph")) {
@@ -301,6 +304,15 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         } else if (key_is(f, "bytes")) {
             if (have)
                 ev->bytes = v, ev->has_bytes = true;
+        } else if (key_is(f, "Device Type")) {
+            if (have)
+                ev->mem_device_type = v, ev->has_mem_device_type = true;
+        } else if (key_is(f, "Device Id")) {
+            if (have)
+                ev->mem_device_id = v;
+        } else if (key_is(f, "Total Reserved")) {
+            if (have)
+                ev->mem_total_reserved = v, ev->has_mem_total_reserved = true;
         } else if (str && key_is(f, "Collective name")) {
             copy_small(ev->coll_name, sizeof ev->coll_name, str, strlen_);
         } else if (str && key_is(f, "dtype")) {

@@ -11,6 +11,7 @@
 
 #include "core/analysis.h"
 #include "core/job_build.h"
+#include "core/memory.h"
 #include "kineto.h"
 #include "kineto_gen.h"
 #include "kineto_internal.h"
@@ -237,6 +238,54 @@ static void test_seq_and_no_base(void **state)
      * the collective's CPU op, its launch + kernel, the sync */
     assert_int_equal(st.events, 2 + 3 * 13);
     assert_true(st.bytes > 1000);
+    tsa_rank_free_contents(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* [memory] events (profile_memory=True): a CUDA device's reserved total
+ * becomes a pool size when it changes, on the job's clock; CPU totals and
+ * events without a total are left out; totalGlobalMem is the capacity. */
+static void test_memory_events(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir("kmem");
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+#define MEM(ts, type, id, total)                                                              \
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "      \
+    "\"pid\": 1, \"tid\": 1, \"ts\": " #ts ", \"args\": {\"Device Type\": " #type                 \
+    ", \"Device Id\": " #id ", \"Bytes\": 512, \"Total Allocated\": 7, \"Total Reserved\": " #total "}}"
+    fputs("{\"baseTimeNanoseconds\": 1700000000000000000,\n"
+          "\"deviceProperties\": [{\"id\": 0, \"name\": \"GPU X\", \"totalGlobalMem\": 8589934592},"
+          " {\"id\": 1, \"name\": \"GPU Y\", \"totalGlobalMem\": 4}],\n"
+          "\"traceEvents\": [" MEM(10, 1, 0, 1048576) ", " MEM(11, 1, 0, 1048576) ", "
+          MEM(12, 0, 0, 999) ", " MEM(13.5, 1, 0, 3145728) ", "
+          "{\"ph\": \"i\", \"name\": \"[memory]\", \"ts\": 14, \"args\": {\"Device Type\": 1}}, "
+          MEM(15, 1, 0, 2097152) "]}\n", f);
+#undef MEM
+    fclose(f);
+    tsa_rank r;
+    char err[256];
+    assert_int_equal(tsa_kineto_load_file(path, &r, NULL, err, sizeof err), 0);
+    assert_int_equal(r.mem_total_bytes, 8589934592ull);
+    assert_int_equal(r.n_mem, 3);
+    const int64_t t[3] = {BASE + 10 * US, BASE + 13500, BASE + 15 * US};
+    const uint64_t bytes[3] = {1048576, 3145728, 2097152};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r.mem[i].t_ns, t[i]);
+        assert_int_equal(r.mem[i].bytes, bytes[i]);
+        assert_int_equal(r.mem[i].op, TSA_MEM_POOL);
+        assert_int_equal(r.mem[i].source, TSA_MEM_SRC_ALLOCATOR_TOTAL);
+        assert_int_equal(r.mem[i].device, 0);
+    }
+    tsa_mem_rank m;
+    assert_int_equal(tsa_mem_rank_measure(&r, &m), 0);
+    assert_int_equal(m.peak_bytes, 3145728);
+    assert_int_equal(m.peak_ns, BASE + 13500);
+    assert_false(m.allocs_seen);
     tsa_rank_free_contents(&r);
     tu_rmtree(dir);
     free(dir);
@@ -569,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_load_dir),
         cmocka_unit_test(test_seq_and_no_base),
+        cmocka_unit_test(test_memory_events),
         cmocka_unit_test(test_no_distributed_info),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_buffer_shapes),

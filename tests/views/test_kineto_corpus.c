@@ -281,6 +281,38 @@ static void test_bytes_unknown(void **state)
     done(&l);
 }
 
+/* df_index_resolver was recorded with profile_memory: its [memory] events
+ * (28,010, 26,770 of them on CUDA device 1) give the caching allocator's
+ * reserved total, whose largest value in the file is 12,782,141,440 bytes
+ * (read with a JSON tool), against the device's totalGlobalMem of
+ * 34,089,730,048.  Allocation counts and churn are unknown (null), not 0. */
+static void test_memory_from_profiler(void **state)
+{
+    (void)state;
+    NEED_CORPUS();
+    loaded l = analyze("df_index_resolver", TSA_WINDOW_STEPS);
+    assert_int_equal(l.a->memory.n_ranks, 1);
+    const tsa_mem_rank *m = &l.a->memory.ranks[0];
+    assert_int_equal(m->peak_bytes, 12782141440ull);
+    assert_int_equal(m->capacity_bytes, 34089730048ull);
+    assert_false(m->allocs_seen);
+    char *js = tsa_report_json(l.a);
+    cJSON *root = cJSON_Parse(js);
+    const cJSON *r0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "memory"), "per_rank"), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(r0, "allocs_per_step")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(r0, "churn_bytes_per_step")));
+    cJSON_Delete(root);
+    free(js);
+    assert_false(has_finding(l.a, "MEM.CHURN"));
+    assert_false(has_finding(l.a, "MEM.NEAR_OOM")); /* 37% of the device */
+    done(&l);
+    /* A trace recorded without profile_memory has no memory section. */
+    l = analyze("alexnet", TSA_WINDOW_STEPS);
+    assert_int_equal(l.a->memory.n_ranks, 0);
+    done(&l);
+}
+
 /* One trace of a 2-rank job: the missing rank is said, and lowers the
  * confidence; a 1-rank job has nothing missing. */
 static void test_missing_ranks(void **state)
@@ -504,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_mixed_runs),      cmocka_unit_test(test_info),
         cmocka_unit_test(test_copy_line),       cmocka_unit_test(test_overlap_na),
         cmocka_unit_test(test_hta_reference),   cmocka_unit_test(test_missing_ranks),
+        cmocka_unit_test(test_memory_from_profiler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
