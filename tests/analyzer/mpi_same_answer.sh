@@ -34,3 +34,17 @@ same_answer() {
     cmp -s "$T/one.txt" "$T/mpi.txt" || {
         diff "$T/one.txt" "$T/mpi.txt" | head -20; fail "-n 3: text differs"; }
 }
+
+# same_damaged DIR: tscope-report exits 1 on DIR (load problems), its JSON
+# left in $T/one_bad.json; tscope-report-mpi under 2 and 3 processes gives
+# the same JSON, problems in the same order, and the same exit status.
+same_damaged() {
+    "$REPORT" "$1" --json >"$T/one_bad.json" 2>/dev/null; rc1=$?
+    [ $rc1 -eq 1 ] || fail "damaged: tscope-report exit $rc1"
+    for n in 2 3; do
+        mpi $n "$1" --json >"$T/mpi_bad.json" 2>/dev/null; rc=$?
+        [ $rc -eq $rc1 ] || fail "damaged -n $n: exit $rc, want $rc1"
+        cmp -s "$T/one_bad.json" "$T/mpi_bad.json" || {
+            diff "$T/one_bad.json" "$T/mpi_bad.json" | head -20; fail "damaged -n $n: JSON differs"; }
+    done
+}

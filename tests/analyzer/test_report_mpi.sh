@@ -25,14 +25,7 @@ for r in 1 6; do
     size=$(wc -c <"$f")
     head -c $((size * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
 done
-"$REPORT" "$T/bad" --json >"$T/one_bad.json" 2>/dev/null; rc1=$?
-[ $rc1 -eq 1 ] || fail "damaged job: tscope-report exit $rc1"
-for n in 2 3; do
-    mpi $n "$T/bad" --json >"$T/mpi_bad.json" 2>/dev/null; rc=$?
-    [ $rc -eq $rc1 ] || fail "damaged job -n $n: exit $rc, want $rc1"
-    cmp -s "$T/one_bad.json" "$T/mpi_bad.json" || {
-        diff "$T/one_bad.json" "$T/mpi_bad.json" | head -20; fail "damaged -n $n: JSON differs"; }
-done
+same_damaged "$T/bad"
 
 # Names that are not valid UTF-8, with a terminal escape: every process
 # cleans what it read, as tscope-report does, so the JSON is the same.
