@@ -885,7 +885,7 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
             goto oom_scratch;
         r->apis = spare.apis; /* the rank owns it now: freed with it on any error */
         r->cap_apis = spare.cap;
-        spare.apis = NULL;
+        spare = (api_spare){0};
         if (tsa_rank_reserve(r, first_rank_counts(paths[i], &like)))
             goto oom_scratch;
         r->file = strdup(paths[i]);
