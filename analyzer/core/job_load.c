@@ -780,16 +780,18 @@ static void free_scratch(load_ctx *keep, tsa_ivset *busy)
  * (one 32-byte slot each) for kernels and launches, the bulk of a dump:
  * reserved address space costs nothing until written, the rank's arrays
  * are cut to size once loaded, and it spares the first rank the
- * realloc-and-copy of growing them by doubling. */
-static const tsa_rank_counts *first_rank_counts(const char *path, tsa_rank_counts *like)
+ * realloc-and-copy of growing them by doubling.  Returns 1 when *want is
+ * such a guess. */
+static int reserve_counts(const char *path, const tsa_rank_counts *like, tsa_rank_counts *want)
 {
-    static const size_t MAX_FIRST = (size_t)1 << 26; /* 64M events: 5.6 GiB of kernels */
+    static const size_t MAX_GUESS = (size_t)1 << 24; /* 16M events: 1.5 GiB of kernels */
     struct stat st;
+    *want = *like;
     if (like->kernels || like->apis || stat(path, &st) || st.st_size <= 0)
-        return like;
+        return 0;
     size_t slots = (size_t)st.st_size / TSC_SLOT_SIZE;
-    like->kernels = like->apis = slots < MAX_FIRST ? slots : MAX_FIRST;
-    return like;
+    want->kernels = want->apis = slots < MAX_GUESS ? slots : MAX_GUESS;
+    return 1;
 }
 
 int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
@@ -886,7 +888,11 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         r->apis = spare.apis; /* the rank owns it now: freed with it on any error */
         r->cap_apis = spare.cap;
         spare = (api_spare){0};
-        if (tsa_rank_reserve(r, first_rank_counts(paths[i], &like)))
+        tsa_rank_counts want;
+        int guessed = reserve_counts(paths[i], &like, &want);
+        /* A guess that cannot be reserved (a limit on address space) only
+         * leaves the arrays to grow as they are filled. */
+        if (tsa_rank_reserve(r, &want) && !guessed)
             goto oom_scratch;
         r->file = strdup(paths[i]);
         load_ctx c = {.job = job, .rank = r, .path = paths[i], .cache = keep.cache,
