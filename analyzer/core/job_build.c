@@ -361,7 +361,7 @@ static void extend(tsa_rank *r, int64_t s, int64_t e)
 #define SORT(arr, n, cap, perm)                                             \
     tsa_sort_records((void **)&r->arr, &r->cap, r->n, sizeof *r->arr, perm)
 
-int tsa_rank_finish(tsa_rank *r)
+int tsa_rank_finish_but_apis(tsa_rank *r)
 {
     tsa_telemetry_finish(r);
     size_t *pk = NULL, *pn = NULL, *pg = NULL;
@@ -410,13 +410,20 @@ int tsa_rank_finish(tsa_rank *r)
     free(pn);
     free(pg);
     if (SORT(copies, n_copies, cap_copies, NULL) || SORT(syncs, n_syncs, cap_syncs, NULL) ||
-        SORT(apis, n_apis, cap_apis, NULL) || SORT(ranges, n_ranges, cap_ranges, NULL))
+        SORT(ranges, n_ranges, cap_ranges, NULL))
         return -1;
     for (size_t i = 0; i < r->n_copies; i++)
         extend(r, r->copies[i].start_ns, r->copies[i].end_ns);
     for (size_t i = 0; i < r->n_ranges; i++)
         extend(r, r->ranges[i].start_ns, r->ranges[i].end_ns);
     return 0;
+}
+
+int tsa_rank_sort_apis(tsa_rank *r) { return SORT(apis, n_apis, cap_apis, NULL); }
+
+int tsa_rank_finish(tsa_rank *r)
+{
+    return tsa_rank_finish_but_apis(r) || tsa_rank_sort_apis(r) ? -1 : 0;
 }
 
 void tsa_job_sort_ranks(tsa_job *job)

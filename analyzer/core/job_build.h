@@ -83,6 +83,11 @@ int tsa_nccl_is_collective(uint8_t op);
 int tsa_job_finish(tsa_job *job);
 /* tsa_job_finish for one rank (idempotent; tsa_job_finish calls it). */
 int tsa_rank_finish(tsa_rank *r);
+/* tsa_rank_finish in two steps, for a loader that drops most API records
+ * first (they are only needed in order once filtered): everything but the
+ * API sort, then the API sort. */
+int tsa_rank_finish_but_apis(tsa_rank *r);
+int tsa_rank_sort_apis(tsa_rank *r);
 /* The last step of tsa_job_finish: sort ranks by rank number.  For
  * builders that called tsa_rank_finish on every rank already (the loader:
  * a second pass over every array would find nothing to do). */

@@ -606,13 +606,21 @@ static int link_rank(load_ctx *c)
 
 /* Drop API records lying entirely inside GPU-busy time (kernels and
  * copies): they cannot overlap GPU idle time, the only use the report has
- * for them once launch threads are joined.  Arrays are sorted (by
- * tsa_rank_finish), so the busy set is built by merging kernels and copies
- * in start order (no sort) and the APIs are swept against it. */
-static int lean_apis(tsa_rank *r)
+ * for them once launch threads are joined.  Kernels and copies are sorted
+ * (by tsa_rank_finish_but_apis), so the busy set is built by merging them
+ * in start order (no sort).  The APIs are not sorted yet: most of them are
+ * dropped here, and sorting the few kept ones afterwards gives the same
+ * array as filtering sorted ones (whether one is kept does not depend on
+ * the others; the sort is stable).  They arrive as a few sorted runs
+ * (per-thread chunks), so each run is swept against the busy set, the
+ * sweep starting again by bisection where a run begins. */
+static int lean_apis(tsa_rank *r, tsa_ivset *scratch)
 {
-    tsa_ivset busy;
-    tsa_ivset_init(&busy);
+    /* Built already normalised (what tsa_ivset_normalize would make of
+     * the raw intervals): in start order, each interval either extends the
+     * last one (overlapping or adjacent) or starts a new one. */
+    tsa_ivset busy = *scratch;
+    busy.n = 0;
     size_t i = 0, j = 0;
     while (i < r->n_kernels || j < r->n_copies) {
         int take_kernel = j == r->n_copies ||
@@ -623,18 +631,33 @@ static int lean_apis(tsa_rank *r)
             i++;
         else
             j++;
-        if (tsa_ivset_push(&busy, s, e)) {
-            tsa_ivset_free(&busy);
+        if (e <= s)
+            continue;
+        if (busy.n && s <= busy.v[busy.n - 1].e) {
+            if (e > busy.v[busy.n - 1].e)
+                busy.v[busy.n - 1].e = e;
+        } else if (tsa_ivset_push(&busy, s, e)) {
+            *scratch = busy;
             return -1;
         }
     }
-    tsa_ivset_normalize(&busy);
     /* busy is sorted, disjoint and non-adjacent: [s, e) lies inside it iff
      * one interval holds it, and that interval is the first one ending after
-     * s, which only moves forward as the APIs' starts grow. */
+     * s, which only moves forward while the APIs' starts grow. */
     size_t w = 0, b = 0;
     for (size_t k = 0; k < r->n_apis; k++) {
         const tsa_api *a = &r->apis[k];
+        if (k && a->start_ns < r->apis[k - 1].start_ns) {
+            size_t lo = 0, hi = busy.n; /* a new run: first interval ending after start */
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (busy.v[mid].e <= a->start_ns)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            b = lo;
+        }
         while (b < busy.n && busy.v[b].e <= a->start_ns)
             b++;
         int covered = a->end_ns <= a->start_ns ||
@@ -643,7 +666,7 @@ static int lean_apis(tsa_rank *r)
             r->apis[w++] = *a;
     }
     r->n_apis = w;
-    tsa_ivset_free(&busy);
+    *scratch = busy; /* kept for the next rank */
     return 0;
 }
 
@@ -717,6 +740,58 @@ static void set_err(char *err, size_t len, const char *fmt, const char *arg)
 {
     if (err && len)
         snprintf(err, len, fmt, arg);
+}
+
+/* A rank's API array once lean has dropped most of its records: the kept
+ * ones move to an exact-size array and the big one, its pages already
+ * faulted in, receives the next rank's records. */
+typedef struct api_spare {
+    tsa_api *apis;
+    size_t cap;
+} api_spare;
+
+static int keep_api_array(tsa_rank *r, api_spare *spare)
+{
+    if (r->n_apis >= r->cap_apis / 2)
+        return 0; /* tsa_rank_shrink cuts the slack */
+    tsa_api *exact = r->n_apis ? malloc(r->n_apis * sizeof *exact) : NULL;
+    if (r->n_apis && !exact)
+        return -1;
+    if (r->n_apis)
+        memcpy(exact, r->apis, r->n_apis * sizeof *exact);
+    spare->apis = r->apis;
+    spare->cap = r->cap_apis;
+    r->apis = exact;
+    r->cap_apis = r->n_apis;
+    return 0;
+}
+
+static void free_scratch(load_ctx *keep, tsa_ivset *busy)
+{
+    free(keep->cache);
+    free(keep->ext);
+    free(keep->own);
+    memset(keep, 0, sizeof *keep);
+    tsa_ivset_free(busy);
+}
+
+/* Capacities to reserve for a rank: the previous rank's counts (ranks of a
+ * job are alike), or for the first rank the most events its file can hold
+ * (one 32-byte slot each) for kernels and launches, the bulk of a dump:
+ * reserved address space costs nothing until written, the rank's arrays
+ * are cut to size once loaded, and it spares the first rank the
+ * realloc-and-copy of growing them by doubling.  Returns 1 when *want is
+ * such a guess. */
+static int reserve_counts(const char *path, const tsa_rank_counts *like, tsa_rank_counts *want)
+{
+    static const size_t MAX_GUESS = (size_t)1 << 24; /* 16M events: 1.5 GiB of kernels */
+    struct stat st;
+    *want = *like;
+    if (like->kernels || like->apis || stat(path, &st) || st.st_size <= 0)
+        return 0;
+    size_t slots = (size_t)st.st_size / TSC_SLOT_SIZE;
+    want->kernels = want->apis = slots < MAX_GUESS ? slots : MAX_GUESS;
+    return 1;
 }
 
 int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
@@ -795,6 +870,12 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc, .on_event = on_event,
                         .on_problem = on_problem};
     tsa_rank_counts like = {0}; /* the previous rank's counts, as read */
+    /* Per-rank scratch handed from one rank to the next, so that its pages
+     * are faulted once, not once per rank. */
+    load_ctx keep = {0};
+    tsa_ivset busy;
+    tsa_ivset_init(&busy);
+    api_spare spare = {0};
     size_t position = 0; /* among the main run's dumps */
     for (size_t i = 0; i < n_paths; i++) {
         if (not_dump[i] || strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
@@ -802,10 +883,23 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         if (share && (int)(position++ % (size_t)opt->share_count) != opt->share_index)
             continue;
         tsa_rank *r = tsa_job_add_rank(job);
-        if (!r || tsa_rank_reserve(r, &like))
-            goto oom;
+        if (!r)
+            goto oom_scratch;
+        r->apis = spare.apis; /* the rank owns it now: freed with it on any error */
+        r->cap_apis = spare.cap;
+        spare = (api_spare){0};
+        tsa_rank_counts want;
+        int guessed = reserve_counts(paths[i], &like, &want);
+        /* A guess that cannot be reserved (a limit on address space) only
+         * leaves the arrays to grow as they are filled. */
+        if (tsa_rank_reserve(r, &want) && !guessed)
+            goto oom_scratch;
         r->file = strdup(paths[i]);
-        load_ctx c = {.job = job, .rank = r, .path = paths[i]};
+        load_ctx c = {.job = job, .rank = r, .path = paths[i], .cache = keep.cache,
+                      .cache_cap = keep.cache_cap, .ext = keep.ext, .cap_ext = keep.cap_ext,
+                      .own = keep.own, .cap_own = keep.cap_own};
+        if (c.cache)
+            memset(c.cache, 0, c.cache_cap * sizeof *c.cache);
         tsr_stats stats;
         memset(&stats, 0, sizeof stats);
         int st_read = tsr_read_file(paths[i], &cb, &c, &stats);
@@ -819,15 +913,16 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         /* What was still open when the dump ended never returned. */
         r->pending = c.open;
         r->n_pending = c.n_open;
-        free(c.cache);
-        free(c.ext);
-        free(c.own);
+        keep = c;
         if (c.oom || bad_link)
-            goto oom;
-        if (tsa_rank_finish(r))
-            goto oom;
-        if (opt && opt->lean && lean_apis(r))
-            goto oom;
+            goto oom_scratch;
+        if (opt && opt->lean) {
+            if (tsa_rank_finish_but_apis(r) || lean_apis(r, &busy) || tsa_rank_sort_apis(r) ||
+                keep_api_array(r, &spare))
+                goto oom_scratch;
+        } else if (tsa_rank_finish(r)) {
+            goto oom_scratch;
+        }
         tsa_rank_shrink(r);
         r->clean_end = stats.clean_end;
         if (!r->pid)
@@ -844,6 +939,8 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
             goto oom;
         loaded++;
     }
+    free_scratch(&keep, &busy);
+    free(spare.apis);
 loaded_all:
     for (size_t i = 0; i < n_paths; i++)
         free(ids[i]);
@@ -874,6 +971,9 @@ oom_loaded:
     tsa_job_free(job);
     set_err(err, err_len, "%s: out of memory while loading", dir);
     return -1;
+oom_scratch:
+    free_scratch(&keep, &busy);
+    free(spare.apis);
 oom:
     if (ids)
         for (size_t i = 0; i < n_paths; i++)

@@ -8,10 +8,11 @@
 
 /* Sorts the n records of elem bytes at *arr by start_ns, ties in input
  * order.  When they were already in order nothing moves and *perm_out is
- * NULL; otherwise the records are gathered into a new exact-size array
- * (*arr replaced, *cap set to n) and, when perm_out is non-NULL,
- * *perm_out receives the permutation old index -> new index (free it).
- * Returns 0, or -1 when out of memory (the array is then unchanged). */
+ * NULL.  Nearly sorted records are moved in place (*arr and *cap kept);
+ * others are gathered into a new exact-size array (*arr replaced, *cap set
+ * to n).  When perm_out is non-NULL and anything moved, *perm_out receives
+ * the permutation old index -> new index (free it).  Returns 0, or -1 when
+ * out of memory (records may then have moved: links into them are stale). */
 int tsa_sort_records(void **arr, size_t *cap, size_t n, size_t elem, size_t **perm_out);
 
 #endif

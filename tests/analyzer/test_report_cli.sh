@@ -102,6 +102,19 @@ head -c $((size - 100)) "$f" >"$f.tmp" && mv "$f.tmp" "$f"
 [ $rc -eq 1 ] || fail "damaged dump: exit $rc"
 grep -q "problem" "$T/err" || fail "damaged dump: problems not listed"
 grep -q "EFFICIENCY BUDGET" "$T/out" || fail "damaged dump: no report"
+# Ranks cut to two thirds between whole ones: the loader hands per-rank
+# scratch (the API array lean emptied) from rank to rank, also past ranks
+# that leave none.
+"$GEN" -o "$T/cut" --ranks 8 --ranks-per-host 4 --steps 12 --straggler 5:0.3 \
+    --flops 1e12 --mem-base 100 >/dev/null || fail "generator (cut)"
+for r in 1 6; do
+    f=$(ls "$T/cut"/tscope_r${r}_*.tsd)
+    size=$(wc -c <"$f")
+    head -c $((size * 2 / 3)) "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+done
+"$REPORT" "$T/cut" --json >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] || fail "cut dumps: exit $rc"
+grep -q '"budget"' "$T/out" || fail "cut dumps: no report"
 
 # Another run in the same directory is reported, not mixed in.
 "$GEN" -o "$T/job" --ranks 2 --steps 8 --run-id other-run || fail "generator 2"
