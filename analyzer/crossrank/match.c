@@ -196,6 +196,9 @@ int xr_match(xr_ctx *c)
         memset(last_seq, 0, c->n_comms * sizeof *last_seq);
         int have_end = 0;
         int64_t max_end = 0;
+        int64_t *done = xr_group_done(rk);
+        if (!done)
+            goto out;
         for (size_t i = 0; i < rk->n_nccl; i++) {
             const tsa_nccl_op *o = &rk->nccl[i];
             if (!counts_in_seq(o))
@@ -209,6 +212,8 @@ int xr_match(xr_ctx *c)
                 continue;
             int64_t t0, t1;
             call_times(o, &t0, &t1);
+            if (done[i] > t1 && t1 == o->end_ns)
+                t1 = done[i]; /* a grouped call completes with its group */
             int64_t gap = XR_GAP_UNKNOWN;
             if (have_end && contiguous)
                 gap = t0 > max_end ? t0 - max_end : 0;
@@ -233,6 +238,7 @@ int xr_match(xr_ctx *c)
             m->rank = (int32_t)r;
             m->op = (int32_t)i;
         }
+        free(done);
     }
 
     /* 5. instances: slots with two ranks or more; members compacted */

@@ -93,7 +93,7 @@ tsa_job *synth_job(const synth_params *p, int64_t *true_offset)
             snprintf(name, sizeof name, "node-%03d", h);
             rk->host = strdup(name);
         }
-        rk->nccl = calloc((size_t)S * (size_t)C, sizeof *rk->nccl);
+        rk->nccl = calloc((size_t)S * (size_t)C * (p->grouped ? 2 : 1), sizeof *rk->nccl);
         if (!rk->nccl || (rph > 0 && !rk->host)) {
             free(host_off);
             goto fail;
@@ -149,6 +149,18 @@ tsa_job *synth_job(const synth_params *p, int64_t *true_offset)
                 o->dtype = TSC_DT_FLOAT32;
                 o->peer = -1;
                 o->kernel = -1;
+                if (p->grouped) {
+                    /* Enqueued in a microsecond; the GroupEnd waits. */
+                    o->end_ns = o->gpu_end_ns = o->start_ns + 1000;
+                    o->flags |= TSC_NCCL_F_IN_GROUP;
+                    o->group_depth = 1;
+                    tsa_nccl_op *ge = &rk->nccl[rk->n_nccl++];
+                    *ge = (tsa_nccl_op){.start_ns = o->start_ns + 2000, .end_ns = end - off[r],
+                                        .op = TSC_NCCL_GROUP_END, .group_depth = 1, .peer = -1,
+                                        .kernel = -1};
+                    ge->gpu_start_ns = ge->start_ns;
+                    ge->gpu_end_ns = ge->end_ns;
+                }
             }
         }
         for (int r = 0; r < N && p->with_steps; r++) {

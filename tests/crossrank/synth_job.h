@@ -28,6 +28,9 @@ typedef struct synth_params {
     int64_t end_jitter_ns;  /* ranks leave a collective up to this apart */
     const synth_burst *bursts; int n_bursts;
     int with_steps;         /* fill tsa_rank.steps like the step pass */
+    int grouped;            /* host-only calls inside ncclGroupStart/End: each
+                             * collective returns at once (in_group), its
+                             * GroupEnd blocks until the last rank arrives */
     uint64_t seed;
 } synth_params;
 

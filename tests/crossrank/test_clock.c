@@ -262,6 +262,37 @@ static void test_same_name_different_clocks(void **state)
     free_run(&f, &r, job);
 }
 
+/* Grouped host-only calls (ncclGroupStart/End around each collective):
+ * the collective returns at once, the GroupEnd waits for the last rank.
+ * On one host a 30% slower rank must stay a straggler, not become a clock
+ * 30 ms off: no host split, every offset 0, no DIST.CLOCK_SKEW, the
+ * straggler named.  Before grouped calls completed with their GroupEnd,
+ * the slow rank's late AllReduce ends split the host and its lateness was
+ * aligned away. */
+static void test_grouped_calls_one_host(void **state)
+{
+    (void)state;
+    double slow[8] = {0, 0, 0, 0.3, 0, 0, 0, 0};
+    synth_params p = clock_params(8, 8, 0);
+    p.grouped = 1;
+    p.slowdown = slow;
+    p.with_steps = 1;
+    tsa_job *job = synth_job(&p, NULL);
+    assert_non_null(job);
+    tsa_xrank_result r;
+    tsa_findings f = {0};
+    assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
+    assert_false(r.clock_hosts_split);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(job->ranks[i].clock_offset_ns, 0);
+    assert_true(r.clock_residual_ns <= p.end_jitter_ns + TOL_NS);
+    assert_non_null(r.straggler);
+    assert_int_equal(r.straggler->rank, 3);
+    for (size_t i = 0; i < f.n; i++)
+        assert_string_not_equal(f.items[i].id, "DIST.CLOCK_SKEW");
+    free_run(&f, &r, job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_unaligned_hosts),
         cmocka_unit_test(test_drift_flags_skew),
         cmocka_unit_test(test_same_name_different_clocks),
+        cmocka_unit_test(test_grouped_calls_one_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
