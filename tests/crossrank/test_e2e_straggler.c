@@ -15,7 +15,7 @@
 #include "tb_harness.h"
 #include "tb_job.h"
 
-static int n_ranks = 4, slow_rank = -1;
+static int n_ranks = 4, slow_rank = -1, small_messages = 0;
 
 static void test_e2e_straggler(void **state)
 {
@@ -29,11 +29,25 @@ static void test_e2e_straggler(void **state)
     snprintf(slow, sizeof slow, "%d", slow_rank);
     /* sleeping compute: 20 ms steps stay measurable on a loaded 2-core box,
      * where scheduling noise reaches 25% per step (hence a 50% slowdown) */
-    const char *args_slow[] = {"--steps", "80", "--compute-us", "20000", "--slow-ranks", slow,
-                               "--slow-factor", "1.5", NULL};
-    const char *args_balanced[] = {"--steps", "80", "--compute-us", "20000", NULL};
-    tb_job job = {.nranks = n_ranks, .out_dir = out, .with_preload = 1,
-                  .rank_args = slow_rank >= 0 ? args_slow : args_balanced, .timeout_s = 60};
+    /* small: 4 KiB and 16 KiB messages, the gradient buckets grouped, so
+     * every collective takes microseconds and the ranks wait in GroupEnd. */
+    const char *args[24] = {"--steps", "80", "--compute-us", "20000"};
+    int n = 4;
+    if (slow_rank >= 0) {
+        args[n++] = "--slow-ranks";
+        args[n++] = slow;
+        args[n++] = "--slow-factor";
+        args[n++] = "1.5";
+    }
+    if (small_messages) {
+        static const char *const small[] = {"--buckets", "16K,4K", "--fsdp-bytes", "4K",
+                                            "--ring-bytes", "4K", "--bcast-bytes", "4K"};
+        for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+            args[n++] = small[i];
+    }
+    args[n] = NULL;
+    tb_job job = {.nranks = n_ranks, .out_dir = out, .with_preload = 1, .rank_args = args,
+                  .timeout_s = 60};
     tb_result r;
     assert_int_equal(tb_run_job(&job, &r), 0);
     if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
@@ -49,6 +63,18 @@ static void test_e2e_straggler(void **state)
         fail_msg("report output is not JSON:\n%.2000s\n%.2000s", r.out, r.err);
     cJSON *st = cJSON_GetObjectItem(root, "straggler");
     assert_non_null(st);
+    /* One host, one clock: never split, never a clock skew, whatever the
+     * message sizes (a late rank is not a clock running late). */
+    cJSON *clock = cJSON_GetObjectItem(root, "clock");
+    assert_non_null(clock);
+    if (cJSON_IsTrue(cJSON_GetObjectItem(clock, "hosts_split")))
+        fail_msg("one host split into per-rank clocks:\n%.3000s", r.out);
+    cJSON *f0;
+    cJSON_ArrayForEach(f0, cJSON_GetObjectItem(root, "findings")) {
+        cJSON *id = cJSON_GetObjectItem(f0, "id");
+        if (cJSON_IsString(id) && !strcmp(id->valuestring, "DIST.CLOCK_SKEW"))
+            fail_msg("DIST.CLOCK_SKEW on one host");
+    }
     if (slow_rank < 0) {
         if (!cJSON_IsNull(st))
             fail_msg("balanced run: rank %d named", cJSON_GetObjectItem(st, "rank")->valueint);
@@ -80,6 +106,8 @@ int main(int argc, char **argv)
         n_ranks = atoi(argv[1]);
     if (argc > 2)
         slow_rank = atoi(argv[2]);
+    if (argc > 3)
+        small_messages = !strcmp(argv[3], "small");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e2e_straggler),
     };
