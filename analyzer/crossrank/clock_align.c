@@ -15,8 +15,13 @@
 
 #define PAIR_CAP 4096   /* samples kept per host pair: plenty for a median */
 /* Ranks of one host name whose clocks sit this far apart do not share a
- * clock: ends of a collective agree to microseconds. */
+ * clock: the GPU ends of a collective agree to microseconds.  Host-side
+ * ends (no NCCL kernel linked) are later by the time a waiting process
+ * takes to be woken, and the last rank to arrive is not woken at all: on a
+ * busy host that is hundreds of microseconds, always against the same
+ * (late) rank, which must not read as its own clock. */
 #define XR_HOST_SPLIT_NS 50000
+#define XR_HOST_SPLIT_HOST_TIMED_NS 1000000
 
 typedef struct pair_samples {
     int32_t a, h;           /* sample = offset(h) - offset(a) */
@@ -366,6 +371,15 @@ out:
     return rc;
 }
 
+/* The rank's collectives end on the GPU (NCCL kernels linked to them). */
+static int gpu_timed(const tsa_rank *r)
+{
+    for (size_t i = 0; i < r->n_nccl; i++)
+        if (r->nccl[i].kernel >= 0)
+            return 1;
+    return 0;
+}
+
 /* Ranks that share a host name but not a clock (containers all called
  * "localhost", a reused hostname): after a per-host alignment, ranks of one
  * host then sit systematically apart. */
@@ -379,10 +393,18 @@ static int host_names_lie(xr_ctx *c, int64_t *dev, uint8_t *has)
         free(hi);
         return -1;
     }
+    uint8_t *host_timed = calloc(c->n_hosts + 1, 1);
+    if (!host_timed) {
+        free(lo);
+        free(hi);
+        return -1;
+    }
     for (size_t h = 0; h < c->n_hosts; h++) {
         lo[h] = INT64_MAX;
         hi[h] = INT64_MIN;
     }
+    for (size_t r = 0; r < c->n_ranks; r++)
+        host_timed[c->host_of[r]] |= !gpu_timed(&c->job->ranks[r]);
     int lie = 0;
     for (size_t r = 0; r < c->n_ranks; r++) {
         if (!has[r])
@@ -392,9 +414,11 @@ static int host_names_lie(xr_ctx *c, int64_t *dev, uint8_t *has)
             lo[h] = dev[r];
         if (dev[r] > hi[h])
             hi[h] = dev[r];
-        if (hi[h] > lo[h] && hi[h] - lo[h] > XR_HOST_SPLIT_NS)
+        int64_t limit = host_timed[h] ? XR_HOST_SPLIT_HOST_TIMED_NS : XR_HOST_SPLIT_NS;
+        if (hi[h] > lo[h] && hi[h] - lo[h] > limit)
             lie = 1;
     }
+    free(host_timed);
     free(lo);
     free(hi);
     return lie;
@@ -444,9 +468,10 @@ int xr_clock_align(xr_ctx *c, tsa_xrank_result *out)
     if (rank_deviation(c, 1, dev, has))
         goto out;
     out->clock_residual_ns = 0;
-    for (size_t r = 0; r < c->n_ranks; r++)
+    for (size_t r = 0; c->n_hosts > 1 && r < c->n_ranks; r++)
         if (has[r] && dev[r] > out->clock_residual_ns)
             out->clock_residual_ns = dev[r];
+    /* One clock (one host, not split): no skew, whatever the ends' spread. */
 
     /* members onto the common clock; an instance mixing clock components
      * cannot be compared */

@@ -293,6 +293,47 @@ static void test_grouped_calls_one_host(void **state)
     free_run(&f, &r, job);
 }
 
+/* Host-timed ends on one busy host: the last rank to arrive is not woken,
+ * so it leaves every collective 300 us before the ranks that waited.  One
+ * host, one clock: no split, offsets 0, residual 0, no DIST.CLOCK_SKEW.
+ * The same 300 us on GPU-timed ends (kernels linked) cannot come from
+ * waking up: there the host name is not trusted and the host is split. */
+static void test_wakeup_latency_is_no_clock(void **state)
+{
+    (void)state;
+    for (int gpu = 0; gpu < 2; gpu++) {
+        double slow[8] = {0, 0, 0, 0.3, 0, 0, 0, 0};
+        synth_params p = clock_params(8, 8, 0);
+        p.slowdown = slow;
+        p.with_steps = 1;
+        tsa_job *job = synth_job(&p, NULL);
+        assert_non_null(job);
+        for (int r = 0; r < 8; r++)
+            for (size_t i = 0; i < job->ranks[r].n_nccl; i++) {
+                tsa_nccl_op *o = &job->ranks[r].nccl[i];
+                if (r == 3)
+                    o->end_ns = o->gpu_end_ns = o->end_ns - 300000;
+                o->kernel = gpu ? 0 : -1; /* "linked": only the flag is read here */
+            }
+        tsa_xrank_result r;
+        tsa_findings f = {0};
+        assert_int_equal(tsa_xrank_run(job, NULL, &r, &f), 0);
+        assert_int_equal(r.clock_hosts_split, gpu);
+        int skew = 0;
+        for (size_t i = 0; i < f.n; i++)
+            skew |= !strcmp(f.items[i].id, "DIST.CLOCK_SKEW");
+        if (!gpu) {
+            for (int i = 0; i < 8; i++)
+                assert_int_equal(job->ranks[i].clock_offset_ns, 0);
+            assert_int_equal(r.clock_residual_ns, 0);
+            assert_false(skew);
+            assert_non_null(r.straggler);
+            assert_int_equal(r.straggler->rank, 3);
+        }
+        free_run(&f, &r, job);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_drift_flags_skew),
         cmocka_unit_test(test_same_name_different_clocks),
         cmocka_unit_test(test_grouped_calls_one_host),
+        cmocka_unit_test(test_wakeup_latency_is_no_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
