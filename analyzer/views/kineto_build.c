@@ -475,17 +475,56 @@ static int cmp_corr(const void *pa, const void *pb)
     return (a->correlation > b->correlation) - (a->correlation < b->correlation);
 }
 
-static const corr_entry *find_corr(const corr_entry *t, size_t n, uint32_t c)
+/* Which API record launched correlation id c: the first of the APIs (in
+ * their start order) with that id.  When the APIs are already in
+ * correlation order (Kineto numbers launches as they happen, so usually
+ * they are) the search runs on them directly; else on a table of
+ * (id, index) pairs sorted by id.  The table was 8 bytes per API at the
+ * peak of the load; most traces no longer need it. */
+typedef struct corr_lookup {
+    const tsa_api *apis;
+    size_t n;
+    corr_entry *table;      /* NULL: apis are in correlation order */
+} corr_lookup;
+
+static int corr_lookup_init(corr_lookup *l, const tsa_rank *r)
 {
-    size_t lo = 0, hi = n;
+    l->apis = r->apis;
+    l->n = r->n_apis;
+    l->table = NULL;
+    size_t i = 1;
+    while (i < l->n && r->apis[i - 1].correlation <= r->apis[i].correlation)
+        i++;
+    if (i >= l->n)
+        return 0;
+    if (!(l->table = malloc(l->n * sizeof *l->table)))
+        return -1;
+    for (i = 0; i < l->n; i++)
+        l->table[i] = (corr_entry){r->apis[i].correlation, (uint32_t)i};
+    /* glibc's qsort is a stable merge sort: equal ids keep start order */
+    qsort(l->table, l->n, sizeof *l->table, cmp_corr);
+    return 0;
+}
+
+/* Index of the API, or -1 (c == 0: no correlation). */
+static int64_t api_of_corr(const corr_lookup *l, uint32_t c)
+{
+    if (!c)
+        return -1;
+    size_t lo = 0, hi = l->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t[mid].correlation < c)
+        uint32_t key = l->table ? l->table[mid].correlation : l->apis[mid].correlation;
+        if (key < c)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && t[lo].correlation == c ? &t[lo] : NULL;
+    if (lo == l->n)
+        return -1;
+    if (l->table)
+        return l->table[lo].correlation == c ? (int64_t)l->table[lo].api : -1;
+    return l->apis[lo].correlation == c ? (int64_t)lo : -1;
 }
 
 /* The collective CPU op on thread tid that contains time t: the innermost
@@ -543,34 +582,32 @@ static int build_nccl(builder *b)
 {
     tsa_rank *r = b->r;
     size_t n_api = r->n_apis;
-    corr_entry *corr = malloc((n_api ? n_api : 1) * sizeof *corr);
-    if (!corr)
+    corr_lookup corr;
+    if (corr_lookup_init(&corr, r))
         return -1;
-    for (size_t i = 0; i < n_api; i++)
-        corr[i] = (corr_entry){r->apis[i].correlation, (uint32_t)i};
-    sort_(corr, n_api, sizeof *corr, cmp_corr);
 
-    /* Only APIs that launched recorded GPU work stay, as in tscope dumps. */
-    char *used = calloc(n_api ? n_api : 1, 1);
+    /* Only APIs that launched recorded GPU work stay, as in tscope dumps;
+     * one bit each says which. */
+    uint64_t *used = calloc(n_api / 64 + 1, sizeof *used);
     if (!used) {
-        free(corr);
+        free(corr.table);
         return -1;
     }
+#define MARK_USED(i) (used[(i) / 64] |= UINT64_C(1) << ((i) % 64))
     for (size_t i = 0; i < r->n_kernels; i++) {
         tsa_kernel *k = &r->kernels[i];
-        const corr_entry *e = k->correlation ? find_corr(corr, n_api, k->correlation) : NULL;
-        if (e) {
-            k->launch_tid = r->apis[e->api].tid;
-            used[e->api] = 1;
+        int64_t a = api_of_corr(&corr, k->correlation);
+        if (a >= 0) {
+            k->launch_tid = r->apis[a].tid;
+            MARK_USED((size_t)a);
         }
     }
     for (size_t i = 0; i < r->n_copies; i++) {
-        const corr_entry *e = r->copies[i].correlation
-                                  ? find_corr(corr, n_api, r->copies[i].correlation)
-                                  : NULL;
-        if (e)
-            used[e->api] = 1;
+        int64_t a = api_of_corr(&corr, r->copies[i].correlation);
+        if (a >= 0)
+            MARK_USED((size_t)a);
     }
+#undef MARK_USED
 
     seq_counter *counters = NULL;
     size_t n_counters = 0, cap_counters = 0;
@@ -591,10 +628,10 @@ static int build_nccl(builder *b)
         op.dtype = TSC_DT_NONE;
         op.kernel = (int32_t)i;
         op.op = (uint8_t)kineto_nccl_op_from_kernel(r->strings[k->name]);
-        const corr_entry *e = k->correlation ? find_corr(corr, n_api, k->correlation) : NULL;
+        int64_t launch = api_of_corr(&corr, k->correlation);
         const comm_hint *h = NULL;
-        if (e) {
-            const tsa_api *a = &r->apis[e->api];
+        if (launch >= 0) {
+            const tsa_api *a = &r->apis[launch];
             op.start_ns = a->start_ns;
             op.end_ns = a->end_ns;
             op.tid = a->tid;
@@ -654,12 +691,12 @@ static int build_nccl(builder *b)
             rc = -1;
     }
     free(counters);
-    free(corr);
+    free(corr.table);
 
     if (!rc) {
         size_t keep = 0;
         for (size_t i = 0; i < n_api; i++)
-            if (used[i])
+            if (used[i / 64] >> (i % 64) & 1)
                 r->apis[keep++] = r->apis[i];
         r->n_apis = keep;
         /* Host order for the ops; then re-point kernels at them. */
