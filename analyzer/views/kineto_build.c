@@ -54,6 +54,11 @@ typedef struct builder {
     comm_hint *khints;
     uint32_t *khint_corr;
     size_t n_khints, cap_khints, cap_khint_corr;
+    /* The last runtime API name and its sync_kind: a trace repeats a few
+     * names (cudaLaunchKernel) and sync_kind runs five strstr. */
+    char api_name[64];
+    size_t api_name_len;    /* 0: none yet */
+    int api_kind;
     int failed;
 } builder;
 
@@ -257,11 +262,25 @@ static int sync_kind(const char *n)
     return -1;
 }
 
+static int cached_sync_kind(builder *b, const kineto_text *name)
+{
+    const char *n = name->s ? name->s : "";
+    size_t len = name->s ? name->len : 0;
+    if (b->api_name_len == len + 1 && !memcmp(b->api_name, n, len))
+        return b->api_kind;
+    b->api_kind = sync_kind(n);
+    if (len < sizeof b->api_name) {
+        memcpy(b->api_name, n, len);
+        b->api_name_len = len + 1;
+    } else
+        b->api_name_len = 0;
+    return b->api_kind;
+}
+
 static int add_api(builder *b, const kineto_event *ev)
 {
-    const char *n = ev->name.s ? ev->name.s : "";
     int64_t end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
-    int kind = sync_kind(n);
+    int kind = cached_sync_kind(b, &ev->name);
     if (kind >= 0) {
         tsa_sync s = {ev->ts_ns, end, (uint32_t)ev->tid,
                       (uint32_t)(ev->has_stream ? ev->stream : 0), (uint8_t)kind};
@@ -485,6 +504,7 @@ typedef struct corr_lookup {
     const tsa_api *apis;
     size_t n;
     corr_entry *table;      /* NULL: apis are in correlation order */
+    size_t next;            /* after the last one found: kernels come in launch order */
 } corr_lookup;
 
 static int corr_lookup_init(corr_lookup *l, const tsa_rank *r)
@@ -492,6 +512,7 @@ static int corr_lookup_init(corr_lookup *l, const tsa_rank *r)
     l->apis = r->apis;
     l->n = r->n_apis;
     l->table = NULL;
+    l->next = 0;
     size_t i = 1;
     while (i < l->n && r->apis[i - 1].correlation <= r->apis[i].correlation)
         i++;
@@ -506,25 +527,33 @@ static int corr_lookup_init(corr_lookup *l, const tsa_rank *r)
     return 0;
 }
 
+static uint32_t corr_key(const corr_lookup *l, size_t i)
+{
+    return l->table ? l->table[i].correlation : l->apis[i].correlation;
+}
+
 /* Index of the API, or -1 (c == 0: no correlation). */
-static int64_t api_of_corr(const corr_lookup *l, uint32_t c)
+static int64_t api_of_corr(corr_lookup *l, uint32_t c)
 {
     if (!c)
         return -1;
-    size_t lo = 0, hi = l->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t key = l->table ? l->table[mid].correlation : l->apis[mid].correlation;
-        if (key < c)
-            lo = mid + 1;
-        else
-            hi = mid;
+    size_t lo = l->next;
+    /* The one after the last found is the usual answer; else bisect. */
+    if (!(lo < l->n && corr_key(l, lo) == c && (lo == 0 || corr_key(l, lo - 1) < c))) {
+        size_t hi = l->n;
+        lo = 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (corr_key(l, mid) < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == l->n || corr_key(l, lo) != c)
+            return -1;
     }
-    if (lo == l->n)
-        return -1;
-    if (l->table)
-        return l->table[lo].correlation == c ? (int64_t)l->table[lo].api : -1;
-    return l->apis[lo].correlation == c ? (int64_t)lo : -1;
+    l->next = lo + 1;
+    return l->table ? (int64_t)l->table[lo].api : (int64_t)lo;
 }
 
 /* The collective CPU op on thread tid that contains time t: the innermost
