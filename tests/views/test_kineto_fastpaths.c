@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +293,88 @@ static void test_kernel_record_size(void **state)
         assert_int_equal(sizeof(tsa_kernel), 80);
 }
 
+/* Microseconds text -> ns as the parser read it before it stopped copying
+ * the text and searching it with strpbrk: through a NUL-terminated copy. */
+static int reference_us_to_ns(const char *text, size_t len, int64_t *ns)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (strpbrk(buf, "eE")) {
+        char *end;
+        errno = 0;
+        double us = strtod(buf, &end);
+        if (*end || errno || !(us > -9.2e15 && us < 9.2e15))
+            return -1;
+        double v = us * 1000.0;
+        if (!(v > -(double)TSA_KINETO_MAX_NS && v < (double)TSA_KINETO_MAX_NS))
+            return -1;
+        *ns = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+        return 0;
+    }
+    const char *p = buf;
+    int neg = 0;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if (!(*p >= '0' && *p <= '9'))
+        return -1;
+    int64_t whole = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (whole > (INT64_MAX / 1000 - 9) / 10)
+            return -1;
+        whole = whole * 10 + (*p - '0');
+    }
+    int64_t frac = 0;
+    int digits = 0, round_up = 0;
+    if (*p == '.') {
+        p++;
+        for (; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (digits < 3)
+                frac = frac * 10 + (*p - '0');
+            else if (digits == 3)
+                round_up = *p >= '5';
+        }
+    }
+    if (*p)
+        return -1;
+    for (int d = digits; d < 3; d++)
+        frac *= 10;
+    int64_t v = whole * 1000 + frac + round_up;
+    if (v > TSA_KINETO_MAX_NS)
+        return -1;
+    *ns = neg ? -v : v;
+    return 0;
+}
+
+static void test_us_to_ns_as_before(void **state)
+{
+    (void)state;
+    /* Texts with a NUL inside end there (string values may hold one). */
+    static const struct {
+        const char *text;
+        size_t len;
+    } cases[] = {
+        {"1.5", 3}, {"-0", 2}, {"+7", 2}, {"-", 1}, {"+", 1}, {".5", 2}, {"5.", 2},
+        {"5.1239", 6}, {"5.1235", 6}, {"00012.000", 9}, {"1e3", 3}, {"1E", 2}, {"e5", 2},
+        {"12\0" "e5", 5}, {"12\0" "xyz", 6}, {"\0" "12", 3}, {"1.5\0", 4}, {"3 ", 2},
+        {" 3", 2}, {"1,5", 3}, {"2305843009213693.952", 20}, {"2305843009213693.951", 20},
+        {"-2305843009213693.952", 21}, {"922337203685477", 15}, {"9223372036854775807", 19},
+        {"1234567890123456789012345678901234567890123456789012345678901.5", 63},
+        {"1234567890123456789012345678901234567890123456789012345678901.50", 64},
+        {"1.5e-3", 6}, {"-4.0000005E2", 12}, {"1e400", 5}, {"1e-400", 6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t want = -7, got = -7;
+        int want_rc = reference_us_to_ns(cases[i].text, cases[i].len, &want);
+        int rc = kineto_us_to_ns(cases[i].text, cases[i].len, &got);
+        if (rc != want_rc || got != want)
+            fail_msg("case %zu: rc %d ns %" PRId64 ", before rc %d ns %" PRId64, i, rc, got,
+                     want_rc, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_categories_and_order),
         cmocka_unit_test(test_launch_lookup_in_and_out_of_order),
         cmocka_unit_test(test_kernel_record_size),
+        cmocka_unit_test(test_us_to_ns_as_before),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
