@@ -233,6 +233,15 @@ static inline int lex_string(fast *f, const unsigned char **s, size_t *n, int *g
     return MORE;
 }
 
+/* lex_string, reading more when the token runs past the buffer (then
+ * *got is 0 and the caller lexes it again). */
+static int next_string(fast *f, const unsigned char **s, size_t *n, int *got)
+{
+    if (lex_string(f, s, n, got))
+        return GIVE_UP;
+    return !*got && refill(f, f->pos) ? GIVE_UP : MORE;
+}
+
 static int is_digit(unsigned char c)
 {
     return c >= '0' && c <= '9';
@@ -344,13 +353,10 @@ static int run(fast *f)
                 const unsigned char *s;
                 size_t n;
                 int got;
-                if (lex_string(f, &s, &n, &got))
+                if (next_string(f, &s, &n, &got))
                     return GIVE_UP;
-                if (!got) {
-                    if (refill(f, f->pos))
-                        return GIVE_UP;
+                if (!got)
                     continue;
-                }
                 if (!k->scalar(f->ctx, NULL, 0, s, n))
                     return GIVE_UP;
             } else if (c == '-' || is_digit(c)) {
@@ -390,13 +396,10 @@ static int run(fast *f)
                 const unsigned char *s;
                 size_t n;
                 int got;
-                if (lex_string(f, &s, &n, &got))
+                if (next_string(f, &s, &n, &got))
                     return GIVE_UP;
-                if (!got) {
-                    if (refill(f, f->pos))
-                        return GIVE_UP;
+                if (!got)
                     continue;
-                }
                 if (!k->key(f->ctx, s, n, got == 2))
                     return GIVE_UP;
             }
