@@ -103,9 +103,11 @@ typedef struct tsa_kernel {
     uint32_t correlation;
     uint32_t launch_tid;        /* host thread that launched it, 0 unknown */
     uint32_t grid[3], block[3];
-    uint64_t graph_id;
+    /* The two bytes sit in what was padding before graph_id: 80 bytes a
+     * kernel instead of 88 (the largest record of a torch.profiler trace). */
     uint8_t category;           /* tsa_kcat */
     uint8_t phase;              /* tsa_phase, filled by the phase pass */
+    uint64_t graph_id;
     int32_t nccl;               /* index into nccl of the call it belongs to, or -1 */
     int32_t gemm;               /* index into gemms, or -1 */
 } tsa_kernel;

@@ -57,6 +57,11 @@ typedef struct builder {
     size_t n_khints, cap_khints, cap_khint_corr;
     /* Last caching-allocator total written per CUDA device (+1, 0 none). */
     uint64_t mem_last[KINETO_MEM_DEVICES];
+    /* The last runtime API name and its sync_kind: a trace repeats a few
+     * names (cudaLaunchKernel) and sync_kind runs five strstr. */
+    char api_name[64];
+    size_t api_name_len;    /* 0: none yet */
+    int api_kind;
     int failed;
 } builder;
 
@@ -260,11 +265,25 @@ static int sync_kind(const char *n)
     return -1;
 }
 
+static int cached_sync_kind(builder *b, const kineto_text *name)
+{
+    const char *n = name->s ? name->s : "";
+    size_t len = name->s ? name->len : 0;
+    if (b->api_name_len == len + 1 && !memcmp(b->api_name, n, len))
+        return b->api_kind;
+    b->api_kind = sync_kind(n);
+    if (len < sizeof b->api_name) {
+        memcpy(b->api_name, n, len);
+        b->api_name_len = len + 1;
+    } else
+        b->api_name_len = 0;
+    return b->api_kind;
+}
+
 static int add_api(builder *b, const kineto_event *ev)
 {
-    const char *n = ev->name.s ? ev->name.s : "";
     int64_t end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
-    int kind = sync_kind(n);
+    int kind = cached_sync_kind(b, &ev->name);
     if (kind >= 0) {
         tsa_sync s = {ev->ts_ns, end, (uint32_t)ev->tid,
                       (uint32_t)(ev->has_stream ? ev->stream : 0), (uint8_t)kind};
@@ -504,17 +523,66 @@ static int cmp_corr(const void *pa, const void *pb)
     return (a->correlation > b->correlation) - (a->correlation < b->correlation);
 }
 
-static const corr_entry *find_corr(const corr_entry *t, size_t n, uint32_t c)
+/* Which API record launched correlation id c: the first of the APIs (in
+ * their start order) with that id.  When the APIs are already in
+ * correlation order (Kineto numbers launches as they happen, so usually
+ * they are) the search runs on them directly; else on a table of
+ * (id, index) pairs sorted by id.  The table was 8 bytes per API at the
+ * peak of the load; most traces no longer need it. */
+typedef struct corr_lookup {
+    const tsa_api *apis;
+    size_t n;
+    corr_entry *table;      /* NULL: apis are in correlation order */
+    size_t next;            /* after the last one found: kernels come in launch order */
+} corr_lookup;
+
+static int corr_lookup_init(corr_lookup *l, const tsa_rank *r)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid].correlation < c)
-            lo = mid + 1;
-        else
-            hi = mid;
+    l->apis = r->apis;
+    l->n = r->n_apis;
+    l->table = NULL;
+    l->next = 0;
+    size_t i = 1;
+    while (i < l->n && r->apis[i - 1].correlation <= r->apis[i].correlation)
+        i++;
+    if (i >= l->n)
+        return 0;
+    if (!(l->table = malloc(l->n * sizeof *l->table)))
+        return -1;
+    for (i = 0; i < l->n; i++)
+        l->table[i] = (corr_entry){r->apis[i].correlation, (uint32_t)i};
+    /* glibc's qsort is a stable merge sort: equal ids keep start order */
+    qsort(l->table, l->n, sizeof *l->table, cmp_corr);
+    return 0;
+}
+
+static uint32_t corr_key(const corr_lookup *l, size_t i)
+{
+    return l->table ? l->table[i].correlation : l->apis[i].correlation;
+}
+
+/* Index of the API, or -1 (c == 0: no correlation). */
+static int64_t api_of_corr(corr_lookup *l, uint32_t c)
+{
+    if (!c)
+        return -1;
+    size_t lo = l->next;
+    /* The one after the last found is the usual answer; else bisect. */
+    if (!(lo < l->n && corr_key(l, lo) == c && (lo == 0 || corr_key(l, lo - 1) < c))) {
+        size_t hi = l->n;
+        lo = 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (corr_key(l, mid) < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == l->n || corr_key(l, lo) != c)
+            return -1;
     }
-    return lo < n && t[lo].correlation == c ? &t[lo] : NULL;
+    l->next = lo + 1;
+    return l->table ? (int64_t)l->table[lo].api : (int64_t)lo;
 }
 
 /* The collective CPU op on thread tid that contains time t: the innermost
@@ -572,34 +640,32 @@ static int build_nccl(builder *b)
 {
     tsa_rank *r = b->r;
     size_t n_api = r->n_apis;
-    corr_entry *corr = malloc((n_api ? n_api : 1) * sizeof *corr);
-    if (!corr)
+    corr_lookup corr;
+    if (corr_lookup_init(&corr, r))
         return -1;
-    for (size_t i = 0; i < n_api; i++)
-        corr[i] = (corr_entry){r->apis[i].correlation, (uint32_t)i};
-    sort_(corr, n_api, sizeof *corr, cmp_corr);
 
-    /* Only APIs that launched recorded GPU work stay, as in tscope dumps. */
-    char *used = calloc(n_api ? n_api : 1, 1);
+    /* Only APIs that launched recorded GPU work stay, as in tscope dumps;
+     * one bit each says which. */
+    uint64_t *used = calloc(n_api / 64 + 1, sizeof *used);
     if (!used) {
-        free(corr);
+        free(corr.table);
         return -1;
     }
+#define MARK_USED(i) (used[(i) / 64] |= UINT64_C(1) << ((i) % 64))
     for (size_t i = 0; i < r->n_kernels; i++) {
         tsa_kernel *k = &r->kernels[i];
-        const corr_entry *e = k->correlation ? find_corr(corr, n_api, k->correlation) : NULL;
-        if (e) {
-            k->launch_tid = r->apis[e->api].tid;
-            used[e->api] = 1;
+        int64_t a = api_of_corr(&corr, k->correlation);
+        if (a >= 0) {
+            k->launch_tid = r->apis[a].tid;
+            MARK_USED((size_t)a);
         }
     }
     for (size_t i = 0; i < r->n_copies; i++) {
-        const corr_entry *e = r->copies[i].correlation
-                                  ? find_corr(corr, n_api, r->copies[i].correlation)
-                                  : NULL;
-        if (e)
-            used[e->api] = 1;
+        int64_t a = api_of_corr(&corr, r->copies[i].correlation);
+        if (a >= 0)
+            MARK_USED((size_t)a);
     }
+#undef MARK_USED
 
     seq_counter *counters = NULL;
     size_t n_counters = 0, cap_counters = 0;
@@ -620,10 +686,10 @@ static int build_nccl(builder *b)
         op.dtype = TSC_DT_NONE;
         op.kernel = (int32_t)i;
         op.op = (uint8_t)kineto_nccl_op_from_kernel(r->strings[k->name]);
-        const corr_entry *e = k->correlation ? find_corr(corr, n_api, k->correlation) : NULL;
+        int64_t launch = api_of_corr(&corr, k->correlation);
         const comm_hint *h = NULL;
-        if (e) {
-            const tsa_api *a = &r->apis[e->api];
+        if (launch >= 0) {
+            const tsa_api *a = &r->apis[launch];
             op.start_ns = a->start_ns;
             op.end_ns = a->end_ns;
             op.tid = a->tid;
@@ -683,12 +749,12 @@ static int build_nccl(builder *b)
             rc = -1;
     }
     free(counters);
-    free(corr);
+    free(corr.table);
 
     if (!rc) {
         size_t keep = 0;
         for (size_t i = 0; i < n_api; i++)
-            if (used[i])
+            if (used[i / 64] >> (i % 64) & 1)
                 r->apis[keep++] = r->apis[i];
         r->n_apis = keep;
         /* Host order for the ops; then re-point kernels at them. */

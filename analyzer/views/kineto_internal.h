@@ -71,6 +71,28 @@ int kineto_parse_buffer(const char *buf, size_t len, kineto_event_fn fn, void *c
                         kineto_header *hdr, tsa_kineto_stats *stats,
                         char *err, size_t errlen);
 
+/* The JSON events a parse hands to kineto_parse.c's handlers; each returns
+ * 1 to go on, 0 to stop.  A scalar is a number as text (num) or a string
+ * (str), or neither for null, true and false.  A key can hold a NUL only
+ * when it was escaped (\u0000). */
+typedef struct kineto_json_sink {
+    int (*scalar)(void *ctx, const char *num, size_t num_len, const unsigned char *str,
+                  size_t str_len);
+    int (*key)(void *ctx, const unsigned char *key, size_t len, int escaped);
+    int (*open)(void *ctx, int is_map);
+    int (*close)(void *ctx);
+} kineto_json_sink;
+
+/* Reads up to cap bytes of input: how many, 0 at its end, -1 on error. */
+typedef long (*kineto_read_fn)(void *src, unsigned char *buf, size_t cap);
+
+/* The strict fast reader (kineto_fastjson.c): 0 when the whole input was a
+ * well-formed document, all handed to sink; 1 when it gave up (malformed
+ * or unusual JSON, a bound, a read error, a handler that stopped): the
+ * caller must parse the input again from its start.  *bytes: input read. */
+int kineto_fast_json(kineto_read_fn read, void *src, const kineto_json_sink *sink, void *ctx,
+                     uint64_t max_bytes, uint64_t max_token, uint64_t *bytes);
+
 /* Largest |ts| or |dur| accepted, in ns (about 73 years).  With the base
  * time kept below twice this, ts + dur + base stays below 2^63. */
 #define TSA_KINETO_MAX_NS (INT64_C(1) << 61)

@@ -1,7 +1,10 @@
-/* Streaming parser of torch.profiler (Kineto) Chrome traces.  yajl calls
- * back for each token; a small stack of contexts says where in the document
- * the token is, so the parser keeps one event at a time and never the tree.
- * Only the keys tscope uses are read; everything else is skipped. */
+/* Streaming parser of torch.profiler (Kineto) Chrome traces.  A JSON
+ * reader calls back for each token; a small stack of contexts says where in
+ * the document the token is, so the parser keeps one event at a time and
+ * never the tree.  Only the keys tscope uses are read; everything else is
+ * skipped.  The reader is the strict fast one (kineto_fastjson.c) first;
+ * when it gives up, yajl reads the input again from the start and decides
+ * on errors, cuts and their messages. */
 #include "kineto_internal.h"
 
 #include <errno.h>
@@ -49,6 +52,7 @@ typedef struct parser {
     int oom;
     uint64_t max_events;   /* 0: no bound (kineto.h limits) */
     int over_events;       /* stopped at max_events */
+    uint64_t sent;         /* events handed to fn: a second pass skips them */
 } parser;
 
 /* ------------------------------------------------------------ helpers */
@@ -107,13 +111,19 @@ static void event_reset(kineto_event *ev)
 
 int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
 {
-    char buf[64];
-    if (len == 0 || len >= sizeof buf)
+    if (len == 0 || len >= 64)
         return -1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    if (strpbrk(buf, "eE")) {
+    /* The text ends at a NUL (a string value may hold one), as the
+     * NUL-terminated copy this once worked on did. */
+    size_t n = 0;
+    int exponent = 0;
+    for (; n < len && text[n]; n++)
+        exponent |= text[n] == 'e' || text[n] == 'E';
+    if (exponent) {
         /* Exponent form is rare (tools that print doubles): use a double. */
+        char buf[64];
+        memcpy(buf, text, n);
+        buf[n] = '\0';
         char *end;
         errno = 0;
         double us = strtod(buf, &end);
@@ -125,30 +135,30 @@ int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
         *ns = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
         return 0;
     }
-    const char *p = buf;
+    const char *p = text, *end = text + n;
     int neg = 0;
-    if (*p == '-' || *p == '+')
+    if (p < end && (*p == '-' || *p == '+'))
         neg = *p++ == '-';
-    if (!(*p >= '0' && *p <= '9'))
+    if (!(p < end && *p >= '0' && *p <= '9'))
         return -1;
     int64_t whole = 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
         if (whole > (INT64_MAX / 1000 - 9) / 10)
             return -1;
         whole = whole * 10 + (*p - '0');
     }
     int64_t frac = 0;
     int digits = 0, round_up = 0;
-    if (*p == '.') {
+    if (p < end && *p == '.') {
         p++;
-        for (; *p >= '0' && *p <= '9'; p++, digits++) {
+        for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
             if (digits < 3)
                 frac = frac * 10 + (*p - '0');
             else if (digits == 3)
                 round_up = *p >= '5';
         }
     }
-    if (*p)
+    if (p != end)
         return -1;
     for (int d = digits; d < 3; d++)
         frac *= 10;
@@ -278,40 +288,41 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         }
         break;
     case CTX_ARGS: {
-        int have = (num && !number_to_i64(num, numlen, &v)) ||
-                   (str && !string_to_i64(str, strlen_, &v));
+        /* An integer value, read only for the keys that take one (most
+         * args of a real trace are keys tscope skips). */
+#define HAVE ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
         if (key_is(f, "correlation")) {
-            if (have)
+            if (HAVE)
                 ev->correlation = v, ev->has_correlation = true;
         } else if (key_is(f, "stream")) {
-            if (have)
+            if (HAVE)
                 ev->stream = v, ev->has_stream = true;
         } else if (key_is(f, "device")) {
-            if (have)
+            if (HAVE)
                 ev->device = v, ev->has_device = true;
         } else if (key_is(f, "In msg nelems")) {
-            if (have)
+            if (HAVE)
                 ev->in_nelems = v, ev->has_in_nelems = true;
         } else if (key_is(f, "Out msg nelems")) {
-            if (have)
+            if (HAVE)
                 ev->out_nelems = v, ev->has_out_nelems = true;
         } else if (key_is(f, "Group size")) {
-            if (have)
+            if (HAVE)
                 ev->group_size = v, ev->has_group_size = true;
         } else if (key_is(f, "Seq") || key_is(f, "seq")) {
-            if (have)
+            if (HAVE)
                 ev->seq = v, ev->has_seq = true;
         } else if (key_is(f, "bytes")) {
-            if (have)
+            if (HAVE)
                 ev->bytes = v, ev->has_bytes = true;
         } else if (key_is(f, "Device Type")) {
-            if (have)
+            if (HAVE)
                 ev->mem_device_type = v, ev->has_mem_device_type = true;
         } else if (key_is(f, "Device Id")) {
-            if (have)
+            if (HAVE)
                 ev->mem_device_id = v;
         } else if (key_is(f, "Total Reserved")) {
-            if (have)
+            if (HAVE)
                 ev->mem_total_reserved = v, ev->has_mem_total_reserved = true;
         } else if (str && key_is(f, "Collective name")) {
             copy_small(ev->coll_name, sizeof ev->coll_name, str, strlen_);
@@ -330,6 +341,7 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
                 return p->oom = 1, 0;
         }
         break;
+#undef HAVE
     }
     case CTX_ARGS_ARRAY:
         if (num && f->index < 3 && !number_to_i64(num, numlen, &v) && v >= 0 && v <= UINT32_MAX) {
@@ -440,9 +452,12 @@ static int close_container(parser *p)
             return 0;
         }
         p->stats->events++;
-        if (p->fn(p->fn_ctx, &p->ev)) {
-            p->callback_failed = 1;
-            return 0;
+        if (p->stats->events > p->sent) {
+            if (p->fn(p->fn_ctx, &p->ev)) {
+                p->callback_failed = 1;
+                return 0;
+            }
+            p->sent = p->stats->events;
         }
     }
     /* The closed container was one element of an enclosing array. */
@@ -459,7 +474,7 @@ static int cb_end_map(void *ctx) { return close_container(ctx); }
 static int cb_start_array(void *ctx) { return open_container(ctx, 0); }
 static int cb_end_array(void *ctx) { return close_container(ctx); }
 
-static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
+static int map_key(void *ctx, const unsigned char *key, size_t len, int escaped)
 {
     parser *p = ctx;
     if (p->skip_depth || p->depth == 0)
@@ -472,7 +487,7 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
         f->key[len] = '\0';
         /* A key with a NUL inside (\u0000) is the text before it, as the
          * NUL-terminated comparison always read it. */
-        f->key_len = memchr(key, '\0', len) ? strlen(f->key) : len;
+        f->key_len = escaped && memchr(key, '\0', len) ? strlen(f->key) : len;
     } else {
         f->key[0] = '\0';
         f->key_len = 0;
@@ -480,10 +495,24 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
     return 1;
 }
 
+static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
+{
+    return map_key(ctx, key, len, 1);
+}
+
 static const yajl_callbacks callbacks = {
     cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
     cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
 };
+
+static int sink_scalar(void *ctx, const char *num, size_t num_len, const unsigned char *str,
+                       size_t str_len)
+{
+    return on_scalar(ctx, num, num_len, str, str_len);
+}
+static int sink_open(void *ctx, int is_map) { return open_container(ctx, is_map); }
+
+static const kineto_json_sink sink = {sink_scalar, map_key, sink_open, cb_end_map};
 
 /* ------------------------------------------------------------- driving */
 
@@ -493,8 +522,9 @@ typedef struct source {
     size_t mem_len, mem_pos;
 } source;
 
-static long source_read(source *s, unsigned char *buf, size_t cap)
+static long source_read(void *src, unsigned char *buf, size_t cap)
 {
+    source *s = src;
     if (s->gz) {
         int n = gzread(s->gz, buf, (unsigned)cap);
         return n;
@@ -505,6 +535,13 @@ static long source_read(source *s, unsigned char *buf, size_t cap)
     memcpy(buf, s->mem + s->mem_pos, n);
     s->mem_pos += n;
     return (long)n;
+}
+
+/* Back to the first byte; 0, or -1 when the file cannot be read again. */
+static int source_rewind(source *s)
+{
+    s->mem_pos = 0;
+    return s->gz && gzrewind(s->gz) ? -1 : 0;
 }
 
 /* Lexical state carried from read to read, only to measure the token
@@ -579,6 +616,25 @@ static void yajl_message(yajl_handle h, const unsigned char *chunk, size_t len,
         *nl = '\0';
 }
 
+/* A parser at the start of the input; the event's text buffers and the
+ * count of events already handed over are kept from an earlier pass. */
+static void parser_start(parser *p, kineto_header *hdr, tsa_kineto_stats *stats,
+                         kineto_event_fn fn, void *ctx, uint64_t max_events)
+{
+    kineto_event ev = p->ev;
+    uint64_t sent = p->sent;
+    memset(p, 0, sizeof *p);
+    p->ev = ev;
+    p->sent = sent;
+    p->hdr = hdr;
+    p->stats = stats;
+    p->fn = fn;
+    p->fn_ctx = ctx;
+    p->max_events = max_events;
+    memset(stats, 0, sizeof *stats);
+    memset(hdr, 0, sizeof *hdr);
+}
+
 static int parse_source(source *src, const char *label, kineto_event_fn fn, void *ctx,
                         kineto_header *hdr, tsa_kineto_stats *stats, char *err, size_t errlen)
 {
@@ -595,16 +651,27 @@ static int parse_source(source *src, const char *label, kineto_event_fn fn, void
         snprintf(err, errlen, "%s: out of memory", label);
         return -1;
     }
-    p->hdr = hdr;
-    p->stats = stats;
-    p->fn = fn;
-    p->fn_ctx = ctx;
     tsa_kineto_limits lim;
     tsa_kineto_get_limits(&lim);
-    p->max_events = lim.max_events;
-    token_watch watch = {0};
-    yajl_handle h = yajl_alloc(&callbacks, NULL, p);
+    parser_start(p, hdr, stats, fn, ctx, lim.max_events);
+    uint64_t fast_bytes;
+    yajl_handle h = NULL;
     int rc = -1;
+    if (!kineto_fast_json(source_read, src, &sink, p, lim.max_bytes, lim.max_token,
+                          &fast_bytes)) {
+        stats->bytes = fast_bytes;
+        rc = 0;
+        goto out;
+    }
+    /* The fast reader gave up: yajl reads it all again, and the builder
+     * gets only the events it does not have yet. */
+    parser_start(p, hdr, stats, fn, ctx, lim.max_events);
+    if (source_rewind(src)) {
+        snprintf(err, errlen, "%s: read error: cannot read the file again", label);
+        goto out;
+    }
+    token_watch watch = {0};
+    h = yajl_alloc(&callbacks, NULL, p);
     if (!h) {
         snprintf(err, errlen, "%s: out of memory", label);
         goto out;
@@ -691,7 +758,8 @@ int kineto_parse_file(const char *path, kineto_event_fn fn, void *ctx,
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));
         return -1;
     }
-    gzbuffer(src.gz, READ_CHUNK);
+    /* Reads of twice zlib's buffer or more go straight into ours. */
+    gzbuffer(src.gz, READ_CHUNK / 4);
     int rc = parse_source(&src, path, fn, ctx, hdr, stats, err, errlen);
     gzclose(src.gz);
     return rc;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,12 +214,176 @@ static void test_categories_and_order(void **state)
     free(dir);
 }
 
+/* Loads a trace of launches (cuda_runtime) and kernels given as
+ * {tid, ts, correlation} for the APIs and {ts, correlation} for kernels. */
+static void load_launches(const int (*apis)[3], size_t n_apis, const int (*kernels)[2],
+                          size_t n_kernels, tsa_rank *r)
+{
+    char *dir = tu_tempdir("kcorr");
+    assert_non_null(dir);
+    char *path;
+    assert_true(asprintf(&path, "%s/t.json", dir) > 0);
+    char doc[8192] = "{\"traceEvents\": [";
+    for (size_t i = 0; i < n_apis + n_kernels; i++) {
+        char ev[256];
+        if (i < n_apis)
+            snprintf(ev, sizeof ev, "%s{\"ph\": \"X\", \"cat\": \"cuda_runtime\", "
+                     "\"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": %d, \"ts\": %d, "
+                     "\"dur\": 1, \"args\": {\"correlation\": %d}}", i ? ", " : "",
+                     apis[i][0], apis[i][1], apis[i][2]);
+        else
+            snprintf(ev, sizeof ev, ", {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                     "\"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 1, "
+                     "\"args\": {\"correlation\": %d}}",
+                     kernels[i - n_apis][0], kernels[i - n_apis][1]);
+        strcat(doc, ev);
+    }
+    strcat(doc, "]}");
+    assert_int_equal(tu_write_file(path, doc, strlen(doc)), 0);
+    char err[256];
+    assert_int_equal(tsa_kineto_load_file(path, r, NULL, err, sizeof err), 0);
+    unlink(path);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A kernel's launch is the first API (in start order) with its correlation
+ * id, whether the APIs come in correlation order (searched in place) or not
+ * (searched through a sorted table); APIs that launched nothing go. */
+static void test_launch_lookup_in_and_out_of_order(void **state)
+{
+    (void)state;
+    /* In order, with a repeated id (5 twice: tid 11 starts first). */
+    static const int in_order[][3] = {{10, 1, 3}, {11, 2, 5}, {12, 3, 5}, {13, 4, 8}, {14, 5, 9}};
+    static const int kernels[][2] = {{100, 5}, {101, 9}, {102, 4}, {103, 3}};
+    tsa_rank r;
+    load_launches(in_order, 5, kernels, 4, &r);
+    assert_int_equal(r.n_kernels, 4);
+    assert_int_equal(r.kernels[0].launch_tid, 11);
+    assert_int_equal(r.kernels[1].launch_tid, 14);
+    assert_int_equal(r.kernels[2].launch_tid, 0);   /* id 4: no launch */
+    assert_int_equal(r.kernels[3].launch_tid, 10);
+    assert_int_equal(r.n_apis, 3);                  /* ids 3, 5 (tid 11), 9 */
+    assert_int_equal(r.apis[0].tid, 10);
+    assert_int_equal(r.apis[1].tid, 11);
+    assert_int_equal(r.apis[2].tid, 14);
+    tsa_rank_free_contents(&r);
+
+    /* Same launches with ids out of start order. */
+    static const int shuffled[][3] = {{10, 1, 9}, {11, 2, 5}, {12, 3, 3}, {13, 4, 5}, {14, 5, 1}};
+    load_launches(shuffled, 5, kernels, 4, &r);
+    assert_int_equal(r.kernels[0].launch_tid, 11);  /* 5: tid 11 starts before 13 */
+    assert_int_equal(r.kernels[1].launch_tid, 10);
+    assert_int_equal(r.kernels[2].launch_tid, 0);
+    assert_int_equal(r.kernels[3].launch_tid, 12);
+    assert_int_equal(r.n_apis, 3);
+    assert_int_equal(r.apis[0].tid, 10);
+    assert_int_equal(r.apis[1].tid, 11);
+    assert_int_equal(r.apis[2].tid, 12);
+    tsa_rank_free_contents(&r);
+}
+
+/* The kernel record keeps its fields in 80 bytes (88 with the old order):
+ * the bulk of a torch.profiler trace's memory. */
+static void test_kernel_record_size(void **state)
+{
+    (void)state;
+    if (sizeof(void *) == 8)
+        assert_int_equal(sizeof(tsa_kernel), 80);
+}
+
+/* Microseconds text -> ns as the parser read it before it stopped copying
+ * the text and searching it with strpbrk: through a NUL-terminated copy. */
+static int reference_us_to_ns(const char *text, size_t len, int64_t *ns)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (strpbrk(buf, "eE")) {
+        char *end;
+        errno = 0;
+        double us = strtod(buf, &end);
+        if (*end || errno || !(us > -9.2e15 && us < 9.2e15))
+            return -1;
+        double v = us * 1000.0;
+        if (!(v > -(double)TSA_KINETO_MAX_NS && v < (double)TSA_KINETO_MAX_NS))
+            return -1;
+        *ns = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+        return 0;
+    }
+    const char *p = buf;
+    int neg = 0;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if (!(*p >= '0' && *p <= '9'))
+        return -1;
+    int64_t whole = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (whole > (INT64_MAX / 1000 - 9) / 10)
+            return -1;
+        whole = whole * 10 + (*p - '0');
+    }
+    int64_t frac = 0;
+    int digits = 0, round_up = 0;
+    if (*p == '.') {
+        p++;
+        for (; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (digits < 3)
+                frac = frac * 10 + (*p - '0');
+            else if (digits == 3)
+                round_up = *p >= '5';
+        }
+    }
+    if (*p)
+        return -1;
+    for (int d = digits; d < 3; d++)
+        frac *= 10;
+    int64_t v = whole * 1000 + frac + round_up;
+    if (v > TSA_KINETO_MAX_NS)
+        return -1;
+    *ns = neg ? -v : v;
+    return 0;
+}
+
+static void test_us_to_ns_as_before(void **state)
+{
+    (void)state;
+    /* Texts with a NUL inside end there (string values may hold one). */
+    static const struct {
+        const char *text;
+        size_t len;
+    } cases[] = {
+        {"1.5", 3}, {"-0", 2}, {"+7", 2}, {"-", 1}, {"+", 1}, {".5", 2}, {"5.", 2},
+        {"5.1239", 6}, {"5.1235", 6}, {"00012.000", 9}, {"1e3", 3}, {"1E", 2}, {"e5", 2},
+        {"12\0" "e5", 5}, {"12\0" "xyz", 6}, {"\0" "12", 3}, {"1.5\0", 4}, {"3 ", 2},
+        {" 3", 2}, {"1,5", 3}, {"2305843009213693.952", 20}, {"2305843009213693.951", 20},
+        {"-2305843009213693.952", 21}, {"922337203685477", 15}, {"9223372036854775807", 19},
+        {"1234567890123456789012345678901234567890123456789012345678901.5", 63},
+        {"1234567890123456789012345678901234567890123456789012345678901.50", 64},
+        {"1.5e-3", 6}, {"-4.0000005E2", 12}, {"1e400", 5}, {"1e-400", 6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t want = -7, got = -7;
+        int want_rc = reference_us_to_ns(cases[i].text, cases[i].len, &want);
+        int rc = kineto_us_to_ns(cases[i].text, cases[i].len, &got);
+        if (rc != want_rc || got != want)
+            fail_msg("case %zu: rc %d ns %" PRId64 ", before rc %d ns %" PRId64, i, rc, got,
+                     want_rc, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token_cut_matches_bytewise_scan),
         cmocka_unit_test(test_integers_read_as_strtoll_read_them),
         cmocka_unit_test(test_categories_and_order),
+        cmocka_unit_test(test_launch_lookup_in_and_out_of_order),
+        cmocka_unit_test(test_kernel_record_size),
+        cmocka_unit_test(test_us_to_ns_as_before),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

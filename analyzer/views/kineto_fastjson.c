@@ -1,0 +1,456 @@
+/* A strict streaming JSON reader for the usual case, a well-formed trace.
+ * It drives the same handlers as the yajl parse (kineto_parse.c) but lexes
+ * straight out of its read buffer, hands strings without escapes over in
+ * place, and scans string bodies sixteen bytes at a time: yajl's lexer and
+ * its token buffering were a third of the load.
+ *
+ * It accepts only plain RFC 8259 JSON with an object or array at the top.
+ * Anything else (malformed or unusual text, a lone UTF-16 surrogate, a
+ * bound of kineto.h reached, a read error, a handler that stops) makes it
+ * give up, and the caller parses the input again from the start with
+ * yajl, which then gives the same cuts, byte offsets and messages as it
+ * always did.  What was handed over before giving up was well-formed JSON
+ * that yajl hands over in the same order (kineto_parse.c skips the events
+ * already delivered). */
+#include "kineto_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define FAST_READ (256u << 10)   /* bytes asked of each read at least */
+
+typedef enum need {
+    NEED_VALUE,
+    NEED_VALUE_OR_CLOSE,   /* just after '[' */
+    NEED_KEY,
+    NEED_KEY_OR_CLOSE,     /* just after '{' */
+    NEED_COLON,
+    NEED_COMMA_OR_CLOSE,
+    NEED_NOTHING,          /* the top-level value is complete */
+} need;
+
+typedef struct fast {
+    const kineto_json_sink *sink;
+    void *ctx;
+    kineto_read_fn read;
+    void *src;
+    unsigned char *buf;
+    size_t cap, len, pos;      /* buf[0..len) holds input, pos is the next byte */
+    uint64_t before;           /* input bytes before buf[0] */
+    int eof;
+    uint64_t max_bytes, max_token;
+    unsigned char *stack;      /* 'm' (object) or 'a' (array) per open container */
+    size_t depth, cap_stack;
+    unsigned char *text;       /* a string with escapes, decoded */
+    size_t cap_text;
+} fast;
+
+enum { MORE = 0, END = -1, GIVE_UP = -2 };
+
+/* Drop buf[0..from), read more after what is left.  MORE when bytes came,
+ * END at the end of the input, GIVE_UP on a read error or a bound. */
+static int refill(fast *f, size_t from)
+{
+    if (f->eof)
+        return END;
+    size_t keep = f->len - from;
+    memmove(f->buf, f->buf + from, keep);
+    f->before += from;
+    f->pos -= from;
+    f->len = keep;
+    if (f->cap - keep < FAST_READ) {
+        /* One token longer than the buffer: only up to the token bound. */
+        size_t cap = f->cap * 2;
+        if (f->max_token && cap > f->max_token + 4 * (uint64_t)FAST_READ)
+            return GIVE_UP;
+        unsigned char *b = realloc(f->buf, cap);
+        if (!b)
+            return GIVE_UP;
+        f->buf = b;
+        f->cap = cap;
+    }
+    long n = f->read(f->src, f->buf + keep, f->cap - keep);
+    if (n < 0)
+        return GIVE_UP;
+    if (n == 0) {
+        f->eof = 1;
+        return END;
+    }
+    f->len += (size_t)n;
+    if (f->max_bytes && f->before + f->len > f->max_bytes)
+        return GIVE_UP;
+    return MORE;
+}
+
+/* Bytes of b[0..n) before the first '"', '\\' or control character. */
+static size_t plain_run(const unsigned char *b, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x1f);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
+        /* v <= 0x1f unsigned: the minimum of the two is v */
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                                _mm_cmpeq_epi8(v, backslash)), ctl);
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask)
+            return i + (size_t)__builtin_ctz(mask);
+    }
+#endif
+    for (; i < n; i++)
+        if (b[i] == '"' || b[i] == '\\' || b[i] < 0x20)
+            break;
+    return i;
+}
+
+static int hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The 16-bit value of the four hex digits at h, -1 when one is not hex. */
+static long hex4(const unsigned char *h)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int d = hex_value(h[i]);
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Decode the escapes of the string body s[0..n) (checked by lex_string)
+ * into f->text; its length, or -1 (out of memory, or a UTF-16 surrogate,
+ * which yajl decodes in its own ways: left to it). */
+static long decode(fast *f, const unsigned char *s, size_t n)
+{
+    if (n + 1 > f->cap_text) {
+        unsigned char *t = realloc(f->text, n + 1);
+        if (!t)
+            return -1;
+        f->text = t;
+        f->cap_text = n + 1;
+    }
+    unsigned char *o = f->text;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            *o++ = s[i];
+            continue;
+        }
+        unsigned char e = s[++i];
+        switch (e) {
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            long c = hex4(s + i + 1);
+            i += 4;
+            if (c >= 0xD800 && c <= 0xDFFF)
+                return -1;
+            /* UTF-8 is never longer than the six bytes of "\uXXXX" */
+            if (c < 0x80)
+                *o++ = (unsigned char)c;
+            else if (c < 0x800) {
+                *o++ = (unsigned char)(0xC0 | c >> 6);
+                *o++ = (unsigned char)(0x80 | (c & 0x3F));
+            } else {
+                *o++ = (unsigned char)(0xE0 | c >> 12);
+                *o++ = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+                *o++ = (unsigned char)(0x80 | (c & 0x3F));
+            }
+            break;
+        }
+        default: /* '"', '\\', '/' stand for themselves */
+            *o++ = e;
+            break;
+        }
+    }
+    return (long)(o - f->text);
+}
+
+/* The string token at buf[pos] ('"'): its body s[0..*n), decoded when it
+ * has escapes, and pos moved past it; *got is 1 for a plain string, 2 for
+ * one with escapes, 0 when the token is not all in the buffer yet.
+ * GIVE_UP: not a JSON string, or longer than the bound. */
+static inline int lex_string(fast *f, const unsigned char **s, size_t *n, int *got)
+{
+    const unsigned char *b = f->buf + f->pos + 1;
+    size_t avail = f->len - f->pos - 1, i = 0;
+    int escapes = 0;
+    *got = 0;
+    for (;;) {
+        i += plain_run(b + i, avail - i);
+        if (f->max_token && i >= f->max_token)
+            return GIVE_UP;
+        if (i == avail)
+            return MORE;
+        if (b[i] == '"')
+            break;
+        if (b[i] < 0x20)
+            return GIVE_UP;
+        /* a backslash: one of the JSON escapes */
+        if (i + 1 >= avail)
+            return MORE;
+        unsigned char e = b[i + 1];
+        if (e == 'u') {
+            if (i + 6 > avail)
+                return MORE;
+            if (hex4(b + i + 2) < 0)
+                return GIVE_UP;
+            i += 6;
+        } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
+                   e == 'r' || e == 't')
+            i += 2;
+        else
+            return GIVE_UP;
+        escapes = 1;
+    }
+    if (escapes) {
+        long m = decode(f, b, i);
+        if (m < 0)
+            return GIVE_UP;
+        *s = f->text;
+        *n = (size_t)m;
+    } else {
+        *s = b;
+        *n = i;
+    }
+    f->pos += i + 2;
+    *got = 1 + escapes;
+    return MORE;
+}
+
+/* lex_string, reading more when the token runs past the buffer (then
+ * *got is 0 and the caller lexes it again). */
+static int next_string(fast *f, const unsigned char **s, size_t *n, int *got)
+{
+    if (lex_string(f, s, n, got))
+        return GIVE_UP;
+    return !*got && refill(f, f->pos) ? GIVE_UP : MORE;
+}
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The number token at buf[pos]: its length in *n, 0 when the buffer ends
+ * inside it (MORE), GIVE_UP when it is not a JSON number. */
+static int lex_number(fast *f, size_t *n)
+{
+    const unsigned char *b = f->buf + f->pos;
+    size_t avail = f->len - f->pos, i = 0;
+    *n = 0;
+    if (b[i] == '-')
+        i++;
+    if (i == avail)
+        return MORE;
+    if (b[i] == '0')
+        i++;
+    else if (is_digit(b[i]))
+        while (i < avail && is_digit(b[i]))
+            i++;
+    else
+        return GIVE_UP;
+    if (i < avail && b[i] == '.') {
+        size_t d = ++i;
+        while (i < avail && is_digit(b[i]))
+            i++;
+        if (i == avail)
+            return MORE;
+        if (i == d)
+            return GIVE_UP;
+    }
+    if (i < avail && (b[i] == 'e' || b[i] == 'E')) {
+        i++;
+        if (i < avail && (b[i] == '+' || b[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < avail && is_digit(b[i]))
+            i++;
+        if (i == avail)
+            return MORE;
+        if (i == d)
+            return GIVE_UP;
+    }
+    if (i == avail)   /* the number may go on in the next read */
+        return MORE;
+    if (f->max_token && i >= f->max_token)
+        return GIVE_UP;
+    *n = i;
+    return MORE;
+}
+
+static int push(fast *f, unsigned char kind)
+{
+    if (f->depth == f->cap_stack) {
+        size_t cap = f->cap_stack ? f->cap_stack * 2 : 64;
+        unsigned char *s = realloc(f->stack, cap);
+        if (!s)
+            return GIVE_UP;
+        f->stack = s;
+        f->cap_stack = cap;
+    }
+    f->stack[f->depth++] = kind;
+    return MORE;
+}
+
+static need after_value(const fast *f)
+{
+    return f->depth ? NEED_COMMA_OR_CLOSE : NEED_NOTHING;
+}
+
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* The whole document; MORE (all read, well-formed) or GIVE_UP. */
+static int run(fast *f)
+{
+    const kineto_json_sink *k = f->sink;
+    need st = NEED_VALUE;
+    for (;;) {
+        while (f->pos < f->len && is_space(f->buf[f->pos]))
+            f->pos++;
+        if (f->pos == f->len) {
+            int r = refill(f, f->pos);
+            if (r == END)
+                return st == NEED_NOTHING ? MORE : GIVE_UP;
+            if (r == GIVE_UP)
+                return GIVE_UP;
+            continue;
+        }
+        unsigned char c = f->buf[f->pos];
+        switch (st) {
+        case NEED_VALUE:
+        case NEED_VALUE_OR_CLOSE:
+            if (c == '{' || c == '[') {
+                if (push(f, c == '{' ? 'm' : 'a') || !k->open(f->ctx, c == '{'))
+                    return GIVE_UP;
+                f->pos++;
+                st = c == '{' ? NEED_KEY_OR_CLOSE : NEED_VALUE_OR_CLOSE;
+                continue;
+            }
+            if (c == ']' && st == NEED_VALUE_OR_CLOSE)
+                break;   /* an empty array: closed below */
+            if (!f->depth)
+                return GIVE_UP;   /* a bare scalar document: left to yajl */
+            if (c == '"') {
+                const unsigned char *s;
+                size_t n;
+                int got;
+                if (next_string(f, &s, &n, &got))
+                    return GIVE_UP;
+                if (!got)
+                    continue;
+                if (!k->scalar(f->ctx, NULL, 0, s, n))
+                    return GIVE_UP;
+            } else if (c == '-' || is_digit(c)) {
+                size_t n;
+                if (lex_number(f, &n))
+                    return GIVE_UP;
+                if (!n) {
+                    if (refill(f, f->pos))
+                        return GIVE_UP;
+                    continue;
+                }
+                if (!k->scalar(f->ctx, (const char *)f->buf + f->pos, n, NULL, 0))
+                    return GIVE_UP;
+                f->pos += n;
+            } else if (c == 't' || c == 'f' || c == 'n') {
+                const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+                size_t n = strlen(word);
+                if (f->len - f->pos < n) {
+                    if (refill(f, f->pos))
+                        return GIVE_UP;
+                    continue;
+                }
+                if (memcmp(f->buf + f->pos, word, n) || !k->scalar(f->ctx, NULL, 0, NULL, 0))
+                    return GIVE_UP;
+                f->pos += n;
+            } else
+                return GIVE_UP;
+            st = after_value(f);
+            continue;
+        case NEED_KEY:
+        case NEED_KEY_OR_CLOSE:
+            if (c == '}' && st == NEED_KEY_OR_CLOSE)
+                break;   /* an empty object */
+            if (c != '"')
+                return GIVE_UP;
+            {
+                const unsigned char *s;
+                size_t n;
+                int got;
+                if (next_string(f, &s, &n, &got))
+                    return GIVE_UP;
+                if (!got)
+                    continue;
+                if (!k->key(f->ctx, s, n, got == 2))
+                    return GIVE_UP;
+            }
+            st = NEED_COLON;
+            continue;
+        case NEED_COLON:
+            if (c != ':')
+                return GIVE_UP;
+            f->pos++;
+            st = NEED_VALUE;
+            continue;
+        case NEED_COMMA_OR_CLOSE:
+            if (c == ',') {
+                f->pos++;
+                st = f->stack[f->depth - 1] == 'm' ? NEED_KEY : NEED_VALUE;
+                continue;
+            }
+            if (c != (f->stack[f->depth - 1] == 'm' ? '}' : ']'))
+                return GIVE_UP;
+            break;
+        case NEED_NOTHING:
+            return GIVE_UP;   /* more than one value: left to yajl */
+        }
+        /* c closes the innermost container */
+        f->depth--;
+        f->pos++;
+        if (!k->close(f->ctx))
+            return GIVE_UP;
+        st = after_value(f);
+    }
+}
+
+int kineto_fast_json(kineto_read_fn read, void *src, const kineto_json_sink *sink, void *ctx,
+                     uint64_t max_bytes, uint64_t max_token, uint64_t *bytes)
+{
+    fast f;
+    memset(&f, 0, sizeof f);
+    f.sink = sink;
+    f.ctx = ctx;
+    f.read = read;
+    f.src = src;
+    f.max_bytes = max_bytes;
+    f.max_token = max_token;
+    f.cap = 2 * FAST_READ;
+    int rc = GIVE_UP;
+    /* Bounds this small are tests of the bounds: yajl's path handles them. */
+    if ((!max_token || max_token >= 8) && (f.buf = malloc(f.cap)))
+        rc = run(&f);
+    *bytes = f.before + f.len;
+    free(f.buf);
+    free(f.stack);
+    free(f.text);
+    return rc == MORE ? 0 : 1;
+}
