@@ -152,8 +152,10 @@ static int find_steps(tsa_analysis *a, const tsa_rank_runner *run)
     tsa_window_plan plan = {w, a->steps_total, a->steps, a->opt.window};
     if (run->window(run->ctx, a, &plan))
         return -1;
+    /* Remote ranks' steps were marked where they live; mark this copy. */
     for (size_t i = 0; i < job->n_ranks; i++)
-        tsa_stage_mark_warmup(&job->ranks[i], &plan);
+        if (job->ranks[i].remote)
+            tsa_stage_mark_warmup(&job->ranks[i], &plan);
     return 0;
 }
 

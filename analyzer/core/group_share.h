@@ -26,4 +26,11 @@ typedef struct tsa_call_span {
 /* One span per r->nccl[i] (malloc'd, free()).  NULL on OOM or no calls. */
 tsa_call_span *tsa_call_spans(const tsa_rank *r);
 
+/* Per r->nccl[i], when it completed on the host: its end, or for a grouped
+ * call without its own kernel the end of the GroupEnd that ran its group
+ * (the cross-rank pass's meeting point: a late rank's grouped call
+ * otherwise "ends" after the others, who waited in GroupEnd).  malloc'd;
+ * NULL on OOM. */
+int64_t *tsa_group_done(const tsa_rank *r);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/group_share.h"
 #include "xr_internal.h"
 #include "tsc_format.h"
 
@@ -196,7 +197,7 @@ int xr_match(xr_ctx *c)
         memset(last_seq, 0, c->n_comms * sizeof *last_seq);
         int have_end = 0;
         int64_t max_end = 0;
-        int64_t *done = xr_group_done(rk);
+        int64_t *done = tsa_group_done(rk);
         if (!done)
             goto out;
         for (size_t i = 0; i < rk->n_nccl; i++) {

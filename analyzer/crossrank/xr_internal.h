@@ -103,10 +103,6 @@ void xr_idmap_free(xr_idmap *m);
 int64_t xr_median_i64(int64_t *v, size_t n);
 double xr_median_d(double *v, size_t n);
 int xr_is_symmetric_op(uint8_t op);
-/* Per r->nccl[i], when it completed on the host: its end, or for a call
- * inside a group without its own GPU interval the end of the GroupEnd that
- * ran the group (group_done.c).  malloc'd; NULL on OOM. */
-int64_t *xr_group_done(const tsa_rank *r);
 int xr_is_blame_op(uint8_t op);
 
 #endif

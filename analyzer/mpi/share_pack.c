@@ -8,17 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dup_ranks.h"
 #include "core/job_build.h"
 #include "core/rank_telemetry.h"
 
 #define PACK_MAGIC 0x3148535453ULL /* "TSSH1" */
-
-/* Kernels, copies, syncs, GEMMs, API calls and ranges: what stays home. */
-static uint64_t bulk_records(const tsa_rank *r)
-{
-    return (uint64_t)r->n_kernels + r->n_copies + r->n_syncs + r->n_gemms + r->n_apis +
-           r->n_ranges;
-}
 
 /* The names process 0 reads: its threads' and its telemetry tasks'.  The
  * rest (kernel, API and range names, most of a real rank's strings) stay
@@ -40,7 +34,7 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
     there.remote = 1;
     there.remote_home = home;
     there.remote_index = (uint32_t)index;
-    there.remote_records = bulk_records(r);
+    there.remote_records = tsa_rank_records(r) - r->n_nccl; /* all but the NCCL calls */
     there.remote_kernels = r->n_kernels;
     if (tsa_put(b, &there, sizeof there) || tsa_put_str(b, r->host) ||
         tsa_put_str(b, r->run_id) || tsa_put_str(b, r->file) ||
