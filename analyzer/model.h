@@ -258,6 +258,9 @@ typedef struct tsa_rank {
      * for a rank that holds its records. --- */
     int remote;
     uint32_t remote_home, remote_index; /* that process, and the rank's index in its job */
+    /* --- appended: GPU records the capture lost (reader/gpu_loss.h) --- */
+    uint64_t gpu_kernels_lost;      /* kernels launched that are not in the dump */
+    uint64_t gpu_dropped_device;    /* device records CUPTI dropped, kind unknown */
     uint64_t remote_records;      /* bulk records left there (tsa_rank_records) */
     uint64_t remote_kernels;      /* kernel records among them */
 } tsa_rank;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cbid_filter.h"
+#include "launch_fold.h"
 #include "memory_xlate.h"
 #include "nvtx_pair.h"
 #include "recorder.h"
@@ -14,17 +16,30 @@
 /* Threads whose name has been written: an open-addressing set.  A job has
  * tens of threads that launch GPU work; past the cap, names are skipped. */
 #define TSC_KNOWN_THREADS 1024u
+/* Up to 2^17 slots for waiting calls and as many for waiting kernels
+ * (about 10 and 14 MiB at most; a few hundred KiB while CUPTI keeps up):
+ * 65,000 launches of skew between the two, what a CUPTI worker starved of
+ * CPU for a fraction of a second lets build up at the highest rate. */
+#define TSC_FOLD_SLOTS_LOG2 17u
+
+const tsc_sink_out tsc_sink_to_ring = {
+    .intern = tsc_rec_intern,
+    .string = tsc_rec_string,
+    .event = tsc_rec_event,
+    .generation = NULL, /* per-thread ids: not cached */
+};
 
 static struct {
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;      /* the thread set and stats: the memory callbacks share them */
     tsc_cupti_mode mode;
-    tsc_corr_cache cache;
-    tsc_nvtx_pairer nvtx;
+    tsc_corr_cache cache;      /* writer thread only */
+    tsc_nvtx_pairer nvtx;      /* writer thread only */
+    tsc_fold *fold;            /* writer thread only; NULL: no folding */
     uint32_t known_tid[TSC_KNOWN_THREADS];
     tsc_sink_stats stats;
 } sink = {.lock = PTHREAD_MUTEX_INITIALIZER, .mode = TSC_CUPTI_FULL};
 
-void tsc_sink_reset(tsc_cupti_mode mode)
+int tsc_sink_reset(tsc_cupti_mode mode)
 {
     pthread_mutex_lock(&sink.lock);
     sink.mode = mode;
@@ -32,7 +47,15 @@ void tsc_sink_reset(tsc_cupti_mode mode)
     tsc_nvtx_init(&sink.nvtx);
     memset(sink.known_tid, 0, sizeof sink.known_tid);
     memset(&sink.stats, 0, sizeof sink.stats);
+    tsc_fold_free(sink.fold);
+    /* Light mode traces no kernels: nothing to fold into. */
+    sink.fold = mode == TSC_CUPTI_FULL ? tsc_fold_new(TSC_FOLD_SLOTS_LOG2) : NULL;
+    /* CUPTI's default clock is tscope's until a sample says otherwise. */
+    if (sink.fold)
+        tsc_fold_set_ext_redundant(sink.fold, 1);
+    int ok = mode != TSC_CUPTI_FULL || sink.fold != NULL;
     pthread_mutex_unlock(&sink.lock);
+    return ok ? 0 : -1;
 }
 
 /* 1 if tid was not in the set (and is now), 0 if known or the set is full.
@@ -70,7 +93,7 @@ static size_t read_thread_name(uint32_t tid, char *buf, size_t cap)
     return len;
 }
 
-static void define_thread(uint32_t tid, const char *name)
+static void define_thread(uint32_t tid, const char *name, const tsc_sink_out *out)
 {
     struct {
         tsc_desc_thread head;
@@ -87,28 +110,86 @@ static void define_thread(uint32_t tid, const char *name)
         return; /* thread gone before its buffer completed: nothing to say */
     payload.head.tid = tid;
     payload.head.name_len = (uint32_t)len;
-    tsc_rec_intern(TSC_DESC_THREAD, &payload, (uint16_t)(sizeof payload.head + len));
+    out->intern(TSC_DESC_THREAD, &payload, (uint16_t)(sizeof payload.head + len));
 }
 
-void tsc_sink_note_thread(uint32_t tid, const char *name)
+void tsc_sink_note_thread(uint32_t tid, const char *name, const tsc_sink_out *out)
 {
     pthread_mutex_lock(&sink.lock);
     int fresh = remember_thread(tid);
     pthread_mutex_unlock(&sink.lock);
     if (fresh)
-        define_thread(tid, name);
+        define_thread(tid, name, out);
 }
 
-void tsc_sink_emit(const tsc_xrec *x)
+/* What one pass over buffers (or one aging) wrote, added to the stats
+ * once at its end: no lock per record. */
+typedef struct sink_pass {
+    const tsc_sink_out *out;
+    uint64_t kernels, folded, calls_alone;
+    uint32_t last_tid;         /* the thread noted last: most launches share one */
+} sink_pass;
+
+static void pass_end(const sink_pass *p)
+{
+    pthread_mutex_lock(&sink.lock);
+    sink.stats.kernels += p->kernels;
+    sink.stats.kernels_folded += p->folded;
+    sink.stats.calls_alone += p->calls_alone;
+    pthread_mutex_unlock(&sink.lock);
+}
+
+static void note_thread_once(sink_pass *p, uint32_t tid)
+{
+    if (tid != 0 && tid != p->last_tid) {
+        tsc_sink_note_thread(tid, NULL, p->out);
+        p->last_tid = tid;
+    }
+}
+
+/* Names come as CUPTI's (or the cbid table's) stable pointers: their
+ * string ids are cached by pointer instead of hashing the name for every
+ * record, as long as the output's ids stay defined. */
+#define NAME_CACHE 512u
+
+static struct {
+    const tsc_sink_out *out;
+    uint64_t generation;
+    const char *ptr[NAME_CACHE];
+    uint32_t id[NAME_CACHE];
+} names;
+
+static uint32_t name_id(const tsc_sink_out *out, const char *name)
+{
+    if (out->generation == NULL)
+        return out->string(name, strlen(name));
+    uint64_t gen = out->generation();
+    if (names.out != out || names.generation != gen) {
+        memset(&names, 0, sizeof names);
+        names.out = out;
+        names.generation = gen;
+    }
+    size_t slot = ((uintptr_t)name >> 3) % NAME_CACHE;
+    if (names.ptr[slot] == name)
+        return names.id[slot];
+    uint32_t id = out->string(name, strlen(name));
+    if (id != 0) {
+        names.ptr[slot] = name;
+        names.id[slot] = id;
+    }
+    return id;
+}
+
+void tsc_sink_emit(const tsc_xrec *x, const tsc_sink_out *out)
 {
     uint32_t desc = x->desc_field;
     if (x->desc_type != 0) {
         /* The descriptor embeds the name id, so copy it to fill that in. */
         tsc_xrec local = *x;
         if (x->name != NULL) {
-            uint32_t name_id = tsc_rec_string(x->name, strlen(x->name));
+            uint32_t name_id = out->string(x->name, strlen(x->name));
             if (name_id == 0) {
-                tsc_rec_event(x->ev_kind, x->flags, x->aux, 0, x->start_ns, x->end_ns, x->val);
+                out->event(x->ev_kind, x->flags, x->aux, 0, x->start_ns, x->end_ns, x->val);
                 return; /* desc 0: the recorder counts it as dropped */
             }
             if (x->desc_type == TSC_DESC_KERNEL)
@@ -116,86 +197,268 @@ void tsc_sink_emit(const tsc_xrec *x)
             else if (x->desc_type == TSC_DESC_API)
                 local.desc.api.name = name_id;
         }
-        desc = tsc_rec_intern(x->desc_type, &local.desc, x->desc_len);
+        desc = out->intern(x->desc_type, &local.desc, x->desc_len);
     }
     if (x->host_tid != 0)
-        tsc_sink_note_thread(x->host_tid, NULL);
-    tsc_rec_event(x->ev_kind, x->flags, x->aux, desc, x->start_ns, x->end_ns, x->val);
+        tsc_sink_note_thread(x->host_tid, NULL, out);
+    out->event(x->ev_kind, x->flags, x->aux, desc, x->start_ns, x->end_ns, x->val);
 }
 
+/* Every node of a graph has its own launch descriptor (the node id is in
+ * it), and a replayed graph brings them all back, more than the stream's
+ * intern table holds: their ids are kept by node, valid while the ids the
+ * output handed out stay defined. */
+#define NODE_CACHE 16384u
+
+static struct {
+    uint64_t generation;
+    struct node_entry {
+        uint64_t node;
+        uint32_t tid, cbid, desc;
+    } e[NODE_CACHE];
+} nodes;
+
+static uint32_t launch_desc(const tsc_sink_out *out, const tsc_desc_kernel_launch *d)
+{
+    if (d->graph_node == 0 || out->generation == NULL)
+        return out->intern(TSC_DESC_KERNEL_LAUNCH, d, sizeof *d);
+    uint64_t gen = out->generation();
+    if (nodes.generation != gen) {
+        memset(&nodes, 0, sizeof nodes);
+        nodes.generation = gen;
+    }
+    struct node_entry *e = &nodes.e[d->graph_node % NODE_CACHE];
+    if (e->desc && e->node == d->graph_node && e->tid == d->tid && e->cbid == d->api_cbid)
+        return e->desc;
+    uint32_t id = out->intern(TSC_DESC_KERNEL_LAUNCH, d, sizeof *d);
+    if (id)
+        *e = (struct node_entry){d->graph_node, d->tid, d->api_cbid, id};
+    return id;
+}
+
+/* ------------------------------------------------------------- folding */
+
+static void call_as_api(const tsc_fold_call *c, tsc_xrec *x)
+{
+    memset(x, 0, sizeof *x);
+    x->ev_kind = TSC_EV_API;
+    x->desc_type = TSC_DESC_API;
+    x->desc_len = sizeof(tsc_desc_api);
+    x->desc.api.domain = c->domain;
+    x->desc.api.cbid = c->cbid;
+    x->desc.api.tid = c->tid;
+    x->name = c->name;
+    x->start_ns = c->start;
+    x->end_ns = c->end;
+    x->val = c->corr;
+    x->host_tid = c->tid;
+}
+
+static void fold_both(void *ctx, const tsc_xrec *k, const tsc_fold_call *c)
+{
+    sink_pass *p = ctx;
+    const tsc_sink_out *out = p->out;
+    p->kernels++;
+    uint64_t kernel_ns = k->end_ns - k->start_ns, call_ns = c->end - c->start;
+    uint64_t lead = k->start_ns - c->start;
+    /* One slot only when every part fits exactly; otherwise two records. */
+    if (k->start_ns < c->start || c->end < c->start || kernel_ns > UINT32_MAX ||
+        call_ns > UINT32_MAX || lead > UINT32_MAX) {
+        tsc_xrec api;
+        call_as_api(c, &api);
+        tsc_sink_emit(k, out);
+        tsc_sink_emit(&api, out);
+        return;
+    }
+    tsc_desc_kernel_launch d;
+    memset(&d, 0, sizeof d);
+    d.kernel = k->desc.kernel;
+    d.kernel.name = name_id(out, k->name);
+    d.api_name = name_id(out, c->name);
+    d.tid = c->tid;
+    d.api_cbid = c->cbid;
+    d.api_domain = c->domain;
+    d.graph_node = k->graph_node;
+    uint32_t desc = d.kernel.name && d.api_name ? launch_desc(out, &d) : 0;
+    note_thread_once(p, c->tid);
+    out->event(TSC_EV_KERNEL_LAUNCH, 0, 0, desc, k->start_ns, TSC_PACK32(kernel_ns, call_ns),
+               TSC_PACK32(k->val, lead));
+    p->folded++;
+}
+
+static void fold_kernel_alone(void *ctx, const tsc_xrec *k)
+{
+    sink_pass *p = ctx;
+    p->kernels++;
+    tsc_sink_emit(k, p->out);
+}
+
+static void fold_call_alone(void *ctx, const tsc_fold_call *c)
+{
+    sink_pass *p = ctx;
+    tsc_xrec api;
+    call_as_api(c, &api);
+    tsc_sink_emit(&api, p->out);
+    p->calls_alone++;
+}
+
+static void fold_extcorr(void *ctx, uint32_t corr, uint64_t id, uint8_t kind)
+{
+    sink_pass *p = ctx;
+    p->out->event(TSC_EV_EXTCORR, kind, 0, corr, 0, 0, id);
+}
+
+static tsc_fold_actions actions_for(sink_pass *p)
+{
+    return (tsc_fold_actions){.ctx = p, .both = fold_both, .kernel_alone = fold_kernel_alone,
+                              .call_alone = fold_call_alone, .extcorr = fold_extcorr};
+}
+
+/* Kernels, launch calls and their external ids go to the fold; the rest
+ * is written as it comes.  Returns 1 when the fold took the record. */
+static int to_fold(const CUpti_Activity *rec, const tsc_xrec *x, const tsc_fold_actions *a)
+{
+    if (sink.fold == NULL)
+        return 0;
+    if (x->ev_kind == TSC_EV_KERNEL) {
+        tsc_fold_add_kernel(sink.fold, x, a);
+        return 1;
+    }
+    if (x->ev_kind == TSC_EV_EXTCORR) {
+        tsc_fold_add_ext(sink.fold, x->desc_field, x->val, x->flags, a);
+        return 1;
+    }
+    if (x->ev_kind != TSC_EV_API)
+        return 0;
+    const tsc_api_entry *e = tsc_api_lookup(x->desc.api.domain, x->desc.api.cbid);
+    if (e == NULL || !tsc_api_class_launches(e->cls))
+        return 0;
+    const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *)rec;
+    tsc_fold_call c = {.corr = api->correlationId, .tid = api->threadId, .cbid = api->cbid,
+                       .domain = x->desc.api.domain,
+                       .graph = e->cls == TSC_APICLASS_GRAPH_LAUNCH,
+                       .start = api->start, .end = api->end, .name = e->name};
+    tsc_fold_add_call(sink.fold, &c, a);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- NVTX */
+
 /* NVTX markers (kept out of activity_xlate: they need the pairer's
- * state).  Returns 1 when a range was recorded.  Caller holds no lock. */
-static int marker_record(const CUpti_ActivityMarker2 *m)
+ * state).  Returns 1 when a range was recorded. */
+static int marker_record(const CUpti_ActivityMarker2 *m, const tsc_sink_out *out)
 {
     uint32_t tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
     tsc_nvtx_range r;
     int have = 0;
-    pthread_mutex_lock(&sink.lock);
     if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
         memset(&r, 0, sizeof r);
         r.id = m->id;
         r.tid = tid;
         r.start_ns = r.end_ns = m->timestamp;
         snprintf(r.name, sizeof r.name, "%s", m->name ? m->name : "");
+        snprintf(r.domain, sizeof r.domain, "%s", m->domain ? m->domain : "");
         have = 1;
     } else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-        tsc_nvtx_start(&sink.nvtx, m->id, m->timestamp, tid, m->name);
+        tsc_nvtx_start(&sink.nvtx, m->id, m->timestamp, tid, m->name, m->domain);
     } else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
         have = tsc_nvtx_end(&sink.nvtx, m->id, m->timestamp, &r);
     }
-    pthread_mutex_unlock(&sink.lock);
     if (!have)
         return 0;
-    uint32_t name = tsc_rec_string(r.name, strlen(r.name));
-    tsc_rec_event(TSC_EV_NVTX, 0, 0, name, r.start_ns, r.end_ns, 0);
+    uint32_t name = out->string(r.name, strlen(r.name));
+    /* Ranges of a named domain (NCCL's own) are not the user's. */
+    uint32_t domain = r.domain[0] ? out->string(r.domain, strlen(r.domain)) : 0;
+    out->event(TSC_EV_NVTX, 0, 0, name, r.start_ns, r.end_ns, TSC_PACK32(r.tid, domain));
     if (r.tid != 0)
-        tsc_sink_note_thread(r.tid, NULL);
+        tsc_sink_note_thread(r.tid, NULL, out);
     return 1;
 }
 
-void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next)
+/* ------------------------------------------------------------ buffers */
+
+void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next,
+                     const tsc_sink_out *out)
 {
     if (buffer == NULL || valid_size == 0 || next == NULL)
         return;
-    CUpti_Activity *rec = NULL;
-    uint64_t records = 0, written = 0, skipped = 0, overhead = 0;
-    while (next(buffer, valid_size, &rec) == CUPTI_SUCCESS && rec != NULL) {
-        tsc_xrec x;
+    sink_pass pass = {.out = out};
+    tsc_fold_actions acts = actions_for(&pass);
+    CUpti_Activity *rec = NULL, *prev = NULL;
+    uint64_t records = 0, written = 0, skipped = 0, incomplete = 0, overhead = 0;
+    for (;;) {
+        CUptiResult r = next(buffer, valid_size, &rec);
+        if (r == CUPTI_ERROR_INVALID_KIND && rec != NULL && rec != prev) {
+            /* Handed over unfinished (a forced flush): lost, counted. */
+            incomplete++;
+            prev = rec;
+            continue;
+        }
+        if (r != CUPTI_SUCCESS || rec == NULL)
+            break;
+        prev = rec;
         records++;
+        if (sink.mode == TSC_CUPTI_OFF) {
+            skipped++;
+            continue;
+        }
         if (rec->kind == CUPTI_ACTIVITY_KIND_MARKER) {
-            if (sink.mode != TSC_CUPTI_OFF && marker_record((const CUpti_ActivityMarker2 *)rec))
-                written++;
-            else
-                skipped++;
+            int ok = marker_record((const CUpti_ActivityMarker2 *)rec, out);
+            written += ok;
+            skipped += !ok;
             continue;
         }
         if (tsc_is_memory_kind(rec->kind)) {
             tsc_xrec xs[TSC_MEM_XREC_MAX];
-            size_t n = sink.mode != TSC_CUPTI_OFF ? tsc_xlate_memory_record(rec, xs) : 0;
+            size_t n = tsc_xlate_memory_record(rec, xs);
             for (size_t i = 0; i < n; i++)
-                tsc_sink_emit(&xs[i]);
+                tsc_sink_emit(&xs[i], out);
             written += n;
             skipped += n == 0;
             continue;
         }
-        /* The cache lock also orders API records before the syncs that
-         * look them up when two buffers complete at once. */
-        pthread_mutex_lock(&sink.lock);
-        int keep = tsc_xlate_record(rec, sink.mode, &sink.cache, &overhead, &x);
-        pthread_mutex_unlock(&sink.lock);
-        if (keep) {
-            tsc_sink_emit(&x);
-            written++;
-        } else {
+        tsc_xrec x;
+        if (!tsc_xlate_record(rec, sink.mode, &sink.cache, &overhead, &x)) {
             skipped++;
+            continue;
+        }
+        written++;
+        if (!to_fold(rec, &x, &acts)) {
+            pass.kernels += x.ev_kind == TSC_EV_KERNEL;
+            tsc_sink_emit(&x, out);
         }
     }
+    if (sink.fold)
+        tsc_fold_settle(sink.fold, &acts);
+    pass_end(&pass);
     pthread_mutex_lock(&sink.lock);
     sink.stats.records += records;
     sink.stats.written += written;
     sink.stats.skipped += skipped;
+    sink.stats.incomplete += incomplete;
     sink.stats.overhead_ns += overhead;
     pthread_mutex_unlock(&sink.lock);
+}
+
+void tsc_sink_age(const tsc_sink_out *out, int ext_redundant)
+{
+    if (sink.fold == NULL)
+        return;
+    sink_pass pass = {.out = out};
+    tsc_fold_actions acts = actions_for(&pass);
+    tsc_fold_set_ext_redundant(sink.fold, ext_redundant);
+    tsc_fold_age(sink.fold, &acts);
+    pass_end(&pass);
+}
+
+void tsc_sink_finish(const tsc_sink_out *out)
+{
+    if (sink.fold == NULL)
+        return;
+    sink_pass pass = {.out = out};
+    tsc_fold_actions acts = actions_for(&pass);
+    tsc_fold_drain(sink.fold, &acts);
+    pass_end(&pass);
 }
 
 tsc_sink_stats tsc_sink_get_stats(void)

@@ -65,6 +65,7 @@ int tsc_xlate_kernel(const CUpti_ActivityKernel10 *k, tsc_xrec *out)
     d->block[2] = nonneg32(k->blockZ);
     d->shared_mem = nonneg32(k->staticSharedMemory) + nonneg32(k->dynamicSharedMemory);
     d->graph_id = k->graphId;
+    out->graph_node = k->graphNodeId;
     out->name = k->name ? k->name : "<unknown kernel>";
     set_span(out, k->start, k->end, k->correlationId);
     return 1;

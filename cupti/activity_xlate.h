@@ -35,6 +35,7 @@ typedef struct tsc_xrec {
     uint32_t desc_field; /* event desc when desc_type == 0 (EXTCORR: correlation id) */
     uint64_t start_ns, end_ns, val;
     uint32_t host_tid;   /* API records: the calling thread (for TSC_DESC_THREAD) */
+    uint64_t graph_node; /* kernels launched from a graph: CUPTI's node id, else 0 */
 } tsc_xrec;
 
 /* Each returns 1 when `out` holds a record to write, 0 when the record is

@@ -89,8 +89,8 @@ static const tsc_api_entry api_table[] = {
     RT(cudaLaunchCooperativeKernel, _v9000, LAUNCH, 0), /* 269 */
     RT(cudaLaunchCooperativeKernel_ptsz, _v9000, LAUNCH, 0), /* 270 */
     RT(cudaLaunchCooperativeKernelMultiDevice, _v9000, LAUNCH, 0), /* 272 */
-    RT(cudaGraphLaunch, _v10000, LAUNCH, 0), /* 311 */
-    RT(cudaGraphLaunch_ptsz, _v10000, LAUNCH, 0), /* 312 */
+    RT(cudaGraphLaunch, _v10000, GRAPH_LAUNCH, 0), /* 311 */
+    RT(cudaGraphLaunch_ptsz, _v10000, GRAPH_LAUNCH, 0), /* 312 */
     RT(cudaLaunchKernelExC, _v11060, LAUNCH, 0), /* 430 */
     RT(cudaLaunchKernelExC_ptsz, _v11060, LAUNCH, 0), /* 431 */
     RT(cudaMemcpyBatchAsync, _v12080, COPY, 0), /* 482 */
@@ -214,8 +214,8 @@ static const tsc_api_entry api_table[] = {
     DRV(cuLaunchCooperativeKernel, LAUNCH, 0), /* 477 */
     DRV(cuLaunchCooperativeKernel_ptsz, LAUNCH, 0), /* 478 */
     DRV(cuLaunchCooperativeKernelMultiDevice, LAUNCH, 0), /* 480 */
-    DRV(cuGraphLaunch, LAUNCH, 0), /* 514 */
-    DRV(cuGraphLaunch_ptsz, LAUNCH, 0), /* 515 */
+    DRV(cuGraphLaunch, GRAPH_LAUNCH, 0), /* 514 */
+    DRV(cuGraphLaunch_ptsz, GRAPH_LAUNCH, 0), /* 515 */
     DRV(cuLaunchKernelEx, NCCL_LAUNCH, 0), /* 652 */
     DRV(cuLaunchKernelEx_ptsz, NCCL_LAUNCH, 0), /* 653 */
     DRV(cuMemcpyBatchAsync, COPY, 0), /* 776 */
@@ -278,5 +278,5 @@ int tsc_api_wanted(uint8_t domain, uint32_t cbid, tsc_cupti_mode mode)
         return 0;
     if (mode == TSC_CUPTI_FULL)
         return 1;
-    return e->cls != TSC_APICLASS_LAUNCH;
+    return e->cls != TSC_APICLASS_LAUNCH && e->cls != TSC_APICLASS_GRAPH_LAUNCH;
 }

@@ -27,7 +27,15 @@ typedef enum tsc_api_class {
     TSC_APICLASS_MEMSET = 3,
     TSC_APICLASS_SYNC = 4,
     TSC_APICLASS_NCCL_LAUNCH = 5, /* cuLaunchKernelEx: NCCL's launcher, kept in light mode */
+    TSC_APICLASS_GRAPH_LAUNCH = 6, /* every kernel of the graph carries this call's id */
 } tsc_api_class;
+
+/* A call whose kernels fold into it (launch_fold.h). */
+static inline int tsc_api_class_launches(uint8_t cls)
+{
+    return cls == TSC_APICLASS_LAUNCH || cls == TSC_APICLASS_NCCL_LAUNCH ||
+           cls == TSC_APICLASS_GRAPH_LAUNCH;
+}
 
 typedef struct tsc_api_entry {
     uint8_t domain;        /* enum tsc_api_domain */

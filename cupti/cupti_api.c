@@ -97,5 +97,6 @@ int tsc_cupti_api_load(tsc_cupti_api *api, const char **why)
     RESOLVE(GetDeviceId, "cuptiGetDeviceId");
 #undef RESOLVE
     *(void **)&api->EnableCallback = dlsym(api->handle, "cuptiEnableCallback");
+    *(void **)&api->GetGraphNodeId = dlsym(api->handle, "cuptiGetGraphNodeId");
     return 0;
 }

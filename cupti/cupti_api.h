@@ -31,6 +31,8 @@ typedef struct tsc_cupti_api {
     /* Optional (NULL when missing): per-cbid callbacks, for memory_capture.c. */
     CUptiResult (*EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                   CUpti_CallbackId);
+    /* Optional: a graph node's id as kernel records carry it. */
+    CUptiResult (*GetGraphNodeId)(CUgraphNode, uint64_t *);
 } tsc_cupti_api;
 
 /* Open libcupti (an already loaded copy first, then libcupti.so.13,

@@ -2,64 +2,73 @@
  *
  * Before CUDA 13.3 / driver r610 CUPTI has one subscriber and one pair of
  * activity buffer callbacks per process.  When a tool that starts later
- * (torch.profiler through Kineto, typically) calls cuptiSubscribe or
- * cuptiActivityRegisterCallbacks while tscope holds them, it would fail or
- * silently receive tscope's buffers.  These exported wrappers see that
- * call first: tscope flushes, disables its activity kinds and
- * unsubscribes, says so once, and then forwards the call untouched, so
- * the other tool gets a clean CUPTI.  tscope's own CUPTI calls go through
- * pointers taken from libcupti's handle and never come here.  (GUESS to
- * verify on a GPU: PyTorch's libkineto calls these through the dynamic
- * linker, i.e. links libcupti dynamically.)
+ * (torch.profiler through Kineto, typically) subscribes (cuptiSubscribe,
+ * or cuptiSubscribe_v2 that newer Kineto tries first and does not fall
+ * back from when it fails), registers buffer callbacks, or installs its
+ * own timestamp clock while tscope holds CUPTI, it would fail, silently
+ * receive tscope's buffers, or move tscope's records onto its clock.
+ * These exported wrappers see that call first: tscope flushes (so every
+ * record it keeps is on its own clock), disables its activity kinds,
+ * resets what it set, unsubscribes, says so once, and then forwards the
+ * call untouched, so the other tool gets a clean CUPTI.  tscope's own
+ * CUPTI calls go through pointers taken from libcupti's handle and never
+ * come here.  (GUESS to verify on a GPU: PyTorch's libkineto calls these
+ * through the dynamic linker, i.e. links libcupti dynamically.)
  */
-#include <dlfcn.h>
 #include <stddef.h>
 
 #include <cupti.h>
 
 #include "cupti_control.h"
+#include "real_sym.h"
 
-/* The real function: the next definition after this library, or, when
- * libcupti was loaded RTLD_LOCAL (not in the global scope), its own. */
-static void *real_cupti(const char *name)
-{
-    void *f = dlsym(RTLD_NEXT, name);
-    if (f != NULL)
-        return f;
-    static const char *const sonames[] = {"libcupti.so.13", "libcupti.so"};
-    for (size_t i = 0; i < 2; i++) {
-        void *h = dlopen(sonames[i], RTLD_NOW | RTLD_NOLOAD);
-        if (h != NULL) {
-            f = dlsym(h, name);
-            dlclose(h);
-            if (f != NULL)
-                return f;
-        }
-    }
-    return NULL;
-}
+#define EXPORT __attribute__((visibility("default")))
 
 typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+typedef CUptiResult (*subscribe_v2_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
+                                       CUpti_SubscriberParams *);
 typedef CUptiResult (*register_fn)(CUpti_BuffersCallbackRequestFunc,
                                    CUpti_BuffersCallbackCompleteFunc);
+typedef CUptiResult (*timestamp_fn)(CUpti_TimestampCallbackFunc);
 
-__attribute__((visibility("default"))) CUptiResult
-cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
+static tsc_real_fn real_subscribe = TSC_REAL_FN(cuptiSubscribe);
+static tsc_real_fn real_subscribe_v2 = TSC_REAL_FN(cuptiSubscribe_v2);
+static tsc_real_fn real_register = TSC_REAL_FN(cuptiActivityRegisterCallbacks);
+static tsc_real_fn real_timestamp = TSC_REAL_FN(cuptiActivityRegisterTimestampCallback);
+
+EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
+                                  void *userdata)
 {
-    subscribe_fn real = (subscribe_fn)real_cupti("cuptiSubscribe");
+    subscribe_fn real = (subscribe_fn)tsc_real_get(&real_subscribe);
     tsc_cupti_yield("another CUPTI client (cuptiSubscribe)");
-    if (real == NULL)
-        return CUPTI_ERROR_NOT_INITIALIZED;
-    return real(subscriber, callback, userdata);
+    return real ? real(subscriber, callback, userdata) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 
-__attribute__((visibility("default"))) CUptiResult
-cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
-                               CUpti_BuffersCallbackCompleteFunc complete)
+EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
+                                     CUpti_CallbackFunc callback, void *userdata,
+                                     CUpti_SubscriberParams *params)
 {
-    register_fn real = (register_fn)real_cupti("cuptiActivityRegisterCallbacks");
+    subscribe_v2_fn real = (subscribe_v2_fn)tsc_real_get(&real_subscribe_v2);
+    tsc_cupti_yield("another CUPTI client (cuptiSubscribe_v2)");
+    if (real)
+        return real(subscriber, callback, userdata, params);
+    /* An older CUPTI without _v2: this export must not make the call fail
+     * where the application would have found no _v2 and used the first. */
+    subscribe_fn v1 = (subscribe_fn)tsc_real_get(&real_subscribe);
+    return v1 ? v1(subscriber, callback, userdata) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
+                                                  CUpti_BuffersCallbackCompleteFunc complete)
+{
+    register_fn real = (register_fn)tsc_real_get(&real_register);
     tsc_cupti_yield("another CUPTI client (cuptiActivityRegisterCallbacks)");
-    if (real == NULL)
-        return CUPTI_ERROR_NOT_INITIALIZED;
-    return real(request, complete);
+    return real ? real(request, complete) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn)
+{
+    timestamp_fn real = (timestamp_fn)tsc_real_get(&real_timestamp);
+    tsc_cupti_yield("another CUPTI client (cuptiActivityRegisterTimestampCallback)");
+    return real ? real(fn) : CUPTI_ERROR_NOT_INITIALIZED;
 }

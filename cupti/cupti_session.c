@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "activity_sink.h"
+#include "buffer_pool.h"
+#include "buffer_queue.h"
+#include "bulk_stream.h"
 #include "cbid_filter.h"
 #include "clock_check.h"
 #include "cupti_api.h"
@@ -26,11 +30,16 @@
 #include "recorder.h"
 #include "tsc_tls.h"
 
-/* 4 MiB per buffer and at most 64 outstanding (256 MiB): beyond that CUPTI
- * drops records and counts them, which the dump then reports, rather than
- * the profiler eating the job's host memory. */
-#define TSC_CUPTI_BUFFER_BYTES (4u << 20)
-#define TSC_CUPTI_MAX_BUFFERS 64
+/* 2 MiB buffers, at most 20 (40 MiB) between CUPTI and the writer.  A
+ * buffer holds about 9,700 kernel records or 26,000 call records, which
+ * the writer translates in a few milliseconds of CPU; 20 absorb a quarter
+ * of a second of launches at the highest rate while the writer waits for
+ * a core.  Beyond that CUPTI drops records and counts them, which the
+ * dump reports, rather than the profiler eating the job's memory.
+ * Smaller buffers come back sooner, so a kernel and its launch call (in
+ * different buffers) wait less for each other. */
+#define TSC_CUPTI_BUFFER_BYTES (2u << 20)
+#define TSC_CUPTI_MAX_BUFFERS 20u
 #define TSC_CUPTI_DEFAULT_FLUSH_MS 1000u
 
 enum { ST_IDLE = 0, ST_RUNNING = 1, ST_STOPPED = 2 };
@@ -42,9 +51,13 @@ static struct {
     int nvtx;                  /* NVTX_INJECTION64_PATH points at us */
     tsc_cupti_api api;
     CUpti_SubscriberHandle sub;
-    atomic_int outstanding;
-    atomic_ullong refused;     /* buffer requests refused (cap reached) */
-    atomic_ullong dropped;     /* CUPTI's own dropped-record count */
+    atomic_ullong dropped;         /* CUPTI's own dropped-record count */
+    atomic_ullong dropped_device;  /* of those, from context (device work) queues */
+    atomic_int final;              /* no more buffers will come: write what waits */
+    atomic_ullong captured;        /* kernel launches captured into graph nodes */
+    pid_t pid;                     /* the process that started the session */
+    unsigned flush_ms;
+    uint64_t last_age_ns;          /* writer thread only */
     atomic_int primary_device; /* first context's device, -1 unknown */
     atomic_int context_seen;
     atomic_int meta_done;
@@ -53,7 +66,11 @@ static struct {
     tsc_clock_state clock;
 } g = {.clock_lock = PTHREAD_MUTEX_INITIALIZER, .primary_device = -1};
 
+/* The ids this thread pushed (the innermost last): a graph node captured
+ * inside a call belongs to the innermost. */
+#define TSC_EXTCORR_STACK 8
 static TSC_TLS int extcorr_depth;
+static TSC_TLS uint64_t extcorr_ids[TSC_EXTCORR_STACK];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -101,15 +118,28 @@ static void clock_sample(void)
                       text);
 }
 
+static void meta_u64(const char *key, uint64_t v)
+{
+    char text[24];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+    tsc_rec_meta(key, text);
+}
+
+/* What reached the dump and what was lost on the way, each in records of
+ * its kind (docs/gpu-capture.md, "Loss accounting"). */
 static void write_counters(void)
 {
-    char text[32];
-    snprintf(text, sizeof text, "%llu",
-             (unsigned long long)(atomic_load(&g.dropped) + atomic_load(&g.refused)));
-    tsc_rec_meta(TSC_META_CUPTI_DROPPED, text);
     tsc_sink_stats st = tsc_sink_get_stats();
-    snprintf(text, sizeof text, "%llu", (unsigned long long)st.overhead_ns);
-    tsc_rec_meta(TSC_META_CUPTI_OVERHEAD, text);
+    meta_u64(TSC_META_CUPTI_DROPPED, atomic_load(&g.dropped));
+    meta_u64(TSC_META_CUPTI_DROPPED_DEVICE, atomic_load(&g.dropped_device));
+    meta_u64(TSC_META_CUPTI_BUFFERS_REFUSED, tsc_pool_get_stats().refused);
+    meta_u64(TSC_META_CUPTI_OVERHEAD, st.overhead_ns);
+    meta_u64(TSC_META_GPU_KERNELS, st.kernels);
+    meta_u64(TSC_META_GPU_KERNELS_FOLDED, st.kernels_folded);
+    meta_u64(TSC_META_GPU_CALLS_ALONE, st.calls_alone);
+    meta_u64(TSC_META_GPU_INCOMPLETE, st.incomplete);
+    meta_u64(TSC_META_GPU_LOST_WRITE, tsc_bulk_kernels_lost());
+    meta_u64(TSC_META_GPU_CAPTURED, atomic_load(&g.captured));
 }
 
 static void collect_device_meta_once(void)
@@ -122,46 +152,134 @@ static void collect_device_meta_once(void)
 
 /* ------------------------------------------------------------ buffers */
 
+/* From the pool: never waits (CUPTI may ask on an application thread). */
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     *max_records = 0;
-    *buffer = NULL;
-    *size = 0;
-    if (atomic_fetch_add(&g.outstanding, 1) >= TSC_CUPTI_MAX_BUFFERS) {
-        atomic_fetch_sub(&g.outstanding, 1);
-        atomic_fetch_add(&g.refused, 1);
-        return;
-    }
-    /* A fresh buffer per request: completions arrive on several threads,
-     * so no buffer is ever reused while CUPTI or the sink holds it. */
-    uint8_t *p = malloc(TSC_CUPTI_BUFFER_BYTES);
-    if (p == NULL) {
-        atomic_fetch_sub(&g.outstanding, 1);
-        atomic_fetch_add(&g.refused, 1);
-        return;
-    }
-    *buffer = p;
-    *size = TSC_CUPTI_BUFFER_BYTES;
+    *buffer = tsc_pool_get(size);
 }
 
+static void note_dropped(CUcontext ctx, uint32_t stream)
+{
+    size_t dropped = 0;
+    if (g.api.ActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS || !dropped)
+        return;
+    atomic_fetch_add(&g.dropped, dropped);
+    if (ctx != NULL)
+        atomic_fetch_add(&g.dropped_device, dropped);
+}
+
+/* On CUPTI's worker or the flushing thread: only queue the buffer; the
+ * writer thread translates it (tsc_cupti_drain_hook). */
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
                                       size_t size, size_t valid)
 {
     (void)size;
     if (buffer != NULL) {
-        tsc_sink_buffer(buffer, valid, g.api.ActivityGetNextRecord);
-        free(buffer);
-        atomic_fetch_sub(&g.outstanding, 1);
+        tsc_bq_push(buffer, valid);
+        tsc_rec_wake_writer();
+        /* Half the buffers wait: the writer is starved of CPU.  CUPTI's
+         * thread does the work itself rather than let CUPTI run out of
+         * buffers (which would drop records). */
+        if (tsc_bq_depth() >= TSC_CUPTI_MAX_BUFFERS / 2)
+            tsc_rec_help_drain();
     }
-    size_t dropped = 0;
-    if (g.api.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS &&
-        dropped > 0) {
-        atomic_fetch_add(&g.dropped, dropped);
-        tsc_rec_count_dropped(dropped);
+    note_dropped(ctx, stream);
+}
+
+/* The writer's side of the hand-over: records go into the GPU stream. */
+static const tsc_sink_out gpu_stream = {
+    .intern = tsc_bulk_intern,
+    .string = tsc_bulk_string,
+    .event = tsc_bulk_event,
+    .generation = tsc_bulk_generation,
+};
+
+static int clock_trusted(void)
+{
+    pthread_mutex_lock(&g.clock_lock);
+    tsc_clock_verdict v = g.clock.verdict;
+    pthread_mutex_unlock(&g.clock_lock);
+    return v != TSC_CLOCK_SWITCHED && v != TSC_CLOCK_OFFSET;
+}
+
+/* Translate every buffer queued now; how many there were. */
+static size_t drain_queue(void)
+{
+    tsc_done_buffer done[TSC_CUPTI_MAX_BUFFERS];
+    size_t n, total = 0;
+    while ((n = tsc_bq_pop(done, TSC_CUPTI_MAX_BUFFERS)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            tsc_sink_buffer(done[i].buf, done[i].valid, g.api.ActivityGetNextRecord, &gpu_stream);
+            tsc_pool_put(done[i].buf);
+        }
+        total += n;
+    }
+    return total;
+}
+
+/* After the last flush, buffers CUPTI was already handing back on another
+ * thread (its worker) may still arrive: wait for them while they keep
+ * coming, a fifth of a second at most, before writing what waits. */
+static void drain_last_buffers(void)
+{
+    uint64_t start = monotonic_ns(), last = start;
+    while (tsc_pool_get_stats().in_use > 0) {
+        uint64_t now = monotonic_ns();
+        if (now - start > 200000000ull || now - last > 10000000ull)
+            break;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+        if (drain_queue() > 0)
+            last = monotonic_ns();
     }
 }
 
+void tsc_cupti_drain_hook(void)
+{
+    if (g.pid == 0 || g.pid != getpid())
+        return; /* never started here (or a forked child: the parent's buffers) */
+    int any = drain_queue() > 0;
+    uint64_t now = monotonic_ns();
+    if (now - g.last_age_ns >= (uint64_t)g.flush_ms * 1000000ull) {
+        g.last_age_ns = now;
+        tsc_sink_age(&gpu_stream, clock_trusted());
+        any = 1;
+    }
+    /* Sticky: a buffer that arrives after the end still gets written. */
+    if (atomic_load(&g.final)) {
+        drain_last_buffers();
+        tsc_sink_finish(&gpu_stream);
+        any = 1;
+    }
+    tsc_bulk_commit();
+    if (any)
+        write_counters();
+}
+
 /* ----------------------------------------------------------- callbacks */
+
+/* A kernel launch captured into a graph (stream capture): it makes a
+ * node, not a kernel, so its call will never meet one; and the graph's
+ * replays are the work of the call being captured, if it is one of
+ * tscope's (an NCCL call, a GEMM). */
+static void graph_node_created(const CUpti_ResourceData *rd)
+{
+    const CUpti_GraphData *gd = rd ? rd->resourceDescriptor : NULL;
+    if (gd == NULL || gd->nodeType != CU_GRAPH_NODE_TYPE_KERNEL)
+        return;
+    atomic_fetch_add(&g.captured, 1);
+    uint64_t node = 0;
+    if (g.api.GetGraphNodeId == NULL || g.api.GetGraphNodeId(gd->node, &node) != CUPTI_SUCCESS)
+        return;
+    int depth = extcorr_depth;
+    tsc_desc_graph_node d = {
+        .node = node,
+        .external_id = depth > 0 && depth <= TSC_EXTCORR_STACK ? extcorr_ids[depth - 1] : 0};
+    uint32_t desc = tsc_rec_intern(TSC_DESC_GRAPH_NODE, &d, sizeof d);
+    uint64_t t = tsc_now_ns();
+    tsc_rec_event(TSC_EV_GRAPH_NODE, 0, 0, desc, t, t, 0);
+}
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
@@ -169,6 +287,10 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
     (void)userdata;
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         tsc_mem_capture_callback(cbid, data);
+        return;
+    }
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) {
+        graph_node_created(data);
         return;
     }
     if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
@@ -309,7 +431,13 @@ static int start_capture(void)
     /* API records then carry gettid(), the ids /proc and NCCL events use. */
     g.api.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     /* Ready before the first buffer can complete. */
-    tsc_sink_reset(g.mode);
+    if (tsc_sink_reset(g.mode) != 0)
+        tsc_warn_once("cupti_fold", "out of memory for the launch fold: kernels and their "
+                                    "launch calls are written as separate records");
+    tsc_pool_configure(TSC_CUPTI_BUFFER_BYTES, TSC_CUPTI_MAX_BUFFERS);
+    g.pid = getpid();
+    g.flush_ms = flush_period_ms();
+    g.last_age_ns = monotonic_ns();
     tsc_clock_init(&g.clock);
     r = g.api.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
     int ok = r == CUPTI_SUCCESS;
@@ -338,7 +466,7 @@ static int start_capture(void)
         set_status("activity enable failed");
         return -1;
     }
-    g.api.ActivityFlushPeriod(flush_period_ms());
+    g.api.ActivityFlushPeriod(g.flush_ms);
     atomic_store(&g.state, ST_RUNNING);
     /* Registered during cuInit, after the CUDA runtime's own teardown
      * handler, so it runs before it: records are flushed while contexts
@@ -387,8 +515,10 @@ void tsc_cupti_exit_hook(void)
     if (!atomic_compare_exchange_strong(&g.state, &expected, ST_STOPPED))
         return;
     collect_device_meta_once();
-    /* FORCED also hands over buffers that are not full yet. */
+    /* FORCED also hands over buffers that are not full yet; the drain
+     * that follows (tsc_rec_finish) writes them and what still waits. */
     g.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    atomic_store(&g.final, 1);
     clock_sample();
     write_counters();
 }
@@ -408,9 +538,15 @@ void tsc_cupti_yield(const char *who)
                   "capture continues",
                   who);
     g.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    atomic_store(&g.final, 1);
+    tsc_rec_wake_writer();
     clock_sample();
     write_counters();
     disable_all();
+    /* Leave CUPTI as a fresh client finds it: its own thread ids and
+     * CUPTI's own flush heuristics, not tscope's settings. */
+    g.api.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT);
+    g.api.ActivityFlushPeriod(0);
     g.api.Unsubscribe(g.sub);
     set_status("yielded to another CUPTI client");
 }
@@ -431,8 +567,11 @@ void tsc_cupti_push_extcorr(uint64_t id)
     if (!tsc_cupti_running())
         return;
     if (g.api.PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) ==
-        CUPTI_SUCCESS)
+        CUPTI_SUCCESS) {
+        if (extcorr_depth < TSC_EXTCORR_STACK)
+            extcorr_ids[extcorr_depth] = id;
         extcorr_depth++;
+    }
 }
 
 void tsc_cupti_pop_extcorr(void)

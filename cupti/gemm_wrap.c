@@ -5,7 +5,8 @@
  * -> restore errno -> return the real status.  The thread-local depth
  * guard keeps only the outermost call when cuBLAS implements a gemm by
  * calling cublasLtMatmul itself, so nothing is counted twice.  Real
- * functions come from dlsym(RTLD_NEXT): the preload links no cuBLAS.
+ * functions come from tsc_real_sym (preload/real_sym.h): the preload
+ * links no cuBLAS.
  *
  * TSC_EV_GEMM: desc -> TSC_DESC_GEMM, start/end = host enter/exit,
  * val = per-thread call counter (with desc it forms the external id),
@@ -23,6 +24,7 @@
 #include "cupti_control.h"
 #include "cupti_hooks.h"
 #include "gemm_math.h"
+#include "real_sym.h"
 #include "recorder.h"
 #include "tsc_tls.h"
 
@@ -78,8 +80,11 @@ static void *real_fn(_Atomic(void *) *slot, const char *name)
 {
     void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (f == NULL) {
-        f = dlsym(RTLD_NEXT, name);
-        atomic_store_explicit(slot, f, memory_order_release);
+        /* Also a cuBLAS that an RTLD_LOCAL library (a Python extension)
+         * brought in: its calls bind to this wrapper all the same. */
+        f = tsc_real_sym(name);
+        if (f != NULL)
+            atomic_store_explicit(slot, f, memory_order_release);
     }
     return f;
 }

@@ -94,7 +94,7 @@ void tsc_mem_capture_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *c
             have = tsc_xlate_vmm(1, bytes, device, tsc_now_ns(), &x);
     }
     if (have)
-        tsc_sink_emit(&x);
+        tsc_sink_emit(&x, &tsc_sink_to_ring);
 }
 
 typedef CUresult (*dev_get_fn)(CUdevice *, int);

@@ -8,7 +8,16 @@ void tsc_nvtx_init(tsc_nvtx_pairer *p)
     memset(p, 0, sizeof *p);
 }
 
-int tsc_nvtx_start(tsc_nvtx_pairer *p, uint32_t id, uint64_t ts, uint32_t tid, const char *name)
+static void copy_cut(char *dst, size_t cap, const char *src)
+{
+    size_t len = src ? strnlen(src, cap - 1) : 0;
+    if (len)
+        memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+int tsc_nvtx_start(tsc_nvtx_pairer *p, uint32_t id, uint64_t ts, uint32_t tid, const char *name,
+                   const char *domain)
 {
     if (p->n_open == TSC_NVTX_OPEN_MAX) {
         p->overflow++;
@@ -19,10 +28,8 @@ int tsc_nvtx_start(tsc_nvtx_pairer *p, uint32_t id, uint64_t ts, uint32_t tid, c
     r->tid = tid;
     r->start_ns = ts;
     r->end_ns = 0;
-    size_t len = name ? strnlen(name, TSC_NVTX_NAME_MAX - 1) : 0;
-    if (len)
-        memcpy(r->name, name, len);
-    r->name[len] = '\0';
+    copy_cut(r->name, sizeof r->name, name);
+    copy_cut(r->domain, sizeof r->domain, domain);
     return 0;
 }
 

@@ -20,6 +20,11 @@ void tsc_cupti_flush_hook(int from_signal) __attribute__((weak));
  * records. */
 void tsc_cupti_exit_hook(void) __attribute__((weak));
 
+/* On the thread draining the recorder, with the drain lock held, never
+ * from a signal handler: translate the CUPTI buffers handed back since the
+ * last drain into the GPU record stream (bulk_stream.h). */
+void tsc_cupti_drain_hook(void) __attribute__((weak));
+
 /* Around NCCL calls that launch GPU work (collectives, point-to-point,
  * ncclGroupEnd): push TSC_EXTCORR_ID(desc, seq) as a CUPTI external
  * correlation id before the real call and pop it after, so the kernels the

@@ -18,6 +18,7 @@
 
 #include "cupti_hooks.h"
 #include "recorder.h"
+#include "real_sym.h"
 #include "recorder_internal.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -34,7 +35,7 @@ static exit_fn real__exit, real__Exit;
 
 static void *resolve(void *cached, const char *name)
 {
-    return cached ? cached : dlsym(RTLD_NEXT, name);
+    return cached ? cached : tsc_real_sym(name);
 }
 
 /* exec: not from a signal handler as a rule, but it may be (it is
@@ -174,24 +175,24 @@ static _Noreturn void exit_now(exit_fn f, int status)
 EXPORT _Noreturn void _exit(int status)
 {
     before_exit(status);
-    exit_now(real__exit ? real__exit : (exit_fn)dlsym(RTLD_NEXT, "_exit"), status);
+    exit_now(real__exit ? real__exit : (exit_fn)tsc_real_sym("_exit"), status);
 }
 
 EXPORT _Noreturn void _Exit(int status)
 {
     before_exit(status);
-    exit_now(real__Exit ? real__Exit : (exit_fn)dlsym(RTLD_NEXT, "_Exit"), status);
+    exit_now(real__Exit ? real__Exit : (exit_fn)tsc_real_sym("_Exit"), status);
 }
 
 __attribute__((constructor)) static void resolve_exit_exec(void)
 {
     int saved = errno;
-    real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
-    real_execv = (execv_fn)dlsym(RTLD_NEXT, "execv");
-    real_execvp = (execv_fn)dlsym(RTLD_NEXT, "execvp");
-    real_execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
-    real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
-    real__exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
-    real__Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
+    real_execve = (execve_fn)tsc_real_sym("execve");
+    real_execv = (execv_fn)tsc_real_sym("execv");
+    real_execvp = (execv_fn)tsc_real_sym("execvp");
+    real_execvpe = (execve_fn)tsc_real_sym("execvpe");
+    real_fexecve = (fexecve_fn)tsc_real_sym("fexecve");
+    real__exit = (exit_fn)tsc_real_sym("_exit");
+    real__Exit = (exit_fn)tsc_real_sym("_Exit");
     errno = saved;
 }

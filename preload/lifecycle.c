@@ -26,6 +26,7 @@
 
 #include "cupti_hooks.h"
 #include "recorder.h"
+#include "real_sym.h"
 #include "recorder_internal.h"
 #include "spin.h"
 
@@ -41,7 +42,7 @@ static sigaction_fn real_sigaction(void)
 {
     sigaction_fn f = atomic_load_explicit(&real_sigaction_p, memory_order_acquire);
     if (!f) {
-        f = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+        f = (sigaction_fn)tsc_real_sym("sigaction");
         atomic_store_explicit(&real_sigaction_p, f, memory_order_release);
     }
     return f;
@@ -226,7 +227,7 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
          * sigaction, as the real signal() returns it. */
         return prev.sa_handler;
     }
-    signal_fn real = real_signal ? real_signal : (signal_fn)dlsym(RTLD_NEXT, "signal");
+    signal_fn real = real_signal ? real_signal : (signal_fn)tsc_real_sym("signal");
     if (!real) {
         errno = ENOSYS;
         return SIG_ERR;
@@ -238,7 +239,7 @@ __attribute__((constructor)) static void tsc_constructor(void)
 {
     int saved = errno;
     real_sigaction(); /* resolve now, not first inside a signal path */
-    real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+    real_signal = (signal_fn)tsc_real_sym("signal");
     tsc_rec_load_config();
     if (!tsc_rec_config()->disabled && tsc_cupti_constructor_hook)
         tsc_cupti_constructor_hook();

@@ -19,6 +19,7 @@
 #include "cupti_hooks.h"
 #include "nccl_abi.h"
 #include "nccl_wrap.h"
+#include "real_sym.h"
 #include "recorder.h"
 #include "recorder_internal.h"
 
@@ -46,31 +47,13 @@ static const char *const sym_name[S_NSYMS] = {
 static _Atomic(void *) sym_ptr[S_NSYMS];
 static _Atomic int sym_gave_up[S_NSYMS];
 
-static void *lookup_real(const char *name)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-    if (p)
-        return p;
-    /* libnccl loaded as a dependency of an RTLD_LOCAL library (a Python
-     * extension) is not in the global scope RTLD_NEXT searches. */
-    static const char *const libs[] = {"libnccl.so.2", "libnccl.so"};
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !p; i++) {
-        void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
-        if (h) {
-            p = dlsym(h, name);
-            dlclose(h);
-        }
-    }
-    return p;
-}
-
 static void *__attribute__((noinline)) real_sym_slow(enum real_sym s)
 {
     void *p;
     if (atomic_load_explicit(&sym_gave_up[s], memory_order_relaxed))
         return NULL;
     int saved = errno;
-    p = lookup_real(sym_name[s]);
+    p = tsc_real_sym(sym_name[s]);
     errno = saved;
     if (p)
         atomic_store_explicit(&sym_ptr[s], p, memory_order_release);

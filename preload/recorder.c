@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bulk_stream.h"
 #include "cupti_hooks.h"
 #include "dump_file.h"
 #include "identity.h"
@@ -324,6 +325,9 @@ static void persist_inflight(tsc_thread *t, int from_signal)
 /* check_names: re-read thread names (periodic drains only). */
 static void drain_all(int from_signal, int check_names)
 {
+    /* Translating CUPTI buffers takes locks and time: never in a handler. */
+    if (!from_signal && tsc_cupti_drain_hook)
+        tsc_cupti_drain_hook();
     uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) {
         tsc_thread *t = g_threads[i];
@@ -360,6 +364,52 @@ static void drain_all(int from_signal, int check_names)
         if (slot == SLOT_EXITED && tsc_ring_is_empty(&t->ring))
             atomic_store_explicit(&t->slot, SLOT_REUSABLE, memory_order_release);
     }
+}
+
+int tsc_rec_write_slots_locked(uint32_t tid, const tsc_event *slots, size_t n, uint64_t events)
+{
+    if (n == 0)
+        return 0;
+    uint64_t lost = g_dump.bytes_lost;
+    if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, tid, slots,
+                             (uint32_t)(n * TSC_SLOT_SIZE)) == 0) {
+        g_events_written += events;
+        return 0;
+    }
+    note_write_failure(0, lost);
+    return -1;
+}
+
+uint32_t tsc_rec_new_desc_id(void)
+{
+    return atomic_fetch_add_explicit(&g_next_desc, 1, memory_order_relaxed);
+}
+
+uint64_t tsc_rec_intern_generation(void)
+{
+    return atomic_load_explicit(&g_intern_gen, memory_order_relaxed);
+}
+
+void tsc_rec_wake_writer(void)
+{
+    if (g_wake_fd < 0)
+        return;
+    int saved = errno;
+    uint64_t one = 1;
+    ssize_t w = write(g_wake_fd, &one, sizeof one); /* non-blocking eventfd */
+    (void)w;
+    errno = saved;
+}
+
+void tsc_rec_help_drain(void)
+{
+    int saved = errno;
+    if (atomic_load(&g_state) == ST_ACTIVE && tsc_rec_owned_here() && tsc_cupti_drain_hook &&
+        tsc_spin_trylock(&g_drain_lock)) {
+        tsc_cupti_drain_hook();
+        tsc_spin_unlock(&g_drain_lock);
+    }
+    errno = saved;
 }
 
 void tsc_rec_flush(void)
@@ -451,8 +501,8 @@ static void *writer_main(void *arg)
         int periodic = tsc_mono_ns() >= next_flush;
         if (periodic) {
             next_flush = tsc_mono_ns() + period;
-            /* Outside the drain lock: CUPTI hands its buffers over by
-             * recording through the rings, possibly on this thread. */
+            /* Outside the drain lock: CUPTI may call back into tscope
+             * (buffer hand-over) on this thread. */
             if (tsc_cupti_flush_hook)
                 tsc_cupti_flush_hook(0);
         }
@@ -565,6 +615,7 @@ static void at_fork_child(void)
     atomic_store(&g_drain_lock, 0);
     atomic_store(&g_reg_lock, 0);
     tsc_meta_after_fork();
+    tsc_bulk_reset();
     tls_thr = NULL;
 }
 

@@ -51,6 +51,15 @@ void tsc_rec_count_dropped(uint64_t n);
  * signals).  Async-signal-safe. */
 void tsc_rec_flush(void);
 
+/* Ask the writer thread to drain soon (CUPTI handed a buffer back).
+ * Never blocks; errno is kept. */
+void tsc_rec_wake_writer(void);
+
+/* From one of CUPTI's threads (never the application's) when the writer
+ * falls behind: translate the CUPTI buffers waiting now on this thread,
+ * if no drain is running (otherwise it will get to them).  errno kept. */
+void tsc_rec_help_drain(void);
+
 /* One line on stderr, at most once per key, prefixed "tscope: ". */
 void tsc_warn_once(const char *key, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

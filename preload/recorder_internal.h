@@ -46,6 +46,18 @@ const char *tsc_rec_host(void);
 void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint64_t seq,
                    uint64_t comm_id, const char *name);
 
+/* For the GPU record stream (bulk_stream.c), drain lock held: write n
+ * slots (holding `events` events) as one EVENTS chunk of thread `tid`.
+ * 0, or -1 when the write failed (counted as lost bytes, said once). */
+int tsc_rec_write_slots_locked(uint32_t tid, const tsc_event *slots, size_t n, uint64_t events);
+
+/* A fresh descriptor id (unique in the file). */
+uint32_t tsc_rec_new_desc_id(void);
+
+/* Changes when a failed write may have lost descriptor definitions: every
+ * stream must define its descriptors again. */
+uint64_t tsc_rec_intern_generation(void);
+
 /* The status the process is exiting with (exit, _exit): the END chunk
  * records it as exit_code. */
 void tsc_rec_set_exit_code(int code);

@@ -50,6 +50,14 @@ static inline int tsc_spin_lock_bounded(_Atomic int *l, unsigned max_ms)
     }
 }
 
+/* One attempt, no wait. */
+static inline int tsc_spin_trylock(_Atomic int *l)
+{
+    int expect = 0;
+    return atomic_compare_exchange_strong_explicit(l, &expect, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
 static inline void tsc_spin_unlock(_Atomic int *l)
 {
     atomic_store_explicit(l, 0, memory_order_release);

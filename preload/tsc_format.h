@@ -1,4 +1,4 @@
-/* tscope dump format, version 1.1 (1.0 files read unchanged).
+/* tscope dump format, version 1.2 (1.0 and 1.1 files read unchanged).
  *
  * This header is the single definition of the on-disk layout shared by the
  * preload library (writer), the test generators and tscope-report (reader).
@@ -31,7 +31,8 @@
 
 #define TSC_FILE_MAGIC "\x89TSCOPE\n"   /* 8 bytes, no NUL needed */
 #define TSC_FORMAT_MAJOR 1
-#define TSC_FORMAT_MINOR 1   /* 1.1: NCCL_ENTER, HANG, exit_code; memory records */
+#define TSC_FORMAT_MINOR 2   /* 1.1: NCCL_ENTER, HANG, exit_code; memory records;
+                                1.2: KERNEL_LAUNCH, NVTX thread and domain, loss counters */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -96,6 +97,8 @@ enum tsc_event_kind {
     TSC_EV_MEM_ALLOC = 0x28,  /* device memory allocated (v1.1) */
     TSC_EV_MEM_FREE = 0x29,   /* device memory freed (v1.1) */
     TSC_EV_MEM_POOL = 0x2a,   /* a memory pool's size changed (v1.1) */
+    TSC_EV_KERNEL_LAUNCH = 0x2b, /* 1.2: a kernel with the call that launched it */
+    TSC_EV_GRAPH_NODE = 0x2c, /* 1.2: a kernel node captured into a CUDA graph */
     TSC_EV_CLOCK = 0x30,      /* clock sample: start=realtime, end=other clock, val=monotonic */
     /* Telemetry (format 1.1): samples of the sampler thread, see below. */
     TSC_EV_GPU_METRIC = 0x40, /* one NVML value changed: aux = enum tsc_gpu_metric */
@@ -141,6 +144,15 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  * least that long: desc and val of the call, start_ns = its entry time,
  * end_ns = when the watchdog saw it, flags and aux as its ENTER. */
 
+/* Chunks of this tid hold what the writer translated from CUPTI's
+ * activity buffers (1.2), not one host thread's records. */
+#define TSC_GPU_STREAM_TID 0u
+
+/* The two halves of a 64-bit field of TSC_EV_KERNEL_LAUNCH. */
+#define TSC_PACK32(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
+#define TSC_LO32(v) ((uint32_t)((v) & 0xffffffffull))
+#define TSC_HI32(v) ((uint32_t)((uint64_t)(v) >> 32))
+
 /* Host calls that launch GPU work (NCCL calls, GEMMs) push a CUPTI external
  * correlation id derived from their own event, so no extra field is needed:
  * the analyzer recomputes it from (desc, val) and joins it with
@@ -154,6 +166,19 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
 
 /* TSC_EV_KERNEL: desc -> TSC_DESC_KERNEL; start/end on the GPU;
  * val = CUPTI correlation id.
+ * TSC_EV_KERNEL_LAUNCH (1.2): one kernel and the host call that launched
+ *   it, in one slot (the launch's runtime call and the driver call nested
+ *   in it are one call).  desc -> TSC_DESC_KERNEL_LAUNCH;
+ *   start_ns = GPU start;
+ *   end_ns = GPU duration (low 32 bits) | call duration << 32, in ns;
+ *   val = CUPTI correlation id (low 32) | (GPU start - call start) << 32.
+ *   Written when the three fit in 32 bits and the call started first;
+ *   otherwise the kernel is a TSC_EV_KERNEL and its call a TSC_EV_API.
+ *   The call's CUPTI external correlation record is not written: the
+ *   NCCL call or GEMM whose host span on the launching thread holds the
+ *   call's start is the one that launched it (the reader joins them so).
+ *   Records in chunks of tid 0 (TSC_GPU_STREAM_TID) come from CUPTI's
+ *   buffers: their host thread is in the descriptor.
  * TSC_EV_MEMCPY / TSC_EV_MEMSET: desc -> TSC_DESC_COPY; val = correlation id.
  * TSC_EV_SYNC: desc -> TSC_DESC_SYNC; start/end = host duration of the call;
  *   val = correlation id.
@@ -161,7 +186,12 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   val = correlation id.
  * TSC_EV_GEMM: desc -> TSC_DESC_GEMM; start/end = host enter/exit;
  *   val = per-thread call counter (feeds TSC_EXTCORR_ID).
- * TSC_EV_NVTX: desc -> TSC_DESC_STRING (range name); start/end; val = 0.
+ * TSC_EV_GRAPH_NODE (1.2): desc -> TSC_DESC_GRAPH_NODE; start = end =
+ *   when the node was captured (in the launch call, on the capturing
+ *   thread, whose chunk holds it); val = 0.
+ * TSC_EV_NVTX: desc -> TSC_DESC_STRING (range name); start/end;
+ *   val (1.2) = host thread | TSC_DESC_STRING id of the NVTX domain << 32
+ *   (0: the default domain, the user's); 0 before 1.2.
  * TSC_EV_CLOCK: start = CLOCK_REALTIME, end = cuptiGetTimestamp() (or 0),
  *   val = CLOCK_MONOTONIC, all sampled together.
  * TSC_EV_MEM_ALLOC / TSC_EV_MEM_FREE (v1.1): desc -> TSC_DESC_MEM;
@@ -239,6 +269,8 @@ enum tsc_desc_type {
     TSC_DESC_GEMM = 20,       /* payload: tsc_desc_gemm */
     TSC_DESC_MEM = 21,        /* payload: tsc_desc_mem (v1.1) */
     TSC_DESC_TASK = 22,       /* payload: tsc_desc_task (format 1.1) */
+    TSC_DESC_KERNEL_LAUNCH = 23, /* payload: tsc_desc_kernel_launch (format 1.2) */
+    TSC_DESC_GRAPH_NODE = 24, /* payload: tsc_desc_graph_node (format 1.2) */
 };
 
 /* NCCL functions, numbered for the dump (append-only). */
@@ -318,6 +350,28 @@ typedef struct tsc_desc_kernel {
     uint64_t graph_id;   /* CUDA graph id, 0 when not launched from a graph */
 } tsc_desc_kernel;
 _Static_assert(sizeof(tsc_desc_kernel) == 48, "kernel desc is 48 bytes");
+
+/* A kernel's launch configuration with the thread and call that launched
+ * it (TSC_EV_KERNEL_LAUNCH). */
+typedef struct tsc_desc_kernel_launch {
+    tsc_desc_kernel kernel;
+    uint32_t tid;        /* launching host thread (gettid) */
+    uint32_t api_name;   /* TSC_DESC_STRING id of the call's name (cudaLaunchKernel) */
+    uint32_t api_cbid;   /* CUPTI callback id of the call */
+    uint8_t api_domain;  /* enum tsc_api_domain */
+    uint8_t reserved[3];
+    uint64_t graph_node; /* CUPTI graph node id of a graph kernel, else 0 */
+} tsc_desc_kernel_launch;
+_Static_assert(sizeof(tsc_desc_kernel_launch) == 72, "kernel launch desc is 72 bytes");
+
+/* A kernel node captured into a CUDA graph (TSC_EV_GRAPH_NODE): the NCCL
+ * call or GEMM that was being captured makes the graph's replays its
+ * work (their kernels carry the node id). */
+typedef struct tsc_desc_graph_node {
+    uint64_t node;         /* CUPTI graph node id */
+    uint64_t external_id;  /* TSC_EXTCORR_ID of the capturing call, 0 none */
+} tsc_desc_graph_node;
+_Static_assert(sizeof(tsc_desc_graph_node) == 16, "graph node desc is 16 bytes");
 
 /* tsc_desc_copy.dir */
 enum tsc_copy_dir {
@@ -403,6 +457,7 @@ enum tsc_mem_source {
     TSC_MEM_SRC_ASYNC = 2,    /* cudaMallocAsync / cuMemAllocFromPoolAsync: from a pool */
     TSC_MEM_SRC_VMM = 3,      /* cuMemCreate / cuMemRelease: physical memory (expandable segments) */
     TSC_MEM_SRC_POOL = 4,     /* a stream-ordered pool itself (TSC_EV_MEM_POOL) */
+    TSC_MEM_SRC_NCCL = 5,     /* 1.2: cuMemCreate/cuMemRelease inside an NCCL call: NCCL's own buffers */
 };
 
 /* TSC_EV_MEM_POOL flags. */
@@ -455,7 +510,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 /* GPU metadata (written by the CUPTI capture). */
 #define TSC_META_CUPTI_MODE "cupti_mode"      /* off, light, full */
 #define TSC_META_CUPTI_STATUS "cupti_status"  /* ok, or why it is off/degraded */
-#define TSC_META_CUPTI_DROPPED "cupti_dropped_records"
+#define TSC_META_CUPTI_DROPPED "cupti_dropped_records" /* records CUPTI dropped (no buffer) */
 #define TSC_META_CLOCK_STATUS "clock_status"  /* ok, or how CUPTI's clock drifted */
 #define TSC_META_DEVICE_NAME "device_name"    /* primary device; device.N.* for all */
 #define TSC_META_DEVICE_SM_COUNT "device_sm_count"
@@ -465,6 +520,15 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_CUDA_RUNTIME "cuda_runtime_version"
 #define TSC_META_CUPTI_VERSION "cupti_version"  /* cuptiGetVersion of the runtime */
 #define TSC_META_CUPTI_OVERHEAD "cupti_overhead_ns" /* CUPTI's own time (OVERHEAD records) */
+/* GPU record accounting (1.2), counts of records. */
+#define TSC_META_CUPTI_DROPPED_DEVICE "cupti_dropped_device_records" /* of those, device work */
+#define TSC_META_CUPTI_BUFFERS_REFUSED "cupti_buffers_refused" /* buffer requests refused (buffers) */
+#define TSC_META_GPU_KERNELS "gpu_kernels"              /* kernel records written */
+#define TSC_META_GPU_KERNELS_FOLDED "gpu_kernels_with_launch" /* of those, TSC_EV_KERNEL_LAUNCH */
+#define TSC_META_GPU_CALLS_ALONE "gpu_launch_calls_alone" /* launch calls written without their kernel folded in */
+#define TSC_META_GPU_INCOMPLETE "gpu_records_incomplete" /* device records handed over unfinished */
+#define TSC_META_GPU_LOST_WRITE "gpu_kernels_lost_write" /* kernel records in chunks that failed to write */
+#define TSC_META_GPU_CAPTURED "gpu_launches_captured" /* launch calls that built a graph node, not a kernel */
 /* Telemetry (format 1.1). */
 #define TSC_META_NVML_STATUS "nvml_status"     /* ok, or why there are no GPU samples */
 #define TSC_META_NVML_DEVICE "nvml_device"     /* NVML index of the sampled GPU */

@@ -108,17 +108,36 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
             return -1;
         tsa_finding_number(f, "step_cv", a->step_cv);
     }
-    uint64_t dropped = 0, cupti_dropped = 0;
+    uint64_t dropped = 0, cupti_dropped = 0, kernels_lost = 0, kernels = 0, device_dropped = 0;
     for (size_t i = 0; i < a->job->n_ranks; i++) {
-        dropped += a->job->ranks[i].dropped_events;
-        cupti_dropped += a->job->ranks[i].cupti_dropped_records;
+        const tsa_rank *r = &a->job->ranks[i];
+        dropped += r->dropped_events;
+        cupti_dropped += r->cupti_dropped_records;
+        kernels_lost += r->gpu_kernels_lost;
+        kernels += tsa_rank_kernel_count(r);
+        device_dropped += r->gpu_dropped_device;
+    }
+    if (kernels_lost) {
+        f = tsa_findings_add(out, "LOAD.KERNELS_LOST", TSA_SEV_WARNING, 0, -1,
+                             "Look for CUPTI's dropped records and the writer's losses in "
+                             "`tscope-report info`; a job killed mid-step loses its last kernels",
+                             "kernels lost: %llu of %llu launched: GPU busy time, categories and "
+                             "MFU are computed on the rest",
+                             (unsigned long long)kernels_lost,
+                             (unsigned long long)(kernels + kernels_lost));
+        if (!f)
+            return -1;
+        f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_number(f, "kernels_lost", (double)kernels_lost);
+        tsa_finding_number(f, "kernels_launched", (double)(kernels + kernels_lost));
     }
     if (dropped || cupti_dropped) {
         f = tsa_findings_add(out, "LOAD.DROPPED", TSA_SEV_WARNING, 0, -1,
                              "Raise the capture buffers (see docs) or use the light CUPTI mode",
-                             "%llu events (and %llu CUPTI records) were dropped during capture: "
-                             "totals may be low",
-                             (unsigned long long)dropped, (unsigned long long)cupti_dropped);
+                             "%llu events (and %llu CUPTI records, %llu of them device work) "
+                             "were dropped during capture: totals may be low",
+                             (unsigned long long)dropped, (unsigned long long)cupti_dropped,
+                             (unsigned long long)device_dropped);
         if (!f)
             return -1;
         f->confidence_cap = TSA_CONF_MEDIUM;

@@ -16,12 +16,14 @@
 #include "hang/hang.h"
 #include "interval_set.h"
 #include "job_build.h"
+#include "launch_join.h"
 #include "mem_hint.h"
 #include "memory.h"
 #include "dup_ranks.h"
 #include "radix_sort.h"
 #include "rank_telemetry.h"
 #include "reader/dump_reader.h"
+#include "reader/gpu_loss.h"
 
 /* cudaDataType_t / cublasComputeType_t values (library_types.h,
  * cublas_api.h) that decide the GEMM precision. */
@@ -56,6 +58,9 @@ typedef struct desc_cache {
     uint8_t ready;
     uint32_t name;             /* interned name (kernel, api, nvtx) */
     tsc_desc_kernel kernel;
+    uint32_t call_name;        /* kernel launch (1.2): the launching call's name */
+    uint32_t call_tid;         /* and its thread */
+    uint64_t graph_node;       /* a graph kernel's node (1.2), else 0 */
 } desc_cache;
 
 #define DESC_CACHE_MAX (1u << 22) /* ids above this are decoded each time */
@@ -76,7 +81,11 @@ typedef struct load_ctx {
     id_pair *ext;  size_t n_ext, cap_ext;    /* EXTCORR: external id -> correlation */
     id_pair *own;  size_t n_own, cap_own;    /* our external id -> nccl (or GEMM) index */
     tsa_nccl_op *open; size_t n_open, cap_open; /* entered, not yet left: one per thread */
+    tsa_launch_at *launched; size_t n_launched, cap_launched; /* folded kernels' calls (1.2) */
+    tsa_graph_node *nodes; size_t n_nodes, cap_nodes;         /* captured graph nodes (1.2) */
+    tsa_replay *replays; size_t n_replays, cap_replays;       /* kernels replayed from them */
     uint64_t bad_times;   /* events skipped for implausible times */
+    tsr_gpu_counts gpu;   /* the capture's GPU counters (format 1.2 metadata) */
     int oom;
 } load_ctx;
 
@@ -163,6 +172,7 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
     else if (!strcmp(key, TSC_META_MEM_INFO_TIME))
         r->mem_info_ns = (int64_t)(strtoull(value, NULL, 10) & INT64_MAX);
     else {
+        tsr_gpu_counts_meta(&c->gpu, key, value);
         tsa_load_end_meta(&r->end, key, value);
         if (tsa_telemetry_on_meta(r, key, value))
             c->oom = 1;
@@ -211,35 +221,104 @@ static uint32_t intern_string_id(load_ctx *c, const tsr_file *f, uint32_t string
     return idx;
 }
 
+/* A kernel (or the kernel part of a kernel launch) from its cached
+ * descriptor; NULL when the descriptor is unusable or memory is out. */
+static tsa_kernel *new_kernel(load_ctx *c, const desc_cache *dc, uint64_t start, uint64_t end,
+                              uint32_t correlation)
+{
+    tsa_kernel *k = tsa_rank_new_kernel(c->rank);
+    if (!k) {
+        c->oom = 1;
+        return NULL;
+    }
+    k->start_ns = (int64_t)start;
+    k->end_ns = (int64_t)end;
+    k->name = dc->name;
+    k->stream = dc->kernel.stream;
+    k->device = dc->kernel.device;
+    k->correlation = correlation;
+    memcpy(k->grid, dc->kernel.grid, sizeof k->grid);
+    memcpy(k->block, dc->kernel.block, sizeof k->block);
+    k->graph_id = dc->kernel.graph_id;
+    k->nccl = TSA_NONE;
+    k->gemm = TSA_NONE;
+    return k;
+}
+
+static desc_cache *cached_desc(load_ctx *c, uint32_t id, desc_cache *local)
+{
+    desc_cache *dc = cache_slot(c, id);
+    if (!dc) {
+        memset(local, 0, sizeof *local);
+        dc = local;
+    }
+    return dc;
+}
+
 static void add_kernel(load_ctx *c, const tsr_file *f, const tsr_event *e)
 {
-    desc_cache local, *dc = cache_slot(c, e->desc_id);
-    if (!dc) {
-        memset(&local, 0, sizeof local);
-        dc = &local;
-    }
+    desc_cache local, *dc = cached_desc(c, e->desc_id, &local);
     if (!dc->ready) {
         if (tsr_decode_kernel(e->desc, &dc->kernel))
             return;
         dc->name = intern_string_id(c, f, dc->kernel.name);
         dc->ready = 1;
     }
-    tsa_kernel *k = tsa_rank_new_kernel(c->rank);
-    if (!k) {
+    new_kernel(c, dc, e->start_ns, e->end_ns, (uint32_t)e->val);
+}
+
+/* One slot, two records (format 1.2): the kernel, and the call that
+ * launched it as an API record, exactly as if both had been written. */
+static void add_kernel_launch(load_ctx *c, const tsr_file *f, const tsr_event *e)
+{
+    desc_cache local, *dc = cached_desc(c, e->desc_id, &local);
+    if (!dc->ready) {
+        tsc_desc_kernel_launch d;
+        if (tsr_decode_kernel_launch(e->desc, &d))
+            return;
+        dc->kernel = d.kernel;
+        dc->name = intern_string_id(c, f, d.kernel.name);
+        dc->call_name = intern_string_id(c, f, d.api_name);
+        dc->call_tid = d.tid;
+        dc->graph_node = d.graph_node;
+        dc->ready = 1;
+    }
+    tsr_launch_split s;
+    tsr_split_kernel_launch(e, &s);
+    if (s.call_start > s.kernel_start || s.kernel_end > (1ull << 62)) {
+        c->bad_times++;
+        return;
+    }
+    tsa_kernel *k = new_kernel(c, dc, s.kernel_start, s.kernel_end, s.correlation);
+    tsa_api *a = k ? tsa_rank_new_api(c->rank) : NULL;
+    if (!a) {
         c->oom = 1;
         return;
     }
-    k->start_ns = (int64_t)e->start_ns;
-    k->end_ns = (int64_t)e->end_ns;
-    k->name = dc->name;
-    k->stream = dc->kernel.stream;
-    k->device = dc->kernel.device;
-    k->correlation = (uint32_t)e->val;
-    memcpy(k->grid, dc->kernel.grid, sizeof k->grid);
-    memcpy(k->block, dc->kernel.block, sizeof k->block);
-    k->graph_id = dc->kernel.graph_id;
-    k->nccl = TSA_NONE;
-    k->gemm = TSA_NONE;
+    k->launch_tid = dc->call_tid;
+    a->start_ns = (int64_t)s.call_start;
+    a->end_ns = (int64_t)s.call_end;
+    a->tid = dc->call_tid;
+    a->correlation = s.correlation;
+    a->name = dc->call_name;
+    tsa_launch_at at = {.tid = dc->call_tid, .t_ns = (int64_t)s.call_start,
+                        .correlation = s.correlation};
+    if (tsa_launch_push(&c->launched, &c->n_launched, &c->cap_launched, at))
+        c->oom = 1;
+    tsa_replay rp = {.kernel = c->rank->n_kernels - 1, .node = dc->graph_node,
+                     .call_start = (int64_t)s.call_start, .call_end = (int64_t)s.call_end};
+    if (dc->graph_node && tsa_replay_push(&c->replays, &c->n_replays, &c->cap_replays, rp))
+        c->oom = 1;
+}
+
+static void add_graph_node(load_ctx *c, const tsr_event *e)
+{
+    tsc_desc_graph_node d;
+    if (tsr_decode_graph_node(e->desc, &d))
+        return;
+    tsa_graph_node n = {.node = d.node, .external_id = d.external_id};
+    if (tsa_node_push(&c->nodes, &c->n_nodes, &c->cap_nodes, n))
+        c->oom = 1;
 }
 
 static int fill_nccl(tsa_nccl_op *op, const tsr_event *e);
@@ -441,8 +520,13 @@ static void add_range(load_ctx *c, const tsr_file *f, const tsr_event *e)
         dc->name = intern_string_id(c, f, e->desc_id);
         dc->ready = 1;
     }
+    /* Format 1.2 says whose range it is: a named domain (NCCL's own
+     * ranges) is not the user's; the thread is the one that opened it. */
+    if (TSC_HI32(e->val) != 0)
+        return;
+    uint32_t tid = TSC_LO32(e->val) ? TSC_LO32(e->val) : e->tid;
     tsa_range rg = {.start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
-                    .tid = e->tid, .name = dc->name};
+                    .tid = tid, .name = dc->name};
     if (tsa_rank_add_range(c->rank, &rg))
         c->oom = 1;
 }
@@ -478,6 +562,14 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
         return; /* the reader reported it; nothing to place on a timeline */
     if (e->kind == TSC_EV_NCCL_ENTER || e->kind == TSC_EV_HANG) {
         note_entry(c, e); /* no end time yet: before the time checks */
+        return;
+    }
+    if (e->kind == TSC_EV_KERNEL_LAUNCH) {
+        add_kernel_launch(c, f, e); /* packed durations: its own checks */
+        return;
+    }
+    if (e->kind == TSC_EV_GRAPH_NODE) {
+        add_graph_node(c, e);
         return;
     }
     /* Times that cannot be real (reversed, beyond 2^62 ns, longer than
@@ -561,11 +653,80 @@ static const id_pair *find_key(const id_pair *arr, size_t n, uint64_t key)
 
 /* Join NCCL calls and GEMMs to their kernels (our external id -> CUPTI correlation ->
  * kernel) and kernels to the host thread that launched them. */
+static int push_ext(void *ctx, uint64_t ext, uint32_t corr)
+{
+    load_ctx *c = ctx;
+    return push_pair(&c->ext, &c->n_ext, &c->cap_ext, ext, corr);
+}
+
+/* Kernels folded with their call (1.2) carry no external correlation:
+ * the call span that holds the launch gives it (launch_join.h). */
+static int join_folded_launches(load_ctx *c)
+{
+    tsa_rank *r = c->rank;
+    if (!c->n_launched || !c->n_own)
+        return 0;
+    tsa_call_span *spans = malloc(c->n_own * sizeof *spans);
+    if (!spans)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_own; i++) {
+        uint64_t v = c->own[i].value;
+        if (v & OWN_GEMM) {
+            size_t gi = (size_t)(v & ~OWN_GEMM);
+            if (gi < r->n_gemms)
+                spans[n++] = (tsa_call_span){r->gemms[gi].tid, r->gemms[gi].start_ns,
+                                             r->gemms[gi].end_ns, c->own[i].key};
+        } else if (v < r->n_nccl) {
+            spans[n++] = (tsa_call_span){r->nccl[v].tid, r->nccl[v].start_ns, r->nccl[v].end_ns,
+                                         c->own[i].key};
+        }
+    }
+    int rc = tsa_join_launches(spans, n, c->launched, c->n_launched, push_ext, c);
+    free(spans);
+    return rc;
+}
+
+/* A replayed graph kernel is the work of the call captured into its
+ * node: the GEMM again (its FLOPs counted once per replay, at the graph
+ * launch), or the NCCL call's communication. */
+static int attribute_replay(void *ctx, const tsa_replay *rp, uint64_t ext)
+{
+    load_ctx *c = ctx;
+    tsa_rank *r = c->rank;
+    const id_pair *own = find_key(c->own, c->n_own, ext);
+    if (!own || rp->kernel >= r->n_kernels)
+        return 0;
+    tsa_kernel *k = &r->kernels[rp->kernel];
+    if (own->value & OWN_GEMM) {
+        size_t gi = (size_t)(own->value & ~OWN_GEMM);
+        tsa_gemm *g = gi < r->n_gemms ? tsa_rank_new_gemm(r) : NULL;
+        if (!g)
+            return gi < r->n_gemms ? -1 : 0;
+        *g = r->gemms[gi];  /* after the call: tsa_rank_new_gemm may move the array */
+        g->start_ns = rp->call_start;
+        g->end_ns = rp->call_end;
+        g->kernel = (int32_t)rp->kernel;
+        k->gemm = (int32_t)(r->n_gemms - 1);
+        return 0;
+    }
+    if (own->value < r->n_nccl) {
+        k->nccl = (int32_t)own->value;
+        k->category = TSA_KCAT_COMM;
+    }
+    return 0;
+}
+
 static int link_rank(load_ctx *c)
 {
     tsa_rank *r = c->rank;
-    if (!r->n_kernels)
+    if (!r->n_kernels) {
+        for (size_t i = 0; i < r->n_apis; i++)
+            c->gpu.launches_unmatched += tsr_is_launch_call(r->strings[r->apis[i].name]);
         return 0;
+    }
+    if (join_folded_launches(c))
+        return -1;
     tsa_corr_index kc;
     if (tsa_corr_index_build(&kc, r->kernels, r->n_kernels))
         return -1;
@@ -599,8 +760,15 @@ static int link_rank(load_ctx *c)
         int64_t k = tsa_corr_index_find(&kc, r->apis[i].correlation);
         if (k >= 0)
             r->kernels[k].launch_tid = r->apis[i].tid;
+        else if (tsr_is_launch_call(r->strings[r->apis[i].name]))
+            c->gpu.launches_unmatched++;
     }
     tsa_corr_index_free(&kc);
+    if (c->n_replays && c->n_nodes && c->n_own) {
+        sort_pairs(c->own, c->n_own);
+        if (tsa_join_replays(c->nodes, c->n_nodes, c->replays, c->n_replays, attribute_replay, c))
+            return -1;
+    }
     return 0;
 }
 
@@ -771,6 +939,9 @@ static void free_scratch(load_ctx *keep, tsa_ivset *busy)
     free(keep->cache);
     free(keep->ext);
     free(keep->own);
+    free(keep->launched);
+    free(keep->nodes);
+    free(keep->replays);
     memset(keep, 0, sizeof *keep);
     tsa_ivset_free(busy);
 }
@@ -897,7 +1068,10 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         r->file = strdup(paths[i]);
         load_ctx c = {.job = job, .rank = r, .path = paths[i], .cache = keep.cache,
                       .cache_cap = keep.cache_cap, .ext = keep.ext, .cap_ext = keep.cap_ext,
-                      .own = keep.own, .cap_own = keep.cap_own};
+                      .own = keep.own, .cap_own = keep.cap_own,
+                      .launched = keep.launched, .cap_launched = keep.cap_launched,
+                      .nodes = keep.nodes, .cap_nodes = keep.cap_nodes,
+                      .replays = keep.replays, .cap_replays = keep.cap_replays};
         if (c.cache)
             memset(c.cache, 0, c.cache_cap * sizeof *c.cache);
         tsr_stats stats;
@@ -906,6 +1080,9 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
         job->dump_bytes += stats.file_size;
         tsa_rank_counts_of(r, &like);
         int bad_link = link_rank(&c);
+        c.gpu.kernels = r->n_kernels;
+        r->gpu_kernels_lost = tsr_gpu_kernels_lost(&c.gpu);
+        r->gpu_dropped_device = c.gpu.dropped_device;
         if (c.bad_times &&
             tsa_job_add_problem(job, paths[i], 0, "%llu events with impossible times skipped",
                                 (unsigned long long)c.bad_times))

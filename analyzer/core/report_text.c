@@ -410,6 +410,14 @@ static void confidence_line(FILE *out, const tsa_analysis *a, const style *st)
             fprintf(out, "%s%s", sep, a->findings.items[i].id);
             sep = ", ";
         }
+    uint64_t lost = 0, kernels = 0;
+    for (size_t i = 0; i < a->job->n_ranks; i++) {
+        lost += a->job->ranks[i].gpu_kernels_lost;
+        kernels += tsa_rank_kernel_count(&a->job->ranks[i]);
+    }
+    if (lost)
+        fprintf(out, "; kernels lost: %llu of %llu", (unsigned long long)lost,
+                (unsigned long long)(kernels + lost));
     fprintf(out, " (see findings)\n");
 }
 

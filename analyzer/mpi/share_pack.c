@@ -128,6 +128,8 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     r->end = in.end;
     r->dropped_write_bytes = in.dropped_write_bytes;
     r->cupti_dropped_records = in.cupti_dropped_records;
+    r->gpu_kernels_lost = in.gpu_kernels_lost;
+    r->gpu_dropped_device = in.gpu_dropped_device;
     r->mem_total_bytes = in.mem_total_bytes;
     r->mem_free_bytes = in.mem_free_bytes;
     r->mem_info_ns = in.mem_info_ns;

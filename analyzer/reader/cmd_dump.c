@@ -88,7 +88,9 @@ static void emit(dump_ctx *c, cJSON *o)
 static void on_event(void *vctx, const tsr_file *f, const tsr_event *e)
 {
     dump_ctx *c = vctx;
-    const char *op = e->kind == TSC_EV_KERNEL ? tsr_nccl_join_kernel_op(&c->join, f, e) : NULL;
+    const char *op = e->kind == TSC_EV_KERNEL || e->kind == TSC_EV_KERNEL_LAUNCH
+                         ? tsr_nccl_join_kernel_op(&c->join, f, e)
+                         : NULL;
     emit(c, tsr_event_json(f, e, c->rank, op));
 }
 

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "dump_reader.h"
+#include "gpu_loss.h"
 #include "reader_cli.h"
 #include "record_json.h"
 #include "text_visible.h"
@@ -31,6 +32,10 @@ typedef struct file_info {
     size_t n_threads, cap_threads;
     tsr_u64_map tid_index; /* tid -> index in threads */
     uint64_t first_ns, last_ns;
+    tsr_gpu_counts gpu;
+    tsr_u64_map kernel_corr;         /* correlation ids of plain kernel records */
+    uint32_t *launch_corr;           /* of launch calls written as API records */
+    size_t n_launch, cap_launch;
     int oom;
 } file_info;
 
@@ -63,9 +68,34 @@ static info_thread *thread_slot(file_info *fi, uint32_t tid)
     return &fi->threads[n];
 }
 
+/* Kernels, and launch calls that might have lost theirs (gpu_loss.h). */
+static void note_gpu(file_info *fi, const tsr_file *f, const tsr_event *e)
+{
+    tsc_desc_api a;
+    if (e->kind == TSC_EV_KERNEL_LAUNCH) {
+        fi->gpu.kernels++;
+    } else if (e->kind == TSC_EV_KERNEL) {
+        fi->gpu.kernels++;
+        if (tsr_u64_map_put(&fi->kernel_corr, (uint32_t)e->val, 1))
+            fi->oom = 1;
+    } else if (e->kind == TSC_EV_API && tsr_decode_api(e->desc, &a) == 0 &&
+               tsr_is_launch_call(tsr_string(f, a.name))) {
+        if (fi->n_launch == fi->cap_launch) {
+            size_t cap = fi->cap_launch ? 2 * fi->cap_launch : 256;
+            uint32_t *p = realloc(fi->launch_corr, cap * sizeof *p);
+            if (!p) {
+                fi->oom = 1;
+                return;
+            }
+            fi->launch_corr = p;
+            fi->cap_launch = cap;
+        }
+        fi->launch_corr[fi->n_launch++] = (uint32_t)e->val;
+    }
+}
+
 static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
 {
-    (void)f;
     file_info *fi = ctx;
     if (e->kind != TSC_EV_EXTCORR && e->kind != TSC_EV_CLOCK && e->start_ns) {
         if (!fi->first_ns || e->start_ns < fi->first_ns)
@@ -78,6 +108,7 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
         if (!thread_slot(fi, e->tid))
             fi->oom = 1;
     }
+    note_gpu(fi, f, e);
 }
 
 static void on_desc(void *ctx, const tsr_file *f, const tsr_desc *d)
@@ -123,6 +154,8 @@ static void file_info_free(file_info *fi)
     free(fi->problems);
     free(fi->threads);
     tsr_u64_map_free(&fi->tid_index);
+    tsr_u64_map_free(&fi->kernel_corr);
+    free(fi->launch_corr);
 }
 
 static void add_u64(cJSON *o, const char *k, uint64_t v)
@@ -135,6 +168,31 @@ static void add_u64(cJSON *o, const char *k, uint64_t v)
 static const char *status_name(int st)
 {
     return st == TSR_OK ? "ok" : st == TSR_PROBLEMS ? "problems" : "unreadable";
+}
+
+/* Kernels in the dump and kernels lost, with where they were lost. */
+static void gpu_json(cJSON *o, const tsr_file *f, const file_info *fi)
+{
+    tsr_gpu_counts c = fi->gpu;
+    for (size_t i = 0; i < tsr_meta_count(f); i++) {
+        const char *k, *v;
+        if (tsr_meta_at(f, i, &k, &v) == 0)
+            tsr_gpu_counts_meta(&c, k, v);
+    }
+    uint64_t one;
+    for (size_t i = 0; i < fi->n_launch; i++)
+        c.launches_unmatched += !tsr_u64_map_get(&fi->kernel_corr, fi->launch_corr[i], &one);
+    if (!c.traced && !c.kernels)
+        return;
+    cJSON *g = cJSON_AddObjectToObject(o, "gpu");
+    uint64_t lost = tsr_gpu_kernels_lost(&c);
+    add_u64(g, "kernels", c.kernels);
+    add_u64(g, "kernels_lost", lost);
+    add_u64(g, "launches_without_kernel", c.launches_unmatched);
+    add_u64(g, "launches_captured", c.captured);
+    add_u64(g, "records_incomplete", c.incomplete);
+    add_u64(g, "kernels_lost_write", c.lost_write);
+    add_u64(g, "cupti_dropped_device_records", c.dropped_device);
 }
 
 /* The whole description of one file as JSON (also the source of the text). */
@@ -203,6 +261,7 @@ static cJSON *describe(const char *path, const tsr_file *f, const tsr_stats *s,
     }
     const char *dropped = tsr_meta(f, TSC_META_DROPPED);
     add_u64(o, "dropped_events", dropped ? strtoull(dropped, NULL, 10) : 0);
+    gpu_json(o, f, fi);
     cJSON_AddBoolToObject(o, "clean_end", s->clean_end);
     const char *reason = tsr_meta(f, TSC_META_END_REASON);
     if (reason)
@@ -268,7 +327,8 @@ static int shown_key(const char *k)
         TSC_META_CUPTI_MODE, TSC_META_CUPTI_STATUS, TSC_META_CUPTI_DROPPED,
         TSC_META_CLOCK_STATUS, TSC_META_DEVICE_NAME, TSC_META_DEVICE_SM_COUNT,
         TSC_META_DEVICE_CLOCK_KHZ, TSC_META_DEVICE_MEM_BYTES, TSC_META_DROPPED,
-        TSC_META_DROPPED_WRITE, TSC_META_END_REASON};
+        TSC_META_DROPPED_WRITE, TSC_META_END_REASON, TSC_META_CUPTI_DROPPED_DEVICE,
+        TSC_META_GPU_CAPTURED, TSC_META_GPU_INCOMPLETE, TSC_META_GPU_LOST_WRITE};
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
         if (!strcmp(k, shown[i]))
             return 1;
@@ -287,6 +347,29 @@ static void print_other_meta(FILE *out, const cJSON *meta)
     }
     if (any)
         fputc('\n', out);
+}
+
+/* "kernels lost: N of M" whenever anything was lost, never a 0 beside a
+ * loss; CUPTI's dropped device records apart (their kind is unknown). */
+static void print_gpu(FILE *out, const cJSON *g)
+{
+    if (!g)
+        return;
+    uint64_t kernels = raw_u64(g, "kernels"), lost = raw_u64(g, "kernels_lost");
+    uint64_t dropped = raw_u64(g, "cupti_dropped_device_records");
+    fprintf(out, "  %-12s %" PRIu64 " kernels", "gpu", kernels);
+    if (lost)
+        fprintf(out, "; kernels lost: %" PRIu64 " of %" PRIu64 " (%" PRIu64
+                     " launches without their kernel, %" PRIu64 " of them captured into graphs; %"
+                     PRIu64 " lost to write errors)",
+                lost, kernels + lost, raw_u64(g, "launches_without_kernel"),
+                raw_u64(g, "launches_captured"), raw_u64(g, "kernels_lost_write"));
+    else
+        fprintf(out, ", none lost");
+    if (dropped)
+        fprintf(out, "; CUPTI dropped %" PRIu64 " device records (kernels, copies or memsets)",
+                dropped);
+    fputc('\n', out);
 }
 
 static void print_text(FILE *out, const cJSON *o)
@@ -318,6 +401,7 @@ static void print_text(FILE *out, const cJSON *o)
                 meta_or(meta, "device_name", "?"), meta_or(meta, "device_sm_count", "?"),
                 meta_or(meta, "device_clock_khz", "?"), meta_or(meta, "device_mem_bytes", "?"));
         print_counts(out, "events", cJSON_GetObjectItemCaseSensitive(o, "events"));
+        print_gpu(out, cJSON_GetObjectItemCaseSensitive(o, "gpu"));
         uint64_t f0 = raw_u64(o, "first_ns"), f1 = raw_u64(o, "last_ns");
         if (f0 && f1) {
             char a[40], b[40];

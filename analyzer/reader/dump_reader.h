@@ -166,7 +166,18 @@ int tsr_meta_at(const tsr_file *f, size_t i, const char **key, const char **valu
  * long enough (longer payloads from newer minors are accepted; the extra
  * bytes are ignored), else -1.  Safe on any tsr_desc. */
 int tsr_decode_nccl_call(const tsr_desc *d, tsc_desc_nccl_call *out);
+/* Also the kernel part of a TSC_DESC_KERNEL_LAUNCH descriptor. */
 int tsr_decode_kernel(const tsr_desc *d, tsc_desc_kernel *out);
+int tsr_decode_kernel_launch(const tsr_desc *d, tsc_desc_kernel_launch *out); /* 1.2 */
+int tsr_decode_graph_node(const tsr_desc *d, tsc_desc_graph_node *out);       /* 1.2 */
+
+/* The kernel and the call one TSC_EV_KERNEL_LAUNCH slot stands for. */
+typedef struct tsr_launch_split {
+    uint64_t kernel_start, kernel_end;  /* GPU */
+    uint64_t call_start, call_end;      /* host, the launching call */
+    uint32_t correlation;
+} tsr_launch_split;
+void tsr_split_kernel_launch(const tsr_event *e, tsr_launch_split *out);
 int tsr_decode_copy(const tsr_desc *d, tsc_desc_copy *out);
 int tsr_decode_sync(const tsr_desc *d, tsc_desc_sync *out);
 int tsr_decode_api(const tsr_desc *d, tsc_desc_api *out);

@@ -14,7 +14,9 @@ const char *tsr_nccl_join_kernel_op(const tsr_nccl_join *j, const tsr_file *f,
 {
     uint64_t ext, op = 0;
     const char *joined = NULL;
-    if (tsr_u64_map_get(&j->corr_to_ext, e->val, &ext) &&
+    /* A folded kernel (1.2) has no external correlation record: its name
+     * is all this join has. */
+    if (e->kind == TSC_EV_KERNEL && tsr_u64_map_get(&j->corr_to_ext, e->val, &ext) &&
         tsr_u64_map_get(&j->ext_to_op, ext, &op))
         joined = tsr_nccl_op_name((uint8_t)op);
     /* Grouped calls launch from GroupEnd: the name says more than "GroupEnd". */

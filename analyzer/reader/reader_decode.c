@@ -16,6 +16,8 @@ size_t tsr_desc_min_len(uint8_t type)
     case TSC_DESC_GEMM: return sizeof(tsc_desc_gemm);
     case TSC_DESC_TASK: return sizeof(tsc_desc_task);
     case TSC_DESC_MEM: return sizeof(tsc_desc_mem);
+    case TSC_DESC_KERNEL_LAUNCH: return sizeof(tsc_desc_kernel_launch);
+    case TSC_DESC_GRAPH_NODE: return sizeof(tsc_desc_graph_node);
     default: return 0; /* strings and unknown types: any length */
     }
 }
@@ -27,6 +29,8 @@ uint8_t tsr_desc_type_for_kind(uint8_t kind)
     case TSC_EV_NCCL_ENTER:
     case TSC_EV_HANG: return TSC_DESC_NCCL_CALL;
     case TSC_EV_KERNEL: return TSC_DESC_KERNEL;
+    case TSC_EV_KERNEL_LAUNCH: return TSC_DESC_KERNEL_LAUNCH;
+    case TSC_EV_GRAPH_NODE: return TSC_DESC_GRAPH_NODE;
     case TSC_EV_MEMCPY:
     case TSC_EV_MEMSET: return TSC_DESC_COPY;
     case TSC_EV_SYNC: return TSC_DESC_SYNC;
@@ -54,9 +58,31 @@ int tsr_decode_nccl_call(const tsr_desc *d, tsc_desc_nccl_call *out)
     return decode(d, TSC_DESC_NCCL_CALL, out, sizeof *out);
 }
 
+/* A kernel launch descriptor begins with the kernel's configuration. */
 int tsr_decode_kernel(const tsr_desc *d, tsc_desc_kernel *out)
 {
+    if (d && d->type == TSC_DESC_KERNEL_LAUNCH)
+        return decode(d, TSC_DESC_KERNEL_LAUNCH, out, sizeof *out);
     return decode(d, TSC_DESC_KERNEL, out, sizeof *out);
+}
+
+int tsr_decode_kernel_launch(const tsr_desc *d, tsc_desc_kernel_launch *out)
+{
+    return decode(d, TSC_DESC_KERNEL_LAUNCH, out, sizeof *out);
+}
+
+int tsr_decode_graph_node(const tsr_desc *d, tsc_desc_graph_node *out)
+{
+    return decode(d, TSC_DESC_GRAPH_NODE, out, sizeof *out);
+}
+
+void tsr_split_kernel_launch(const tsr_event *e, tsr_launch_split *out)
+{
+    out->kernel_start = e->start_ns;
+    out->kernel_end = e->start_ns + TSC_LO32(e->end_ns);
+    out->call_start = e->start_ns - TSC_HI32(e->val);
+    out->call_end = out->call_start + TSC_HI32(e->end_ns);
+    out->correlation = TSC_LO32(e->val);
 }
 
 int tsr_decode_copy(const tsr_desc *d, tsc_desc_copy *out)

@@ -15,6 +15,8 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_NCCL_ENTER: return "nccl_enter";
     case TSC_EV_HANG: return "hang";
     case TSC_EV_KERNEL: return "kernel";
+    case TSC_EV_KERNEL_LAUNCH: return "kernel_launch";
+    case TSC_EV_GRAPH_NODE: return "graph_node";
     case TSC_EV_MEMCPY: return "memcpy";
     case TSC_EV_MEMSET: return "memset";
     case TSC_EV_SYNC: return "sync";
@@ -41,6 +43,8 @@ const char *tsr_desc_type_name(uint8_t type)
     case TSC_DESC_NCCL_CALL: return "nccl_call";
     case TSC_DESC_THREAD: return "thread";
     case TSC_DESC_KERNEL: return "kernel";
+    case TSC_DESC_KERNEL_LAUNCH: return "kernel_launch";
+    case TSC_DESC_GRAPH_NODE: return "graph_node";
     case TSC_DESC_COPY: return "copy";
     case TSC_DESC_SYNC: return "sync";
     case TSC_DESC_API: return "api";

@@ -65,7 +65,7 @@ static void nccl_keys(cJSON *o, const tsr_event *e, const tsc_desc_nccl_call *c)
     add_i64(o, "color", c->color);
 }
 
-static void kernel_keys(cJSON *o, const tsr_file *f, const tsr_event *e,
+static void kernel_keys(cJSON *o, const tsr_file *f, uint64_t correlation,
                         const tsc_desc_kernel *k, const char *nccl_op)
 {
     tsr_json_add_text(o, "name", tsr_string(f, k->name));
@@ -74,7 +74,7 @@ static void kernel_keys(cJSON *o, const tsr_file *f, const tsr_event *e,
     add_triple(o, "grid", k->grid);
     add_triple(o, "block", k->block);
     add_u64(o, "shared_mem", k->shared_mem);
-    add_u64(o, "correlation", e->val);
+    add_u64(o, "correlation", correlation);
     add_u64(o, "graph_id", k->graph_id);
     if (nccl_op)
         cJSON_AddStringToObject(o, "nccl_op", nccl_op);
@@ -122,6 +122,26 @@ static void mem_keys(cJSON *o, const tsr_event *e, const tsc_desc_mem *m)
         add_hex(o, "pool", m->pool);
 }
 
+/* A kernel with its launching call (1.2): the kernel's keys, and the call
+ * as an object. */
+static void kernel_launch_keys(cJSON *o, const tsr_file *f, const tsr_event *e,
+                               const tsc_desc_kernel_launch *d, const char *nccl_op)
+{
+    tsr_launch_split s;
+    tsr_split_kernel_launch(e, &s);
+    kernel_keys(o, f, s.correlation, &d->kernel, nccl_op);
+    cJSON *call = cJSON_AddObjectToObject(o, "launch");
+    if (!call)
+        return;
+    tsr_json_add_text(call, "name", tsr_string(f, d->api_name));
+    add_name(call, "domain", tsr_api_domain_name(d->api_domain), d->api_domain);
+    add_u64(call, "cbid", d->api_cbid);
+    add_u64(call, "start_ns", s.call_start);
+    add_u64(call, "end_ns", s.call_end);
+    if (d->graph_node)
+        add_u64(o, "graph_node", d->graph_node);
+}
+
 /* Kind-specific keys; 0 when the descriptor was usable. */
 static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char *nccl_op)
 {
@@ -133,6 +153,8 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsc_desc_api a;
         tsc_desc_gemm g;
         tsc_desc_mem m;
+        tsc_desc_kernel_launch kl;
+        tsc_desc_graph_node gn;
     } u;
     switch (e->kind) {
     case TSC_EV_NCCL:
@@ -145,7 +167,18 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
     case TSC_EV_KERNEL:
         if (tsr_decode_kernel(e->desc, &u.k))
             return -1;
-        kernel_keys(o, f, e, &u.k, nccl_op);
+        kernel_keys(o, f, e->val, &u.k, nccl_op);
+        return 0;
+    case TSC_EV_KERNEL_LAUNCH:
+        if (tsr_decode_kernel_launch(e->desc, &u.kl))
+            return -1;
+        kernel_launch_keys(o, f, e, &u.kl, nccl_op);
+        return 0;
+    case TSC_EV_GRAPH_NODE:
+        if (tsr_decode_graph_node(e->desc, &u.gn))
+            return -1;
+        add_u64(o, "graph_node", u.gn.node);
+        add_hex(o, "external_id", u.gn.external_id);
         return 0;
     case TSC_EV_MEMCPY:
     case TSC_EV_MEMSET:
@@ -235,10 +268,13 @@ static uint32_t event_tid(const tsr_event *e)
 {
     tsc_desc_sync s;
     tsc_desc_api a;
+    tsc_desc_kernel_launch kl;
     if (e->kind == TSC_EV_SYNC && tsr_decode_sync(e->desc, &s) == 0 && s.tid)
         return s.tid;
     if (e->kind == TSC_EV_API && tsr_decode_api(e->desc, &a) == 0 && a.tid)
         return a.tid;
+    if (e->kind == TSC_EV_KERNEL_LAUNCH && tsr_decode_kernel_launch(e->desc, &kl) == 0)
+        return kl.tid;
     return e->tid;
 }
 
@@ -249,8 +285,14 @@ cJSON *tsr_event_json(const tsr_file *f, const tsr_event *e, int rank, const cha
         return NULL;
     add_i64(o, "rank", rank);
     add_name(o, "kind", tsr_event_kind_name(e->kind), e->kind);
-    add_u64(o, "start_ns", e->start_ns);
-    add_u64(o, "end_ns", e->end_ns);
+    uint64_t start = e->start_ns, end = e->end_ns;
+    if (e->kind == TSC_EV_KERNEL_LAUNCH) {
+        tsr_launch_split s;
+        tsr_split_kernel_launch(e, &s);
+        end = s.kernel_end;  /* the slot packs durations; show times */
+    }
+    add_u64(o, "start_ns", start);
+    add_u64(o, "end_ns", end);
     add_u64(o, "tid", event_tid(e));
     if (kind_keys(o, f, e, nccl_op) != 0) {
         add_u64(o, "desc", e->desc_id);

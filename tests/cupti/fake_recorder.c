@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bulk_stream.h"
 #include "recorder.h"
 
 fake_state fake;
@@ -135,4 +136,49 @@ size_t fake_count_events(uint8_t kind)
     for (size_t i = 0; i < fake.n_events; i++)
         n += fake.events[i].kind == kind;
     return n;
+}
+
+void tsc_rec_wake_writer(void)
+{
+    fake.wakes++;
+}
+
+void tsc_rec_help_drain(void)
+{
+}
+
+/* The GPU record stream lands in the same store as the rings. */
+uint32_t tsc_bulk_intern(uint8_t desc_type, const void *payload, uint16_t len)
+{
+    return tsc_rec_intern(desc_type, payload, len);
+}
+
+uint32_t tsc_bulk_string(const char *s, size_t len)
+{
+    return tsc_rec_string(s, len);
+}
+
+void tsc_bulk_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc, uint64_t start_ns,
+                    uint64_t end_ns, uint64_t val)
+{
+    tsc_rec_event(kind, flags, aux, desc, start_ns, end_ns, val);
+}
+
+void tsc_bulk_commit(void)
+{
+    fake.commits++;
+}
+
+uint64_t tsc_bulk_generation(void)
+{
+    return 0;
+}
+
+uint64_t tsc_bulk_kernels_lost(void)
+{
+    return 0;
+}
+
+void tsc_bulk_reset(void)
+{
 }

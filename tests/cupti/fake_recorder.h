@@ -31,6 +31,8 @@ typedef struct fake_state {
     char meta_val[FAKE_MAX_META][192];
     size_t n_meta;
     int warnings;
+    int wakes;                /* tsc_rec_wake_writer calls */
+    int commits;              /* tsc_bulk_commit calls */
 } fake_state;
 
 extern fake_state fake;

@@ -107,7 +107,9 @@ static void table_consistent(void **state)
                         strncmp(t[i].name, "__cuda", 6) == 0);
         else
             assert_true(strncmp(t[i].name, "cu", 2) == 0 && t[i].name[2] != 'd');
-        assert_true(t[i].cls >= TSC_APICLASS_LAUNCH && t[i].cls <= TSC_APICLASS_NCCL_LAUNCH);
+        assert_true(t[i].cls >= TSC_APICLASS_LAUNCH && t[i].cls <= TSC_APICLASS_GRAPH_LAUNCH);
+        /* Graph launches, and only they, are of the graph class. */
+        assert_int_equal(t[i].cls == TSC_APICLASS_GRAPH_LAUNCH, strstr(t[i].name, "GraphLaunch") != NULL);
         /* No version suffix in runtime names. */
         assert_null(strstr(t[i].name, "_v3020"));
         device_syncs += t[i].is_device_sync;

@@ -16,9 +16,9 @@ static void nested_and_interleaved(void **state)
     tsc_nvtx_pairer *p = test_malloc(sizeof *p);
     tsc_nvtx_init(p);
     tsc_nvtx_range r;
-    assert_int_equal(tsc_nvtx_start(p, 1, 100, 7, "ProfilerStep#3"), 0);
-    assert_int_equal(tsc_nvtx_start(p, 2, 150, 7, "forward"), 0);
-    assert_int_equal(tsc_nvtx_start(p, 3, 160, 9, "data"), 0);
+    assert_int_equal(tsc_nvtx_start(p, 1, 100, 7, "ProfilerStep#3", NULL), 0);
+    assert_int_equal(tsc_nvtx_start(p, 2, 150, 7, "forward", NULL), 0);
+    assert_int_equal(tsc_nvtx_start(p, 3, 160, 9, "data", NULL), 0);
     assert_int_equal(tsc_nvtx_end(p, 2, 300, &r), 1);
     assert_int_equal(r.id, 2);
     assert_int_equal(r.start_ns, 150);
@@ -47,20 +47,20 @@ static void names_and_limits(void **state)
     char long_name[300];
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = '\0';
-    tsc_nvtx_start(p, 1, 10, 0, long_name);
-    tsc_nvtx_start(p, 2, 10, 0, NULL);
+    tsc_nvtx_start(p, 1, 10, 0, long_name, NULL);
+    tsc_nvtx_start(p, 2, 10, 0, NULL, NULL);
     assert_int_equal(tsc_nvtx_end(p, 1, 20, &r), 1);
     assert_int_equal(strlen(r.name), TSC_NVTX_NAME_MAX - 1);
     assert_int_equal(tsc_nvtx_end(p, 2, 5, &r), 1);
     assert_string_equal(r.name, "");
     assert_int_equal(r.end_ns, 10); /* END before START is clamped, never negative */
     for (uint32_t i = 0; i < TSC_NVTX_OPEN_MAX; i++)
-        assert_int_equal(tsc_nvtx_start(p, 1000 + i, i, 0, "r"), 0);
-    assert_int_equal(tsc_nvtx_start(p, 5, 1, 0, "one too many"), -1);
+        assert_int_equal(tsc_nvtx_start(p, 1000 + i, i, 0, "r", NULL), 0);
+    assert_int_equal(tsc_nvtx_start(p, 5, 1, 0, "one too many", NULL), -1);
     assert_int_equal(p->overflow, 1);
     /* Closing one frees a slot. */
     assert_int_equal(tsc_nvtx_end(p, 1000, 50, &r), 1);
-    assert_int_equal(tsc_nvtx_start(p, 5, 1, 0, "fits now"), 0);
+    assert_int_equal(tsc_nvtx_start(p, 5, 1, 0, "fits now", NULL), 0);
     test_free(p);
 }
 

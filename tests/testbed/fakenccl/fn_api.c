@@ -214,18 +214,18 @@ ncclResult_t ncclMemFree(void *ptr) FN_ALIAS(pncclMemFree);
 /* ------------------------------------------------------------ operations */
 
 static ncclResult_t submit(enum fn_kind kind, const void *send, void *recv, size_t count,
-                           ncclDataType_t dt, ncclRedOp_t redop, int root, ncclComm_t comm)
+                           ncclDataType_t dt, ncclRedOp_t redop, int root, ncclComm_t comm,
+                           cudaStream_t st)
 {
     fn_op op = {.kind = kind, .sendbuff = send, .recvbuff = recv, .count = count,
-                .dtype = dt, .redop = redop, .root = root, .comm = comm};
+                .dtype = dt, .redop = redop, .root = root, .comm = comm, .stream = st};
     return fn_submit(&op);
 }
 
 FN_PUBLIC ncclResult_t pncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t dt,
                                       ncclRedOp_t op, ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_ALLREDUCE, s, r, n, dt, op, -1, comm);
+    return submit(FN_ALLREDUCE, s, r, n, dt, op, -1, comm, st);
 }
 ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t st) FN_ALIAS(pncclAllReduce);
@@ -233,8 +233,7 @@ ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t dt, 
 FN_PUBLIC ncclResult_t pncclReduce(const void *s, void *r, size_t n, ncclDataType_t dt,
                                    ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_REDUCE, s, r, n, dt, op, root, comm);
+    return submit(FN_REDUCE, s, r, n, dt, op, root, comm, st);
 }
 ncclResult_t ncclReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncclRedOp_t op,
                         int root, ncclComm_t comm, cudaStream_t st) FN_ALIAS(pncclReduce);
@@ -242,8 +241,7 @@ ncclResult_t ncclReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncc
 FN_PUBLIC ncclResult_t pncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t dt,
                                       int root, ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_BROADCAST, s, r, n, dt, ncclSum, root, comm);
+    return submit(FN_BROADCAST, s, r, n, dt, ncclSum, root, comm, st);
 }
 ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t dt, int root,
                            ncclComm_t comm, cudaStream_t st) FN_ALIAS(pncclBroadcast);
@@ -251,8 +249,7 @@ ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t dt, 
 FN_PUBLIC ncclResult_t pncclBcast(void *b, size_t n, ncclDataType_t dt, int root,
                                   ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_BROADCAST, b, b, n, dt, ncclSum, root, comm);
+    return submit(FN_BROADCAST, b, b, n, dt, ncclSum, root, comm, st);
 }
 ncclResult_t ncclBcast(void *b, size_t n, ncclDataType_t dt, int root, ncclComm_t comm,
                        cudaStream_t st) FN_ALIAS(pncclBcast);
@@ -260,8 +257,7 @@ ncclResult_t ncclBcast(void *b, size_t n, ncclDataType_t dt, int root, ncclComm_
 FN_PUBLIC ncclResult_t pncclAllGather(const void *s, void *r, size_t n, ncclDataType_t dt,
                                       ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_ALLGATHER, s, r, n, dt, ncclSum, -1, comm);
+    return submit(FN_ALLGATHER, s, r, n, dt, ncclSum, -1, comm, st);
 }
 ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t dt, ncclComm_t comm,
                            cudaStream_t st) FN_ALIAS(pncclAllGather);
@@ -269,8 +265,7 @@ ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t dt, 
 FN_PUBLIC ncclResult_t pncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t dt,
                                           ncclRedOp_t op, ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_REDUCESCATTER, s, r, n, dt, op, -1, comm);
+    return submit(FN_REDUCESCATTER, s, r, n, dt, op, -1, comm, st);
 }
 ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t dt,
                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t st)
@@ -279,8 +274,7 @@ ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t 
 FN_PUBLIC ncclResult_t pncclAlltoAll(const void *s, void *r, size_t n, ncclDataType_t dt,
                                      ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_ALLTOALL, s, r, n, dt, ncclSum, -1, comm);
+    return submit(FN_ALLTOALL, s, r, n, dt, ncclSum, -1, comm, st);
 }
 ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n, ncclDataType_t dt, ncclComm_t comm,
                           cudaStream_t st) FN_ALIAS(pncclAlltoAll);
@@ -288,8 +282,7 @@ ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n, ncclDataType_t dt, n
 FN_PUBLIC ncclResult_t pncclGather(const void *s, void *r, size_t n, ncclDataType_t dt,
                                    int root, ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_GATHER, s, r, n, dt, ncclSum, root, comm);
+    return submit(FN_GATHER, s, r, n, dt, ncclSum, root, comm, st);
 }
 ncclResult_t ncclGather(const void *s, void *r, size_t n, ncclDataType_t dt, int root,
                         ncclComm_t comm, cudaStream_t st) FN_ALIAS(pncclGather);
@@ -297,8 +290,7 @@ ncclResult_t ncclGather(const void *s, void *r, size_t n, ncclDataType_t dt, int
 FN_PUBLIC ncclResult_t pncclScatter(const void *s, void *r, size_t n, ncclDataType_t dt,
                                     int root, ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_SCATTER, s, r, n, dt, ncclSum, root, comm);
+    return submit(FN_SCATTER, s, r, n, dt, ncclSum, root, comm, st);
 }
 ncclResult_t ncclScatter(const void *s, void *r, size_t n, ncclDataType_t dt, int root,
                          ncclComm_t comm, cudaStream_t st) FN_ALIAS(pncclScatter);
@@ -306,8 +298,7 @@ ncclResult_t ncclScatter(const void *s, void *r, size_t n, ncclDataType_t dt, in
 FN_PUBLIC ncclResult_t pncclSend(const void *s, size_t n, ncclDataType_t dt, int peer,
                                  ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_SEND, s, NULL, n, dt, ncclSum, peer, comm);
+    return submit(FN_SEND, s, NULL, n, dt, ncclSum, peer, comm, st);
 }
 ncclResult_t ncclSend(const void *s, size_t n, ncclDataType_t dt, int peer, ncclComm_t comm,
                       cudaStream_t st) FN_ALIAS(pncclSend);
@@ -315,8 +306,7 @@ ncclResult_t ncclSend(const void *s, size_t n, ncclDataType_t dt, int peer, nccl
 FN_PUBLIC ncclResult_t pncclRecv(void *r, size_t n, ncclDataType_t dt, int peer,
                                  ncclComm_t comm, cudaStream_t st)
 {
-    (void)st;
-    return submit(FN_RECV, NULL, r, n, dt, ncclSum, peer, comm);
+    return submit(FN_RECV, NULL, r, n, dt, ncclSum, peer, comm, st);
 }
 ncclResult_t ncclRecv(void *r, size_t n, ncclDataType_t dt, int peer, ncclComm_t comm,
                       cudaStream_t st) FN_ALIAS(pncclRecv);

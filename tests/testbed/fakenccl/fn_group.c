@@ -80,6 +80,8 @@ static ncclResult_t run_batch(fn_op *ops, size_t n)
     for (size_t i = 0; i < n && rc == ncclSuccess; i++)
         if (ops[i].kind != FN_SEND && ops[i].kind != FN_RECV)
             rc = fn_coll_run(&ops[i]);
+    if (rc == ncclSuccess)
+        fn_device_kernel(ops, n);
     return rc;
 }
 

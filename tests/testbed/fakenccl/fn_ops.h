@@ -23,12 +23,18 @@ typedef struct fn_op {
     ncclRedOp_t redop;
     int root;              /* root, or peer for send/recv */
     ncclComm_t comm;
+    cudaStream_t stream;   /* as passed: where a device kernel would run */
     size_t done;           /* p2p progress, bytes */
 } fn_op;
 
 /* Check the arguments, then run the op now or queue it in the calling
  * thread's group. */
 ncclResult_t fn_submit(const fn_op *op);
+
+/* Where a CUDA driver is loaded (the CUDA stand-in), the kernel the real
+ * NCCL would launch for a batch that ran (its first op's kind and stream),
+ * through cuLaunchKernelEx as NCCL 2.28 does; nothing otherwise. */
+void fn_device_kernel(const fn_op *ops, size_t n);
 
 ncclResult_t fn_group_start(void);
 ncclResult_t fn_group_end(void);

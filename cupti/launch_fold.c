@@ -1,0 +1,445 @@
+/* Folding kernels into their launch calls; see launch_fold.h.
+ *
+ * Two open-addressing tables keyed by correlation id (linear probing,
+ * deletion by backward shift): calls, one per id, and kernels, where a
+ * graph's kernels share their launch's id.  They start small and double
+ * while half full, up to the cap given at creation: what waits is usually
+ * a few thousand entries, but when CUPTI's worker falls behind the
+ * application, kernels come tens of thousands of launches after their
+ * calls.  A table full at its cap gives up what waited longest. */
+#include "launch_fold.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RECENT_SLOTS 64u     /* threads that launch, direct-mapped by tid */
+#define GIVE_UP_AGE 2u       /* periods */
+#define FIRST_LOG2 12u
+
+typedef struct call_slot {
+    uint8_t used, has_call, has_ext, ext_out, fresh, ext_kind;
+    uint32_t corr;
+    uint32_t folded;           /* kernels written with this call */
+    uint32_t epoch;            /* period it arrived in */
+    uint64_t ext;
+    tsc_fold_call call;
+} call_slot;
+
+/* What a waiting kernel needs to be written later (a tsc_xrec is larger). */
+typedef struct kernel_slot {
+    uint8_t used;
+    uint32_t corr, epoch;
+    uint64_t start, end, graph_node;
+    const char *name;
+    tsc_desc_kernel desc;
+} kernel_slot;
+
+typedef struct recent_call {
+    uint8_t used;
+    uint32_t tid, corr;
+    uint64_t start, end;
+} recent_call;
+
+struct tsc_fold {
+    call_slot *calls;
+    size_t call_mask, n_calls;
+    kernel_slot *kernels;
+    size_t kernel_mask, n_kernels;
+    unsigned max_log2;
+    uint32_t *fresh;           /* ids of calls filled since the last settle */
+    size_t n_fresh, cap_fresh;
+    recent_call recent[RECENT_SLOTS];
+    uint32_t epoch;
+    int ext_redundant;
+    tsc_fold_stats stats;
+};
+
+static size_t home(uint32_t corr, size_t mask)
+{
+    return (size_t)(corr * 2654435761u) & mask;
+}
+
+tsc_fold *tsc_fold_new(unsigned max_log2)
+{
+    tsc_fold *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return NULL;
+    size_t n = (size_t)1 << FIRST_LOG2;
+    f->max_log2 = max_log2 < FIRST_LOG2 ? FIRST_LOG2 : max_log2;
+    f->calls = calloc(n, sizeof *f->calls);
+    f->kernels = calloc(n, sizeof *f->kernels);
+    f->call_mask = f->kernel_mask = n - 1;
+    if (f->calls == NULL || f->kernels == NULL) {
+        tsc_fold_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void tsc_fold_free(tsc_fold *f)
+{
+    if (f == NULL)
+        return;
+    free(f->calls);
+    free(f->kernels);
+    free(f->fresh);
+    free(f);
+}
+
+void tsc_fold_set_ext_redundant(tsc_fold *f, int redundant)
+{
+    f->ext_redundant = redundant;
+}
+
+/* ------------------------------------------------------- call table */
+
+static call_slot *call_find(tsc_fold *f, uint32_t corr)
+{
+    for (size_t i = home(corr, f->call_mask);; i = (i + 1) & f->call_mask) {
+        call_slot *c = &f->calls[i];
+        if (!c->used)
+            return NULL;
+        if (c->corr == corr)
+            return c;
+    }
+}
+
+/* Backward-shift deletion: later entries of the run move up, so lookups
+ * never need tombstones. */
+static void call_remove(tsc_fold *f, call_slot *c)
+{
+    size_t i = (size_t)(c - f->calls);
+    memset(c, 0, sizeof *c);
+    f->n_calls--;
+    for (size_t j = (i + 1) & f->call_mask; f->calls[j].used; j = (j + 1) & f->call_mask) {
+        size_t h = home(f->calls[j].corr, f->call_mask);
+        /* Move j into the hole when its home is not between the hole and j. */
+        if (((j - h) & f->call_mask) >= ((j - i) & f->call_mask)) {
+            f->calls[i] = f->calls[j];
+            memset(&f->calls[j], 0, sizeof f->calls[j]);
+            i = j;
+        }
+    }
+}
+
+static int call_grow(tsc_fold *f)
+{
+    size_t n = (f->call_mask + 1) * 2;
+    call_slot *t = calloc(n, sizeof *t), *old = f->calls;
+    if (t == NULL)
+        return -1;
+    size_t old_n = f->call_mask + 1;
+    f->calls = t;
+    f->call_mask = n - 1;
+    for (size_t i = 0; i < old_n; i++) {
+        if (!old[i].used)
+            continue;
+        size_t j = home(old[i].corr, f->call_mask);
+        while (t[j].used)
+            j = (j + 1) & f->call_mask;
+        t[j] = old[i];
+    }
+    free(old);
+    /* Fresh calls are found again by id at settle. */
+    return 0;
+}
+
+/* ----------------------------------------------------- kernel table */
+
+static kernel_slot *kernel_find(tsc_fold *f, uint32_t corr)
+{
+    for (size_t i = home(corr, f->kernel_mask);; i = (i + 1) & f->kernel_mask) {
+        kernel_slot *k = &f->kernels[i];
+        if (!k->used)
+            return NULL;
+        if (k->corr == corr)
+            return k;
+    }
+}
+
+static void kernel_remove(tsc_fold *f, kernel_slot *k)
+{
+    size_t i = (size_t)(k - f->kernels);
+    memset(k, 0, sizeof *k);
+    f->n_kernels--;
+    for (size_t j = (i + 1) & f->kernel_mask; f->kernels[j].used;
+         j = (j + 1) & f->kernel_mask) {
+        size_t h = home(f->kernels[j].corr, f->kernel_mask);
+        if (((j - h) & f->kernel_mask) >= ((j - i) & f->kernel_mask)) {
+            f->kernels[i] = f->kernels[j];
+            memset(&f->kernels[j], 0, sizeof f->kernels[j]);
+            i = j;
+        }
+    }
+}
+
+static int kernel_grow(tsc_fold *f)
+{
+    size_t n = (f->kernel_mask + 1) * 2;
+    kernel_slot *t = calloc(n, sizeof *t), *old = f->kernels;
+    if (t == NULL)
+        return -1;
+    size_t old_n = f->kernel_mask + 1;
+    f->kernels = t;
+    f->kernel_mask = n - 1;
+    for (size_t i = 0; i < old_n; i++) {
+        if (!old[i].used)
+            continue;
+        size_t j = home(old[i].corr, f->kernel_mask);
+        while (t[j].used)
+            j = (j + 1) & f->kernel_mask;
+        t[j] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+/* --------------------------------------------------------- writing */
+
+static void as_xrec(const kernel_slot *k, tsc_xrec *x)
+{
+    memset(x, 0, sizeof *x);
+    x->ev_kind = TSC_EV_KERNEL;
+    x->desc_type = TSC_DESC_KERNEL;
+    x->desc_len = sizeof(tsc_desc_kernel);
+    x->desc.kernel = k->desc;
+    x->name = k->name;
+    x->start_ns = k->start;
+    x->end_ns = k->end;
+    x->val = k->corr;
+    x->graph_node = k->graph_node;
+}
+
+static void give_up_call(tsc_fold *f, call_slot *c, const tsc_fold_actions *a)
+{
+    if (c->has_call && c->folded == 0) {
+        a->call_alone(a->ctx, &c->call);
+        f->stats.calls_alone++;
+    }
+    /* Without a folded kernel the analyzer joins by this record. */
+    if (c->has_ext && !c->ext_out && (c->folded == 0 || !f->ext_redundant))
+        a->extcorr(a->ctx, c->corr, c->ext, c->ext_kind);
+    call_remove(f, c);
+}
+
+static void give_up_kernel(tsc_fold *f, kernel_slot *k, const tsc_fold_actions *a)
+{
+    tsc_xrec x;
+    as_xrec(k, &x);
+    a->kernel_alone(a->ctx, &x);
+    f->stats.kernels_alone++;
+    kernel_remove(f, k);
+}
+
+static void fold_one(tsc_fold *f, call_slot *c, const tsc_xrec *k, const tsc_fold_actions *a)
+{
+    a->both(a->ctx, k, &c->call);
+    c->folded++;
+    f->stats.folded++;
+    if (c->has_ext && !c->ext_out && !f->ext_redundant) {
+        a->extcorr(a->ctx, c->corr, c->ext, c->ext_kind);
+        c->ext_out = 1;
+    }
+}
+
+/* A folded call of one kernel has nothing left to wait for; a graph
+ * launch waits for the rest of its graph's kernels. */
+static void release_if_done(tsc_fold *f, call_slot *c)
+{
+    if (c->folded && !c->call.graph)
+        call_remove(f, c);
+}
+
+/* Everything that arrived `min_age` periods ago or earlier is written
+ * alone.  A removal's backward shift moves entries into the hole it left
+ * (looked at again by the inner loop); only a run wrapping around the
+ * table's end can move an already scanned entry, so a second pass makes
+ * sure, and the scan repeats until a pass removes nothing. */
+static void give_up_older(tsc_fold *f, uint32_t min_age, const tsc_fold_actions *a)
+{
+    for (int again = 1; again;) {
+        again = 0;
+        for (size_t i = 0; i <= f->call_mask; i++) {
+            call_slot *c = &f->calls[i];
+            while (c->used && !c->fresh && f->epoch - c->epoch >= min_age) {
+                give_up_call(f, c, a);
+                again = 1;
+            }
+        }
+        for (size_t i = 0; i <= f->kernel_mask; i++) {
+            kernel_slot *k = &f->kernels[i];
+            while (k->used && f->epoch - k->epoch >= min_age) {
+                give_up_kernel(f, k, a);
+                again = 1;
+            }
+        }
+    }
+}
+
+/* Room for one more entry: grow while allowed, else give up what waited
+ * longest (all but this period's, then everything). */
+static void make_room(tsc_fold *f, size_t n, size_t mask, int calls, const tsc_fold_actions *a)
+{
+    if ((n + 1) * 2 <= mask + 1)
+        return;
+    if (((mask + 1) >> f->max_log2) == 0 && (calls ? call_grow(f) : kernel_grow(f)) == 0)
+        return;
+    if ((n + 1) * 4 <= (mask + 1) * 3)
+        return; /* at the cap, still under three quarters */
+    uint64_t before = f->stats.calls_alone + f->stats.kernels_alone;
+    give_up_older(f, 1, a);
+    if ((calls ? f->n_calls : f->n_kernels) * 4 >= (mask + 1) * 3) {
+        /* Still full: match what can be matched now, give up the rest. */
+        tsc_fold_settle(f, a);
+        give_up_older(f, 0, a);
+    }
+    f->stats.pushed_out += f->stats.calls_alone + f->stats.kernels_alone - before;
+}
+
+/* ------------------------------------------------------------ input */
+
+void tsc_fold_add_kernel(tsc_fold *f, const tsc_xrec *k, const tsc_fold_actions *a)
+{
+    uint32_t corr = (uint32_t)k->val;
+    call_slot *c = call_find(f, corr);
+    if (c && c->has_call && !c->fresh) {
+        fold_one(f, c, k, a);
+        release_if_done(f, c);
+        return;
+    }
+    make_room(f, f->n_kernels, f->kernel_mask, 0, a);
+    size_t i = home(corr, f->kernel_mask);
+    while (f->kernels[i].used)
+        i = (i + 1) & f->kernel_mask;
+    f->kernels[i] = (kernel_slot){.used = 1, .corr = corr, .epoch = f->epoch,
+                                  .start = k->start_ns, .end = k->end_ns,
+                                  .graph_node = k->graph_node, .name = k->name,
+                                  .desc = k->desc.kernel};
+    f->n_kernels++;
+}
+
+static void widen(tsc_fold_call *into, const tsc_fold_call *outer)
+{
+    into->start = outer->start;
+    into->end = outer->end;
+    into->name = outer->name;
+    into->cbid = outer->cbid;
+    into->domain = outer->domain;
+    into->graph |= outer->graph;
+}
+
+static void note_fresh(tsc_fold *f, uint32_t corr)
+{
+    if (f->n_fresh == f->cap_fresh) {
+        size_t cap = f->cap_fresh ? f->cap_fresh * 2 : 1024;
+        uint32_t *p = realloc(f->fresh, cap * sizeof *p);
+        if (p == NULL)
+            return; /* matched when its kernel comes, or given up by age */
+        f->fresh = p;
+        f->cap_fresh = cap;
+    }
+    f->fresh[f->n_fresh++] = corr;
+}
+
+/* A call slot for corr, made if needed. */
+static call_slot *call_slot_for(tsc_fold *f, uint32_t corr, const tsc_fold_actions *a)
+{
+    call_slot *c = call_find(f, corr);
+    if (c)
+        return c;
+    make_room(f, f->n_calls, f->call_mask, 1, a);
+    size_t i = home(corr, f->call_mask);
+    while (f->calls[i].used)
+        i = (i + 1) & f->call_mask;
+    c = &f->calls[i];
+    memset(c, 0, sizeof *c);
+    c->used = 1;
+    c->corr = corr;
+    c->epoch = f->epoch;
+    f->n_calls++;
+    return c;
+}
+
+void tsc_fold_add_call(tsc_fold *f, const tsc_fold_call *l, const tsc_fold_actions *a)
+{
+    recent_call *r = &f->recent[l->tid % RECENT_SLOTS];
+    int spans_last = r->used && r->tid == l->tid && l->start <= r->start && r->end <= l->end &&
+                     !(l->start == r->start && l->end == r->end && l->corr == r->corr);
+    if (spans_last) {
+        /* The outer call of a nested pair: its kernel carries the inner
+         * call's id (the same id, or the inner one's own). */
+        call_slot *c = call_find(f, r->corr);
+        if (c && c->has_call)
+            widen(&c->call, l);
+        r->start = l->start;
+        r->end = l->end;
+        f->stats.nested++;
+        return;
+    }
+    call_slot *c = call_slot_for(f, l->corr, a);
+    if (c->has_call) {
+        /* The same id again without spanning the last call: still one call. */
+        if (l->start < c->call.start)
+            c->call.start = l->start;
+        if (l->end > c->call.end)
+            c->call.end = l->end;
+        f->stats.nested++;
+        return;
+    }
+    c->has_call = 1;
+    c->call = *l;
+    c->epoch = f->epoch;
+    c->fresh = 1;
+    note_fresh(f, l->corr);
+    *r = (recent_call){.used = 1, .tid = l->tid, .corr = l->corr, .start = l->start, .end = l->end};
+}
+
+void tsc_fold_add_ext(tsc_fold *f, uint32_t corr, uint64_t id, uint8_t kind,
+                      const tsc_fold_actions *a)
+{
+    call_slot *c = call_slot_for(f, corr, a);
+    c->has_ext = 1;
+    c->ext = id;
+    c->ext_kind = kind;
+    c->ext_out = 0;
+    if (c->folded && !f->ext_redundant) {
+        a->extcorr(a->ctx, corr, id, kind);
+        c->ext_out = 1;
+    }
+}
+
+void tsc_fold_settle(tsc_fold *f, const tsc_fold_actions *a)
+{
+    for (size_t n = 0; n < f->n_fresh; n++) {
+        call_slot *c = call_find(f, f->fresh[n]);
+        if (c == NULL || !c->fresh)
+            continue;
+        c->fresh = 0;
+        kernel_slot *k;
+        while (c->used && (k = kernel_find(f, c->corr)) != NULL) {
+            tsc_xrec x;
+            as_xrec(k, &x);
+            kernel_remove(f, k);
+            fold_one(f, c, &x, a);
+        }
+        release_if_done(f, c);
+    }
+    f->n_fresh = 0;
+}
+
+void tsc_fold_age(tsc_fold *f, const tsc_fold_actions *a)
+{
+    f->epoch++;
+    give_up_older(f, GIVE_UP_AGE, a);
+}
+
+void tsc_fold_drain(tsc_fold *f, const tsc_fold_actions *a)
+{
+    tsc_fold_settle(f, a);
+    give_up_older(f, 0, a);
+}
+
+tsc_fold_stats tsc_fold_get_stats(const tsc_fold *f)
+{
+    return f->stats;
+}

@@ -1,0 +1,335 @@
+/* tsc-standin-job: a training-like job on the CUDA stand-in.
+ *
+ * Each step: an H2D copy of the batch, K kernel launches (half through
+ * cudaLaunchKernel, half through __cudaLaunchKernel, what <<<>>> compiles
+ * to in CUDA 13), G cuBLAS GEMMs (through a library loaded with
+ * RTLD_LOCAL, as in PyTorch), one all-reduce through NCCL (the test
+ * NCCL launches its kernel with cuLaunchKernelEx), a D2H copy of the loss
+ * and a device synchronisation.  Options add a CUDA graph replayed every
+ * step, a burst of
+ * launches, user and NCCL NVTX ranges, and a second CUPTI client that
+ * starts at a given step.  Run it under tsc-testbed-launch for several
+ * ranks.  --truth FILE: what the job did, as key=value lines, to compare
+ * with what tscope recorded.
+ */
+#include <dlfcn.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "nccl_abi.h"
+#include "rank_rdzv.h"
+
+/* The stand-in runtime's registration and launch entry points (what
+ * nvcc-generated code calls; not in the public headers). */
+void __cudaRegisterFunction(void **fatbin, const char *stub, char *device_fun,
+                            const char *device_name, int thread_limit, uint3 *tid, uint3 *bid,
+                            dim3 *bdim, dim3 *gdim, int *wsize);
+cudaError_t __cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size_t smem,
+                               cudaStream_t s);
+
+typedef struct options {
+    int steps, launches, gemms, burst, graph_kernels, graph_gemms, graph_allreduce;
+    int checked_gemm, nvtx;
+    int kineto_at, kineto_v2, kineto_clock;
+    uint64_t kernel_ns;
+    const char *truth;
+} options;
+
+typedef struct tally {
+    uint64_t runtime_launches, graph_launches, graph_kernels, gemm_calls, gemm_kernels;
+    uint64_t nccl_calls, copies, syncs, user_ranges, nccl_ranges;
+    double gemm_flops;
+    int ext_status;        /* the first GEMM's cuBLAS status */
+    float ext_result;      /* its C[0] */
+    int kineto_subscribe;
+    unsigned long long kineto_kernels;
+    int kineto_thread_id_type;
+} tally;
+
+static void stub_fwd(void) {}
+static void stub_bwd(void) {}
+static void stub_opt(void) {}
+
+static int parse(options *o, int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"steps", 1, 0, 's'}, {"launches", 1, 0, 'k'}, {"gemms", 1, 0, 'g'},
+        {"burst", 1, 0, 'b'}, {"graph", 1, 0, 'G'}, {"checked-gemm", 0, 0, 'e'},
+        {"graph-gemms", 1, 0, 'M'}, {"graph-allreduce", 0, 0, 'A'},
+        {"nvtx", 0, 0, 'n'}, {"kineto-at", 1, 0, 'K'}, {"kineto-v1", 0, 0, '1'},
+        {"kineto-clock", 0, 0, 'c'}, {"kernel-ns", 1, 0, 'd'}, {"truth", 1, 0, 't'},
+        {0, 0, 0, 0}};
+    *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
+                   .kineto_v2 = 1};
+    int c;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        switch (c) {
+        case 's': o->steps = atoi(optarg); break;
+        case 'k': o->launches = atoi(optarg); break;
+        case 'g': o->gemms = atoi(optarg); break;
+        case 'b': o->burst = atoi(optarg); break;
+        case 'G': o->graph_kernels = atoi(optarg); break;
+        case 'M': o->graph_gemms = atoi(optarg); break;
+        case 'A': o->graph_allreduce = 1; break;
+        case 'e': o->checked_gemm = 1; break;
+        case 'n': o->nvtx = 1; break;
+        case 'K': o->kineto_at = atoi(optarg); break;
+        case '1': o->kineto_v2 = 0; break;
+        case 'c': o->kineto_clock = 1; break;
+        case 'd': o->kernel_ns = strtoull(optarg, NULL, 10); break;
+        case 't': o->truth = optarg; break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+static void register_kernels(void)
+{
+    __cudaRegisterFunction(NULL, (const char *)stub_fwd, NULL, "_Z11fwd_layer_kPfS_i", -1, NULL,
+                           NULL, NULL, NULL, NULL);
+    __cudaRegisterFunction(NULL, (const char *)stub_bwd, NULL, "_Z11bwd_layer_kPfS_i", -1, NULL,
+                           NULL, NULL, NULL, NULL);
+    __cudaRegisterFunction(NULL, (const char *)stub_opt, NULL,
+                           "_Z25multi_tensor_apply_kernelPfi", -1, NULL, NULL, NULL, NULL, NULL);
+}
+
+static void launch(tally *t, int i, uint64_t ns, cudaStream_t s)
+{
+    void *args[] = {&ns};
+    dim3 g = {(unsigned)(i % 7) + 1, 1, 1}, b = {256, 1, 1};
+    const void *fn = i % 3 == 0 ? (const void *)stub_fwd
+                     : i % 3 == 1 ? (const void *)stub_bwd : (const void *)stub_opt;
+    if (i % 2)
+        cudaLaunchKernel(fn, g, b, args, 0, s);
+    else
+        __cudaLaunchKernel(fn, g, b, args, 0, s);
+    t->runtime_launches++;
+}
+
+/* A marker pair through the stand-in CUPTI, as NVTX routed to CUPTI gives. */
+static void nvtx_range(const char *domain, const char *name, uint32_t id, uint64_t t0,
+                       uint64_t t1)
+{
+    static void (*marker)(const char *, const char *, uint32_t, uint64_t, uint64_t, uint32_t);
+    if (marker == NULL) {
+        void *h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+        if (h)
+            *(void **)&marker = dlsym(h, "sim_cupti_marker");
+    }
+    if (marker)
+        marker(domain, name, id, t0, t1, (uint32_t)syscall(SYS_gettid));
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The job's GEMM library, loaded as Python loads extensions. */
+typedef struct gemm_lib {
+    void *h;
+    int (*gemm)(void *, const float *, const float *, float *, int);
+    int (*sgemm)(void *, const float *, const float *, float *, int);
+    void (*set_stream)(void *, void *);
+} gemm_lib;
+
+static int gemm_lib_open(gemm_lib *g)
+{
+    void *lib = dlopen(SIM_EXT_PATH, RTLD_NOW | RTLD_LOCAL);
+    void *(*handle)(void) = lib ? (void *(*)(void))dlsym(lib, "sim_ext_handle") : NULL;
+    if (handle == NULL)
+        return -1;
+    *(void **)&g->gemm = dlsym(lib, "sim_ext_gemm");
+    *(void **)&g->sgemm = dlsym(lib, "sim_ext_sgemm");
+    *(void **)&g->set_stream = dlsym(lib, "sim_ext_set_stream");
+    g->h = handle();
+    return g->h && g->gemm && g->sgemm && g->set_stream ? 0 : -1;
+}
+
+static void gemm(tally *t, const gemm_lib *g, float *A, float *B, float *C, int n)
+{
+    int st = g->gemm(g->h, A, B, C, n);
+    if (t->gemm_calls == 0)
+        t->ext_status = st;
+    if (st != 0)
+        return;
+    t->gemm_calls++;
+    t->gemm_kernels++;
+    t->gemm_flops += 2.0 * n * n * n;
+}
+
+/* A 2x2 product whose result the job checks: C[0] = 1*5 + 3*6 = 23
+ * (column-major). */
+static void checked_gemm(tally *t, const gemm_lib *g)
+{
+    float A[4] = {1, 2, 3, 4}, B[4] = {5, 6, 7, 8}, C[4] = {0};
+    t->ext_status = g->sgemm(g->h, A, B, C, 2);
+    t->ext_result = C[0];
+}
+
+static void kineto(tally *t, const options *o)
+{
+    void *h = dlopen(SIM_KINETO_PATH, RTLD_NOW | RTLD_LOCAL);
+    int (*start)(int, int) = h ? (int (*)(int, int))dlsym(h, "sim_kineto_start") : NULL;
+    int (*tid_type)(void) = h ? (int (*)(void))dlsym(h, "sim_kineto_thread_id_type") : NULL;
+    if (start == NULL || tid_type == NULL) {
+        t->kineto_subscribe = -1;
+        return;
+    }
+    t->kineto_subscribe = start(o->kineto_v2, o->kineto_clock);
+    t->kineto_thread_id_type = tid_type();
+}
+
+static void kineto_finish(tally *t)
+{
+    void *h = dlopen(SIM_KINETO_PATH, RTLD_NOW | RTLD_NOLOAD);
+    unsigned long long (*stop)(void) =
+        h ? (unsigned long long (*)(void))dlsym(h, "sim_kineto_stop") : NULL;
+    if (stop)
+        t->kineto_kernels = stop();
+}
+
+static int write_truth(const char *prefix, int rank, const tally *t, int steps)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", prefix, rank);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    fprintf(f, "steps=%d\nruntime_launches=%llu\ngraph_launches=%llu\ngraph_kernels=%llu\n",
+            steps, (unsigned long long)t->runtime_launches,
+            (unsigned long long)t->graph_launches, (unsigned long long)t->graph_kernels);
+    fprintf(f, "gemm_calls=%llu\ngemm_kernels=%llu\ngemm_flops=%.0f\n",
+            (unsigned long long)t->gemm_calls, (unsigned long long)t->gemm_kernels,
+            t->gemm_flops);
+    fprintf(f, "nccl_calls=%llu\ncopies=%llu\nsyncs=%llu\n", (unsigned long long)t->nccl_calls,
+            (unsigned long long)t->copies, (unsigned long long)t->syncs);
+    fprintf(f, "user_ranges=%llu\nnccl_ranges=%llu\n", (unsigned long long)t->user_ranges,
+            (unsigned long long)t->nccl_ranges);
+    fprintf(f, "ext_status=%d\next_result=%g\n", t->ext_status, (double)t->ext_result);
+    fprintf(f, "kineto_subscribe=%d\nkineto_kernels=%llu\nkineto_thread_id_type=%d\n",
+            t->kineto_subscribe, t->kineto_kernels, t->kineto_thread_id_type);
+    return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (parse(&o, argc, argv) != 0) {
+        fprintf(stderr, "usage: tsc-standin-job [--steps N] [--launches K] [--gemms G] "
+                        "[--burst N] [--graph K] [--graph-gemms G] [--graph-allreduce] [--checked-gemm] "
+                        "[--nvtx] [--kineto-at STEP] "
+                        "[--kineto-v1] [--kineto-clock] [--kernel-ns NS] [--truth FILE]\n");
+        return 2;
+    }
+    int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
+    int world = getenv("WORLD_SIZE") ? atoi(getenv("WORLD_SIZE")) : 1;
+    tally t = {0};
+    register_kernels();
+    cudaSetDevice(0);
+    cudaStream_t s = NULL;
+
+    ncclUniqueId id;
+    if (rank == 0 && ncclGetUniqueId(&id) != ncclSuccess)
+        return 3;
+    if (world > 1 && tb_rdzv_exchange(getenv("TSC_TESTBED_RDZV"), rank, &id, sizeof id, 1, 60))
+        return 3;
+    ncclComm_t comm;
+    if (ncclCommInitRank(&comm, world, id, rank) != ncclSuccess)
+        return 3;
+
+    enum { N = 64, BATCH = 1 << 16 };
+    float *A, *B, *C, *grad, *dev_batch;
+    cudaMalloc((void **)&A, N * N * 4);
+    cudaMalloc((void **)&B, N * N * 4);
+    cudaMalloc((void **)&C, N * N * 4);
+    cudaMalloc((void **)&grad, 1024 * 4);
+    cudaMalloc((void **)&dev_batch, BATCH);
+    for (int i = 0; i < N * N; i++)
+        A[i] = B[i] = 1.0f / (float)(i % 17 + 1);
+    char *host_batch = calloc(1, BATCH);
+    float loss = 0;
+    gemm_lib glib = {0};
+    if ((o.gemms || o.checked_gemm || o.graph_gemms) && gemm_lib_open(&glib) != 0)
+        return 4;
+
+    /* A captured step: its kernels, GEMMs and all-reduce run once on the
+     * host now (launching nothing) and on the device at every replay. */
+    cudaGraphExec_t exec = NULL;
+    int graph_nodes = o.graph_kernels + o.graph_gemms + o.graph_allreduce;
+    if (graph_nodes) {
+        cudaStreamCreate(&s);
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        tally scratch = {0};
+        for (int i = 0; i < o.graph_kernels; i++)
+            launch(&scratch, i, o.kernel_ns, s);
+        if (o.graph_gemms) {
+            glib.set_stream(glib.h, s);
+            for (int i = 0; i < o.graph_gemms; i++)
+                gemm(&t, &glib, A, B, C, N);
+            glib.set_stream(glib.h, NULL);
+        }
+        if (o.graph_allreduce &&
+            ncclAllReduce(grad, grad, 1024, ncclFloat32, ncclSum, comm, s) != ncclSuccess)
+            return 5;
+        cudaGraph_t g;
+        cudaStreamEndCapture(s, &g);
+        cudaGraphInstantiate(&exec, g, 0);
+    }
+    if (o.checked_gemm)
+        checked_gemm(&t, &glib);
+    for (int i = 0; i < o.burst; i++)
+        launch(&t, i, 200, NULL);
+    if (o.burst) {
+        cudaDeviceSynchronize();
+        t.syncs++;
+    }
+
+    for (int step = 0; step < o.steps; step++) {
+        if (step == o.kineto_at)
+            kineto(&t, &o);
+        uint64_t t0 = now_ns();
+        cudaMemcpyAsync(dev_batch, host_batch, BATCH, cudaMemcpyHostToDevice, NULL);
+        for (int i = 0; i < o.launches; i++)
+            launch(&t, i, o.kernel_ns, NULL);
+        for (int i = 0; i < o.gemms; i++)
+            gemm(&t, &glib, A, B, C, N);
+        if (exec) {
+            cudaGraphLaunch(exec, s);
+            t.graph_launches++;
+            t.graph_kernels += (uint64_t)graph_nodes;
+        }
+        uint64_t a0 = now_ns();
+        if (ncclAllReduce(grad, grad, 1024, ncclFloat32, ncclSum, comm, NULL) != ncclSuccess)
+            return 5;
+        uint64_t a1 = now_ns();
+        t.nccl_calls++;
+        cudaMemcpyAsync(&loss, grad, 4, cudaMemcpyDeviceToHost, NULL);
+        t.copies += 2;
+        cudaDeviceSynchronize();
+        t.syncs++;
+        if (o.nvtx) {
+            nvtx_range("NCCL", "ncclAllReduce", (uint32_t)(2 * step + 1), a0, a1);
+            nvtx_range(NULL, "train_step", (uint32_t)(2 * step + 2), t0, now_ns());
+            t.nccl_ranges++;
+            t.user_ranges++;
+        }
+    }
+    if (o.kineto_at >= 0 && o.kineto_at < o.steps)
+        kineto_finish(&t);
+    ncclCommDestroy(comm);
+    if (o.truth && write_truth(o.truth, rank, &t, o.steps) != 0)
+        return 6;
+    return 0;
+}

@@ -1,0 +1,66 @@
+/* The device kernel of a finished batch, when a CUDA driver is loaded.
+ *
+ * The real NCCL enqueues one kernel per group launch with cuLaunchKernelEx
+ * (through cuGetProcAddress), on the caller's stream, inside the API call.
+ * The test NCCL has no device, so it does this only when a driver is in
+ * the process (the CUDA stand-in), after the data moved, with a name of
+ * NCCL 2.28's form.  Built without CUDA headers, it does nothing. */
+#include "fn_ops.h"
+
+#ifdef TSC_HAVE_CUPTI
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
+typedef CUresult (*get_function_fn)(CUfunction *, CUmodule, const char *);
+
+static launch_ex_fn launch_ex;
+static CUfunction functions[FN_RECV + 1];
+
+static const char *kernel_name(enum fn_kind k)
+{
+    switch (k) {
+    case FN_ALLREDUCE: return "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+    case FN_ALLGATHER: return "ncclDevKernel_AllGather_RING_LL";
+    case FN_REDUCESCATTER: return "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL";
+    case FN_BROADCAST: return "ncclDevKernel_Broadcast_RING_LL";
+    case FN_REDUCE: return "ncclDevKernel_Reduce_Sum_f32_RING_LL";
+    default: return "ncclDevKernel_SendRecv";
+    }
+}
+
+static void resolve(void)
+{
+    get_function_fn get = (get_function_fn)dlsym(RTLD_DEFAULT, "cuModuleGetFunction");
+    launch_ex = (launch_ex_fn)dlsym(RTLD_DEFAULT, "cuLaunchKernelEx");
+    if (get == NULL || launch_ex == NULL) {
+        launch_ex = NULL;
+        return;
+    }
+    for (int k = FN_ALLREDUCE; k <= FN_RECV; k++)
+        if (get(&functions[k], NULL, kernel_name((enum fn_kind)k)) != CUDA_SUCCESS)
+            launch_ex = NULL;
+}
+
+void fn_device_kernel(const fn_op *ops, size_t n)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, resolve);
+    if (launch_ex == NULL || n == 0)
+        return;
+    uint64_t duration_ns = 5000;
+    void *params[] = {&duration_ns};
+    CUlaunchConfig cfg = {.gridDimX = 8, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 512,
+                          .blockDimY = 1, .blockDimZ = 1, .sharedMemBytes = 0,
+                          .hStream = (CUstream)ops[0].stream};
+    launch_ex(&cfg, functions[ops[0].kind], params, NULL);
+}
+#else
+void fn_device_kernel(const fn_op *ops, size_t n)
+{
+    (void)ops, (void)n;
+}
+#endif
