@@ -85,7 +85,9 @@ typedef struct tsa_nccl_op {
 
 /* tsa_nccl_op.flags bit of a call still in flight (tsa_rank.pending) that
  * the TSCOPE_HANG_S watchdog reported while the process was alive. */
-#define TSA_NCCL_F_WATCHDOG 0x80
+#define TSA_NCCL_F_WATCHDOG 0x40
+_Static_assert((TSA_NCCL_F_WATCHDOG & TSA_NCCL_F_BYTES_UNKNOWN) == 0,
+               "a watchdog-reported call must not read as one of unknown size");
 
 /* How a rank's process ended (END chunk) and when its dump last spoke. */
 typedef struct tsa_rank_end {
@@ -261,6 +263,8 @@ typedef struct tsa_rank {
     /* --- appended: GPU records the capture lost (reader/gpu_loss.h) --- */
     uint64_t gpu_kernels_lost;      /* kernels launched that are not in the dump */
     uint64_t gpu_dropped_device;    /* device records CUPTI dropped, kind unknown */
+    /* --- appended: NCCL's own device memory (format 1.2), kept out of mem --- */
+    uint64_t mem_nccl_bytes, mem_nccl_peak_bytes; /* held now (at load), most held */
     uint64_t remote_records;      /* bulk records left there (tsa_rank_records) */
     uint64_t remote_kernels;      /* kernel records among them */
 } tsa_rank;

@@ -255,18 +255,21 @@ static void release_if_done(tsc_fold *f, call_slot *c)
  * (looked at again by the inner loop); only a run wrapping around the
  * table's end can move an already scanned entry, so a second pass makes
  * sure, and the scan repeats until a pass removes nothing. */
-static void give_up_older(tsc_fold *f, uint32_t min_age, const tsc_fold_actions *a)
+enum { CALLS = 1, KERNELS = 2 };
+
+static void give_up_older_in(tsc_fold *f, int tables, uint32_t min_age,
+                             const tsc_fold_actions *a)
 {
     for (int again = 1; again;) {
         again = 0;
-        for (size_t i = 0; i <= f->call_mask; i++) {
+        for (size_t i = 0; (tables & CALLS) && i <= f->call_mask; i++) {
             call_slot *c = &f->calls[i];
             while (c->used && !c->fresh && f->epoch - c->epoch >= min_age) {
                 give_up_call(f, c, a);
                 again = 1;
             }
         }
-        for (size_t i = 0; i <= f->kernel_mask; i++) {
+        for (size_t i = 0; (tables & KERNELS) && i <= f->kernel_mask; i++) {
             kernel_slot *k = &f->kernels[i];
             while (k->used && f->epoch - k->epoch >= min_age) {
                 give_up_kernel(f, k, a);
@@ -276,8 +279,37 @@ static void give_up_older(tsc_fold *f, uint32_t min_age, const tsc_fold_actions 
     }
 }
 
+static void give_up_older(tsc_fold *f, uint32_t min_age, const tsc_fold_actions *a)
+{
+    give_up_older_in(f, CALLS | KERNELS, min_age, a);
+}
+
+/* The older half by correlation id (ids grow with time): entries below
+ * the middle of the ids waiting.  Fresh calls stay. */
+static void give_up_older_half(tsc_fold *f, const tsc_fold_actions *a)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i <= f->call_mask; i++)
+        if (f->calls[i].used) {
+            lo = f->calls[i].corr < lo ? f->calls[i].corr : lo;
+            hi = f->calls[i].corr > hi ? f->calls[i].corr : hi;
+        }
+    for (size_t i = 0; i <= f->kernel_mask; i++)
+        if (f->kernels[i].used) {
+            lo = f->kernels[i].corr < lo ? f->kernels[i].corr : lo;
+            hi = f->kernels[i].corr > hi ? f->kernels[i].corr : hi;
+        }
+    uint32_t mid = lo + (hi - lo) / 2;
+    for (size_t i = 0; i <= f->call_mask; i++)
+        while (f->calls[i].used && !f->calls[i].fresh && f->calls[i].corr <= mid)
+            give_up_call(f, &f->calls[i], a);
+    for (size_t i = 0; i <= f->kernel_mask; i++)
+        while (f->kernels[i].used && f->kernels[i].corr <= mid)
+            give_up_kernel(f, &f->kernels[i], a);
+}
+
 /* Room for one more entry: grow while allowed, else give up what waited
- * longest (all but this period's, then everything). */
+ * longest (all but this period's, then the older half by id, then all). */
 static void make_room(tsc_fold *f, size_t n, size_t mask, int calls, const tsc_fold_actions *a)
 {
     if ((n + 1) * 2 <= mask + 1)
@@ -288,10 +320,13 @@ static void make_room(tsc_fold *f, size_t n, size_t mask, int calls, const tsc_f
         return; /* at the cap, still under three quarters */
     uint64_t before = f->stats.calls_alone + f->stats.kernels_alone;
     give_up_older(f, 1, a);
+    if ((calls ? f->n_calls : f->n_kernels) * 4 >= (mask + 1) * 3)
+        give_up_older_half(f, a);
     if ((calls ? f->n_calls : f->n_kernels) * 4 >= (mask + 1) * 3) {
-        /* Still full: match what can be matched now, give up the rest. */
+        /* Still full (all fresh calls): match what can be matched, then
+         * give up the rest of this table. */
         tsc_fold_settle(f, a);
-        give_up_older(f, 0, a);
+        give_up_older_in(f, calls ? CALLS : KERNELS, 0, a);
     }
     f->stats.pushed_out += f->stats.calls_alone + f->stats.kernels_alone - before;
 }
@@ -363,8 +398,11 @@ static call_slot *call_slot_for(tsc_fold *f, uint32_t corr, const tsc_fold_actio
 void tsc_fold_add_call(tsc_fold *f, const tsc_fold_call *l, const tsc_fold_actions *a)
 {
     recent_call *r = &f->recent[l->tid % RECENT_SLOTS];
+    /* Strictly around it on one side at least: a runtime call does work
+     * before and after its driver call; two calls with the very same span
+     * are two calls. */
     int spans_last = r->used && r->tid == l->tid && l->start <= r->start && r->end <= l->end &&
-                     !(l->start == r->start && l->end == r->end && l->corr == r->corr);
+                     (l->start < r->start || r->end < l->end);
     if (spans_last) {
         /* The outer call of a nested pair: its kernel carries the inner
          * call's id (the same id, or the inner one's own). */

@@ -9,6 +9,7 @@
 #include <cuda.h>
 
 #include "activity_sink.h"
+#include "cupti_hooks.h"
 #include "memory_xlate.h"
 #include "recorder.h"
 
@@ -69,29 +70,31 @@ void tsc_mem_capture_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *c
         *(const CUresult *)cb->functionReturnValue != CUDA_SUCCESS)
         return;
     tsc_xrec x;
-    uint64_t bytes = 0;
-    uint32_t device = 0;
+    tsc_vmm_entry v = {0};
     int have = 0;
     if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) {
         const cuMemCreate_params *p = cb->functionParams;
-        if (p->handle == NULL || !create_device(p, &device))
+        if (p->handle == NULL || !create_device(p, &v.device))
             return;
-        bytes = p->size;
+        v.bytes = p->size;
+        /* NCCL maps its own buffers with cuMemCreate (inside its calls, on
+         * the caller's thread): they are not the caching allocator's. */
+        v.source = tsc_nccl_in_call && tsc_nccl_in_call() ? TSC_MEM_SRC_NCCL : TSC_MEM_SRC_VMM;
         pthread_mutex_lock(&vmm_lock);
-        have = tsc_vmm_put(&vmm, (uint64_t)*p->handle, bytes, device) == 0;
+        have = tsc_vmm_put(&vmm, (uint64_t)*p->handle, &v) == 0;
         pthread_mutex_unlock(&vmm_lock);
         if (!have) {
             tsc_rec_count_dropped(1); /* table full: its release could not be sized */
             return;
         }
-        have = tsc_xlate_vmm(0, bytes, device, tsc_now_ns(), &x);
+        have = tsc_xlate_vmm(0, v.source, v.bytes, v.device, tsc_now_ns(), &x);
     } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRelease) {
         const cuMemRelease_params *p = cb->functionParams;
         pthread_mutex_lock(&vmm_lock);
-        int known = tsc_vmm_take(&vmm, (uint64_t)p->handle, &bytes, &device);
+        int known = tsc_vmm_take(&vmm, (uint64_t)p->handle, &v);
         pthread_mutex_unlock(&vmm_lock);
         if (known)
-            have = tsc_xlate_vmm(1, bytes, device, tsc_now_ns(), &x);
+            have = tsc_xlate_vmm(1, v.source, v.bytes, v.device, tsc_now_ns(), &x);
     }
     if (have)
         tsc_sink_emit(&x, &tsc_sink_to_ring);

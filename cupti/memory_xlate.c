@@ -104,12 +104,13 @@ size_t tsc_xlate_memory_record(const CUpti_Activity *rec, tsc_xrec out[TSC_MEM_X
     return 0;
 }
 
-int tsc_xlate_vmm(int release, uint64_t bytes, uint32_t device, uint64_t t_ns, tsc_xrec *out)
+int tsc_xlate_vmm(int release, uint8_t source, uint64_t bytes, uint32_t device, uint64_t t_ns,
+                  tsc_xrec *out)
 {
     if (bytes == 0)
         return 0;
-    tsc_desc_mem *d = mem_rec_init(out, release ? TSC_EV_MEM_FREE : TSC_EV_MEM_ALLOC,
-                                   TSC_MEM_SRC_VMM, t_ns, bytes);
+    tsc_desc_mem *d = mem_rec_init(out, release ? TSC_EV_MEM_FREE : TSC_EV_MEM_ALLOC, source,
+                                   t_ns, bytes);
     d->mem_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
     d->device = device;
     return 1;
@@ -124,7 +125,7 @@ static size_t home(uint64_t handle)
     return (size_t)(h >> 40) & (TSC_VMM_SLOTS - 1);
 }
 
-int tsc_vmm_put(tsc_vmm_table *t, uint64_t handle, uint64_t bytes, uint32_t device)
+int tsc_vmm_put(tsc_vmm_table *t, uint64_t handle, const tsc_vmm_entry *e)
 {
     if (handle == 0 || t->n >= TSC_VMM_SLOTS - 1)
         return -1;
@@ -133,12 +134,13 @@ int tsc_vmm_put(tsc_vmm_table *t, uint64_t handle, uint64_t bytes, uint32_t devi
         i = (i + 1) & (TSC_VMM_SLOTS - 1);
     t->n += t->handle[i] == 0;
     t->handle[i] = handle;
-    t->bytes[i] = bytes;
-    t->device[i] = device;
+    t->bytes[i] = e->bytes;
+    t->device[i] = e->device;
+    t->source[i] = e->source;
     return 0;
 }
 
-int tsc_vmm_take(tsc_vmm_table *t, uint64_t handle, uint64_t *bytes, uint32_t *device)
+int tsc_vmm_take(tsc_vmm_table *t, uint64_t handle, tsc_vmm_entry *e)
 {
     if (handle == 0)
         return 0;
@@ -148,8 +150,9 @@ int tsc_vmm_take(tsc_vmm_table *t, uint64_t handle, uint64_t *bytes, uint32_t *d
             return 0;
         i = (i + 1) & (TSC_VMM_SLOTS - 1);
     }
-    *bytes = t->bytes[i];
-    *device = t->device[i];
+    e->bytes = t->bytes[i];
+    e->device = t->device[i];
+    e->source = t->source[i];
     /* Backward shift: move later entries of the cluster into the hole when
      * their home position allows, so lookups never meet a false gap. */
     size_t hole = i, j = i;
@@ -165,6 +168,7 @@ int tsc_vmm_take(tsc_vmm_table *t, uint64_t handle, uint64_t *bytes, uint32_t *d
         t->handle[hole] = t->handle[j];
         t->bytes[hole] = t->bytes[j];
         t->device[hole] = t->device[j];
+        t->source[hole] = t->source[j];
         hole = j;
     }
     t->handle[hole] = 0;

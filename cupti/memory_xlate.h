@@ -32,9 +32,12 @@ size_t tsc_xlate_memory_pool(const CUpti_ActivityMemoryPool3 *p,
 /* Dispatch on rec->kind; 0 for other kinds. */
 size_t tsc_xlate_memory_record(const CUpti_Activity *rec, tsc_xrec out[TSC_MEM_XREC_MAX]);
 
-/* A VMM physical allocation (cuMemCreate, source TSC_MEM_SRC_VMM) or its
- * release; 0 when bytes is 0. */
-int tsc_xlate_vmm(int release, uint64_t bytes, uint32_t device, uint64_t t_ns, tsc_xrec *out);
+/* A VMM physical allocation (cuMemCreate) or its release; source
+ * TSC_MEM_SRC_VMM (the caching allocator's expandable segments) or
+ * TSC_MEM_SRC_NCCL (made inside an NCCL call: NCCL's own buffers); 0 when
+ * bytes is 0. */
+int tsc_xlate_vmm(int release, uint8_t source, uint64_t bytes, uint32_t device, uint64_t t_ns,
+                  tsc_xrec *out);
 
 /* cuMemRelease names only the handle: sizes of live handles, kept from
  * cuMemCreate.  Bounded open addressing (linear probing, deletion by
@@ -45,12 +48,20 @@ typedef struct tsc_vmm_table {
     uint64_t handle[TSC_VMM_SLOTS]; /* 0: empty */
     uint64_t bytes[TSC_VMM_SLOTS];
     uint32_t device[TSC_VMM_SLOTS];
+    uint8_t source[TSC_VMM_SLOTS];
     size_t n;
 } tsc_vmm_table;
 
+/* What a live handle holds. */
+typedef struct tsc_vmm_entry {
+    uint64_t bytes;
+    uint32_t device;
+    uint8_t source;      /* enum tsc_mem_source */
+} tsc_vmm_entry;
+
 /* 0, or -1 when full (or handle 0). */
-int tsc_vmm_put(tsc_vmm_table *t, uint64_t handle, uint64_t bytes, uint32_t device);
-/* Removes the handle; 1 with its size and device, 0 when unknown. */
-int tsc_vmm_take(tsc_vmm_table *t, uint64_t handle, uint64_t *bytes, uint32_t *device);
+int tsc_vmm_put(tsc_vmm_table *t, uint64_t handle, const tsc_vmm_entry *e);
+/* Removes the handle; 1 with what it held, 0 when unknown. */
+int tsc_vmm_take(tsc_vmm_table *t, uint64_t handle, tsc_vmm_entry *e);
 
 #endif

@@ -32,4 +32,9 @@ void tsc_cupti_drain_hook(void) __attribute__((weak));
 void tsc_cupti_push_extcorr(uint64_t id) __attribute__((weak));
 void tsc_cupti_pop_extcorr(void) __attribute__((weak));
 
+/* From the NCCL part to the capture: 1 while this thread is inside one of
+ * NCCL's API calls (memory it maps then is NCCL's).  Weak: absent without
+ * the NCCL wrappers (unit tests). */
+int tsc_nccl_in_call(void) __attribute__((weak));
+
 #endif

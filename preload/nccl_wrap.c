@@ -95,6 +95,11 @@ static TLS int tls_guard;          /* inside one of our wrappers */
 static TLS int tls_group_depth;    /* ncclGroupStart nesting */
 static TLS uint64_t tls_group_ends;
 
+int tsc_nccl_in_call(void)
+{
+    return tls_guard;
+}
+
 typedef struct call {
     int app_errno;
     int real_errno;

@@ -482,10 +482,19 @@ static void add_api(load_ctx *c, const tsr_file *f, const tsr_event *e)
     a->name = dc->name;
 }
 
+/* The analyzer's own flag bits keep clear of the dump's. */
+_Static_assert(((TSA_NCCL_F_WATCHDOG | TSA_NCCL_F_BYTES_UNKNOWN) &
+                (TSC_NCCL_F_IN_GROUP | TSC_NCCL_F_ASYNC_ERR)) == 0,
+               "tsa_nccl_op.flags bits overlap the dump's");
+
 static void add_gemm(load_ctx *c, const tsr_event *e)
 {
     tsc_desc_gemm d;
     if (tsr_decode_gemm(e->desc, &d))
+        return;
+    /* A call cuBLAS refused did no work (aux: the cublasStatus_t it
+     * returned): counting it would count a GEMM retried another way twice. */
+    if (e->aux != 0)
         return;
     if (push_pair(&c->own, &c->n_own, &c->cap_own, TSC_EXTCORR_ID(e->desc_id, e->val),
                   OWN_GEMM | c->rank->n_gemms)) {
@@ -531,11 +540,28 @@ static void add_range(load_ctx *c, const tsr_file *f, const tsr_event *e)
         c->oom = 1;
 }
 
+/* NCCL's own buffers are not the caching allocator's: counted apart, in
+ * the order its thread made them, for the headroom. */
+static void add_nccl_mem(tsa_rank *r, const tsr_event *e)
+{
+    if (e->kind == TSC_EV_MEM_ALLOC)
+        r->mem_nccl_bytes = e->val > UINT64_MAX - r->mem_nccl_bytes ? UINT64_MAX
+                                                                     : r->mem_nccl_bytes + e->val;
+    else if (e->kind == TSC_EV_MEM_FREE)
+        r->mem_nccl_bytes = e->val > r->mem_nccl_bytes ? 0 : r->mem_nccl_bytes - e->val;
+    if (r->mem_nccl_bytes > r->mem_nccl_peak_bytes)
+        r->mem_nccl_peak_bytes = r->mem_nccl_bytes;
+}
+
 static void add_mem(load_ctx *c, const tsr_event *e)
 {
     tsc_desc_mem d;
     if (tsr_decode_mem(e->desc, &d))
         return;
+    if (d.source == TSC_MEM_SRC_NCCL) {
+        add_nccl_mem(c->rank, e);
+        return;
+    }
     tsa_mem_event m = {.t_ns = (int64_t)e->start_ns, .bytes = e->val, .device = d.device,
                        .stream = d.stream, .pool = d.pool, .source = d.source,
                        .op = e->kind == TSC_EV_MEM_ALLOC  ? TSA_MEM_ALLOC

@@ -79,8 +79,12 @@ static void finish(tsa_mem_rank *o, const step_acc *s, const tsa_rank *r, uint64
                                                                        : r->mem_free_bytes + at_info;
     else
         o->capacity_bytes = r->mem_total_bytes;
+    o->nccl_peak_bytes = r->mem_nccl_peak_bytes;
     if (o->capacity_bytes > 0) {
-        o->headroom_bytes = signed_diff(o->capacity_bytes, o->peak_bytes);
+        uint64_t held = o->peak_bytes > UINT64_MAX - o->nccl_peak_bytes
+                            ? UINT64_MAX
+                            : o->peak_bytes + o->nccl_peak_bytes;
+        o->headroom_bytes = signed_diff(o->capacity_bytes, held);
         o->peak_share = (double)o->peak_bytes / (double)o->capacity_bytes;
     }
 }

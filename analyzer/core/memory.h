@@ -76,6 +76,8 @@ typedef struct tsa_mem_rank {
     double peak_share;           /* peak / capacity, NAN unknown */
     int allocs_seen;             /* 0: the records show no device allocation (only
                                   * profiler totals): allocs and churn unknown */
+    uint64_t nccl_peak_bytes;    /* NCCL's own buffers at most (not in peak_bytes,
+                                  * taken from the headroom) */
 } tsa_mem_rank;
 
 /* Per-rank numbers of the ranks whose dumps carry memory records. */

@@ -33,6 +33,8 @@ static cJSON *rank_json(const tsa_mem_rank *m)
         cJSON_AddNullToObject(x, "headroom_bytes");
     }
     num_or_null(x, "peak_share", m->peak_share);
+    if (m->nccl_peak_bytes) /* only where NCCL mapped its own buffers (format 1.2) */
+        tsa_json_add_u64(x, "nccl_buffers_bytes", m->nccl_peak_bytes);
     cJSON_AddNumberToObject(x, "steps", (double)m->steps);
     tsa_json_add_u64(x, "first_step_reserved_bytes", m->first_step_bytes);
     tsa_json_add_u64(x, "last_step_reserved_bytes", m->last_step_bytes);

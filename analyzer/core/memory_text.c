@@ -14,6 +14,8 @@ static double gib(double b)
 void tsa_memory_print(FILE *out, const tsa_memory *m)
 {
     int any_totals = 0;
+    uint64_t nccl = 0;
+    int32_t nccl_rank = -1;
     fprintf(out, "   rank   peak GiB  at step  usable GiB  headroom GiB  growth MiB/step"
                  "  churn MiB/step  allocs/step\n");
     for (size_t i = 0; i < m->n_ranks && i < TSA_MEM_TEXT_ROWS; i++) {
@@ -31,6 +33,10 @@ void tsa_memory_print(FILE *out, const tsa_memory *m)
             snprintf(allocs, sizeof allocs, "%.1f", r->allocs_per_step);
         }
         any_totals |= !r->allocs_seen;
+        if (r->nccl_peak_bytes > nccl) {
+            nccl = r->nccl_peak_bytes;
+            nccl_rank = r->rank;
+        }
         fprintf(out, "  %5d  %9.2f  %7s  %10s  %12s  %15.1f  %14s  %11s\n", (int)r->rank,
                 gib((double)r->peak_bytes), step, cap, head,
                 (double)r->growth_per_step / 1048576.0, churn, allocs);
@@ -41,6 +47,10 @@ void tsa_memory_print(FILE *out, const tsa_memory *m)
     fprintf(out, "  peak: highest reserved (cudaMalloc/cuMemCreate live + pool sizes); growth:"
                  " per analysed step,\n  from step-end values; churn: bytes both allocated and"
                  " freed within a step\n");
+    if (nccl)
+        fprintf(out, "  NCCL's own buffers (cuMemCreate inside NCCL calls): up to %.2f GiB (rank"
+                     " %d),\n  not in peak, taken from the headroom\n",
+                gib((double)nccl), (int)nccl_rank);
     if (any_totals)
         fprintf(out, "  torch.profiler traces give the caching allocator's reserved total, not"
                      " its device\n  allocations: churn and allocs/step are unknown (-)\n");

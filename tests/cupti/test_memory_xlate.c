@@ -161,50 +161,63 @@ static void vmm_records(void **state)
 {
     (void)state;
     tsc_xrec x;
-    assert_int_equal(tsc_xlate_vmm(0, 20ull << 20, 1, T0, &x), 1);
+    assert_int_equal(tsc_xlate_vmm(0, TSC_MEM_SRC_VMM, 20ull << 20, 1, T0, &x), 1);
     assert_int_equal(x.ev_kind, TSC_EV_MEM_ALLOC);
     assert_int_equal(x.desc.mem.source, TSC_MEM_SRC_VMM);
     assert_int_equal(x.desc.mem.device, 1);
     assert_int_equal(x.val, 20ull << 20);
-    assert_int_equal(tsc_xlate_vmm(1, 20ull << 20, 1, T0 + 1, &x), 1);
+    assert_int_equal(tsc_xlate_vmm(1, TSC_MEM_SRC_VMM, 20ull << 20, 1, T0 + 1, &x), 1);
     assert_int_equal(x.ev_kind, TSC_EV_MEM_FREE);
-    assert_int_equal(tsc_xlate_vmm(1, 0, 1, T0 + 1, &x), 0);
+    assert_int_equal(tsc_xlate_vmm(1, TSC_MEM_SRC_VMM, 0, 1, T0 + 1, &x), 0);
 }
 
 static tsc_vmm_table table;
+
+/* A handle's size, device and source, as tsc_vmm_put takes them. */
+static tsc_vmm_entry entry(uint64_t bytes, uint32_t device, uint8_t source)
+{
+    return (tsc_vmm_entry){.bytes = bytes, .device = device, .source = source};
+}
 
 static void vmm_table(void **state)
 {
     (void)state;
     memset(&table, 0, sizeof table);
-    uint64_t b;
-    uint32_t d;
-    assert_int_equal(tsc_vmm_put(&table, 0, 1, 0), -1);
-    assert_int_equal(tsc_vmm_take(&table, 42, &b, &d), 0);
+    tsc_vmm_entry e = entry(1, 0, TSC_MEM_SRC_VMM), got;
+    assert_int_equal(tsc_vmm_put(&table, 0, &e), -1);
+    assert_int_equal(tsc_vmm_take(&table, 42, &got), 0);
     /* Many handles (clusters form), then take every other one and check
-     * that each remaining one is still found with its size. */
+     * that each remaining one is still found with its size, device and
+     * source. */
     const uint64_t n = 5000;
-    for (uint64_t h = 1; h <= n; h++)
-        assert_int_equal(tsc_vmm_put(&table, h * 0x200000ull, h, (uint32_t)(h % 8)), 0);
+    for (uint64_t h = 1; h <= n; h++) {
+        e = entry(h, (uint32_t)(h % 8), h % 3 ? TSC_MEM_SRC_VMM : TSC_MEM_SRC_NCCL);
+        assert_int_equal(tsc_vmm_put(&table, h * 0x200000ull, &e), 0);
+    }
     assert_int_equal(table.n, n);
     for (uint64_t h = 1; h <= n; h += 2) {
-        assert_int_equal(tsc_vmm_take(&table, h * 0x200000ull, &b, &d), 1);
-        assert_int_equal(b, h);
-        assert_int_equal(d, h % 8);
+        assert_int_equal(tsc_vmm_take(&table, h * 0x200000ull, &got), 1);
+        assert_int_equal(got.bytes, h);
+        assert_int_equal(got.device, h % 8);
+        assert_int_equal(got.source, h % 3 ? TSC_MEM_SRC_VMM : TSC_MEM_SRC_NCCL);
     }
     for (uint64_t h = 2; h <= n; h += 2) {
-        assert_int_equal(tsc_vmm_take(&table, h * 0x200000ull, &b, &d), 1);
-        assert_int_equal(b, h);
+        assert_int_equal(tsc_vmm_take(&table, h * 0x200000ull, &got), 1);
+        assert_int_equal(got.bytes, h);
+        assert_int_equal(got.source, h % 3 ? TSC_MEM_SRC_VMM : TSC_MEM_SRC_NCCL);
     }
     assert_int_equal(table.n, 0);
     for (size_t i = 0; i < TSC_VMM_SLOTS; i++)
         assert_int_equal(table.handle[i], 0);
     /* Full: refuses instead of growing. */
-    for (uint64_t h = 1; h < TSC_VMM_SLOTS; h++)
-        assert_int_equal(tsc_vmm_put(&table, h, h, 0), 0);
-    assert_int_equal(tsc_vmm_put(&table, TSC_VMM_SLOTS + 7, 1, 0), -1);
-    assert_int_equal(tsc_vmm_take(&table, 777, &b, &d), 1);
-    assert_int_equal(b, 777);
+    for (uint64_t h = 1; h < TSC_VMM_SLOTS; h++) {
+        e = entry(h, 0, TSC_MEM_SRC_VMM);
+        assert_int_equal(tsc_vmm_put(&table, h, &e), 0);
+    }
+    e = entry(1, 0, TSC_MEM_SRC_VMM);
+    assert_int_equal(tsc_vmm_put(&table, TSC_VMM_SLOTS + 7, &e), -1);
+    assert_int_equal(tsc_vmm_take(&table, 777, &got), 1);
+    assert_int_equal(got.bytes, 777);
 }
 
 int main(void)

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "nccl_abi.h"
@@ -249,6 +250,14 @@ int main(int argc, char **argv)
     if (ncclCommInitRank(&comm, world, id, rank) != ncclSuccess)
         return 3;
 
+    /* What PyTorch's caching allocator does with expandable segments: map
+     * physical memory with cuMemCreate (256 MiB), released at the end. */
+    CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    CUmemGenericAllocationHandle segment = 0;
+    if (cuMemCreate(&segment, 256ull << 20, &prop, 0) != CUDA_SUCCESS)
+        return 3;
+
     enum { N = 64, BATCH = 1 << 16 };
     float *A, *B, *C, *grad, *dev_batch;
     cudaMalloc((void **)&A, N * N * 4);
@@ -329,6 +338,7 @@ int main(int argc, char **argv)
     if (o.kineto_at >= 0 && o.kineto_at < o.steps)
         kineto_finish(&t);
     ncclCommDestroy(comm);
+    cuMemRelease(segment);
     if (o.truth && write_truth(o.truth, rank, &t, o.steps) != 0)
         return 6;
     return 0;

@@ -262,6 +262,29 @@ static void nested_calls_with_their_own_ids(void **state)
     sj_free(&r);
 }
 
+/* NCCL maps its own buffers with cuMemCreate, as the caching allocator's
+ * expandable segments do: only the allocator's count as its memory. */
+static void nccl_buffers_kept_out_of_the_allocator(void **state)
+{
+    (void)state;
+    if (skip_all)
+        skip();
+    sj_run r;
+    const char *args[] = {"--steps", "4", "--launches", "5", NULL};
+    assert_int_equal(sj_run_job(&r, 1, args, NULL), 0);
+    const tsa_rank *rk = sj_rank(&r, 0);
+    /* The job's 256 MiB segment: mapped and released, nothing else. */
+    assert_int_equal(rk->n_mem, 2);
+    for (size_t i = 0; i < rk->n_mem; i++) {
+        assert_int_equal(rk->mem[i].bytes, 256ull << 20);
+        assert_int_equal(rk->mem[i].source, TSC_MEM_SRC_VMM);
+    }
+    /* NCCL's 64 MiB (the test NCCL's, like the real one's cuMem buffers). */
+    assert_int_equal(rk->mem_nccl_peak_bytes, 64ull << 20);
+    assert_int_equal(rk->mem_nccl_bytes, 0);
+    sj_free(&r);
+}
+
 /* NCCL's own NVTX ranges are not the user's step markers. */
 static void nccl_ranges_kept_apart(void **state)
 {
@@ -314,6 +337,7 @@ int main(void)
         cmocka_unit_test(graph_replays_are_the_captured_calls_work),
         cmocka_unit_test(nested_calls_with_their_own_ids),
         cmocka_unit_test(nccl_ranges_kept_apart),
+        cmocka_unit_test(nccl_buffers_kept_out_of_the_allocator),
         cmocka_unit_test(light_mode_keeps_nccl_launches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,7 +50,10 @@ static ncclResult_t init_from_id(ncclComm_t *comm, int nranks, const ncclUniqueI
         fn_set_error("not a unique id from this library");
         return ncclInvalidArgument;
     }
-    return fn_comm_attach(id->internal + 8, nranks, rank, comm);
+    ncclResult_t rc = fn_comm_attach(id->internal + 8, nranks, rank, comm);
+    if (rc == ncclSuccess)
+        fn_device_map(*comm);
+    return rc;
 }
 
 FN_PUBLIC ncclResult_t pncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
@@ -115,6 +118,7 @@ FN_PUBLIC ncclResult_t pncclCommDestroy(ncclComm_t comm)
         return ncclSuccess;
     if (!fn_comm_valid(comm))
         return ncclInvalidArgument;
+    fn_device_unmap(comm);
     fn_comm_detach(comm);
     return ncclSuccess;
 }
@@ -128,6 +132,7 @@ FN_PUBLIC ncclResult_t pncclCommAbort(ncclComm_t comm)
     if (!fn_comm_valid(comm))
         return ncclInvalidArgument;
     fn_comm_break(comm, ncclRemoteError);
+    fn_device_unmap(comm);
     fn_comm_detach(comm);
     return ncclSuccess;
 }

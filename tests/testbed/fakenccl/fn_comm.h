@@ -56,6 +56,7 @@ struct ncclComm {
     int rank, nranks, device;
     uint64_t split_count;     /* splits done on this comm: names the children */
     char name[FN_NAME_MAX];
+    unsigned long long dev_buffers; /* cuMemCreate handle of its device buffers, 0 none */
 };
 
 #define FN_COMM_MAGIC 0x6e63636cu

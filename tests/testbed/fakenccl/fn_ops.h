@@ -36,6 +36,13 @@ ncclResult_t fn_submit(const fn_op *op);
  * through cuLaunchKernelEx as NCCL 2.28 does; nothing otherwise. */
 void fn_device_kernel(const fn_op *ops, size_t n);
 
+/* Where a CUDA driver is loaded: the device buffers a communicator maps
+ * for itself (NCCL's cuMem allocations, FN_DEVICE_BUFFER_BYTES), inside
+ * the creating call, and their release at destroy. */
+#define FN_DEVICE_BUFFER_BYTES (64ull << 20)
+void fn_device_map(ncclComm_t comm);
+void fn_device_unmap(ncclComm_t comm);
+
 ncclResult_t fn_group_start(void);
 ncclResult_t fn_group_end(void);
 

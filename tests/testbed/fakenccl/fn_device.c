@@ -1,9 +1,10 @@
-/* The device kernel of a finished batch, when a CUDA driver is loaded.
+/* What the real NCCL does on the device, when a CUDA driver is loaded.
  *
  * The real NCCL enqueues one kernel per group launch with cuLaunchKernelEx
- * (through cuGetProcAddress), on the caller's stream, inside the API call.
+ * (through cuGetProcAddress), on the caller's stream, inside the API call,
+ * and maps its own buffers with cuMemCreate while a communicator is made.
  * The test NCCL has no device, so it does this only when a driver is in
- * the process (the CUDA stand-in), after the data moved, with a name of
+ * the process (the CUDA stand-in), after the data moved, with names of
  * NCCL 2.28's form.  Built without CUDA headers, it does nothing. */
 #include "fn_ops.h"
 
@@ -16,8 +17,13 @@
 
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 typedef CUresult (*get_function_fn)(CUfunction *, CUmodule, const char *);
+typedef CUresult (*mem_create_fn)(CUmemGenericAllocationHandle *, size_t,
+                                  const CUmemAllocationProp *, unsigned long long);
+typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
 
 static launch_ex_fn launch_ex;
+static mem_create_fn mem_create;
+static mem_release_fn mem_release;
 static CUfunction functions[FN_RECV + 1];
 
 static const char *kernel_name(enum fn_kind k)
@@ -34,6 +40,8 @@ static const char *kernel_name(enum fn_kind k)
 
 static void resolve(void)
 {
+    mem_create = (mem_create_fn)dlsym(RTLD_DEFAULT, "cuMemCreate");
+    mem_release = (mem_release_fn)dlsym(RTLD_DEFAULT, "cuMemRelease");
     get_function_fn get = (get_function_fn)dlsym(RTLD_DEFAULT, "cuModuleGetFunction");
     launch_ex = (launch_ex_fn)dlsym(RTLD_DEFAULT, "cuLaunchKernelEx");
     if (get == NULL || launch_ex == NULL) {
@@ -45,9 +53,27 @@ static void resolve(void)
             launch_ex = NULL;
 }
 
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+void fn_device_map(ncclComm_t comm)
+{
+    pthread_once(&once, resolve);
+    CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    CUmemGenericAllocationHandle h = 0;
+    if (mem_create && mem_create(&h, FN_DEVICE_BUFFER_BYTES, &prop, 0) == CUDA_SUCCESS)
+        comm->dev_buffers = h;
+}
+
+void fn_device_unmap(ncclComm_t comm)
+{
+    if (comm->dev_buffers && mem_release)
+        mem_release(comm->dev_buffers);
+    comm->dev_buffers = 0;
+}
+
 void fn_device_kernel(const fn_op *ops, size_t n)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, resolve);
     if (launch_ex == NULL || n == 0)
         return;
@@ -62,5 +88,15 @@ void fn_device_kernel(const fn_op *ops, size_t n)
 void fn_device_kernel(const fn_op *ops, size_t n)
 {
     (void)ops, (void)n;
+}
+
+void fn_device_map(ncclComm_t comm)
+{
+    (void)comm;
+}
+
+void fn_device_unmap(ncclComm_t comm)
+{
+    (void)comm;
 }
 #endif
