@@ -159,11 +159,10 @@ static struct {
     uint32_t id[NAME_CACHE];
 } names;
 
-static uint32_t name_id(const tsc_sink_out *out, const char *name)
+static uint32_t name_id(const tsc_sink_out *out, uint64_t gen, const char *name)
 {
     if (out->generation == NULL)
         return out->string(name, strlen(name));
-    uint64_t gen = out->generation();
     if (names.out != out || names.generation != gen) {
         memset(&names, 0, sizeof names);
         names.out = out;
@@ -218,11 +217,51 @@ static struct {
     } e[NODE_CACHE];
 } nodes;
 
-static uint32_t launch_desc(const tsc_sink_out *out, const tsc_desc_kernel_launch *d)
+/* The same launch configuration comes back for most kernels: its id is
+ * kept in a direct-mapped cache (a few fields pick the slot, the whole
+ * descriptor must match), which spares hashing 72 bytes per kernel. */
+#define DESC_CACHE 1024u
+
+static struct {
+    uint64_t generation;
+    struct desc_entry {
+        uint32_t id;
+        tsc_desc_kernel_launch d;
+    } e[DESC_CACHE];
+} descs;
+
+static size_t desc_slot(const tsc_desc_kernel_launch *d)
 {
-    if (d->graph_node == 0 || out->generation == NULL)
+    uint32_t h = d->kernel.name * 2654435761u ^ d->kernel.grid[0] * 40503u ^
+                 d->kernel.block[0] * 131u ^ d->tid * 65599u ^ d->kernel.stream ^ d->api_cbid;
+    return (h ^ (h >> 15)) % DESC_CACHE;
+}
+
+static uint32_t plain_launch_desc(const tsc_sink_out *out, const tsc_desc_kernel_launch *d,
+                                  uint64_t gen)
+{
+    if (descs.generation != gen) {
+        memset(&descs, 0, sizeof descs);
+        descs.generation = gen;
+    }
+    struct desc_entry *e = &descs.e[desc_slot(d)];
+    if (e->id && memcmp(&e->d, d, sizeof *d) == 0)
+        return e->id;
+    uint32_t id = out->intern(TSC_DESC_KERNEL_LAUNCH, d, sizeof *d);
+    if (id) {
+        e->id = id;
+        e->d = *d;
+    }
+    return id;
+}
+
+static uint32_t launch_desc(const tsc_sink_out *out, uint64_t gen,
+                            const tsc_desc_kernel_launch *d)
+{
+    if (out->generation == NULL)
         return out->intern(TSC_DESC_KERNEL_LAUNCH, d, sizeof *d);
-    uint64_t gen = out->generation();
+    if (d->graph_node == 0)
+        return plain_launch_desc(out, d, gen);
     if (nodes.generation != gen) {
         memset(&nodes, 0, sizeof nodes);
         nodes.generation = gen;
@@ -254,43 +293,48 @@ static void call_as_api(const tsc_fold_call *c, tsc_xrec *x)
     x->host_tid = c->tid;
 }
 
-static void fold_both(void *ctx, const tsc_xrec *k, const tsc_fold_call *c)
+static void fold_both(void *ctx, const tsc_kernel_rec *k, const tsc_fold_call *c)
 {
     sink_pass *p = ctx;
     const tsc_sink_out *out = p->out;
     p->kernels++;
-    uint64_t kernel_ns = k->end_ns - k->start_ns, call_ns = c->end - c->start;
-    uint64_t lead = k->start_ns - c->start;
+    uint64_t kernel_ns = k->end - k->start, call_ns = c->end - c->start;
+    uint64_t lead = k->start - c->start;
     /* One slot only when every part fits exactly; otherwise two records. */
-    if (k->start_ns < c->start || c->end < c->start || kernel_ns > UINT32_MAX ||
+    if (k->start < c->start || c->end < c->start || kernel_ns > UINT32_MAX ||
         call_ns > UINT32_MAX || lead > UINT32_MAX) {
-        tsc_xrec api;
+        tsc_xrec kx, api;
+        tsc_xrec_of_kernel(k, &kx);
         call_as_api(c, &api);
-        tsc_sink_emit(k, out);
+        tsc_sink_emit(&kx, out);
         tsc_sink_emit(&api, out);
         return;
     }
     tsc_desc_kernel_launch d;
     memset(&d, 0, sizeof d);
-    d.kernel = k->desc.kernel;
-    d.kernel.name = name_id(out, k->name);
-    d.api_name = name_id(out, c->name);
+    d.kernel = k->desc;
+    /* Read once per kernel: a chunk that fails to write changes it. */
+    uint64_t gen = out->generation ? out->generation() : 0;
+    d.kernel.name = name_id(out, gen, k->name);
+    d.api_name = name_id(out, gen, c->name);
     d.tid = c->tid;
     d.api_cbid = c->cbid;
     d.api_domain = c->domain;
     d.graph_node = k->graph_node;
-    uint32_t desc = d.kernel.name && d.api_name ? launch_desc(out, &d) : 0;
+    uint32_t desc = d.kernel.name && d.api_name ? launch_desc(out, gen, &d) : 0;
     note_thread_once(p, c->tid);
-    out->event(TSC_EV_KERNEL_LAUNCH, 0, 0, desc, k->start_ns, TSC_PACK32(kernel_ns, call_ns),
-               TSC_PACK32(k->val, lead));
+    out->event(TSC_EV_KERNEL_LAUNCH, 0, 0, desc, k->start, TSC_PACK32(kernel_ns, call_ns),
+               TSC_PACK32(k->corr, lead));
     p->folded++;
 }
 
-static void fold_kernel_alone(void *ctx, const tsc_xrec *k)
+static void fold_kernel_alone(void *ctx, const tsc_kernel_rec *k)
 {
     sink_pass *p = ctx;
     p->kernels++;
-    tsc_sink_emit(k, p->out);
+    tsc_xrec x;
+    tsc_xrec_of_kernel(k, &x);
+    tsc_sink_emit(&x, p->out);
 }
 
 static void fold_call_alone(void *ctx, const tsc_fold_call *c)
@@ -316,27 +360,45 @@ static tsc_fold_actions actions_for(sink_pass *p)
 
 /* Kernels, launch calls and their external ids go to the fold; the rest
  * is written as it comes.  Returns 1 when the fold took the record. */
-static int to_fold(const CUpti_Activity *rec, const tsc_xrec *x, const tsc_fold_actions *a)
+static int to_fold(const tsc_xrec *x, const tsc_fold_actions *a)
 {
+    if (sink.fold == NULL || x->ev_kind != TSC_EV_EXTCORR)
+        return 0;
+    tsc_fold_add_ext(sink.fold, x->desc_field, x->val, x->flags, a);
+    return 1;
+}
+
+/* Kernels and launch calls go straight to the fold (nearly all records
+ * at high launch rates): no descriptor is built for either unless one
+ * never meets the other.  1 when taken (or skipped as malformed, *bad
+ * set). */
+static int launch_or_kernel(const CUpti_Activity *rec, const tsc_fold_actions *a, int *bad)
+{
+    *bad = 0;
     if (sink.fold == NULL)
         return 0;
-    if (x->ev_kind == TSC_EV_KERNEL) {
-        tsc_fold_add_kernel(sink.fold, x, a);
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+        rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+        tsc_kernel_rec k;
+        if (tsc_kernel_rec_of((const CUpti_ActivityKernel10 *)rec, &k))
+            tsc_fold_add_kernel(sink.fold, &k, a);
+        else
+            *bad = 1;
         return 1;
     }
-    if (x->ev_kind == TSC_EV_EXTCORR) {
-        tsc_fold_add_ext(sink.fold, x->desc_field, x->val, x->flags, a);
-        return 1;
-    }
-    if (x->ev_kind != TSC_EV_API)
-        return 0;
-    const tsc_api_entry *e = tsc_api_lookup(x->desc.api.domain, x->desc.api.cbid);
-    if (e == NULL || !tsc_api_class_launches(e->cls))
+    if (rec->kind != CUPTI_ACTIVITY_KIND_RUNTIME && rec->kind != CUPTI_ACTIVITY_KIND_DRIVER)
         return 0;
     const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *)rec;
+    uint8_t domain = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? TSC_API_RUNTIME : TSC_API_DRIVER;
+    const tsc_api_entry *e = tsc_api_lookup(domain, api->cbid);
+    if (e == NULL || !tsc_api_class_launches(e->cls))
+        return 0;
+    if (api->start == 0 || api->end < api->start) {
+        *bad = 1;
+        return 1;
+    }
     tsc_fold_call c = {.corr = api->correlationId, .tid = api->threadId, .cbid = api->cbid,
-                       .domain = x->desc.api.domain,
-                       .graph = e->cls == TSC_APICLASS_GRAPH_LAUNCH,
+                       .domain = domain, .graph = e->cls == TSC_APICLASS_GRAPH_LAUNCH,
                        .start = api->start, .end = api->end, .name = e->name};
     tsc_fold_add_call(sink.fold, &c, a);
     return 1;
@@ -417,13 +479,19 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
             skipped += n == 0;
             continue;
         }
+        int bad;
+        if (launch_or_kernel(rec, &acts, &bad)) {
+            written += !bad;
+            skipped += bad;
+            continue;
+        }
         tsc_xrec x;
         if (!tsc_xlate_record(rec, sink.mode, &sink.cache, &overhead, &x)) {
             skipped++;
             continue;
         }
         written++;
-        if (!to_fold(rec, &x, &acts)) {
+        if (!to_fold(&x, &acts)) {
             pass.kernels += x.ev_kind == TSC_EV_KERNEL;
             tsc_sink_emit(&x, out);
         }
@@ -449,6 +517,11 @@ void tsc_sink_age(const tsc_sink_out *out, int ext_redundant)
     tsc_fold_set_ext_redundant(sink.fold, ext_redundant);
     tsc_fold_age(sink.fold, &acts);
     pass_end(&pass);
+}
+
+uint64_t tsc_sink_fold_bytes(void)
+{
+    return sink.fold ? tsc_fold_get_stats(sink.fold).table_bytes : 0;
 }
 
 void tsc_sink_finish(const tsc_sink_out *out)

@@ -79,4 +79,8 @@ void tsc_sink_note_thread(uint32_t tid, const char *name, const tsc_sink_out *ou
 
 tsc_sink_stats tsc_sink_get_stats(void);
 
+/* Memory the fold's tables hold (they never shrink).  The thread that
+ * translates buffers only. */
+uint64_t tsc_sink_fold_bytes(void);
+
 #endif

@@ -49,12 +49,17 @@ static tsc_desc_copy *copy_rec_init(tsc_xrec *out, uint8_t ev_kind, uint8_t dir,
     return d;
 }
 
-int tsc_xlate_kernel(const CUpti_ActivityKernel10 *k, tsc_xrec *out)
+int tsc_kernel_rec_of(const CUpti_ActivityKernel10 *k, tsc_kernel_rec *out)
 {
     if (!times_ok(k->start, k->end))
         return 0;
-    xrec_init(out, TSC_EV_KERNEL, TSC_DESC_KERNEL, sizeof(tsc_desc_kernel));
-    tsc_desc_kernel *d = &out->desc.kernel;
+    out->corr = k->correlationId;
+    out->start = k->start;
+    out->end = k->end;
+    out->graph_node = k->graphNodeId;
+    out->name = k->name ? k->name : "<unknown kernel>";
+    tsc_desc_kernel *d = &out->desc;
+    d->name = 0;
     d->device = k->deviceId;
     d->stream = k->streamId;
     d->grid[0] = nonneg32(k->gridX);
@@ -65,9 +70,24 @@ int tsc_xlate_kernel(const CUpti_ActivityKernel10 *k, tsc_xrec *out)
     d->block[2] = nonneg32(k->blockZ);
     d->shared_mem = nonneg32(k->staticSharedMemory) + nonneg32(k->dynamicSharedMemory);
     d->graph_id = k->graphId;
-    out->graph_node = k->graphNodeId;
-    out->name = k->name ? k->name : "<unknown kernel>";
-    set_span(out, k->start, k->end, k->correlationId);
+    return 1;
+}
+
+void tsc_xrec_of_kernel(const tsc_kernel_rec *k, tsc_xrec *out)
+{
+    xrec_init(out, TSC_EV_KERNEL, TSC_DESC_KERNEL, sizeof(tsc_desc_kernel));
+    out->desc.kernel = k->desc;
+    out->name = k->name;
+    out->graph_node = k->graph_node;
+    set_span(out, k->start, k->end, k->corr);
+}
+
+int tsc_xlate_kernel(const CUpti_ActivityKernel10 *k, tsc_xrec *out)
+{
+    tsc_kernel_rec r;
+    if (!tsc_kernel_rec_of(k, &r))
+        return 0;
+    tsc_xrec_of_kernel(&r, out);
     return 1;
 }
 
@@ -179,10 +199,11 @@ int tsc_xlate_sync(const CUpti_ActivitySynchronization2 *s, const tsc_corr_cache
 int tsc_xlate_api(const CUpti_ActivityAPI *a, uint8_t domain, tsc_cupti_mode mode,
                   tsc_xrec *out)
 {
-    if (!tsc_api_wanted(domain, a->cbid, mode) || !times_ok(a->start, a->end))
-        return 0;
     const tsc_api_entry *e = tsc_api_lookup(domain, a->cbid);
+    if (!tsc_api_entry_wanted(e, mode) || !times_ok(a->start, a->end))
+        return 0;
     xrec_init(out, TSC_EV_API, TSC_DESC_API, sizeof(tsc_desc_api));
+    out->api = e;
     tsc_desc_api *d = &out->desc.api;
     d->domain = domain;
     d->cbid = a->cbid;

@@ -36,7 +36,23 @@ typedef struct tsc_xrec {
     uint64_t start_ns, end_ns, val;
     uint32_t host_tid;   /* API records: the calling thread (for TSC_DESC_THREAD) */
     uint64_t graph_node; /* kernels launched from a graph: CUPTI's node id, else 0 */
+    const struct tsc_api_entry *api; /* API records: the call's entry in cbid_filter.c */
 } tsc_xrec;
+
+/* A kernel as the launch fold keeps it until its call comes: less than a
+ * tsc_xrec, everything the dump needs.  desc.name is filled later. */
+typedef struct tsc_kernel_rec {
+    uint32_t corr;
+    uint64_t start, end;
+    uint64_t graph_node;       /* CUPTI graph node id, 0 when not from a graph */
+    const char *name;          /* CUPTI's (stable) name string */
+    tsc_desc_kernel desc;
+} tsc_kernel_rec;
+
+/* 1 when usable (timed: start set, end not before start). */
+int tsc_kernel_rec_of(const CUpti_ActivityKernel10 *k, tsc_kernel_rec *out);
+/* The same kernel as a record to write on its own. */
+void tsc_xrec_of_kernel(const tsc_kernel_rec *k, tsc_xrec *out);
 
 /* Each returns 1 when `out` holds a record to write, 0 when the record is
  * skipped (filtered, or malformed: end before start, zero kind). */

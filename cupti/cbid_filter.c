@@ -5,6 +5,7 @@
 #include "cbid_filter.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
@@ -253,6 +254,14 @@ static void build_index(void)
     }
 }
 
+static _Atomic int index_ready;
+
+static void build_index_once(void)
+{
+    pthread_once(&index_once, build_index);
+    atomic_store_explicit(&index_ready, 1, memory_order_release);
+}
+
 const tsc_api_entry *tsc_api_lookup(uint8_t domain, uint32_t cbid)
 {
     if (domain != TSC_API_RUNTIME && domain != TSC_API_DRIVER)
@@ -264,19 +273,23 @@ const tsc_api_entry *tsc_api_lookup(uint8_t domain, uint32_t cbid)
                 return &api_table[i];
         return NULL;
     }
-    pthread_once(&index_once, build_index);
+    /* One load per record once built (the writer looks up every call). */
+    if (__builtin_expect(!atomic_load_explicit(&index_ready, memory_order_acquire), 0))
+        build_index_once();
     uint16_t pos = index_by_cbid[domain][cbid];
     return pos ? &api_table[pos - 1] : NULL;
 }
 
-int tsc_api_wanted(uint8_t domain, uint32_t cbid, tsc_cupti_mode mode)
+int tsc_api_entry_wanted(const tsc_api_entry *e, tsc_cupti_mode mode)
 {
-    if (mode == TSC_CUPTI_OFF)
-        return 0;
-    const tsc_api_entry *e = tsc_api_lookup(domain, cbid);
-    if (e == NULL)
+    if (mode == TSC_CUPTI_OFF || e == NULL)
         return 0;
     if (mode == TSC_CUPTI_FULL)
         return 1;
     return e->cls != TSC_APICLASS_LAUNCH && e->cls != TSC_APICLASS_GRAPH_LAUNCH;
+}
+
+int tsc_api_wanted(uint8_t domain, uint32_t cbid, tsc_cupti_mode mode)
+{
+    return tsc_api_entry_wanted(tsc_api_lookup(domain, cbid), mode);
 }

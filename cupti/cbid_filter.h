@@ -51,6 +51,8 @@ const tsc_api_entry *tsc_api_lookup(uint8_t domain, uint32_t cbid);
 /* 1 when the call is recorded in this mode: full keeps every class; light
  * keeps copies, memsets, syncs and NCCL launches; off keeps nothing. */
 int tsc_api_wanted(uint8_t domain, uint32_t cbid, tsc_cupti_mode mode);
+/* The same for an entry already looked up (NULL: not recorded). */
+int tsc_api_entry_wanted(const tsc_api_entry *e, tsc_cupti_mode mode);
 
 /* The whole table (to enable the cbids one by one). */
 const tsc_api_entry *tsc_api_table(size_t *count);

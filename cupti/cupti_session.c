@@ -55,6 +55,7 @@ static struct {
     atomic_ullong dropped_device;  /* of those, from context (device work) queues */
     atomic_int final;              /* no more buffers will come: write what waits */
     atomic_ullong captured;        /* kernel launches captured into graph nodes */
+    atomic_ullong fold_bytes;      /* the fold's tables, as the writer saw them last */
     pid_t pid;                     /* the process that started the session */
     unsigned flush_ms;
     uint64_t last_age_ns;          /* writer thread only */
@@ -140,6 +141,11 @@ static void write_counters(void)
     meta_u64(TSC_META_GPU_INCOMPLETE, st.incomplete);
     meta_u64(TSC_META_GPU_LOST_WRITE, tsc_bulk_kernels_lost());
     meta_u64(TSC_META_GPU_CAPTURED, atomic_load(&g.captured));
+    /* Buffers are kept once allocated and the fold's tables never shrink:
+     * both are at their most now. */
+    meta_u64(TSC_META_GPU_MEMORY, (uint64_t)tsc_pool_get_stats().allocated *
+                                          TSC_CUPTI_BUFFER_BYTES +
+                                      atomic_load(&g.fold_bytes));
 }
 
 static void collect_device_meta_once(void)
@@ -253,6 +259,7 @@ void tsc_cupti_drain_hook(void)
         any = 1;
     }
     tsc_bulk_commit();
+    atomic_store(&g.fold_bytes, tsc_sink_fold_bytes());
     if (any)
         write_counters();
 }

@@ -25,13 +25,10 @@ typedef struct call_slot {
     tsc_fold_call call;
 } call_slot;
 
-/* What a waiting kernel needs to be written later (a tsc_xrec is larger). */
 typedef struct kernel_slot {
     uint8_t used;
-    uint32_t corr, epoch;
-    uint64_t start, end, graph_node;
-    const char *name;
-    tsc_desc_kernel desc;
+    uint32_t epoch;
+    tsc_kernel_rec k;
 } kernel_slot;
 
 typedef struct recent_call {
@@ -152,7 +149,7 @@ static kernel_slot *kernel_find(tsc_fold *f, uint32_t corr)
         kernel_slot *k = &f->kernels[i];
         if (!k->used)
             return NULL;
-        if (k->corr == corr)
+        if (k->k.corr == corr)
             return k;
     }
 }
@@ -164,7 +161,7 @@ static void kernel_remove(tsc_fold *f, kernel_slot *k)
     f->n_kernels--;
     for (size_t j = (i + 1) & f->kernel_mask; f->kernels[j].used;
          j = (j + 1) & f->kernel_mask) {
-        size_t h = home(f->kernels[j].corr, f->kernel_mask);
+        size_t h = home(f->kernels[j].k.corr, f->kernel_mask);
         if (((j - h) & f->kernel_mask) >= ((j - i) & f->kernel_mask)) {
             f->kernels[i] = f->kernels[j];
             memset(&f->kernels[j], 0, sizeof f->kernels[j]);
@@ -185,7 +182,7 @@ static int kernel_grow(tsc_fold *f)
     for (size_t i = 0; i < old_n; i++) {
         if (!old[i].used)
             continue;
-        size_t j = home(old[i].corr, f->kernel_mask);
+        size_t j = home(old[i].k.corr, f->kernel_mask);
         while (t[j].used)
             j = (j + 1) & f->kernel_mask;
         t[j] = old[i];
@@ -195,20 +192,6 @@ static int kernel_grow(tsc_fold *f)
 }
 
 /* --------------------------------------------------------- writing */
-
-static void as_xrec(const kernel_slot *k, tsc_xrec *x)
-{
-    memset(x, 0, sizeof *x);
-    x->ev_kind = TSC_EV_KERNEL;
-    x->desc_type = TSC_DESC_KERNEL;
-    x->desc_len = sizeof(tsc_desc_kernel);
-    x->desc.kernel = k->desc;
-    x->name = k->name;
-    x->start_ns = k->start;
-    x->end_ns = k->end;
-    x->val = k->corr;
-    x->graph_node = k->graph_node;
-}
 
 static void give_up_call(tsc_fold *f, call_slot *c, const tsc_fold_actions *a)
 {
@@ -224,14 +207,14 @@ static void give_up_call(tsc_fold *f, call_slot *c, const tsc_fold_actions *a)
 
 static void give_up_kernel(tsc_fold *f, kernel_slot *k, const tsc_fold_actions *a)
 {
-    tsc_xrec x;
-    as_xrec(k, &x);
+    tsc_kernel_rec x = k->k; /* the slot is reused by the removal */
     a->kernel_alone(a->ctx, &x);
     f->stats.kernels_alone++;
     kernel_remove(f, k);
 }
 
-static void fold_one(tsc_fold *f, call_slot *c, const tsc_xrec *k, const tsc_fold_actions *a)
+static void fold_one(tsc_fold *f, call_slot *c, const tsc_kernel_rec *k,
+                     const tsc_fold_actions *a)
 {
     a->both(a->ctx, k, &c->call);
     c->folded++;
@@ -296,15 +279,15 @@ static void give_up_older_half(tsc_fold *f, const tsc_fold_actions *a)
         }
     for (size_t i = 0; i <= f->kernel_mask; i++)
         if (f->kernels[i].used) {
-            lo = f->kernels[i].corr < lo ? f->kernels[i].corr : lo;
-            hi = f->kernels[i].corr > hi ? f->kernels[i].corr : hi;
+            lo = f->kernels[i].k.corr < lo ? f->kernels[i].k.corr : lo;
+            hi = f->kernels[i].k.corr > hi ? f->kernels[i].k.corr : hi;
         }
     uint32_t mid = lo + (hi - lo) / 2;
     for (size_t i = 0; i <= f->call_mask; i++)
         while (f->calls[i].used && !f->calls[i].fresh && f->calls[i].corr <= mid)
             give_up_call(f, &f->calls[i], a);
     for (size_t i = 0; i <= f->kernel_mask; i++)
-        while (f->kernels[i].used && f->kernels[i].corr <= mid)
+        while (f->kernels[i].used && f->kernels[i].k.corr <= mid)
             give_up_kernel(f, &f->kernels[i], a);
 }
 
@@ -333,9 +316,9 @@ static void make_room(tsc_fold *f, size_t n, size_t mask, int calls, const tsc_f
 
 /* ------------------------------------------------------------ input */
 
-void tsc_fold_add_kernel(tsc_fold *f, const tsc_xrec *k, const tsc_fold_actions *a)
+void tsc_fold_add_kernel(tsc_fold *f, const tsc_kernel_rec *k, const tsc_fold_actions *a)
 {
-    uint32_t corr = (uint32_t)k->val;
+    uint32_t corr = k->corr;
     call_slot *c = call_find(f, corr);
     if (c && c->has_call && !c->fresh) {
         fold_one(f, c, k, a);
@@ -346,10 +329,7 @@ void tsc_fold_add_kernel(tsc_fold *f, const tsc_xrec *k, const tsc_fold_actions 
     size_t i = home(corr, f->kernel_mask);
     while (f->kernels[i].used)
         i = (i + 1) & f->kernel_mask;
-    f->kernels[i] = (kernel_slot){.used = 1, .corr = corr, .epoch = f->epoch,
-                                  .start = k->start_ns, .end = k->end_ns,
-                                  .graph_node = k->graph_node, .name = k->name,
-                                  .desc = k->desc.kernel};
+    f->kernels[i] = (kernel_slot){.used = 1, .epoch = f->epoch, .k = *k};
     f->n_kernels++;
 }
 
@@ -455,8 +435,7 @@ void tsc_fold_settle(tsc_fold *f, const tsc_fold_actions *a)
         c->fresh = 0;
         kernel_slot *k;
         while (c->used && (k = kernel_find(f, c->corr)) != NULL) {
-            tsc_xrec x;
-            as_xrec(k, &x);
+            tsc_kernel_rec x = k->k;
             kernel_remove(f, k);
             fold_one(f, c, &x, a);
         }
@@ -479,5 +458,8 @@ void tsc_fold_drain(tsc_fold *f, const tsc_fold_actions *a)
 
 tsc_fold_stats tsc_fold_get_stats(const tsc_fold *f)
 {
-    return f->stats;
+    tsc_fold_stats s = f->stats;
+    s.table_bytes = (f->call_mask + 1) * sizeof(call_slot) +
+                    (f->kernel_mask + 1) * sizeof(kernel_slot);
+    return s;
 }

@@ -40,8 +40,8 @@ typedef struct tsc_fold_call {
 
 typedef struct tsc_fold_actions {
     void *ctx;
-    void (*both)(void *ctx, const tsc_xrec *kernel, const tsc_fold_call *call);
-    void (*kernel_alone)(void *ctx, const tsc_xrec *kernel);
+    void (*both)(void *ctx, const tsc_kernel_rec *kernel, const tsc_fold_call *call);
+    void (*kernel_alone)(void *ctx, const tsc_kernel_rec *kernel);
     void (*call_alone)(void *ctx, const tsc_fold_call *call);
     void (*extcorr)(void *ctx, uint32_t corr, uint64_t external_id, uint8_t kind);
 } tsc_fold_actions;
@@ -52,6 +52,7 @@ typedef struct tsc_fold_stats {
     uint64_t calls_alone;      /* calls whose kernel never came */
     uint64_t nested;           /* outer calls merged into their nested call */
     uint64_t pushed_out;       /* entries given up early, the tables full at their cap */
+    uint64_t table_bytes;      /* memory its tables hold now (they never shrink) */
 } tsc_fold_stats;
 
 typedef struct tsc_fold tsc_fold;
@@ -65,7 +66,7 @@ void tsc_fold_free(tsc_fold *f);
  * safe while CUPTI's clock is tscope's. */
 void tsc_fold_set_ext_redundant(tsc_fold *f, int redundant);
 
-void tsc_fold_add_kernel(tsc_fold *f, const tsc_xrec *kernel, const tsc_fold_actions *a);
+void tsc_fold_add_kernel(tsc_fold *f, const tsc_kernel_rec *kernel, const tsc_fold_actions *a);
 void tsc_fold_add_call(tsc_fold *f, const tsc_fold_call *call, const tsc_fold_actions *a);
 void tsc_fold_add_ext(tsc_fold *f, uint32_t corr, uint64_t external_id, uint8_t kind,
                   const tsc_fold_actions *a);

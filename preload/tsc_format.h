@@ -529,6 +529,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_GPU_INCOMPLETE "gpu_records_incomplete" /* device records handed over unfinished */
 #define TSC_META_GPU_LOST_WRITE "gpu_kernels_lost_write" /* kernel records in chunks that failed to write */
 #define TSC_META_GPU_CAPTURED "gpu_launches_captured" /* launch calls that built a graph node, not a kernel */
+#define TSC_META_GPU_MEMORY "gpu_capture_bytes"     /* most memory the GPU path held: CUPTI buffers + fold */
 /* Telemetry (format 1.1). */
 #define TSC_META_NVML_STATUS "nvml_status"     /* ok, or why there are no GPU samples */
 #define TSC_META_NVML_DEVICE "nvml_device"     /* NVML index of the sampled GPU */

@@ -25,16 +25,16 @@ typedef struct out_rec {
 static out_rec outs[MAX_OUT];
 static size_t n_out;
 
-static void on_both(void *ctx, const tsc_xrec *k, const tsc_fold_call *c)
+static void on_both(void *ctx, const tsc_kernel_rec *k, const tsc_fold_call *c)
 {
     (void)ctx;
-    outs[n_out++] = (out_rec){'b', (uint32_t)k->val, c->start, c->end, 0, c->name};
+    outs[n_out++] = (out_rec){'b', k->corr, c->start, c->end, 0, c->name};
 }
 
-static void on_kernel(void *ctx, const tsc_xrec *k)
+static void on_kernel(void *ctx, const tsc_kernel_rec *k)
 {
     (void)ctx;
-    outs[n_out++] = (out_rec){'k', (uint32_t)k->val, 0, 0, 0, NULL};
+    outs[n_out++] = (out_rec){'k', k->corr, 0, 0, 0, NULL};
 }
 
 static void on_call(void *ctx, const tsc_fold_call *c)
@@ -51,16 +51,15 @@ static void on_ext(void *ctx, uint32_t corr, uint64_t id, uint8_t kind)
 
 static const tsc_fold_actions acts = {NULL, on_both, on_kernel, on_call, on_ext};
 
-static tsc_xrec kernel(uint32_t corr)
+static tsc_kernel_rec kernel(uint32_t corr)
 {
-    tsc_xrec x;
-    memset(&x, 0, sizeof x);
-    x.ev_kind = TSC_EV_KERNEL;
-    x.start_ns = T0 + 1000000 + corr;
-    x.end_ns = x.start_ns + 100;
-    x.val = corr;
-    x.name = "k";
-    return x;
+    tsc_kernel_rec k;
+    memset(&k, 0, sizeof k);
+    k.start = T0 + 1000000 + corr;
+    k.end = k.start + 100;
+    k.corr = corr;
+    k.name = "k";
+    return k;
 }
 
 static tsc_fold_call call(uint32_t corr, uint32_t tid, uint64_t start, uint64_t end,
@@ -96,7 +95,7 @@ static int teardown(void **state)
 static void either_order(void **state)
 {
     tsc_fold *f = *state;
-    tsc_xrec k1 = kernel(1);
+    tsc_kernel_rec k1 = kernel(1);
     tsc_fold_add_kernel(f, &k1, &acts);                     /* kernel first */
     tsc_fold_call c1 = call(1, 7, 10, 20, "cudaLaunchKernel");
     tsc_fold_add_call(f, &c1, &acts);
@@ -106,7 +105,7 @@ static void either_order(void **state)
     tsc_fold_call c2 = call(2, 7, 30, 40, "cudaLaunchKernel"); /* call first */
     tsc_fold_add_call(f, &c2, &acts);
     tsc_fold_settle(f, &acts);
-    tsc_xrec k2 = kernel(2);
+    tsc_kernel_rec k2 = kernel(2);
     tsc_fold_add_kernel(f, &k2, &acts);
     assert_int_equal(n_out, 2);
     assert_int_equal(count('b'), 2);
@@ -131,7 +130,7 @@ static void nested_pairs(void **state)
     tsc_fold_add_call(f, &d6, &acts);
     tsc_fold_add_call(f, &r7, &acts);
     tsc_fold_settle(f, &acts);
-    tsc_xrec k5 = kernel(5), k6 = kernel(6);
+    tsc_kernel_rec k5 = kernel(5), k6 = kernel(6);
     tsc_fold_add_kernel(f, &k5, &acts);
     tsc_fold_add_kernel(f, &k6, &acts);
     tsc_fold_drain(f, &acts);
@@ -149,7 +148,7 @@ static void nested_pairs(void **state)
 static void graph_kernels_share_their_launch(void **state)
 {
     tsc_fold *f = *state;
-    tsc_xrec g1 = kernel(9), g2 = kernel(9), g3 = kernel(9);
+    tsc_kernel_rec g1 = kernel(9), g2 = kernel(9), g3 = kernel(9);
     tsc_fold_add_kernel(f, &g1, &acts);
     tsc_fold_add_kernel(f, &g2, &acts);
     tsc_fold_call g = call(9, 7, 10, 20, "cudaGraphLaunch");
@@ -166,7 +165,7 @@ static void graph_kernels_share_their_launch(void **state)
 static void what_waits_too_long_is_written_alone(void **state)
 {
     tsc_fold *f = *state;
-    tsc_xrec k = kernel(20);
+    tsc_kernel_rec k = kernel(20);
     tsc_fold_add_kernel(f, &k, &acts);
     tsc_fold_call c = call(21, 7, 10, 20, "cudaLaunchKernel");
     tsc_fold_add_call(f, &c, &acts);
@@ -195,7 +194,7 @@ static void external_ids_only_when_needed(void **state)
         tsc_fold_call c = call(corr, 7, 10, 20, "cuLaunchKernelEx");
         tsc_fold_add_call(f, &c, &acts);
         tsc_fold_settle(f, &acts);
-        tsc_xrec k = kernel(corr);
+        tsc_kernel_rec k = kernel(corr);
         tsc_fold_add_kernel(f, &k, &acts);
         tsc_fold_drain(f, &acts);
         assert_int_equal(count('b'), 1);
@@ -209,7 +208,7 @@ static void full_tables_give_up_but_lose_nothing(void **state)
     (void)state;
     tsc_fold *f = tsc_fold_new(12); /* 4,096 slots, no growth */
     for (uint32_t i = 1; i <= 10000; i++) {
-        tsc_xrec k = kernel(i);
+        tsc_kernel_rec k = kernel(i);
         tsc_fold_add_kernel(f, &k, &acts);
     }
     for (uint32_t i = 1; i <= 10000; i++) {
@@ -232,7 +231,7 @@ static void large_skew_folds(void **state)
 {
     tsc_fold *f = *state;
     for (uint32_t i = 1; i <= 90000; i++) {
-        tsc_xrec k = kernel(i);
+        tsc_kernel_rec k = kernel(i);
         tsc_fold_add_kernel(f, &k, &acts);
     }
     for (uint32_t i = 1; i <= 90000; i++) {
