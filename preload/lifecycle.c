@@ -194,10 +194,29 @@ void tsc_lifecycle_on_setup(void)
     }
 }
 
+/* Whether this process keeps the application's disposition of tracked
+ * signal i (index, -1 untracked) in app_act.  Only the recording process
+ * does: a vfork child shares our memory, and Python's subprocess resets
+ * every handler to SIG_DFL there before exec; stored, that would become
+ * the parent's disposition and the job would lose its SIGTERM handler. */
+static int kept_here(int i)
+{
+    return i >= 0 && atomic_load(&owned[i]) && tsc_rec_owned_here();
+}
+
+/* In a child of the recording process the kernel still holds our handler,
+ * inherited: what the application asks about is its own. */
+static void show_app_handler(int i, struct sigaction *old)
+{
+    if (i >= 0 && atomic_load(&owned[i]) && (old->sa_flags & SA_SIGINFO) &&
+        old->sa_sigaction == on_signal)
+        app_get(i, old);
+}
+
 EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int i = tracked(sig);
-    if (i >= 0 && atomic_load(&owned[i])) {
+    if (kept_here(i)) {
         if (old)
             app_get(i, old);
         if (act)
@@ -209,13 +228,16 @@ EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old
         errno = ENOSYS;
         return -1;
     }
-    return real(sig, act, old);
+    int rc = real(sig, act, old);
+    if (rc == 0 && old)
+        show_app_handler(i, old);
+    return rc;
 }
 
 EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
     int i = tracked(sig);
-    if (i >= 0 && atomic_load(&owned[i])) {
+    if (kept_here(i)) {
         struct sigaction prev, act;
         app_get(i, &prev);
         memset(&act, 0, sizeof act);
@@ -232,7 +254,13 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
         errno = ENOSYS;
         return SIG_ERR;
     }
-    return real(sig, handler);
+    sighandler_t prev = real(sig, handler);
+    if (i >= 0 && atomic_load(&owned[i]) && prev == (sighandler_t)(void (*)(void))on_signal) {
+        struct sigaction app;
+        app_get(i, &app);
+        prev = app.sa_handler;
+    }
+    return prev;
 }
 
 __attribute__((constructor)) static void tsc_constructor(void)

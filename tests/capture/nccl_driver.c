@@ -137,6 +137,30 @@ static void mode_sigterm_handler(void)
     exit(3);
 }
 
+/* What Python's subprocess does: vfork, reset every handler to SIG_DFL in
+ * the child, exec.  The child shares the parent's memory; the parent must
+ * keep its handler. */
+static void mode_sigterm_vfork(void)
+{
+    init_world();
+    allreduces(world, 2);
+    CHECK(signal(SIGTERM, app_handler) == SIG_DFL);
+    pid_t p = vfork();
+    if (p == 0) {
+        struct sigaction dfl, old;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        int ok = sigaction(SIGTERM, &dfl, &old) == 0 && old.sa_handler == app_handler;
+        _exit(ok ? 0 : 1);
+    }
+    CHECK(p > 0);
+    int st;
+    CHECK(waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    raise(SIGTERM);
+    CHECK(got_term == SIGTERM);
+    exit(5);
+}
+
 /* Handlers installed before the recorder set up (Python installs its
  * SIGINT handler at start-up, long before the first NCCL call). */
 static volatile sig_atomic_t info_signo;
@@ -308,6 +332,8 @@ int main(int argc, char **argv)
         return 20;
     } else if (!strcmp(mode, "sigterm-handler"))
         mode_sigterm_handler();
+    else if (!strcmp(mode, "sigterm-vfork"))
+        mode_sigterm_vfork();
     else if (!strcmp(mode, "sigterm-early"))
         mode_sigterm_early();
     else if (!strcmp(mode, "fork"))

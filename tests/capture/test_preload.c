@@ -391,6 +391,16 @@ static void test_sigterm_app_handler_still_runs(void **state)
     dump_scan_free(&s);
 }
 
+/* A vfork child resetting its handlers (Python's subprocess) must not
+ * reset the recording parent's. */
+static void test_vfork_child_leaves_parent_handler(void **state)
+{
+    (void)state;
+    int st = run_driver("sigterm-vfork", NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 5);
+}
+
 static void test_handlers_installed_before_setup_are_kept(void **state)
 {
     (void)state;
@@ -713,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_small_buffers_lose_nothing_silently),
         cmocka_unit_test(test_sigterm_default_flushes_then_dies),
         cmocka_unit_test(test_sigterm_app_handler_still_runs),
+        cmocka_unit_test(test_vfork_child_leaves_parent_handler),
         cmocka_unit_test(test_handlers_installed_before_setup_are_kept),
         cmocka_unit_test(test_fork_child_writes_nothing_of_parent),
         cmocka_unit_test(test_fork_child_that_records_gets_own_file),
