@@ -569,16 +569,17 @@ int tsc_cupti_running(void)
     return atomic_load_explicit(&g.state, memory_order_acquire) == ST_RUNNING;
 }
 
-void tsc_cupti_push_extcorr(uint64_t id)
+int tsc_cupti_push_extcorr(uint64_t id)
 {
     if (!tsc_cupti_running())
-        return;
-    if (g.api.PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) ==
-        CUPTI_SUCCESS) {
-        if (extcorr_depth < TSC_EXTCORR_STACK)
-            extcorr_ids[extcorr_depth] = id;
-        extcorr_depth++;
-    }
+        return 0;
+    if (g.api.PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) !=
+        CUPTI_SUCCESS)
+        return 0;
+    if (extcorr_depth < TSC_EXTCORR_STACK)
+        extcorr_ids[extcorr_depth] = id;
+    extcorr_depth++;
+    return 1;
 }
 
 void tsc_cupti_pop_extcorr(void)

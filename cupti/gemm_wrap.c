@@ -55,10 +55,8 @@ static void gemm_start(gemm_call *c, const tsc_desc_gemm *d)
 {
     c->desc = tsc_rec_intern(TSC_DESC_GEMM, d, sizeof *d);
     c->val = ++gemm_counter;
-    if (c->desc != 0 && tsc_cupti_push_extcorr != NULL) {
-        tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, c->val));
-        c->pushed = 1;
-    }
+    if (c->desc != 0 && tsc_cupti_push_extcorr != NULL)
+        c->pushed = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, c->val));
     c->t0 = tsc_now_ns();
 }
 

@@ -97,6 +97,7 @@ int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
                              warn, &bad);
     if (cfg->nvml_ms && cfg->nvml_ms < TSC_MIN_NVML_MS)
         cfg->nvml_ms = TSC_MIN_NVML_MS; /* a faster sampler would cost the job CPU */
+    cfg->os_clock = load_bool("TSCOPE_OS_CLOCK", 0, get, warn, &bad);
     cfg->hang_s = load_uint("TSCOPE_HANG_S", 0, 0, TSC_MAX_HANG_S, get, warn, &bad);
     const char *out = get("TSCOPE_OUT");
     if (out && (!*out || strlen(out) >= sizeof cfg->out_dir - 128)) {

@@ -33,6 +33,7 @@ typedef struct tsc_config {
     uint32_t hang_s;       /* TSCOPE_HANG_S: hang watchdog, 0 = off */
     char out_dir[4096];    /* TSCOPE_OUT */
     uint32_t nvml_ms;      /* TSCOPE_NVML_MS: telemetry period, 0 = no sampler */
+    int os_clock;          /* TSCOPE_OS_CLOCK: clock_gettime for every timestamp */
 } tsc_config;
 
 typedef const char *(*tsc_getenv_fn)(const char *name);

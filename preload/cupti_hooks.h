@@ -27,9 +27,10 @@ void tsc_cupti_drain_hook(void) __attribute__((weak));
 
 /* Around NCCL calls that launch GPU work (collectives, point-to-point,
  * ncclGroupEnd): push TSC_EXTCORR_ID(desc, seq) as a CUPTI external
- * correlation id before the real call and pop it after, so the kernels the
- * call launches can be joined to it.  Weak: absent without the CUPTI part. */
-void tsc_cupti_push_extcorr(uint64_t id) __attribute__((weak));
+ * correlation id before the real call and, when it was pushed (returns
+ * 1), pop it after, so the kernels the call launches can be joined to it.
+ * Weak: absent without the CUPTI part. */
+int tsc_cupti_push_extcorr(uint64_t id) __attribute__((weak));
 void tsc_cupti_pop_extcorr(void) __attribute__((weak));
 
 /* From the NCCL part to the capture: 1 while this thread is inside one of

@@ -15,11 +15,14 @@
 #include <unistd.h>
 
 #include "comm_id.h"
+#include "call_cache.h"
 #include "comm_registry.h"
 #include "cupti_hooks.h"
+#include "fast_clock.h"
 #include "nccl_abi.h"
 #include "nccl_wrap.h"
 #include "real_sym.h"
+#include "rec_thread.h"
 #include "recorder.h"
 #include "recorder_internal.h"
 
@@ -94,6 +97,7 @@ int tsc_nccl_version_code(void)
 static TLS int tls_guard;          /* inside one of our wrappers */
 static TLS int tls_group_depth;    /* ncclGroupStart nesting */
 static TLS uint64_t tls_group_ends;
+static TLS tsc_call_entry tls_calls[TSC_CALL_CACHE_WAYS];
 
 int tsc_nccl_in_call(void)
 {
@@ -101,30 +105,44 @@ int tsc_nccl_in_call(void)
 }
 
 typedef struct call {
+    tsc_thread *t;       /* the recorder's slot of this thread */
+    int *errno_at;       /* this thread's errno, looked up once */
     int app_errno;
     int real_errno;
+    uint8_t op;
     uint16_t depth;      /* group depth at entry */
     int extcorr;         /* pushed an external correlation id */
     uint32_t desc;
     uint64_t t0, t1;
-    tsc_desc_nccl_call d;
+    tsc_clock_pair clk;  /* both timestamps on one line of the clock */
+    tsc_desc_nccl_call d; /* filled only when the descriptor is built */
 } call;
 
-static int call_begin(call *c, uint8_t op)
+/* The descriptor's fields that say "none", before a wrapper fills in what
+ * its call has. */
+static void blank_desc(call *c)
 {
-    if (tls_guard)
-        return 0;
-    c->app_errno = errno;
-    if (!tsc_rec_active()) {
-        errno = c->app_errno;
-        return 0;
-    }
-    tls_guard = 1;
     memset(&c->d, 0, sizeof c->d);
-    c->d.op = op;
+    c->d.op = c->op;
     c->d.dtype = TSC_DT_NONE;
     c->d.redop = TSC_REDOP_NONE;
     c->d.peer = TSC_NO_PEER;
+}
+
+/* Whether to record this call; the descriptor is left for the caller. */
+static inline int call_begin_lean(call *c, uint8_t op)
+{
+    if (tls_guard)
+        return 0;
+    c->errno_at = &errno;
+    c->app_errno = *c->errno_at;
+    c->t = tsc_rec_thread();
+    if (__builtin_expect(!c->t, 0)) {
+        *c->errno_at = c->app_errno;
+        return 0;
+    }
+    tls_guard = 1;
+    c->op = op;
     c->depth = (uint16_t)(tls_group_depth > 255 ? 255 : tls_group_depth < 0 ? 0 : tls_group_depth);
     c->extcorr = 0;
     c->desc = 0;
@@ -132,20 +150,21 @@ static int call_begin(call *c, uint8_t op)
     return 1;
 }
 
-/* tsc_now_ns (CLOCK_REALTIME in ns), inlined: the two timestamps of every
- * call are the largest part of its cost. */
-static inline uint64_t now_ns(void)
+static int call_begin(call *c, uint8_t op)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (!call_begin_lean(c, op))
+        return 0;
+    blank_desc(c);
+    return 1;
 }
 
 /* Right before the real call: the application's errno back in place. */
 static inline void call_start(call *c)
 {
-    errno = c->app_errno;
-    c->t0 = now_ns();
+    *c->errno_at = c->app_errno;
+    /* The recorder's clock (fast_clock.h), inlined: the two timestamps of
+     * every call are the largest part of its cost. */
+    c->t0 = tsc_clock_first(&c->clk);
 }
 
 /* The exported name of a call that can block (for the hang watchdog's
@@ -169,17 +188,18 @@ static const char *blocking_call_name(uint8_t op)
 /* The entry marker, after the clock started: the descriptor interned for
  * the exit record and the entry time serve both (no lookup, no clock
  * read); the exit record (call_end) completes it. */
-static inline void call_enter(call *c, uint64_t seq)
+static inline void call_enter(call *c, uint64_t seq, uint64_t comm_id)
 {
-    tsc_rec_enter(c->desc, c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0, c->depth, c->t0, seq,
-                  c->d.comm_id, blocking_call_name(c->d.op));
+    uint32_t flags = c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0;
+    tsc_rec_thread_enter(c->t, c->desc, flags | (uint32_t)c->depth << 16, c->t0, seq, comm_id,
+                         blocking_call_name(c->op));
 }
 
 /* Right after the real call, before anything else can touch errno. */
 static inline void call_returned(call *c)
 {
-    c->real_errno = errno;
-    c->t1 = now_ns();
+    c->real_errno = *c->errno_at;
+    c->t1 = tsc_clock_second(&c->clk);
 }
 
 static void fill_comm(call *c, tsc_comm_info *info)
@@ -217,7 +237,8 @@ static tsc_comm_info *comm_info(tsc_nccl_comm_t comm)
     return info;
 }
 
-static void call_end(call *c, tsc_nccl_result_t rc, uint64_t val)
+static inline __attribute__((always_inline)) void call_end(call *c, tsc_nccl_result_t rc,
+                                                           uint64_t val)
 {
     if (!c->t1)
         call_returned(c);
@@ -228,9 +249,9 @@ static void call_end(call *c, tsc_nccl_result_t rc, uint64_t val)
     uint8_t flags = (c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0) |
                     (rc == tsc_ncclInProgress ? TSC_NCCL_F_ASYNC_ERR : 0);
     uint16_t aux = (uint16_t)(((unsigned)rc & 0xff) << 8 | c->depth);
-    tsc_rec_event(TSC_EV_NCCL, flags, aux, c->desc, c->t0, c->t1, val);
+    tsc_rec_thread_call_done(c->t, flags, aux, c->desc, c->t0, c->t1, val);
     tls_guard = 0;
-    errno = c->real_errno;
+    *c->errno_at = c->real_errno;
 }
 
 size_t tsc_nccl_dtype_size(int dtype)
@@ -239,28 +260,73 @@ size_t tsc_nccl_dtype_size(int dtype)
     return dtype >= 0 && (size_t)dtype < sizeof sz ? sz[dtype] : 0;
 }
 
-/* Collectives and point-to-point: describe, number, push the external
- * correlation id, start the clock. */
-static uint64_t coll_prepare(call *c, size_t count, int dtype, int redop, int peer,
-                             tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+/* The next sequence number on a communicator.  A plain increment, not an
+ * atomic one: NCCL forbids using one communicator from two threads at
+ * once, so there is no race in a correct program, and a locked add would
+ * cost a tenth of the call. */
+static inline uint64_t next_seq(tsc_comm_info *info)
 {
-    c->d.dtype = dtype >= 0 && dtype < 255 ? (uint8_t)dtype : TSC_DT_NONE;
-    if (redop >= 0)
-        c->d.redop = (uint8_t)(redop > 254 ? 254 : redop);
-    c->d.peer = peer;
-    c->d.count = count;
-    c->d.bytes = (uint64_t)count * tsc_nccl_dtype_size(dtype);
-    c->d.stream = (uint64_t)(uintptr_t)stream;
+    if (!info)
+        return 0;
+    uint64_t seq = atomic_load_explicit(&info->seq, memory_order_relaxed);
+    atomic_store_explicit(&info->seq, seq + 1, memory_order_relaxed);
+    return seq;
+}
+
+/* A call not in the thread's cache: its descriptor from the arguments,
+ * interned, and remembered when complete.  Out of line: the common case is
+ * the hit. */
+static __attribute__((noinline)) tsc_comm_info *
+coll_describe(call *c, const tsc_call_key *k, int dtype, tsc_nccl_comm_t comm, uint64_t stamp,
+              tsc_call_entry *e, uint64_t *comm_id)
+{
+    blank_desc(c);
+    c->d.dtype = (uint8_t)(k->shape >> 8);
+    c->d.redop = (uint8_t)(k->shape >> 16);
+    c->d.peer = (int32_t)(k->shape >> 32);
+    c->d.count = k->count;
+    c->d.bytes = (uint64_t)k->count * tsc_nccl_dtype_size(dtype);
+    c->d.stream = (uint64_t)k->stream;
     tsc_comm_info *info = comm_info(comm);
     fill_comm(c, info);
-    uint64_t seq = info ? atomic_fetch_add_explicit(&info->seq, 1, memory_order_relaxed) : 0;
+    *comm_id = c->d.comm_id;
     c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
-    if (c->desc && tsc_cupti_push_extcorr) {
-        tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, seq));
-        c->extcorr = 1;
+    /* Only complete descriptors are kept: an unknown communicator may be
+     * registered later, a size may still be learnt. */
+    if (c->desc && info && c->d.comm_size)
+        *e = (tsc_call_entry){.key = *k, .stamp = stamp, .info = info, .comm_id = *comm_id,
+                              .desc = c->desc};
+    return info;
+}
+
+/* Collectives and point-to-point: the descriptor and communicator (from
+ * the thread's cache when these arguments came before), the sequence
+ * number, the external correlation id, the clock.  Inline in every
+ * wrapper, so the common case makes no call but the clock's. */
+static inline __attribute__((always_inline)) uint64_t
+coll_prepare(call *c, size_t count, int dtype, int redop, int peer, tsc_nccl_comm_t comm,
+             tsc_cuda_stream_t stream)
+{
+    uint8_t dt = dtype >= 0 && dtype < 255 ? (uint8_t)dtype : TSC_DT_NONE;
+    uint8_t ro = redop < 0 ? TSC_REDOP_NONE : redop > 254 ? 254 : (uint8_t)redop;
+    tsc_call_key k = {.count = count, .comm = (uintptr_t)comm, .stream = (uintptr_t)stream,
+                      .shape = tsc_call_shape(c->op, dt, ro, (uint8_t)c->depth, peer)};
+    uint64_t stamp = tsc_rec_thread_stamp(c->t);
+    tsc_call_entry *e = tsc_call_slot(tls_calls, &k);
+    tsc_comm_info *info;
+    uint64_t comm_id;
+    if (__builtin_expect(tsc_call_hit(e, &k, stamp), 1)) {
+        c->desc = e->desc;
+        info = e->info;
+        comm_id = e->comm_id;
+    } else {
+        info = coll_describe(c, &k, dtype, comm, stamp, e, &comm_id);
     }
+    uint64_t seq = next_seq(info);
+    if (c->desc && tsc_cupti_push_extcorr)
+        c->extcorr = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, seq));
     call_start(c);
-    call_enter(c, seq);
+    call_enter(c, seq, comm_id);
     return seq;
 }
 
@@ -275,7 +341,7 @@ static uint64_t coll_prepare(call *c, size_t count, int dtype, int redop, int pe
         if (!real)                                                             \
             return no_nccl(SYM);                                               \
         call c;                                                                \
-        if (!call_begin(&c, OP))                                               \
+        if (!call_begin_lean(&c, OP))                                          \
             return real ARGS;                                                  \
         uint64_t seq = PREPARE;                                                \
         tsc_nccl_result_t rc = real ARGS;                                      \
@@ -413,12 +479,10 @@ EXPORT tsc_nccl_result_t ncclGroupEnd(void)
         /* The grouped operations launch here, so the correlation id goes
          * around this call. */
         c.desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c.d, sizeof c.d);
-        if (c.desc && tsc_cupti_push_extcorr) {
-            tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c.desc, val));
-            c.extcorr = 1;
-        }
+        if (c.desc && tsc_cupti_push_extcorr)
+            c.extcorr = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c.desc, val));
         call_start(&c);
-        call_enter(&c, val);
+        call_enter(&c, val, 0);
     }
     tsc_nccl_result_t rc = real();
     if (tls_group_depth > 0 && (rc == tsc_ncclSuccess || rc == tsc_ncclInProgress))
@@ -447,7 +511,7 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
     c->d.comm_size = (uint32_t)nranks;
     c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
     call_start(c);
-    call_enter(c, 0);
+    call_enter(c, 0, comm_id);
 }
 
 /* After a rank-init call returned: the communicator's identity, derived

@@ -31,49 +31,30 @@
 #include "bulk_stream.h"
 #include "cupti_hooks.h"
 #include "dump_file.h"
+#include "fast_clock.h"
 #include "identity.h"
 #include "intern.h"
 #include "recorder_internal.h"
 #include "rec_meta.h"
+#include "rec_thread.h"
 #include "ring.h"
 #include "spin.h"
 
-
-enum { ST_UNINIT = 0, ST_INITIALIZING, ST_ACTIVE, ST_OFF, ST_CLOSED };
 
 /* A thread slot's life: claimed by a new thread, live while it records,
  * exited when the thread ends, reusable once the writer has drained it;
  * so threads that come and go do not use up TSCOPE_MAX_THREADS. */
 enum { SLOT_CLAIMED = 0, SLOT_LIVE, SLOT_EXITED, SLOT_REUSABLE };
 
-typedef struct tsc_thread {
-    tsc_ring ring;
-    _Atomic int slot;
-    uint32_t epoch;             /* g_epoch when claimed */
-    uint32_t tid;
-    _Atomic int wake_pending;   /* producer asked the writer for a drain */
-    uint64_t intern_gen;
-    char name[17];              /* last name written (writer's view) */
-    /* The NCCL call this thread is inside, for the hang watchdog: the
-     * fields are stored first, the entry time (0 = none) last. */
-    _Atomic uint64_t inflight_t0;
-    _Atomic uint64_t inflight_seq, inflight_comm;
-    _Atomic uint32_t inflight_desc;
-    _Atomic uint32_t inflight_bits;          /* flags | aux << 16 */
-    _Atomic(const char *) inflight_name;
-    uint64_t reported_t0;                    /* drainer only: last one the watchdog reported */
-    uint64_t persisted_t0;                   /* drainer only: last one written as ENTER */
-    tsc_intern intern;
-} tsc_thread;
 
 /* ------------------------------------------------------------ globals */
 
-static _Atomic int g_state;
+_Atomic int tsc_rec_state_g;
 static tsc_config g_cfg;
 static _Atomic int g_cfg_loaded;
-static _Atomic uint32_t g_epoch = 1;          /* bumped in a forked child */
+_Atomic uint32_t tsc_rec_epoch_g = 1;
 static _Atomic uint32_t g_next_desc = 1;
-static _Atomic uint64_t g_intern_gen;          /* bumped when descs may be lost */
+_Atomic uint64_t tsc_rec_intern_gen_g;
 static _Atomic uint64_t g_dropped_extra;
 static pid_t g_pid;
 
@@ -102,19 +83,14 @@ static char g_host[256];
 static int g_rank_id = -1;                     /* global rank, for messages */
 static _Atomic int g_exit_code = -1;           /* status given to exit/_exit */
 
-static TSC_TLS tsc_thread *tls_thr;
-static TSC_TLS uint32_t tls_epoch;
+TSC_TLS tsc_thread *tsc_rec_tls_thr;
+TSC_TLS uint32_t tsc_rec_tls_epoch;
 static TSC_TLS uint32_t tls_refused_epoch; /* over TSCOPE_MAX_THREADS in this epoch */
 static TSC_TLS int tls_in_setup;
 
 /* -------------------------------------------------------------- clocks */
 
-uint64_t tsc_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+uint64_t tsc_now_ns(void) { return tsc_clock_now(); }
 
 static uint32_t my_tid(void) { return (uint32_t)syscall(SYS_gettid); }
 
@@ -143,7 +119,7 @@ void tsc_rec_load_config(void)
     g_cfg = c;
     atomic_store(&g_cfg_loaded, 1);
     if (g_cfg.disabled)
-        atomic_store(&g_state, ST_OFF);
+        atomic_store(&tsc_rec_state_g, TSC_REC_OFF);
 }
 
 const tsc_config *tsc_rec_config(void)
@@ -172,13 +148,14 @@ static void write_meta_chunk(int from_signal)
             tsc_meta_set_int(TSC_META_NCCL_VERSION, v);
     }
     char nb[5][24];
-    const char *dyn_k[5] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
-                            TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE};
-    const char *dyn_v[5] = {tsc_u64_to_str(tsc_now_ns(), nb[0]), tsc_u64_to_str(tsc_mono_ns(), nb[1]),
+    const char *dyn_k[6] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
+                            TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE,
+                            TSC_META_HOST_CLOCK};
+    const char *dyn_v[6] = {tsc_u64_to_str(tsc_now_ns(), nb[0]), tsc_u64_to_str(tsc_mono_ns(), nb[1]),
                             tsc_u64_to_str(g_events_written, nb[2]),
                             tsc_u64_to_str(total_dropped(), nb[3]),
-                            tsc_u64_to_str(g_dump.bytes_lost, nb[4])};
-    size_t len = tsc_meta_encode_all(g_meta_buf, sizeof g_meta_buf, dyn_k, dyn_v, 5,
+                            tsc_u64_to_str(g_dump.bytes_lost, nb[4]), tsc_clock_describe()};
+    size_t len = tsc_meta_encode_all(g_meta_buf, sizeof g_meta_buf, dyn_k, dyn_v, 6,
                                      from_signal);
     if (len)
         tsc_dump_write_chunk(&g_dump, TSC_CHUNK_META, 0, g_meta_buf, (uint32_t)len);
@@ -212,7 +189,7 @@ static void note_write_failure(int from_signal, uint64_t lost_before)
         return;
     /* The lost chunk may have defined descriptors: make every thread
      * define its descriptors again. */
-    atomic_fetch_add(&g_intern_gen, 1);
+    atomic_fetch_add(&tsc_rec_intern_gen_g, 1);
     if (!from_signal)
         tsc_warn_once("write", "cannot write %s: %s; the job goes on, lost bytes are counted "
                       "in the dump", g_dump.path, strerror(g_dump.last_errno));
@@ -387,7 +364,7 @@ uint32_t tsc_rec_new_desc_id(void)
 
 uint64_t tsc_rec_intern_generation(void)
 {
-    return atomic_load_explicit(&g_intern_gen, memory_order_relaxed);
+    return atomic_load_explicit(&tsc_rec_intern_gen_g, memory_order_relaxed);
 }
 
 void tsc_rec_wake_writer(void)
@@ -404,7 +381,7 @@ void tsc_rec_wake_writer(void)
 void tsc_rec_help_drain(void)
 {
     int saved = errno;
-    if (atomic_load(&g_state) == ST_ACTIVE && tsc_rec_owned_here() && tsc_cupti_drain_hook &&
+    if (atomic_load(&tsc_rec_state_g) == TSC_REC_ACTIVE && tsc_rec_owned_here() && tsc_cupti_drain_hook &&
         tsc_spin_trylock(&g_drain_lock)) {
         tsc_cupti_drain_hook();
         tsc_spin_unlock(&g_drain_lock);
@@ -415,7 +392,7 @@ void tsc_rec_help_drain(void)
 void tsc_rec_flush(void)
 {
     int saved = errno;
-    if (atomic_load(&g_state) == ST_ACTIVE && tsc_rec_owned_here() &&
+    if (atomic_load(&tsc_rec_state_g) == TSC_REC_ACTIVE && tsc_rec_owned_here() &&
         tsc_spin_lock_bounded(&g_drain_lock, 200)) {
         drain_all(1, 0);
         write_meta_chunk(1);
@@ -427,7 +404,7 @@ void tsc_rec_flush(void)
 void tsc_rec_finish(const char *reason, int from_signal)
 {
     int saved = errno;
-    if (atomic_load(&g_state) != ST_ACTIVE || !tsc_rec_owned_here())
+    if (atomic_load(&tsc_rec_state_g) != TSC_REC_ACTIVE || !tsc_rec_owned_here())
         goto out;
     if (!tsc_spin_lock_bounded(&g_drain_lock, from_signal ? 300 : 3000))
         goto out;
@@ -483,9 +460,17 @@ static void *writer_main(void *arg)
     atomic_store(&g_writer_running, 1);
     uint64_t period = (uint64_t)g_cfg.flush_ms * 1000000ull;
     uint64_t next_flush = tsc_mono_ns() + period;
+    uint64_t next_clock = tsc_mono_ns() + tsc_clock_tick_period_ns();
     for (;;) {
         uint64_t now = tsc_mono_ns();
-        int wait_ms = now >= next_flush ? 0 : (int)((next_flush - now + 999999) / 1000000);
+        if (tsc_clock_tick_period_ns() && now >= next_clock) {
+            tsc_clock_tick();
+            next_clock = now + tsc_clock_tick_period_ns();
+        }
+        uint64_t wake = next_flush;
+        if (tsc_clock_tick_period_ns() && next_clock < wake)
+            wake = next_clock;
+        int wait_ms = now >= wake ? 0 : (int)((wake - now + 999999) / 1000000);
         struct pollfd p = {.fd = g_wake_fd, .events = POLLIN};
         int r = poll(&p, 1, wait_ms);
         if (r > 0 && (p.revents & POLLIN)) {
@@ -569,7 +554,7 @@ static void stop_writer(void)
         g_writer_started = 0;
 }
 
-static void wake_writer(tsc_thread *t, uint64_t used)
+void tsc_rec_wake_for(tsc_thread *t, uint64_t used)
 {
     if (__builtin_expect(used * 2 < tsc_ring_capacity(&t->ring), 1) || g_wake_fd < 0 ||
         atomic_load_explicit(&t->wake_pending, memory_order_relaxed))
@@ -597,10 +582,10 @@ static void at_fork_child(void)
     /* Threads do not survive fork: the parent's rings, writer and file are
      * not ours.  Forget them (their memory stays shared copy-on-write and
      * untouched) and start afresh if this child records. */
-    int s = atomic_load(&g_state);
-    if (s == ST_ACTIVE || s == ST_INITIALIZING || s == ST_CLOSED)
-        atomic_store(&g_state, ST_UNINIT);
-    atomic_fetch_add(&g_epoch, 1);
+    int s = atomic_load(&tsc_rec_state_g);
+    if (s == TSC_REC_ACTIVE || s == TSC_REC_INITIALIZING || s == TSC_REC_CLOSED)
+        atomic_store(&tsc_rec_state_g, TSC_REC_UNINIT);
+    atomic_fetch_add(&tsc_rec_epoch_g, 1);
     if (g_dump.fd >= 0)
         close(g_dump.fd);
     g_dump.fd = -1;
@@ -616,13 +601,14 @@ static void at_fork_child(void)
     atomic_store(&g_reg_lock, 0);
     tsc_meta_after_fork();
     tsc_bulk_reset();
-    tls_thr = NULL;
+    tsc_clock_after_fork();
+    tsc_rec_tls_thr = NULL;
 }
 
 void tsc_rec_exit(void)
 {
     int saved = errno;
-    if (atomic_load(&g_state) != ST_ACTIVE || !tsc_rec_owned_here())
+    if (atomic_load(&tsc_rec_state_g) != TSC_REC_ACTIVE || !tsc_rec_owned_here())
         goto out;
     if (tsc_cupti_exit_hook)
         tsc_cupti_exit_hook();
@@ -630,7 +616,7 @@ void tsc_rec_exit(void)
         tsc_telemetry_stop(); /* its last sample goes into the final flush */
     stop_writer();
     tsc_rec_finish("exit", 0);
-    atomic_store(&g_state, ST_CLOSED);
+    atomic_store(&tsc_rec_state_g, TSC_REC_CLOSED);
 out:
     errno = saved;
 }
@@ -654,8 +640,8 @@ static void on_thread_exit(void *p)
     /* Anything this dying thread records after this point (other
      * libraries' destructors) is dropped, not written into a slot that may
      * already belong to another thread. */
-    uint32_t epoch = atomic_load(&g_epoch);
-    tls_thr = NULL;
+    uint32_t epoch = atomic_load(&tsc_rec_epoch_g);
+    tsc_rec_tls_thr = NULL;
     tls_refused_epoch = epoch;
     if (t && t->epoch == epoch)
         atomic_store_explicit(&t->slot, SLOT_EXITED, memory_order_release);
@@ -665,10 +651,11 @@ static int setup(void)
 {
     tsc_rec_load_config();
     if (g_cfg.disabled) {
-        atomic_store(&g_state, ST_OFF);
+        atomic_store(&tsc_rec_state_g, TSC_REC_OFF);
         return 0;
     }
     g_pid = getpid();
+    tsc_clock_setup(g_cfg.os_clock);
     if (gethostname(g_host, sizeof g_host - 1) < 0)
         snprintf(g_host, sizeof g_host, "unknown");
     tsc_identity id;
@@ -717,31 +704,31 @@ static int setup(void)
 
 int tsc_rec_active(void)
 {
-    int s = atomic_load_explicit(&g_state, memory_order_acquire);
-    if (__builtin_expect(s == ST_ACTIVE, 1))
+    int s = atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire);
+    if (__builtin_expect(s == TSC_REC_ACTIVE, 1))
         return 1;
-    if (s != ST_UNINIT && s != ST_INITIALIZING)
+    if (s != TSC_REC_UNINIT && s != TSC_REC_INITIALIZING)
         return 0;
     if (tls_in_setup)
         return 0;
     int saved = errno;
-    int expect = ST_UNINIT;
-    if (atomic_compare_exchange_strong(&g_state, &expect, ST_INITIALIZING)) {
+    int expect = TSC_REC_UNINIT;
+    if (atomic_compare_exchange_strong(&tsc_rec_state_g, &expect, TSC_REC_INITIALIZING)) {
         tls_in_setup = 1;
         int rc = setup();
         tls_in_setup = 0;
-        if (atomic_load(&g_state) == ST_INITIALIZING)
-            atomic_store_explicit(&g_state, rc == 0 ? ST_ACTIVE : ST_OFF,
+        if (atomic_load(&tsc_rec_state_g) == TSC_REC_INITIALIZING)
+            atomic_store_explicit(&tsc_rec_state_g, rc == 0 ? TSC_REC_ACTIVE : TSC_REC_OFF,
                                   memory_order_release);
     } else {
         /* Another thread is setting up (a millisecond or so): wait, but
          * never for long. */
         uint64_t deadline = tsc_mono_ns() + 2000000000ull;
-        while (atomic_load(&g_state) == ST_INITIALIZING && tsc_mono_ns() < deadline)
+        while (atomic_load(&tsc_rec_state_g) == TSC_REC_INITIALIZING && tsc_mono_ns() < deadline)
             sched_yield();
     }
     errno = saved;
-    return atomic_load_explicit(&g_state, memory_order_acquire) == ST_ACTIVE;
+    return atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) == TSC_REC_ACTIVE;
 }
 
 /* ------------------------------------------------------------- threads */
@@ -788,7 +775,7 @@ static tsc_thread *new_slot(void)
 
 static tsc_thread *register_thread(void)
 {
-    uint32_t epoch = atomic_load_explicit(&g_epoch, memory_order_relaxed);
+    uint32_t epoch = atomic_load_explicit(&tsc_rec_epoch_g, memory_order_relaxed);
     if (tls_refused_epoch == epoch)
         return NULL;
     int saved = errno;
@@ -806,7 +793,7 @@ static tsc_thread *register_thread(void)
      * this thread will produce into it from now on. */
     t->epoch = epoch;
     t->tid = my_tid();
-    t->intern_gen = atomic_load(&g_intern_gen);
+    t->intern_gen = atomic_load(&tsc_rec_intern_gen_g);
     tsc_intern_reset(&t->intern);
     memset(t->name, 0, sizeof t->name);
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
@@ -826,19 +813,29 @@ static tsc_thread *register_thread(void)
     size_t k = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&g_next_desc, 1),
                                payload, (uint16_t)(8 + d.name_len));
     tsc_ring_push(&t->ring, slots, k);
-    tls_thr = t;
-    tls_epoch = epoch;
+    tsc_rec_tls_thr = t;
+    tsc_rec_tls_epoch = epoch;
     errno = saved;
     return t;
 }
 
 static inline tsc_thread *get_thread(void)
 {
-    tsc_thread *t = tls_thr;
-    if (__builtin_expect(t && tls_epoch == atomic_load_explicit(&g_epoch, memory_order_relaxed),
+    tsc_thread *t = tsc_rec_tls_thr;
+    if (__builtin_expect(t && tsc_rec_tls_epoch == atomic_load_explicit(&tsc_rec_epoch_g, memory_order_relaxed),
                          1))
         return t;
     return register_thread();
+}
+
+tsc_thread *tsc_rec_thread_slow(void)
+{
+    if (!tsc_rec_active())
+        return NULL;
+    tsc_thread *t = get_thread();
+    if (!t) /* over TSCOPE_MAX_THREADS: the caller's record is lost */
+        atomic_fetch_add_explicit(&g_dropped_extra, 1, memory_order_relaxed);
+    return t;
 }
 
 /* A descriptor this thread has not defined (yet, or since a wipe): define
@@ -856,21 +853,21 @@ static uint32_t __attribute__((noinline)) intern_define(tsc_thread *t, uint8_t d
     uint64_t used = tsc_ring_push(&t->ring, slots, n);
     if (!used)
         return 0; /* not defined in the stream: do not remember it */
-    wake_writer(t, used);
+    tsc_rec_wake_for(t, used);
     tsc_intern_insert(&t->intern, desc_type, payload, len, h, id);
     return id;
 }
 
 uint32_t tsc_rec_intern(uint8_t desc_type, const void *payload, uint16_t len)
 {
-    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE)
+    if (atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) != TSC_REC_ACTIVE)
         return 0;
     if (len > TSC_DESC_MAX_PAYLOAD || (len && !payload))
         return 0;
     tsc_thread *t = get_thread();
     if (!t)
         return 0;
-    uint64_t gen = atomic_load_explicit(&g_intern_gen, memory_order_relaxed);
+    uint64_t gen = atomic_load_explicit(&tsc_rec_intern_gen_g, memory_order_relaxed);
     if (__builtin_expect(t->intern_gen != gen, 0)) {
         tsc_intern_reset(&t->intern);
         t->intern_gen = gen;
@@ -898,26 +895,10 @@ static int kind_needs_desc(uint8_t kind)
     return kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK;
 }
 
-static inline void put_event(tsc_thread *t, uint8_t kind, uint8_t flags, uint16_t aux,
-                             uint32_t desc, uint64_t start_ns, uint64_t end_ns, uint64_t val)
-{
-    tsc_event *e = tsc_ring_reserve1(&t->ring);
-    if (!e)
-        return; /* counted by the ring */
-    e->kind = kind;
-    e->flags = flags;
-    e->aux = aux;
-    e->desc = desc;
-    e->start_ns = start_ns;
-    e->end_ns = end_ns;
-    e->val = val;
-    wake_writer(t, tsc_ring_commit(&t->ring, 1));
-}
-
 void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
                    uint64_t start_ns, uint64_t end_ns, uint64_t val)
 {
-    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE)
+    if (atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) != TSC_REC_ACTIVE)
         return;
     tsc_thread *t;
     if (__builtin_expect((desc == 0 && kind_needs_desc(kind)) || kind == 0 ||
@@ -930,24 +911,18 @@ void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
      * the ring is full, so the watchdog never reports a call that ended). */
     if (kind == TSC_EV_NCCL)
         atomic_store_explicit(&t->inflight_t0, 0, memory_order_relaxed);
-    put_event(t, kind, flags, aux, desc, start_ns, end_ns, val);
+    tsc_rec_thread_put(t, kind, flags, aux, desc, start_ns, end_ns, val);
 }
 
 void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint64_t seq,
                    uint64_t comm_id, const char *name)
 {
-    if (atomic_load_explicit(&g_state, memory_order_acquire) != ST_ACTIVE || !desc)
+    if (atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) != TSC_REC_ACTIVE || !desc)
         return;
     tsc_thread *t = get_thread();
-    if (__builtin_expect(!t, 0))
-        return;
-    atomic_store_explicit(&t->inflight_seq, seq, memory_order_relaxed);
-    atomic_store_explicit(&t->inflight_comm, comm_id, memory_order_relaxed);
-    atomic_store_explicit(&t->inflight_desc, desc, memory_order_relaxed);
-    atomic_store_explicit(&t->inflight_bits, (uint32_t)flags | (uint32_t)aux << 16,
-                          memory_order_relaxed);
-    atomic_store_explicit(&t->inflight_name, name, memory_order_relaxed);
-    atomic_store_explicit(&t->inflight_t0, t0 ? t0 : 1, memory_order_release);
+    if (__builtin_expect(t != NULL, 1))
+        tsc_rec_thread_enter(t, desc, (uint32_t)flags | (uint32_t)aux << 16, t0, seq, comm_id,
+                             name);
 }
 
 void tsc_rec_set_exit_code(int code) { atomic_store(&g_exit_code, code); }

@@ -499,6 +499,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_START_MONOTONIC "start_monotonic_ns"
 #define TSC_META_ANCHOR_REALTIME "anchor_realtime_ns"   /* latest pair, rewritten at each flush */
 #define TSC_META_ANCHOR_MONOTONIC "anchor_monotonic_ns"
+#define TSC_META_HOST_CLOCK "host_clock"      /* 1.2: "tsc 2.995 GHz" (counter fitted to CLOCK_REALTIME) or "os (why)" */
 #define TSC_META_LIB_VERSION "tscope_version"
 #define TSC_META_NCCL_VERSION "nccl_version"  /* ncclGetVersion code, if known */
 #define TSC_META_EVENTS "events"              /* events written so far */

@@ -21,10 +21,22 @@
  * change), runs as a third mode in the same rounds for a side-by-side
  * comparison.
  *
+ * Then the user's measure: one thread calling the same tiny all-reduce
+ * two million times in a plain loop, no timer inside, the whole loop timed,
+ * best of five loops per child.  It differs from the median above: the
+ * loop's mean carries every slow call (a ring half full waking the writer,
+ * a descriptor defined, the writer thread taking the other core), which a
+ * median leaves out.  Where valgrind is installed, the same loop runs once
+ * under callgrind per mode and the instructions of the loop function per
+ * call are printed: the added instructions, unlike nanoseconds, do not
+ * depend on the machine's load.
+ *
  * Usage: bench_preload PRELOAD_SO [ITERS_PER_THREAD [ROUNDS [BASELINE_SO]]]
  *        bench_preload --child THREADS ITERS OWN_COMM   (internal)
+ *        bench_preload --loop ITERS LOOPS               (internal)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,6 +95,34 @@ static void *worker(void *arg)
     }
     w->cpu_ns = thread_cpu_ns() - c0;
     return NULL;
+}
+
+/* The user's loop: not inlined, so callgrind can count it alone. */
+static void __attribute__((noinline)) call_loop(tsc_nccl_comm_t comm, long n)
+{
+    for (long i = 0; i < n; i++)
+        ncclAllReduce(NULL, NULL, 256, tsc_ncclFloat32, tsc_ncclSum, comm, NULL);
+}
+
+/* Best ns per call over `loops` timed loops of n calls. */
+static int loop_child(long n, int loops)
+{
+    tsc_nccl_unique_id id;
+    memset(&id, 3, sizeof id);
+    tsc_nccl_comm_t comm;
+    if (ncclCommInitRank(&comm, 1, id, 0) != tsc_ncclSuccess)
+        return 1;
+    call_loop(comm, 1000);
+    double best = 1e18;
+    for (int k = 0; k < loops; k++) {
+        uint64_t t0 = now_ns();
+        call_loop(comm, n);
+        double per = (double)(now_ns() - t0) / (double)n;
+        if (per < best)
+            best = per;
+    }
+    printf("%.2f\n", best);
+    return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -236,10 +276,127 @@ static void print_dump(const char *label, const char *mode, const char *dir, int
         *rc = 1;
 }
 
+/* Runs `self --loop n loops` with preload (NULL: none), optionally under
+ * callgrind writing cg_out; its stdout's first number into *out. */
+static int run_loop(const char *self, const char *preload, const char *outdir, long n,
+                    int loops, const char *cg_out, double *out)
+{
+    int fd[2];
+    if (pipe(fd) < 0)
+        return -1;
+    pid_t p = fork();
+    if (p == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        if (preload) {
+            setenv("LD_PRELOAD", preload, 1);
+            setenv("TSCOPE_OUT", outdir, 1);
+        }
+        char nb[32], lb[16];
+        snprintf(nb, sizeof nb, "%ld", n);
+        snprintf(lb, sizeof lb, "%d", loops);
+        if (cg_out) {
+            char of[600];
+            snprintf(of, sizeof of, "--callgrind-out-file=%s", cg_out);
+            int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, 2);
+            execlp("valgrind", "valgrind", "--tool=callgrind", of, "--collect-atstart=no",
+                   "--toggle-collect=call_loop", self, "--loop", nb, lb, (char *)NULL);
+        } else {
+            execl(self, self, "--loop", nb, lb, (char *)NULL);
+        }
+        _exit(127);
+    }
+    close(fd[1]);
+    char buf[128] = {0};
+    ssize_t k = read(fd[0], buf, sizeof buf - 1);
+    close(fd[0]);
+    int st;
+    waitpid(p, &st, 0);
+    if (k <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    return sscanf(buf, "%lf", out) == 1 ? 0 : -1;
+}
+
+/* The "summary:" (or "totals:") count of a callgrind output file. */
+static double callgrind_total(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[512];
+    double total = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "summary:", 8) || !strncmp(line, "totals:", 7))
+            total = atof(strchr(line, ':') + 1);
+    fclose(f);
+    return total;
+}
+
+static int have_valgrind(void)
+{
+    return system("valgrind --version >/dev/null 2>&1") == 0;
+}
+
+/* The user's measure (see the top comment), all modes side by side. */
+static int user_measure(const char *self, const char *const *libs, const char *const *names,
+                        int modes, int rounds)
+{
+    const long n = 2000000;
+    char dir[] = "/tmp/tsc_bench_loop_XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    static struct series best[MAX_MODES];
+    printf("\none thread, the same all-reduce %ld times in a loop, best of 5 loops per run, "
+           "median over %d runs\n", n, rounds);
+    for (int r = 0; r < rounds; r++)
+        for (int m = 0; m < modes; m++)
+            if (run_loop(self, libs[m], dir, n, 5, NULL, &best[m].wall[r]) < 0) {
+                fprintf(stderr, "loop child failed\n");
+                return 1;
+            }
+    double base = median_of(best[0].wall, rounds);
+    for (int m = 0; m < modes; m++) {
+        double v = median_of(best[m].wall, rounds);
+        printf("%-10s %8.1f ns/call", names[m], v);
+        if (m)
+            printf("   added %6.1f ns", v - base);
+        printf("\n");
+    }
+    if (!have_valgrind()) {
+        printf("(valgrind not installed: no instruction counts)\n");
+    } else {
+        const long cg_n = 200000;
+        printf("instructions per call (callgrind, the loop function, %ld calls):\n", cg_n);
+        double ir0 = 0;
+        for (int m = 0; m < modes; m++) {
+            char out[128];
+            snprintf(out, sizeof out, "%s/cg.%d", dir, m);
+            double dummy;
+            if (run_loop(self, libs[m], dir, cg_n, 1, out, &dummy) < 0) {
+                printf("%-10s (callgrind run failed)\n", names[m]);
+                continue;
+            }
+            double ir = callgrind_total(out) / (double)cg_n;
+            if (m == 0)
+                ir0 = ir;
+            printf("%-10s %8.1f instructions/call", names[m], ir);
+            if (m)
+                printf("   added %6.1f", ir - ir0);
+            printf("\n");
+        }
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "--child"))
         return child(atoi(argv[2]), atol(argv[3]), atoi(argv[4]));
+    if (argc >= 4 && !strcmp(argv[1], "--loop"))
+        return loop_child(atol(argv[2]), atoi(argv[3]));
     if (argc < 2) {
         fprintf(stderr, "usage: %s PRELOAD_SO [ITERS_PER_THREAD [ROUNDS [BASELINE_SO]]]\n",
                 argv[0]);
@@ -318,5 +475,7 @@ int main(int argc, char **argv)
                 rc = 1;
         }
     }
+    if (user_measure(self, libs, mode_name, modes, rounds) != 0)
+        rc = 1;
     return rc;
 }

@@ -1,0 +1,140 @@
+/* A recording thread's slot and the recorder's hot path, inline.
+ *
+ * An intercepted NCCL call is worth tens of nanoseconds to the job; going
+ * through the recorder's functions cost it a state check and a thread
+ * lookup in each of four calls.  The wrappers take the thread's slot once
+ * (tsc_rec_thread) and do the rest here, inline: the descriptor stamp, the
+ * in-flight marker, the exit record.  Everything else stays in
+ * recorder.c, which owns these structures.
+ */
+#ifndef TSC_REC_THREAD_H
+#define TSC_REC_THREAD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "intern.h"
+#include "recorder.h"
+#include "ring.h"
+#include "tsc_format.h"
+#include "tsc_tls.h"
+
+enum { TSC_REC_UNINIT = 0, TSC_REC_INITIALIZING, TSC_REC_ACTIVE, TSC_REC_OFF, TSC_REC_CLOSED };
+
+typedef struct tsc_thread {
+    tsc_ring ring;
+    _Atomic int slot;
+    uint32_t epoch;             /* tsc_rec_epoch_g when claimed */
+    uint32_t tid;
+    _Atomic int wake_pending;   /* producer asked the writer for a drain */
+    uint64_t intern_gen;
+    char name[17];              /* last name written (writer's view) */
+    /* The NCCL call this thread is inside, for the hang watchdog: the
+     * fields are stored first, the entry time (0 = none) last. */
+    _Atomic uint64_t inflight_t0;
+    _Atomic uint64_t inflight_seq, inflight_comm;
+    _Atomic uint32_t inflight_desc;
+    _Atomic uint32_t inflight_bits;          /* flags | aux << 16 */
+    _Atomic(const char *) inflight_name;
+    uint64_t reported_t0;                    /* drainer only: last one the watchdog reported */
+    uint64_t persisted_t0;                   /* drainer only: last one written as ENTER */
+    tsc_intern intern;
+} tsc_thread;
+
+extern _Atomic int tsc_rec_state_g;
+extern _Atomic uint32_t tsc_rec_epoch_g;       /* bumped in a forked child */
+extern _Atomic uint64_t tsc_rec_intern_gen_g;  /* bumped when descriptors may be lost */
+extern TSC_TLS tsc_thread *tsc_rec_tls_thr;
+extern TSC_TLS uint32_t tsc_rec_tls_epoch;
+
+/* Out of line: set-up on first use, registration of a new thread; NULL
+ * when not recording or when the thread cannot have a slot (then the one
+ * record the caller was about to make is counted as dropped). */
+tsc_thread *tsc_rec_thread_slow(void);
+/* Out of line: wake the writer when the ring is half full. */
+void tsc_rec_wake_for(tsc_thread *t, uint64_t used);
+
+/* This thread's slot while recording, else NULL. */
+static inline tsc_thread *tsc_rec_thread(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) ==
+                             TSC_REC_ACTIVE,
+                         1)) {
+        tsc_thread *t = tsc_rec_tls_thr;
+        if (__builtin_expect(t && tsc_rec_tls_epoch == atomic_load_explicit(
+                                                           &tsc_rec_epoch_g,
+                                                           memory_order_relaxed),
+                             1))
+            return t;
+    }
+    return tsc_rec_thread_slow();
+}
+
+/* Changes whenever t's descriptor ids stop being valid (its table wiped,
+ * a new dump generation; a fork child's threads are of a new epoch).
+ * Never 0.  Callers that keep ids across calls compare it. */
+static inline uint64_t tsc_rec_thread_stamp(tsc_thread *t)
+{
+    uint64_t gen = atomic_load_explicit(&tsc_rec_intern_gen_g, memory_order_relaxed);
+    if (__builtin_expect(t->intern_gen != gen, 0)) {
+        tsc_intern_reset(&t->intern);
+        t->intern_gen = gen;
+    }
+    return (uint64_t)t->epoch << 40 ^ t->intern.resets;
+}
+
+/* The in-flight marker of an NCCL call (recorder_internal.h,
+ * tsc_rec_enter). */
+static inline void tsc_rec_thread_enter(tsc_thread *t, uint32_t desc, uint32_t bits,
+                                        uint64_t t0, uint64_t seq, uint64_t comm_id,
+                                        const char *name)
+{
+    if (!desc)
+        return;
+    atomic_store_explicit(&t->inflight_seq, seq, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_comm, comm_id, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_desc, desc, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_bits, bits, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_name, name, memory_order_relaxed);
+    atomic_store_explicit(&t->inflight_t0, t0 ? t0 : 1, memory_order_release);
+}
+
+/* One event into t's ring (dropped and counted when full). */
+static inline void tsc_rec_thread_put(tsc_thread *t, uint8_t kind, uint8_t flags, uint16_t aux,
+                                      uint32_t desc, uint64_t start_ns, uint64_t end_ns,
+                                      uint64_t val)
+{
+    tsc_event *e = tsc_ring_reserve1(&t->ring);
+    if (!e)
+        return;
+    e->kind = kind;
+    e->flags = flags;
+    e->aux = aux;
+    e->desc = desc;
+    e->start_ns = start_ns;
+    e->end_ns = end_ns;
+    e->val = val;
+    uint64_t used = tsc_ring_commit(&t->ring, 1);
+    if (__builtin_expect(used * 2 >= tsc_ring_capacity(&t->ring), 0))
+        tsc_rec_wake_for(t, used);
+}
+
+/* An NCCL call's exit record: no longer in flight (cleared even when the
+ * record cannot be kept, so the watchdog never reports a call that ended);
+ * nothing is written once recording stopped during the call. */
+static inline void tsc_rec_thread_call_done(tsc_thread *t, uint8_t flags, uint16_t aux,
+                                            uint32_t desc, uint64_t t0, uint64_t t1,
+                                            uint64_t val)
+{
+    atomic_store_explicit(&t->inflight_t0, 0, memory_order_relaxed);
+    if (__builtin_expect(atomic_load_explicit(&tsc_rec_state_g, memory_order_relaxed) !=
+                             TSC_REC_ACTIVE || !desc,
+                         0)) {
+        if (!desc)
+            tsc_rec_count_dropped(1); /* as tsc_rec_event counts a record without one */
+        return;
+    }
+    tsc_rec_thread_put(t, TSC_EV_NCCL, flags, aux, desc, t0, t1, val);
+}
+
+#endif
