@@ -31,11 +31,12 @@ tsc_cupti_mode tsc_cupti_current_mode(void)
     return mode;
 }
 
-void tsc_cupti_push_extcorr(uint64_t id)
+int tsc_cupti_push_extcorr(uint64_t id)
 {
     if (n_pushed < 64)
         pushed[n_pushed] = id;
     n_pushed++;
+    return 1;
 }
 
 void tsc_cupti_pop_extcorr(void)
