@@ -15,8 +15,8 @@ fi
 mkdir -p "$work/corpus" "$work/crashes"
 cflags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=undefined"
-inc="-I$root/analyzer -I$root/analyzer/reader -I$root/preload -I$root/format -I$root/tests/reader"
-reader_src=$(ls "$root"/analyzer/reader/*.c | grep -v '/cmd_')
+inc="-I$root/analyzer -I$root/preload -I$root/format -I$root/tests/reader"
+reader_src=$(ls "$root"/analyzer/reader/*.c)
 cjson_flags=$(pkg-config --cflags --libs libcjson)
 
 # shellcheck disable=SC2086

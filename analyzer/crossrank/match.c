@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/group_share.h"
+#include "passes/group_share.h"
 #include "xr_internal.h"
 #include "tsc_format.h"
 

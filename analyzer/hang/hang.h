@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "findings.h"
-#include "model.h"
+#include "model/findings.h"
+#include "model/model.h"
 
 struct cJSON;
 

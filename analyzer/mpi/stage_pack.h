@@ -11,7 +11,7 @@
 #ifndef TSA_STAGE_PACK_H
 #define TSA_STAGE_PACK_H
 
-#include "core/rank_stages.h"
+#include "passes/rank_stages.h"
 #include "pack_buf.h"
 
 typedef enum tsa_stage {

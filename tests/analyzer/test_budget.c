@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "job_build.h"
+#include "model/analysis.h"
+#include "load/job_build.h"
 #include "tsc_format.h"
 
 static void add_kernel(tsa_rank *r, const char *name, int64_t s, int64_t e, uint32_t corr)

@@ -22,11 +22,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "findings_mix.h"
+#include "model/analysis.h"
+#include "findings/mix.h"
 #include "gen_run.h"
-#include "job_build.h"
-#include "kineto.h"
+#include "load/job_build.h"
+#include "kineto/kineto.h"
 
 static const char *const advisory_ids[] = {"MEM.COPIES", "MEM.FILLS", "MEM.PAGEABLE",
                                            "EFF.FP32_GEMM", "HOST.SYNC", "DATA.EVERY_NTH"};

@@ -14,10 +14,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "model/analysis.h"
 #include "gen_job.h"
 #include "dump_file.h"
-#include "job_load.h"
+#include "load/job_load.h"
 #include "tsc_format.h"
 
 #include "gen_run.h"

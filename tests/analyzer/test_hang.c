@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "hang/hang.h"
-#include "job_build.h"
+#include "load/job_build.h"
 #include "tsc_format.h"
 
 #define WORLD 0x1111ull

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "job_build.h"
+#include "load/job_build.h"
 
 typedef struct named {
     const char *name;

@@ -22,10 +22,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "model/analysis.h"
 #include "gen_run.h"
-#include "job_build.h"
-#include "memory.h"
+#include "load/job_build.h"
+#include "model/memory.h"
 #include "tsc_format.h"
 
 #define MiB (1ull << 20)

@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "dup_ranks.h"
+#include "load/dup_ranks.h"
 #include "gen_run.h"
-#include "job_build.h"
+#include "load/job_build.h"
 #include "mpi/share_pack.h"
 #include "mpi/stage_pack.h"
 

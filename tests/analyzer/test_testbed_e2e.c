@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "job_load.h"
+#include "model/analysis.h"
+#include "load/job_load.h"
 
 static char dir[256];
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "gen_run.h"
-#include "throughput.h"
+#include "passes/throughput.h"
 
 static const tsa_finding *find(const tsa_analysis *a, const char *id)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "model/analysis.h"
 #include "synth_job.h"
 
 static void assert_disjoint(const tsa_analysis *a)

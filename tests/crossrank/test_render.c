@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "crossrank.h"
+#include "model/xrank.h"
 #include "synth_job.h"
 
 static char *print_to_string(const tsa_xrank_result *r, int color)

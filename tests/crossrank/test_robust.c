@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "crossrank.h"
+#include "model/xrank.h"
 #include "synth_job.h"
 #include "tsc_format.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmds/commands.h"
 #include "kineto_gen.h"
 #include "test_util.h"
 

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis.h"
-#include "core/job_build.h"
-#include "core/memory.h"
-#include "kineto.h"
+#include "model/analysis.h"
+#include "load/job_build.h"
+#include "model/memory.h"
+#include "kineto/kineto.h"
 #include "kineto_gen.h"
-#include "kineto_internal.h"
+#include "kineto/kineto_internal.h"
 #include "test_util.h"
 #include "tsc_format.h"
 

@@ -1,0 +1,27 @@
+/* Findings of the core passes: COMM.EXPOSED, DATA.STALL, HOST.LAUNCH_BOUND,
+ * EFF.LOW_MFU, STEP.IRREGULAR, LOAD.PROBLEMS, LOAD.DROPPED, LOAD.OTHER_RUNS.
+ * Thresholds are documented in docs/report.md. */
+#ifndef TSA_FINDINGS_CORE_H
+#define TSA_FINDINGS_CORE_H
+
+#include "model/analysis.h"
+
+#define TSA_TH_EXPOSED_WARN 0.10
+#define TSA_TH_EXPOSED_CRIT 0.30
+#define TSA_TH_STALL_WARN 0.05
+#define TSA_TH_STALL_CRIT 0.20
+#define TSA_TH_HOST_WARN 0.10
+#define TSA_TH_HOST_CRIT 0.30
+#define TSA_TH_MFU_WARN 0.25
+#define TSA_TH_MFU_INFO 0.40
+#define TSA_TH_STEP_CV 0.15
+
+int tsa_core_findings(const tsa_analysis *a, tsa_findings *out);
+
+/* Findings about the data itself (findings_data.c): LOAD.LOST_WRITES and
+ * LOAD.DUPLICATE_RANK; both lower the report's confidence.  Called by
+ * tsa_core_findings. */
+#define TSA_TH_LOST_WRITES_LOW 0.10  /* lost bytes / dump bytes: confidence low */
+int tsa_data_findings(const tsa_analysis *a, tsa_findings *out);
+
+#endif
