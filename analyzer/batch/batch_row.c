@@ -12,6 +12,7 @@
 #include "load/job_load.h"
 #include "load/load_any.h"
 #include "reader/record_json.h"
+#include "driver/analyze.h"
 
 void tsa_batch_row_init(tsa_batch_row *r, const char *job)
 {

@@ -11,6 +11,7 @@
 #include "report/diff.h"
 #include "report/diff_side.h"
 #include "load/load_any.h"
+#include "driver/analyze.h"
 
 static void usage(FILE *out)
 {

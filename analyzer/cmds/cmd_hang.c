@@ -9,6 +9,7 @@
 #include "model/analysis.h"
 #include "load/job_load.h"
 #include "hang/hang.h"
+#include "driver/analyze.h"
 
 static void usage(FILE *out)
 {

@@ -12,6 +12,8 @@
 #include "passes/rank_stages.h"
 #include "report_cli.h"
 #include "load/load_any.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static void usage(FILE *out, const char *prog)
 {

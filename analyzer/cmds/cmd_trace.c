@@ -11,6 +11,7 @@
 #include "load/job_load.h"
 #include "report/trace_export.h"
 #include "load/load_any.h"
+#include "driver/analyze.h"
 
 static void usage(FILE *out)
 {

@@ -8,6 +8,7 @@
 #include "telemetry.h"
 #include "util/interval_set.h"
 #include "load/job_build.h"
+#include "passes/peak_table.h"
 #include "passes/rank_stages.h"
 #include "util/sat_math.h"
 

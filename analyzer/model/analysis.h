@@ -1,4 +1,5 @@
-/* Every analysis pass over one job, and the renderers of its result.
+/* The result of every analysis pass over one job (types only; the driver
+ * that fills it is driver/analyze.h, the renderers are report/).
  *
  * tsa_analyze runs, in order: steps (per rank), cross-rank (clock alignment
  * and blame, analyzer/crossrank), overlap and exposed communication, the
@@ -44,8 +45,6 @@ typedef struct tsa_analysis_options {
     tsa_xrank_options xrank;
     int no_xrank;              /* 1: skip the cross-rank pass (tests) */
 } tsa_analysis_options;
-
-void tsa_analysis_default_options(tsa_analysis_options *opt);
 
 /* Budget lines, in the order they are printed. */
 typedef enum tsa_budget_line {
@@ -255,20 +254,5 @@ typedef struct tsa_analysis {
      * records (rank_stages.h), job rank order --- */
     struct tsa_rank_digest *digests;
 } tsa_analysis;
-
-/* NULL options: defaults.  Returns NULL only when out of memory.  Writes
- * into the job: r->steps (step pass), r->clock_offset_ns (cross-rank pass)
- * and kernel.phase; calling it again on the same job recomputes them. */
-tsa_analysis *tsa_analyze(tsa_job *job, const tsa_analysis_options *opt);
-void tsa_analysis_free(tsa_analysis *a);
-
-/* Renderers.  color: 1 for ANSI colors. */
-void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color);
-char *tsa_report_text(const tsa_analysis *a, int color); /* malloc'd, NULL on OOM */
-char *tsa_report_json(const tsa_analysis *a);   /* malloc'd, NULL on OOM */
-
-/* Peak table: dense FLOP/s for a device name and dtype, 0 when unknown;
- * *entry receives the matched table row name. */
-double tsa_peak_flops(const char *device_name, tsa_dtype dtype, const char **entry);
 
 #endif

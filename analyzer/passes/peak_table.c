@@ -5,7 +5,7 @@
  * before "L4", "H100 PCIe" before "H100"). */
 #include <string.h>
 
-#include "model/analysis.h"
+#include "peak_table.h"
 
 typedef struct peak_row {
     const char *match;   /* substring of the CUDA device name */

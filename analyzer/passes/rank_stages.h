@@ -91,8 +91,4 @@ typedef struct tsa_rank_runner {
  * are skipped: their home process runs them). */
 extern const tsa_rank_runner tsa_local_runner;
 
-/* tsa_analyze with the per-rank stages run by `runner`. */
-tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
-                               const tsa_rank_runner *runner);
-
 #endif

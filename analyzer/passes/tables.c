@@ -25,14 +25,6 @@ int tsa_nccl_size_bucket(const tsa_nccl_op *op)
     return op->flags & TSA_NCCL_F_BYTES_UNKNOWN ? TSA_SIZE_UNKNOWN : tsa_size_bucket(op->bytes);
 }
 
-const char *tsa_size_bucket_name(int b)
-{
-    static const char *const names[TSA_SIZE_BUCKETS] = {
-        "<64KiB", "64KiB-1MiB", "1-16MiB", "16-128MiB", "128MiB-1GiB", ">=1GiB",
-        "bytes unknown"};
-    return b >= 0 && b < TSA_SIZE_BUCKETS ? names[b] : "?";
-}
-
 double tsa_busbw_factor(uint8_t op, uint32_t n)
 {
     if (n < 2)

@@ -11,6 +11,7 @@
 #include "gen_job.h"
 #include "gen_tmpdir.h"
 #include "load/job_load.h"
+#include "driver/analyze.h"
 
 typedef struct run {
     tsa_job *job;

@@ -27,6 +27,7 @@
 #include "gen_run.h"
 #include "load/job_build.h"
 #include "kineto/kineto.h"
+#include "driver/analyze.h"
 
 static const char *const advisory_ids[] = {"MEM.COPIES", "MEM.FILLS", "MEM.PAGEABLE",
                                            "EFF.FP32_GEMM", "HOST.SYNC", "DATA.EVERY_NTH"};

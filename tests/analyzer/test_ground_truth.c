@@ -21,6 +21,7 @@
 #include "tsc_format.h"
 
 #include "gen_run.h"
+#include "report/report.h"
 
 /* Budget lines sum exactly to wall, per rank and for the job. */
 static void assert_budget_exact(const tsa_analysis *a)

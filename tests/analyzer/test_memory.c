@@ -27,6 +27,7 @@
 #include "load/job_build.h"
 #include "model/memory.h"
 #include "tsc_format.h"
+#include "report/report.h"
 
 #define MiB (1ull << 20)
 

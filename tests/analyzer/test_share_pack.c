@@ -18,6 +18,8 @@
 #include "load/job_build.h"
 #include "mpi/share_pack.h"
 #include "mpi/stage_pack.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 #define HOSTS 2
 #define PROCS (HOSTS + 1) /* process 0 holds no rank of its own here */

@@ -19,6 +19,8 @@
 #include "model/analysis.h"
 #include "load/job_load.h"
 #include "load/rank_telemetry.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static const char *tool(const char *name)
 {

@@ -13,6 +13,7 @@
 #include "gen_run.h"
 #include "load/rank_telemetry.h"
 #include "tsc_format.h"
+#include "report/report.h"
 
 #define MS 1000000ll
 

@@ -15,6 +15,8 @@
 
 #include "model/analysis.h"
 #include "load/job_load.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static char dir[256];
 

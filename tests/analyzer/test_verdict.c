@@ -17,6 +17,8 @@
 
 #include "gen_run.h"
 #include "passes/throughput.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static const tsa_finding *find(const tsa_analysis *a, const char *id)
 {

@@ -14,6 +14,7 @@
 
 #include "model/analysis.h"
 #include "synth_job.h"
+#include "driver/analyze.h"
 
 static void assert_disjoint(const tsa_analysis *a)
 {

@@ -13,6 +13,8 @@
 #include "test_util.h"
 #include "report/trace_export.h"
 #include "load/load_any.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static int check_text(const char *text, size_t len, char *why, size_t cap)
 {

@@ -17,6 +17,7 @@
 #include "kineto/kineto_internal.h"
 #include "test_util.h"
 #include "tsc_format.h"
+#include "driver/analyze.h"
 
 #define US 1000LL
 #define BASE 1700000000000000000LL

@@ -25,6 +25,8 @@
 #include "kineto/kineto.h"
 #include "test_util.h"
 #include "tsc_format.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 #ifndef CORPUS_DIR
 #define CORPUS_DIR "../shared/corpus/kineto"
