@@ -20,6 +20,7 @@
 #include "passes/tables.h"
 #include "passes/throughput.h"
 #include "findings/verdict.h"
+#include "crossrank/crossrank.h"
 
 void tsa_analysis_default_options(tsa_analysis_options *opt)
 {

@@ -1,10 +1,11 @@
-/* The cross-rank pass: one clock for all ranks, who made whom wait, and
- * whether a straggler, an imbalance or a slow host explains it.
+/* What the cross-rank pass (crossrank/crossrank.h) finds: one clock for all
+ * ranks, who made whom wait, and whether a straggler, an imbalance or a
+ * slow host explains it (types only).
  *
  * docs/findings.md explains the method and every finding (DIST.*) and JSON
  * key this pass produces. */
-#ifndef TSA_CROSSRANK_H
-#define TSA_CROSSRANK_H
+#ifndef TSA_XRANK_H
+#define TSA_XRANK_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +18,6 @@ typedef struct tsa_xrank_options {
     double min_slowdown;    /* minimum relative slowdown, e.g. 0.03 (default) */
 } tsa_xrank_options;
 
-void tsa_xrank_default_options(tsa_xrank_options *opt);
 
 typedef struct tsa_rank_blame {
     int32_t rank;
@@ -97,35 +97,5 @@ typedef struct tsa_xrank_result {
     int64_t slow_host_saved_ns;
     tsa_xrank_burst *bursts; size_t n_bursts; /* intermittent ranks, biggest saving first */
 } tsa_xrank_result;
-
-/* Align clocks (sets job->ranks[i].clock_offset_ns), attribute waiting,
- * classify, and append findings.  Uses job->ranks[i].steps when the step
- * pass filled them.  findings may be NULL.  Returns 0, or -1 when out of
- * memory (out is then empty and safe to free). */
-int tsa_xrank_run(tsa_job *job, const tsa_xrank_options *opt,
-                  tsa_xrank_result *out, tsa_findings *findings);
-
-void tsa_xrank_free(tsa_xrank_result *r);
-
-/* Terminal section: per rank compute, wait, blame, last-arrival share,
- * offset; the straggler marked.  color: 1 to use ANSI colors. */
-void tsa_xrank_print(FILE *out, const tsa_xrank_result *r, int color);
-
-/* Adds to a report's JSON object (a cJSON *, typed void * so this header
- * needs no cJSON):
- *   "straggler":   null | {rank, host, z, slowdown, wall_lost_ns,
- *                   whatif_saved_ns, whatif_step_saved_ns, intermittent,
- *                   slow_steps:[...]}
- *   "imbalance":   null | {ranks:[...], slowdown, whatif_saved_ns}
- *   "slow_host":   null | {host, ranks:[...], slowdown, whatif_saved_ns}
- *   "intermittent":[{rank, host, z, whatif_saved_ns, slow_steps:[...]}]
- *   "clock":       {reference_rank, residual_ns, samples, unaligned, hosts_split,
- *                   offsets:[{rank, host, offset_ns, aligned}]}
- *   "ranks_blame": [{rank, host, collectives, arrived_last,
- *                   arrived_last_share, wait_ns, transfer_ns, blame_ns,
- *                   wall_lost_ns, compute_median_ns, compute_rel_median,
- *                   slowdown, steps, steps_last, z, slow}]
- *   "crossrank":   {instances, steps, step_source, noise, job_wall_ns} */
-void tsa_xrank_add_json(void *cjson_root, const tsa_xrank_result *r);
 
 #endif

@@ -10,6 +10,7 @@
 #include "util/json_int.h"
 #include "phase_view.h"
 #include "telemetry_json.h"
+#include "xrank_render.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
 

@@ -15,6 +15,7 @@
 #include "util/sat_math.h"
 #include "passes/throughput.h"
 #include "reader/text_visible.h"
+#include "xrank_render.h"
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;

@@ -1,7 +1,7 @@
 /* JSON keys of the cross-rank pass; crossrank.h lists them. */
 #include <cjson/cJSON.h>
 
-#include "model/xrank.h"
+#include "xrank_render.h"
 #include "util/json_int.h"
 
 static const char *source_key(tsa_xrank_step_source s)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/xrank.h"
+#include "xrank_render.h"
 #include "reader/text_visible.h"
 
 #define ALL_ROWS_MAX 64
