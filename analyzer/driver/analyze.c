@@ -21,6 +21,7 @@
 #include "passes/throughput.h"
 #include "findings/verdict.h"
 #include "crossrank/crossrank.h"
+#include "passes/memory.h"
 
 void tsa_analysis_default_options(tsa_analysis_options *opt)
 {

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "model/memory.h"
+#include "mem.h"
 
 static double gib(double b)
 {

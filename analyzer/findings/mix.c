@@ -11,6 +11,7 @@
 #include "passes/peak_table.h"
 #include "passes/rank_stages.h"
 #include "util/sat_math.h"
+#include "mem.h"
 
 int tsa_name_has_token(const char *name, const char *token)
 {

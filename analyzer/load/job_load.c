@@ -17,7 +17,7 @@
 #include "util/interval_set.h"
 #include "job_build.h"
 #include "util/mem_hint.h"
-#include "model/memory.h"
+#include "memory_timeline.h"
 #include "dup_ranks.h"
 #include "util/radix_sort.h"
 #include "rank_telemetry.h"

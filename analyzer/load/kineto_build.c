@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "job_build.h"
+#include "memory_timeline.h"
 #include "model/memory.h"
 #include "tsc_format.h"
 #include "util/vec.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/memory.h"
+#include "memory_timeline.h"
 #include "tsc_format.h"
 
 int tsa_rank_add_mem(tsa_rank *r, const tsa_mem_event *e)

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/memory.h"
+#include "memory.h"
 #include "tsc_format.h"
+#include "load/memory_timeline.h"
 
 /* Running sums of one rank's walk through its steps. */
 typedef struct step_acc {

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "util/json_int.h"
-#include "model/memory.h"
+#include "memory_view.h"
 
 static void num_or_null(cJSON *o, const char *k, double v)
 {

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "model/memory.h"
+#include "memory_view.h"
 
 #define TSA_MEM_TEXT_ROWS 16
 

@@ -11,6 +11,7 @@
 #include "phase_view.h"
 #include "telemetry_json.h"
 #include "xrank_render.h"
+#include "memory_view.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
 

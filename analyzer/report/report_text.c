@@ -16,6 +16,7 @@
 #include "passes/throughput.h"
 #include "reader/text_visible.h"
 #include "xrank_render.h"
+#include "memory_view.h"
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;

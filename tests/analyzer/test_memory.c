@@ -28,6 +28,9 @@
 #include "model/memory.h"
 #include "tsc_format.h"
 #include "report/report.h"
+#include "findings/mem.h"
+#include "load/memory_timeline.h"
+#include "passes/memory.h"
 
 #define MiB (1ull << 20)
 

@@ -18,6 +18,7 @@
 #include "test_util.h"
 #include "tsc_format.h"
 #include "driver/analyze.h"
+#include "passes/memory.h"
 
 #define US 1000LL
 #define BASE 1700000000000000000LL
