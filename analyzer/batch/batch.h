@@ -67,8 +67,6 @@ void tsa_batch_print(FILE *out, int format, const tsa_batch_row *rows, size_t n,
                      int fleet);
 /* 0 when every row is ok, else 1 (the command's exit status). */
 int tsa_batch_exit_status(const tsa_batch_row *rows, size_t n);
-/* `tscope-report batch merge FILE... [--top N]`. */
-int tsa_cmd_batch_merge(int argc, char **argv);
 
 /* Sharding: `--shard I/N` keeps the jobs whose realpath hashes to I
  * (FNV-1a 64 modulo N), so adding or removing jobs never moves the others

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "batch.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "util/vec.h"
 
 #define MAX_DEPTH 32

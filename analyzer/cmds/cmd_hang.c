@@ -10,6 +10,7 @@
 #include "load/job_load.h"
 #include "hang/hang.h"
 #include "driver/analyze.h"
+#include "report/hang_render.h"
 
 static void usage(FILE *out)
 {

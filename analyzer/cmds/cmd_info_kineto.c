@@ -12,7 +12,7 @@
 
 #include "commands.h"
 #include "load/job_build.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "reader_cli.h"
 
 static int ends_with(const char *s, const char *suffix)

@@ -13,6 +13,8 @@ int tsa_cmd_dump(int argc, char **argv);   /* analyzer/reader */
 int tsa_cmd_trace(int argc, char **argv);  /* analyzer/views */
 int tsa_cmd_diff(int argc, char **argv);   /* analyzer/views */
 int tsa_cmd_batch(int argc, char **argv);  /* analyzer/views */
+/* `tscope-report batch merge FILE... [--top N]` (cmd_batch passes it on). */
+int tsa_cmd_batch_merge(int argc, char **argv);
 int tsa_cmd_hang(int argc, char **argv);   /* analyzer/hang */
 
 #endif

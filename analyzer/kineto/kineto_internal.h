@@ -103,11 +103,6 @@ int kineto_fast_json(kineto_read_fn read, void *src, const kineto_json_sink *sin
  * beyond TSA_KINETO_MAX_NS. */
 int kineto_us_to_ns(const char *text, size_t len, int64_t *ns);
 
-/* Keep the traces of one run among ranks[0..n) (kineto_runs.c): those that
- * agree with the largest group on declared world size and device.  The
- * others are freed, and named in job->other_runs and job->problems.
- * Returns how many stay (moved to the front). */
-size_t kineto_keep_one_run(tsa_job *job, tsa_rank *ranks, size_t n);
 
 /* Name tables (kineto_names.c). */
 int kineto_nccl_op_from_collective(const char *collective);   /* 0 unknown */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "corr_index.h"
-#include "hang/hang.h"
+#include "end_meta.h"
 #include "util/interval_set.h"
 #include "job_build.h"
 #include "util/mem_hint.h"

@@ -3,6 +3,7 @@
  * launching API by correlation id, NCCL kernel to the collective's CPU op)
  * are made once parsing ends. */
 #include "kineto/kineto_internal.h"
+#include "kineto_load.h"
 
 #include <stdio.h>
 #include <stdlib.h>

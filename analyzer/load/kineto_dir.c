@@ -10,6 +10,8 @@
 
 #include "job_build.h"
 #include "kineto/kineto_internal.h"
+#include "kineto_load.h"
+#include "kineto_runs.h"
 #include "util/vec.h"
 
 #define SNIFF_BYTES (64u << 10)

@@ -5,6 +5,7 @@
  * the world size they declare and on the device; the others are named as
  * other runs and as load problems, never mixed in silently. */
 #include "kineto/kineto_internal.h"
+#include "kineto_runs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

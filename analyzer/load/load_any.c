@@ -6,7 +6,7 @@
 #include "job_load.h"
 #include "job_text.h"
 #include "reader/text_visible.h"
-#include "kineto/kineto.h"
+#include "kineto_load.h"
 
 const tsa_load_options tsa_views_summary_load = {.quiet = 1, .lean = 1};
 

@@ -22,7 +22,7 @@
 #include "reader/dump_reader.h"
 #include "mpi_runner.h"
 #include "share_pack.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 
 #define PROG "tscope-report-mpi"
 #define TAG_SHARE 1

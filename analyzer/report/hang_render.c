@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "load/job_build.h"
-#include "hang/hang.h"
+#include "hang_render.h"
 
 void tsa_hang_print_text(FILE *out, const tsa_hang_result *h, int always)
 {

@@ -12,6 +12,7 @@
 #include "telemetry_json.h"
 #include "xrank_render.h"
 #include "memory_view.h"
+#include "hang_render.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
 

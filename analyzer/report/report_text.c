@@ -17,6 +17,7 @@
 #include "reader/text_visible.h"
 #include "xrank_render.h"
 #include "memory_view.h"
+#include "hang_render.h"
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;

@@ -26,7 +26,7 @@
 #include "findings/mix.h"
 #include "gen_run.h"
 #include "load/job_build.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "driver/analyze.h"
 
 static const char *const advisory_ids[] = {"MEM.COPIES", "MEM.FILLS", "MEM.PAGEABLE",

@@ -14,6 +14,8 @@
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "tsc_format.h"
+#include "load/end_meta.h"
+#include "report/hang_render.h"
 
 #define WORLD 0x1111ull
 #define SEC 1000000000ll

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "load/job_build.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 
 static double clock_s(clockid_t id)
 {

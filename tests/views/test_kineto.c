@@ -12,7 +12,7 @@
 #include "model/analysis.h"
 #include "load/job_build.h"
 #include "model/memory.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "kineto_gen.h"
 #include "kineto/kineto_internal.h"
 #include "test_util.h"

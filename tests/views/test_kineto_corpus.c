@@ -22,7 +22,7 @@
 #include "passes/hta_view.h"
 #include "cmds/commands.h"
 #include "load/job_build.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "test_util.h"
 #include "tsc_format.h"
 #include "driver/analyze.h"

@@ -15,7 +15,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "load/job_build.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "kineto/kineto_internal.h"
 #include "test_util.h"
 

@@ -14,7 +14,7 @@
 
 #include "load/job_build.h"
 #include "load/job_load.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "test_util.h"
 
 static const char event[] =

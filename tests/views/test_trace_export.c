@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "load/job_build.h"
-#include "kineto/kineto.h"
+#include "load/kineto_load.h"
 #include "kineto_gen.h"
 #include "test_util.h"
 #include "report/trace_export.h"
