@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "findings/attribution.h"
-#include "findings/core.h"
-#include "findings/mix.h"
+#include "findings/rules.h"
 #include "passes/hta_view.h"
 #include "hang/hang.h"
 #include "load/job_build.h"
@@ -318,7 +317,7 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
 
     if (tsa_build_tables(a) || tsa_memory_measure(job, &a->memory))
         goto fail;
-    if (tsa_core_findings(a, &a->findings) || tsa_advisory_findings(a, &a->findings))
+    if (tsa_findings_run(a, &a->findings))
         goto fail;
     /* Each recoverable nanosecond to one finding, then the verdict on
      * that disjoint budget. */

@@ -18,10 +18,4 @@
 
 int tsa_core_findings(const tsa_analysis *a, tsa_findings *out);
 
-/* Findings about the data itself (findings_data.c): LOAD.LOST_WRITES and
- * LOAD.DUPLICATE_RANK; both lower the report's confidence.  Called by
- * tsa_core_findings. */
-#define TSA_TH_LOST_WRITES_LOW 0.10  /* lost bytes / dump bytes: confidence low */
-int tsa_data_findings(const tsa_analysis *a, tsa_findings *out);
-
 #endif

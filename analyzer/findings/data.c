@@ -2,7 +2,7 @@
  * time; they say how far the rest of the report can be trusted. */
 #include <string.h>
 
-#include "core.h"
+#include "data.h"
 
 static int lost_writes(const tsa_analysis *a, tsa_findings *out)
 {

@@ -149,3 +149,8 @@ int tsa_memory_findings(const tsa_memory *m, tsa_findings *out)
         return -1;
     return 0;
 }
+
+int tsa_mem_findings(const tsa_analysis *a, tsa_findings *out)
+{
+    return tsa_memory_findings(&a->memory, out);
+}

@@ -3,6 +3,7 @@
 #define TSA_FINDINGS_MEM_H
 
 #include "model/findings.h"
+#include "model/analysis.h"
 #include "model/memory.h"
 
 /* Thresholds of the rules (docs/findings.md). */
@@ -16,5 +17,8 @@
 
 /* MEM.GROWTH, MEM.NEAR_OOM, MEM.CHURN (advisory: recoverable 0). */
 int tsa_memory_findings(const tsa_memory *m, tsa_findings *out);
+
+/* The same over the analysis (the rule family's entry in rules.h). */
+int tsa_mem_findings(const tsa_analysis *a, tsa_findings *out);
 
 #endif

@@ -11,7 +11,7 @@
  * steps are (stalls on most steps are DATA.STALL's case), and at least
  * three quarters of the distances between consecutive stalled steps equal
  * one period N >= 2. */
-#include "mix.h"
+#include "nth.h"
 
 #include <math.h>
 #include <stdlib.h>

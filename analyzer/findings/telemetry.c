@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "mix.h"
+#include "advisory.h"
 #include "tsc_format.h"
 
 static const char *role_label(const tsa_task_use *u)

@@ -20,7 +20,8 @@
 #define TSA_RANK_STAGES_H
 
 #include "model/analysis.h"
-#include "findings/mix.h"
+#include "mix_measure.h"
+#include "sync_measure.h"
 #include "rank_pass.h"
 
 /* Kernel time of one name in a rank's window. */

@@ -24,6 +24,7 @@
 
 #include "model/analysis.h"
 #include "findings/mix.h"
+#include "findings/sync.h"
 #include "gen_run.h"
 #include "load/job_build.h"
 #include "load/kineto_load.h"
