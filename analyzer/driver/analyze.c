@@ -7,7 +7,6 @@
 
 #include "findings/attribution.h"
 #include "findings/rules.h"
-#include "passes/hta_view.h"
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "util/sat_math.h"

@@ -6,10 +6,6 @@
 #ifndef TSA_HTA_VIEW_H
 #define TSA_HTA_VIEW_H
 
-#include <stdio.h>
-
-#include <cjson/cJSON.h>
-
 #include "model/analysis.h"
 #include "rank_pass.h"
 
@@ -32,10 +28,5 @@ void tsa_hta_shares_of(const tsa_rank_result *r, tsa_hta_shares *out);
  * out of every set, as HTA leaves them out.  -1 on OOM. */
 int tsa_rank_pass_hta(tsa_rank *r, const tsa_arrivals *arr, double flops, double peak_flops,
                       tsa_rank_result *res);
-
-/* The view's text section and JSON object ("gpu_span_view"); both only
- * when the analysis ran with --window gpu-span. */
-void tsa_hta_view_print(FILE *out, const tsa_analysis *a);
-void tsa_hta_view_add_json(cJSON *root, const tsa_analysis *a);
 
 #endif

@@ -10,17 +10,6 @@
 #include "steps.h"
 #include "tables.h"
 
-void tsa_rank_digest_free(tsa_rank_digest *d)
-{
-    if (!d)
-        return;
-    for (size_t i = 0; i < d->n_kernels; i++)
-        free(d->kernels[i].name);
-    free(d->kernels);
-    d->kernels = NULL;
-    d->n_kernels = 0;
-}
-
 int tsa_stage_steps(const tsa_job *job, tsa_rank *r, const char *marker, tsa_rank_result *rr,
                     tsa_rank_digest *d)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "group_share.h"
-#include "rank_stages.h"
+#include "rank_digest.h"
 #include "load/job_build.h"
 #include "util/sat_math.h"
 #include "tsc_format.h"

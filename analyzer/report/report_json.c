@@ -4,7 +4,6 @@
 #include <math.h>
 
 #include "model/analysis.h"
-#include "passes/hta_view.h"
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "util/json_int.h"
@@ -13,6 +12,7 @@
 #include "xrank_render.h"
 #include "memory_view.h"
 #include "hang_render.h"
+#include "hta_render.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
 

@@ -7,7 +7,6 @@
 #include <strings.h>
 
 #include "model/analysis.h"
-#include "passes/hta_view.h"
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "phase_view.h"
@@ -18,6 +17,7 @@
 #include "xrank_render.h"
 #include "memory_view.h"
 #include "hang_render.h"
+#include "hta_render.h"
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;
