@@ -1,6 +1,7 @@
-/* Builders for the in-memory model: growable arrays, string interning, and
- * the one final sort (see job_build.h). */
+/* Builders for the in-memory model: growable arrays and the one final
+ * sort (see job_build.h); names are interned by rank_strings.c. */
 #include "job_build.h"
+#include "kernel_category.h"
 #include "rank_telemetry.h"
 
 #include <stdarg.h>
@@ -27,25 +28,9 @@ tsa_job *tsa_job_new(const char *dir)
     return job;
 }
 
-/* Grow *arr (element size `elem`) so that it holds at least n+1 items. */
-static int grow(void **arr, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, c * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
-
-int tsa_grow(void **arr, size_t n, size_t *cap, size_t elem) { return grow(arr, n, cap, elem); }
-
 tsa_rank *tsa_job_add_rank(tsa_job *job)
 {
-    if (grow((void **)&job->ranks, job->n_ranks, &job->cap_ranks, sizeof *job->ranks))
+    if (tsa_grow((void **)&job->ranks, job->n_ranks, &job->cap_ranks, sizeof *job->ranks))
         return NULL;
     tsa_rank *r = &job->ranks[job->n_ranks++];
     memset(r, 0, sizeof *r);
@@ -57,7 +42,7 @@ tsa_rank *tsa_job_add_rank(tsa_job *job)
 
 int tsa_job_add_problem(tsa_job *job, const char *file, uint64_t offset, const char *fmt, ...)
 {
-    if (grow((void **)&job->problems, job->n_problems, &job->cap_problems,
+    if (tsa_grow((void **)&job->problems, job->n_problems, &job->cap_problems,
              sizeof *job->problems))
         return -1;
     char buf[512];
@@ -80,7 +65,7 @@ int tsa_job_add_problem(tsa_job *job, const char *file, uint64_t offset, const c
 
 int tsa_job_add_other_run(tsa_job *job, const char *run_id)
 {
-    if (grow((void **)&job->other_runs, job->n_other_runs, &job->cap_other_runs,
+    if (tsa_grow((void **)&job->other_runs, job->n_other_runs, &job->cap_other_runs,
              sizeof *job->other_runs))
         return -1;
     char *s = strdup(run_id ? run_id : "");
@@ -90,92 +75,12 @@ int tsa_job_add_other_run(tsa_job *job, const char *run_id)
     return 0;
 }
 
-/* ---------------------------------------------------------- interning */
-
-typedef struct string_index {
-    uint32_t *slots;   /* string index + 1, 0 empty */
-    size_t cap;        /* power of two */
-} string_index;
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-static int index_rehash(tsa_rank *r, size_t cap)
-{
-    string_index *ix = r->string_index;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < r->n_strings; i++) {
-        size_t h = hash_bytes(r->strings[i], strlen(r->strings[i])) & (cap - 1);
-        while (slots[h])
-            h = (h + 1) & (cap - 1);
-        slots[h] = (uint32_t)i + 1;
-    }
-    free(ix->slots);
-    ix->slots = slots;
-    ix->cap = cap;
-    return 0;
-}
-
-uint32_t tsa_rank_intern_n(tsa_rank *r, const char *s, size_t len)
-{
-    if (!s)
-        s = "", len = 0;
-    if (!r->string_index) {
-        r->string_index = calloc(1, sizeof(string_index));
-        if (!r->string_index || index_rehash(r, 64))
-            return UINT32_MAX;
-    }
-    string_index *ix = r->string_index;
-    uint64_t hv = hash_bytes(s, len);
-    size_t h = hv & (ix->cap - 1);
-    while (ix->slots[h]) {
-        const char *cand = r->strings[ix->slots[h] - 1];
-        if (strlen(cand) == len && !memcmp(cand, s, len))
-            return ix->slots[h] - 1;
-        h = (h + 1) & (ix->cap - 1);
-    }
-    if (r->n_strings >= UINT32_MAX - 1)
-        return UINT32_MAX;
-    if (grow((void **)&r->strings, r->n_strings, &r->cap_strings, sizeof *r->strings))
-        return UINT32_MAX;
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return UINT32_MAX;
-    memcpy(copy, s, len);
-    copy[len] = 0;
-    uint32_t idx = (uint32_t)r->n_strings;
-    r->strings[r->n_strings++] = copy;
-    ix->slots[h] = idx + 1;
-    if (r->n_strings * 2 > ix->cap && index_rehash(r, ix->cap * 2))
-        return UINT32_MAX;
-    return idx;
-}
-
-uint32_t tsa_rank_intern(tsa_rank *r, const char *s)
-{
-    return tsa_rank_intern_n(r, s, s ? strlen(s) : 0);
-}
-
-const char *tsa_rank_string(const tsa_rank *r, uint32_t idx)
-{
-    return idx < r->n_strings && r->strings[idx] ? r->strings[idx] : "";
-}
-
 /* ------------------------------------------------------------ records */
 
 #define DEFINE_ADD(fn, type, arr, n, cap)                                   \
     int fn(tsa_rank *r, const type *x)                                      \
     {                                                                       \
-        if (grow((void **)&r->arr, r->n, &r->cap, sizeof *r->arr))          \
+        if (tsa_grow((void **)&r->arr, r->n, &r->cap, sizeof *r->arr))          \
             return -1;                                                      \
         r->arr[r->n++] = *x;                                                \
         return 0;                                                           \
@@ -232,7 +137,7 @@ int tsa_rank_reserve(tsa_rank *r, const tsa_rank_counts *c)
 #define DEFINE_NEW(fn, type, arr, n, cap)                                   \
     type *fn(tsa_rank *r)                                                   \
     {                                                                       \
-        if (grow((void **)&r->arr, r->n, &r->cap, sizeof *r->arr))          \
+        if (tsa_grow((void **)&r->arr, r->n, &r->cap, sizeof *r->arr))          \
             return NULL;                                                    \
         type *x = &r->arr[r->n++];                                          \
         memset(x, 0, sizeof *x);                                            \
@@ -253,7 +158,7 @@ int tsa_rank_add_thread(tsa_rank *r, uint32_t tid, const char *name)
             r->threads[i].name = s;
             return 0;
         }
-    if (grow((void **)&r->threads, r->n_threads, &r->cap_threads, sizeof *r->threads))
+    if (tsa_grow((void **)&r->threads, r->n_threads, &r->cap_threads, sizeof *r->threads))
         return -1;
     uint32_t s = tsa_rank_intern(r, name);
     if (s == UINT32_MAX)
@@ -456,17 +361,11 @@ void tsa_rank_free_contents(tsa_rank *r)
     free(r->apis);
     free(r->ranges);
     free(r->threads);
-    for (size_t i = 0; i < r->n_strings; i++)
-        free(r->strings[i]);
-    free(r->strings);
+    tsa_rank_strings_free(r);
     free(r->steps);
     tsa_telemetry_free(r);
     free(r->mem);
     free(r->pending);
-    if (r->string_index) {
-        free(((string_index *)r->string_index)->slots);
-        free(r->string_index);
-    }
     memset(r, 0, sizeof *r);
 }
 

@@ -19,17 +19,15 @@
 #define TSA_JOB_BUILD_H
 
 #include "model/model.h"
+#include "kernel_category.h"
+#include "rank_strings.h"
+#include "util/vec.h"
 
 tsa_job *tsa_job_new(const char *dir);
 tsa_rank *tsa_job_add_rank(tsa_job *job);
 int tsa_job_add_problem(tsa_job *job, const char *file, uint64_t offset,
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int tsa_job_add_other_run(tsa_job *job, const char *run_id);
-
-/* Interned string index (stable for the rank's lifetime), UINT32_MAX on OOM. */
-uint32_t tsa_rank_intern(tsa_rank *r, const char *s);
-uint32_t tsa_rank_intern_n(tsa_rank *r, const char *s, size_t len);
-const char *tsa_rank_string(const tsa_rank *r, uint32_t idx); /* "" if out of range */
 
 int tsa_rank_add_nccl(tsa_rank *r, const tsa_nccl_op *op);
 int tsa_rank_add_kernel(tsa_rank *r, const tsa_kernel *k);
@@ -63,16 +61,10 @@ int tsa_rank_reserve(tsa_rank *r, const tsa_rank_counts *c);
 /* Name of a host thread, "" when unknown. */
 const char *tsa_rank_thread_name(const tsa_rank *r, uint32_t tid);
 
-/* Kernel category from a (mangled or demangled) kernel name. */
-tsa_kcat tsa_kernel_category(const char *name);
-const char *tsa_kcat_name(tsa_kcat c);
 const char *tsa_phase_name(tsa_phase p);
 const char *tsa_dtype_name(tsa_dtype d);
 const char *tsa_nccl_op_name(uint8_t op);
 
-/* Room for element n of a doubling array (*cap elements of elem bytes,
- * starting at 64): 0, or -1 when out of memory (the array is unchanged). */
-int tsa_grow(void **arr, size_t n, size_t *cap, size_t elem);
 const char *tsa_copy_dir_name(uint8_t dir);
 
 /* 1 for collectives whose instance ends together on every rank of the

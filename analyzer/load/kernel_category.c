@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "job_build.h"
+#include "kernel_category.h"
 
 #define MAX_TOKENS 192
 

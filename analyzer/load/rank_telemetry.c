@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job_build.h"
+#include "rank_strings.h"
+#include "util/vec.h"
 #include "tsc_format.h"
 
 static struct tsa_telemetry *get(tsa_rank *r)

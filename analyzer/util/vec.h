@@ -1,5 +1,5 @@
-/* Growable arrays for the loaders and renderers of the views part: one
- * helper so every "append and grow by doubling" site handles overflow and
+/* Growable arrays: one helper so every "append and grow by doubling" site
+ * (the model builders, the loaders, the renderers) handles overflow and
  * out-of-memory the same way. */
 #ifndef TSA_VIEWS_VEC_H
 #define TSA_VIEWS_VEC_H
@@ -22,6 +22,13 @@ static inline int tsa_vec_reserve(void **items, size_t *cap, size_t n, size_t el
     *items = p;
     *cap = ncap;
     return 0;
+}
+
+/* The same, argument order of the model builders (tsa_grow(arr, n, cap,
+ * elem): room for element n). */
+static inline int tsa_grow(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    return tsa_vec_reserve(arr, cap, n, elem);
 }
 
 /* Append a value: TSA_VEC_PUSH(arr, n, cap, value) evaluates to 0 or -1. */
