@@ -3,7 +3,6 @@
  * reader_slots.c (EVENTS) and reader_meta.c (META/END). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,19 +14,6 @@
 #define RESYNC_WINDOW (64u * 1024u)
 /* A header larger than this is damage, not a future minor version. */
 #define MAX_HEADER_SIZE 4096u
-
-void tsr_problem(tsr_file *f, uint64_t offset, const char *fmt, ...)
-{
-    f->stats.problems++;
-    if (f->stats.problems > TSR_MAX_PROBLEMS_REPORTED || !f->cb.on_problem)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    f->cb.on_problem(f->ctx, f->path, offset, msg);
-}
 
 /* Bytes read at `off` (short only at end of file or on an I/O error). */
 static size_t src_read(tsr_file *f, uint64_t off, void *buf, size_t n)
