@@ -3,6 +3,8 @@
 
   tests/check_rooms.py [SOURCE_ROOT]          exit 1 on any violation
   tests/check_rooms.py [SOURCE_ROOT] --rooms  also print which room includes which
+  tests/check_rooms.py --selftest             plant each kind of violation in a
+                                              scratch tree and check it is found
 
 Rooms, lowest first (docs/architecture.md says what each holds):
 
@@ -70,7 +72,7 @@ def sources(root):
 def resolve(files, path, inc):
     bases = [os.path.dirname(path), 'analyzer', 'format']
     if room_of(path) in ('preload', 'cupti'):
-        bases = [os.path.dirname(path), 'preload', 'cupti', 'format']
+        bases = [os.path.dirname(path), 'preload', 'cupti', 'format', 'analyzer', '.']
     for base in bases:
         p = os.path.normpath(os.path.join(base, inc))
         if p in files:
@@ -203,5 +205,50 @@ def main(argv):
     return 1 if problems else 0
 
 
+def selftest():
+    """Each planted violation must be reported, and a clean tree must pass."""
+    import contextlib
+    import io
+    import tempfile
+    cases = {
+        'clean': ({'analyzer/model/t.h': '', 'analyzer/passes/p.c': '#include "model/t.h"\n'},
+                  None),
+        'upward include': ({'analyzer/passes/p.c': '#include "findings/f.h"\n',
+                            'analyzer/findings/f.h': ''}, 'of a higher room (findings)'),
+        'same level': ({'analyzer/hang/h.c': '#include "crossrank/x.h"\n',
+                        'analyzer/crossrank/x.h': ''}, 'a room on the same level'),
+        'include cycle': ({'analyzer/util/a.c': '#include "b.h"\n',
+                           'analyzer/util/a.h': '',
+                           'analyzer/util/b.c': '#include "a.h"\n', 'analyzer/util/b.h': ''},
+                          'include cycle among modules: analyzer/util/a analyzer/util/b'),
+        'call cycle': ({'analyzer/util/a.c': 'int a_fn(void)\n{\n    return b_fn();\n}\n',
+                        'analyzer/util/b.c': 'int b_fn(void)\n{\n    return a_fn();\n}\n'},
+                       'include cycle among modules: analyzer/util/a analyzer/util/b'),
+        'upward declaration': ({'analyzer/model/m.h': 'int run_all(void);\n',
+                                'analyzer/driver/d.c': 'int run_all(void)\n{\n    return 0;\n}\n'},
+                               'names run_all(), defined in analyzer/driver/d.c'),
+        'unresolved': ({'analyzer/load/l.c': '#include "steps.h"\n',
+                        'analyzer/passes/steps.h': ''}, 'resolves nowhere'),
+        'capture includes analyzer': ({'preload/w.c': '#include "model/t.h"\n',
+                                       'analyzer/model/t.h': ''}, 'the capture includes'),
+    }
+    failed = 0
+    for name, (tree, expect) in cases.items():
+        with tempfile.TemporaryDirectory() as d:
+            for path, text in tree.items():
+                os.makedirs(os.path.join(d, os.path.dirname(path)), exist_ok=True)
+                with open(os.path.join(d, path), 'w') as f:
+                    f.write(text)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = main(['check_rooms.py', d])
+            ok = rc == 0 if expect is None else rc == 1 and expect in out.getvalue()
+            print(f'{"ok  " if ok else "FAIL"} {name}')
+            if not ok:
+                print(out.getvalue())
+                failed += 1
+    return 1 if failed else 0
+
+
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    sys.exit(selftest() if '--selftest' in sys.argv else main(sys.argv))
