@@ -241,31 +241,9 @@ enum tsc_desc_type {
     TSC_DESC_TASK = 22,       /* payload: tsc_desc_task (format 1.1) */
 };
 
-/* NCCL functions, numbered for the dump (append-only). */
-enum tsc_nccl_op {
-    TSC_NCCL_ALLREDUCE = 1,
-    TSC_NCCL_ALLGATHER = 2,
-    TSC_NCCL_REDUCESCATTER = 3,
-    TSC_NCCL_BROADCAST = 4,
-    TSC_NCCL_BCAST = 5,
-    TSC_NCCL_REDUCE = 6,
-    TSC_NCCL_ALLTOALL = 7,
-    TSC_NCCL_GATHER = 8,
-    TSC_NCCL_SCATTER = 9,
-    TSC_NCCL_SEND = 10,
-    TSC_NCCL_RECV = 11,
-    TSC_NCCL_GROUP_START = 20,
-    TSC_NCCL_GROUP_END = 21,
-    TSC_NCCL_COMM_INIT_RANK = 30,
-    TSC_NCCL_COMM_INIT_RANK_CONFIG = 31,
-    TSC_NCCL_COMM_INIT_RANK_SCALABLE = 32,
-    TSC_NCCL_COMM_INIT_ALL = 33,
-    TSC_NCCL_COMM_SPLIT = 34,
-    TSC_NCCL_COMM_SHRINK = 35,
-    TSC_NCCL_COMM_FINALIZE = 36,
-    TSC_NCCL_COMM_DESTROY = 37,
-    TSC_NCCL_COMM_ABORT = 38,
-};
+/* NCCL functions, numbered for the dump (append-only): enum tsc_nccl_op,
+ * from the one table of NCCL operations. */
+#include "tsc_nccl_ops.h"
 
 /* ncclDataType_t values of nccl.h 2.28 (stable ABI). */
 enum tsc_nccl_dtype {

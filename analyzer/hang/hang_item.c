@@ -16,7 +16,7 @@ int32_t tsa_hang_rank_id(const tsa_job *job, size_t i)
 
 int tsa_hang_sequenced(uint8_t op)
 {
-    return op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_RECV;
+    return tsc_nccl_op_is_sequenced(op);
 }
 
 tsa_hang_item *tsa_hang_new_item(tsa_hang_result *h, tsa_hang_kind kind)

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "util/mem_hint.h"
-#include "reader/dump_reader.h"
 #include "util/record_sort.h"
 #include "tsc_format.h"
 
@@ -193,10 +192,11 @@ const char *tsa_dtype_name(tsa_dtype d)
     return (unsigned)d < TSA_DTYPE_COUNT ? names[d] : "unknown";
 }
 
-/* The reader's table (the NCCL function names), never NULL for printing. */
+/* The table's NCCL function names (format/tsc_nccl_ops.h), never NULL for
+ * printing. */
 const char *tsa_nccl_op_name(uint8_t op)
 {
-    const char *name = tsr_nccl_op_name(op);
+    const char *name = tsc_nccl_op_name(op);
     return name ? name : "unknown";
 }
 
@@ -208,7 +208,7 @@ const char *tsa_copy_dir_name(uint8_t dir)
 
 int tsa_nccl_is_collective(uint8_t op)
 {
-    return op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_SCATTER;
+    return tsc_nccl_op_is_collective(op);
 }
 
 /* -------------------------------------------------------------- finish */

@@ -25,6 +25,7 @@
 #include "findings.h"
 #include "memory.h"
 #include "model.h"
+#include "tsc_nccl_ops.h"
 
 /* Which span of each rank the budget covers. */
 typedef enum tsa_window {
@@ -90,10 +91,11 @@ typedef enum tsa_step_method {
 
 const char *tsa_step_method_name(tsa_step_method m);
 
-/* Rows of the collective table: NCCL functions up to GroupEnd (whose
- * blocking time stands for the calls of its group); communicator set-up
- * and tear-down calls are not step communication. */
-#define TSA_COLL_ROWS 22
+/* Rows of the collective table, indexed by op code: the step operations of
+ * the NCCL table, up to GroupEnd (whose blocking time stands for the calls
+ * of its group); communicator set-up and tear-down calls are not step
+ * communication. */
+#define TSA_COLL_ROWS TSC_NCCL_STEP_OP_LIMIT
 #define TSA_SIZE_BUCKETS 7      /* <64K, <1M, <16M, <128M, <1G, >=1G, unknown */
 #define TSA_SIZE_UNKNOWN (TSA_SIZE_BUCKETS - 1) /* calls of unknown size */
 const char *tsa_size_bucket_name(int b);

@@ -7,8 +7,7 @@
 static int is_member(const tsa_nccl_op *op)
 {
     return op->kernel < 0 && (op->group_depth > 0 || (op->flags & TSC_NCCL_F_IN_GROUP)) &&
-           op->op != TSC_NCCL_GROUP_START && op->op != TSC_NCCL_GROUP_END &&
-           op->op < TSC_NCCL_COMM_INIT_RANK;
+           tsc_nccl_op_kind(op->op) != TSC_NCCL_KIND_GROUP && !tsc_nccl_op_is_setup(op->op);
 }
 
 /* Slices the group's time among the pending members of its thread.  The

@@ -197,7 +197,7 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     if (!have_comm_kernels) {
         for (size_t i = 0; i < r->n_nccl; i++) {
             const tsa_nccl_op *op = &r->nccl[i];
-            if (op->op >= TSC_NCCL_COMM_INIT_RANK)
+            if (tsc_nccl_op_is_setup(op->op))
                 continue; /* communicator set-up is not step communication */
             oom |= tsa_ivset_push(&s.c, op->start_ns, op->end_ns);
         }

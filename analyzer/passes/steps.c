@@ -57,8 +57,7 @@ static uint64_t signature(const tsa_nccl_op *op)
 /* Calls that take part in the step pattern: collectives and point-to-point. */
 static int patterned(const tsa_nccl_op *op)
 {
-    return tsa_nccl_is_collective(op->op) || op->op == TSC_NCCL_SEND ||
-           op->op == TSC_NCCL_RECV;
+    return tsc_nccl_op_is_sequenced(op->op);
 }
 
 static int add_step(tsa_rank *r, size_t *cap, int64_t s, int64_t e)

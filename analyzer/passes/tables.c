@@ -27,15 +27,10 @@ int tsa_nccl_size_bucket(const tsa_nccl_op *op)
 
 double tsa_busbw_factor(uint8_t op, uint32_t n)
 {
-    if (n < 2)
+    unsigned m = tsc_nccl_op_busbw(op);   /* x m (n-1)/n, 0: x 1 */
+    if (n < 2 || !m)
         return 1;
-    switch (op) {
-    case TSC_NCCL_ALLREDUCE: return 2.0 * (n - 1) / n;
-    case TSC_NCCL_ALLGATHER:
-    case TSC_NCCL_REDUCESCATTER:
-    case TSC_NCCL_ALLTOALL: return (double)(n - 1) / n;
-    default: return 1;
-    }
+    return (double)m * (n - 1) / n;
 }
 
 static int in_window(int64_t t, const tsa_rank_result *rr)

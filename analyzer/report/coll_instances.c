@@ -6,10 +6,7 @@
 
 static int is_symmetric(uint8_t op)
 {
-    return op == TSC_NCCL_ALLREDUCE || op == TSC_NCCL_ALLGATHER ||
-           op == TSC_NCCL_REDUCESCATTER || op == TSC_NCCL_BROADCAST ||
-           op == TSC_NCCL_BCAST || op == TSC_NCCL_REDUCE || op == TSC_NCCL_ALLTOALL ||
-           op == TSC_NCCL_GATHER || op == TSC_NCCL_SCATTER;
+    return tsc_nccl_op_is_collective(op);
 }
 
 static uint64_t mix(uint64_t comm, uint64_t seq, uint8_t op)

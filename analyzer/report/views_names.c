@@ -1,13 +1,12 @@
 #include "views_names.h"
 
 #include "model/model.h"
-#include "reader/dump_reader.h"
 #include "tsc_format.h"
 
-/* The reader's table: the NCCL function without its "nccl" prefix. */
+/* The table's name: the NCCL function without its "nccl" prefix. */
 const char *tsa_views_nccl_op_name(unsigned op)
 {
-    const char *name = op <= UINT8_MAX ? tsr_nccl_op_name((uint8_t)op) : NULL;
+    const char *name = tsc_nccl_op_name(op);
     return name ? name : "op?";
 }
 
