@@ -139,3 +139,20 @@ void tsa_decide_verdict(tsa_analysis *a)
     snprintf(a->verdict_reason, sizeof a->verdict_reason,
              "%s is the largest share of wall time: %s", what, rest);
 }
+
+/* A straggler-bound verdict lists the late rank's finding first: it is
+ * what sets the pace, whatever the size of the other findings. */
+void tsa_verdict_lead(tsa_analysis *a)
+{
+    if (a->verdict != TSA_VERDICT_STRAGGLER_BOUND)
+        return;
+    tsa_finding *v = a->findings.items;
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (tsa_finding_is_late_rank(v[i].id) && v[i].rank == a->verdict_rank &&
+            strcmp(v[i].id, "DIST.INTERMITTENT")) {
+            tsa_finding lead = v[i];
+            memmove(v + 1, v, i * sizeof *v);
+            v[0] = lead;
+            return;
+        }
+}

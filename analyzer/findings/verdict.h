@@ -20,4 +20,8 @@
  * a->verdict_reason, a->verdict_rank and a->verdict_host. */
 void tsa_decide_verdict(tsa_analysis *a);
 
+/* After the findings are sorted: a straggler-bound verdict's late-rank
+ * finding goes first (it sets the pace, whatever the size of the others). */
+void tsa_verdict_lead(tsa_analysis *a);
+
 #endif
