@@ -117,6 +117,15 @@ run batch.merge.txt batch merge "$work/rows.ndjson" --top 4
 sed -i "s|$work/||g" "$out/batch.merge.txt"
 run usage.txt --help
 run version.txt --version
+for c in report info dump trace diff batch hang; do
+    run "help.$c.txt" $c --help
+done
+run error.option.txt gen/g3host --bogus
+run error.value.txt gen/g3host --warmup x
+run error.nodir.txt no/such/dir
+run error.nodir.json no/such/dir --json
+run error.trace.txt trace gen/g3host
+run error.diff.txt diff gen/g3host
 
 if [ $have_corpus -eq 1 ]; then
     for d in corpus/*/; do
