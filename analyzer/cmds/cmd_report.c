@@ -13,14 +13,15 @@
 #include "report_cli.h"
 #include "load/load_any.h"
 #include "driver/analyze.h"
-#include "report/report.h"
+#include "report/formats.h"
 
 static void usage(FILE *out, const char *prog)
 {
     fprintf(out, "usage: %s%s DIR [options]\n", prog,
             strcmp(prog, "tscope-report") ? "" : " [report]");
+    for (size_t f = 1; f < tsa_report_n_formats; f++)
+        fprintf(out, "  --%-21s%s\n", tsa_report_formats[f].name, tsa_report_formats[f].help);
     fprintf(out,
-            "  --json                 machine-readable report (docs/report.md)\n"
             "  --color WHEN           always | auto (default: on a terminal) | never\n"
             "  --warmup N             steps to skip at the start (default 2, fewer if short)\n"
             "  --step-marker NAME     NVTX range or kernel name that marks a step\n"
@@ -59,10 +60,9 @@ static int parse_int(const char *s, int *out)
 
 int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *ra)
 {
-    enum { O_JSON = 1000, O_COLOR, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
+    enum { O_COLOR = 1000, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
            O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES, O_WINDOW };
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, O_JSON},
+    static const struct option fixed[] = {
         {"color", required_argument, NULL, O_COLOR},
         {"warmup", required_argument, NULL, O_WARMUP},
         {"step-marker", required_argument, NULL, O_MARKER},
@@ -77,20 +77,32 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
         {"run-id", required_argument, NULL, O_RUN},
         {"window", required_argument, NULL, O_WINDOW},
         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
     };
+    /* One option per report format but the default (formats.h), then these. */
+    enum { O_FORMAT = 2000, N_FIXED = sizeof fixed / sizeof fixed[0], MAX_FORMATS = 16 };
+    struct option longopts[MAX_FORMATS + N_FIXED + 1];
+    size_t n_opts = 0;
+    for (size_t f = 1; f < tsa_report_n_formats && f < MAX_FORMATS; f++)
+        longopts[n_opts++] = (struct option){tsa_report_formats[f].name, no_argument, NULL,
+                                             O_FORMAT + (int)f};
+    memcpy(longopts + n_opts, fixed, sizeof fixed);
+    n_opts += N_FIXED;
+    longopts[n_opts] = (struct option){NULL, 0, NULL, 0};
     memset(ra, 0, sizeof *ra);
     tsa_analysis_options opt;
     tsa_analysis_default_options(&opt);
     tsa_load_options lopt = {0};
-    int json = 0, color = -1, c;
+    int format = 0, color = -1, c;
     optind = 1;
     opterr = 0;
     int li = -1;
     while ((c = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
         int bad = 0;
+        if (c >= O_FORMAT && c < O_FORMAT + MAX_FORMATS) {
+            format = c - O_FORMAT;
+            continue;
+        }
         switch (c) {
-        case O_JSON: json = 1; break;
         case O_COLOR:
             if (!strcmp(optarg, "always")) color = 1;
             else if (!strcmp(optarg, "never")) color = 0;
@@ -140,7 +152,7 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
     lopt.lean = 1;
     ra->opt = opt;
     ra->lopt = lopt;
-    ra->json = json;
+    ra->format = format;
     ra->color = color;
     ra->dir = argv[optind];
     ra->runner = NULL;
@@ -156,17 +168,10 @@ int tsa_report_finish(const char *prog, tsa_job *job, const tsa_report_args *ra)
         return 2;
     }
     int rc = 0;
-    if (ra->json) {
-        char *s = tsa_report_json(a);
-        if (!s) {
-            fprintf(stderr, "%s: out of memory writing JSON\n", prog);
-            rc = 2;
-        } else {
-            puts(s);
-            free(s);
-        }
-    } else {
-        tsa_report_print_text(stdout, a, ra->color);
+    const tsa_report_format *fmt = &tsa_report_formats[ra->format];
+    if (fmt->write(stdout, a, ra->color)) {
+        fprintf(stderr, "%s: out of memory writing %s\n", prog, fmt->what);
+        rc = 2;
     }
     if (rc == 0 && job->n_problems) {
         fprintf(stderr, "%s: %zu problem(s) reading the dumps:\n", prog, job->n_problems);

@@ -11,7 +11,7 @@
 typedef struct tsa_report_args {
     tsa_analysis_options opt;
     tsa_load_options lopt;
-    int json;                 /* --json */
+    int format;               /* index into report/formats.h (0: text; --json: json) */
     int color;                /* resolved: 1 ANSI colors */
     const char *dir;          /* the job directory (borrowed from argv) */
     /* Who runs the per-rank stages (rank_stages.h); NULL: this process. */
@@ -22,7 +22,7 @@ typedef struct tsa_report_args {
  * else the exit status to return (0 after --help, 2 on a usage error). */
 int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *out);
 
-/* Analyses `job`, prints the text or JSON report and the load problems,
+/* Analyses `job`, prints the report in its format and the load problems,
  * frees the job.  Returns the command's exit status (0, 1 or 2). */
 int tsa_report_finish(const char *prog, tsa_job *job, const tsa_report_args *ra);
 

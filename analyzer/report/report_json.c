@@ -11,6 +11,7 @@
 #include "telemetry_json.h"
 #include "xrank_render.h"
 #include "memory_view.h"
+#include "formats.h"
 #include "hang_render.h"
 #include "hta_render.h"
 
@@ -271,4 +272,16 @@ char *tsa_report_json(const tsa_analysis *a)
     char *s = cJSON_Print(root);
     cJSON_Delete(root);
     return s;
+}
+
+int tsa_report_write_json(FILE *out, const tsa_analysis *a, int color)
+{
+    (void)color;
+    char *s = tsa_report_json(a);
+    if (!s)
+        return -1;
+    fputs(s, out);
+    fputc('\n', out);
+    free(s);
+    return 0;
 }

@@ -16,6 +16,7 @@
 #include "reader/text_visible.h"
 #include "xrank_render.h"
 #include "memory_view.h"
+#include "formats.h"
 #include "hang_render.h"
 #include "hta_render.h"
 
@@ -476,4 +477,10 @@ char *tsa_report_text(const tsa_analysis *a, int color)
         return NULL;
     }
     return buf;
+}
+
+int tsa_report_write_text(FILE *out, const tsa_analysis *a, int color)
+{
+    tsa_report_print_text(out, a, color);
+    return 0;
 }
