@@ -287,72 +287,48 @@ static uint64_t coll_prepare(call *c, size_t count, int dtype, int redop, int pe
         return rc;                                                             \
     } while (0)
 
-/* One wrapper per argument shape of the table (format/tsc_nccl_ops.h):
- * nccl<NAME> with the shape's parameters, recording the call as op ID. */
+/* The wrapper of an operation whose arguments have one of the table's
+ * shapes (format/tsc_nccl_ops.h): nccl<NAME> with the shape's parameters
+ * (PARAMS), recording the call as op ID with its reduction op and its root
+ * or peer, and calling the real function with ARGS. */
+#define WRAP_SHAPED(id, name, fn_type, PARAMS, REDOP, PEER, ARGS)                     \
+    EXPORT tsc_nccl_result_t nccl##name PARAMS                                        \
+    {                                                                                 \
+        COLLECTIVE_CALL(fn_type, S_##id, TSC_NCCL_##id,                               \
+                        coll_prepare(&c, count, datatype, REDOP, PEER, comm, stream), ARGS); \
+    }
+#define COLL_PARAMS(...)                                                              \
+    (const void *sendbuff, void *recvbuff, size_t count, tsc_nccl_dtype_t datatype,    \
+     __VA_ARGS__, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 #define WRAP_REDOP(id, name)                                                          \
-    EXPORT tsc_nccl_result_t nccl##name(const void *sendbuff, void *recvbuff, size_t count, \
-                                        tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op,    \
-                                        tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)    \
-    {                                                                                 \
-        COLLECTIVE_CALL(tsc_fn_allreduce, S_##id, TSC_NCCL_##id,                      \
-                        coll_prepare(&c, count, datatype, op, TSC_NO_PEER, comm, stream), \
-                        (sendbuff, recvbuff, count, datatype, op, comm, stream));     \
-    }
+    WRAP_SHAPED(id, name, tsc_fn_allreduce, COLL_PARAMS(tsc_nccl_redop_t op), op,     \
+                TSC_NO_PEER, (sendbuff, recvbuff, count, datatype, op, comm, stream))
 #define WRAP_PLAIN(id, name)                                                          \
-    EXPORT tsc_nccl_result_t nccl##name(const void *sendbuff, void *recvbuff, size_t count, \
-                                        tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm,   \
-                                        tsc_cuda_stream_t stream)                     \
-    {                                                                                 \
-        COLLECTIVE_CALL(tsc_fn_allgather, S_##id, TSC_NCCL_##id,                      \
-                        coll_prepare(&c, count, datatype, -1, TSC_NO_PEER, comm, stream), \
-                        (sendbuff, recvbuff, count, datatype, comm, stream));         \
-    }
+    WRAP_SHAPED(id, name, tsc_fn_allgather,                                           \
+                (const void *sendbuff, void *recvbuff, size_t count,                  \
+                 tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream), \
+                -1, TSC_NO_PEER, (sendbuff, recvbuff, count, datatype, comm, stream))
 #define WRAP_ROOT(id, name)                                                           \
-    EXPORT tsc_nccl_result_t nccl##name(const void *sendbuff, void *recvbuff, size_t count, \
-                                        tsc_nccl_dtype_t datatype, int root,          \
-                                        tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)    \
-    {                                                                                 \
-        COLLECTIVE_CALL(tsc_fn_broadcast, S_##id, TSC_NCCL_##id,                      \
-                        coll_prepare(&c, count, datatype, -1, root, comm, stream),    \
-                        (sendbuff, recvbuff, count, datatype, root, comm, stream));   \
-    }
-#define WRAP_INPLACE_ROOT(id, name)                                                   \
-    EXPORT tsc_nccl_result_t nccl##name(void *buff, size_t count, tsc_nccl_dtype_t datatype, \
-                                        int root, tsc_nccl_comm_t comm,               \
-                                        tsc_cuda_stream_t stream)                     \
-    {                                                                                 \
-        COLLECTIVE_CALL(tsc_fn_bcast, S_##id, TSC_NCCL_##id,                          \
-                        coll_prepare(&c, count, datatype, -1, root, comm, stream),    \
-                        (buff, count, datatype, root, comm, stream));                 \
-    }
+    WRAP_SHAPED(id, name, tsc_fn_broadcast, COLL_PARAMS(int root), -1, root,          \
+                (sendbuff, recvbuff, count, datatype, root, comm, stream))
 #define WRAP_REDOP_ROOT(id, name)                                                     \
-    EXPORT tsc_nccl_result_t nccl##name(const void *sendbuff, void *recvbuff, size_t count, \
-                                        tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op,    \
-                                        int root, tsc_nccl_comm_t comm,               \
-                                        tsc_cuda_stream_t stream)                     \
-    {                                                                                 \
-        COLLECTIVE_CALL(tsc_fn_reduce, S_##id, TSC_NCCL_##id,                         \
-                        coll_prepare(&c, count, datatype, op, root, comm, stream),    \
-                        (sendbuff, recvbuff, count, datatype, op, root, comm, stream)); \
-    }
+    WRAP_SHAPED(id, name, tsc_fn_reduce, COLL_PARAMS(tsc_nccl_redop_t op, int root), op, \
+                root, (sendbuff, recvbuff, count, datatype, op, root, comm, stream))
+#define WRAP_INPLACE_ROOT(id, name)                                                   \
+    WRAP_SHAPED(id, name, tsc_fn_bcast,                                               \
+                (void *buff, size_t count, tsc_nccl_dtype_t datatype, int root,       \
+                 tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
+                -1, root, (buff, count, datatype, root, comm, stream))
 #define WRAP_SEND(id, name)                                                           \
-    EXPORT tsc_nccl_result_t nccl##name(const void *sendbuff, size_t count,           \
-                                        tsc_nccl_dtype_t datatype, int peer,          \
-                                        tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)    \
-    {                                                                                 \
-        COLLECTIVE_CALL(tsc_fn_send, S_##id, TSC_NCCL_##id,                           \
-                        coll_prepare(&c, count, datatype, -1, peer, comm, stream),    \
-                        (sendbuff, count, datatype, peer, comm, stream));             \
-    }
+    WRAP_SHAPED(id, name, tsc_fn_send,                                                \
+                (const void *sendbuff, size_t count, tsc_nccl_dtype_t datatype, int peer, \
+                 tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
+                -1, peer, (sendbuff, count, datatype, peer, comm, stream))
 #define WRAP_RECV(id, name)                                                           \
-    EXPORT tsc_nccl_result_t nccl##name(void *recvbuff, size_t count,                 \
-                                        tsc_nccl_dtype_t datatype, int peer,          \
-                                        tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)    \
-    {                                                                                 \
-        COLLECTIVE_CALL(tsc_fn_recv, S_##id, TSC_NCCL_##id,                           \
-                        coll_prepare(&c, count, datatype, -1, peer, comm, stream),    \
-                        (recvbuff, count, datatype, peer, comm, stream));             \
-    }
+    WRAP_SHAPED(id, name, tsc_fn_recv,                                                \
+                (void *recvbuff, size_t count, tsc_nccl_dtype_t datatype, int peer,   \
+                 tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
+                -1, peer, (recvbuff, count, datatype, peer, comm, stream))
 #define WRAP_OWN(id, name) /* written by hand below */
 
 #define WRAP(id, code, name, kind, busbw, args) WRAP_##args(id, name)

@@ -18,24 +18,14 @@
 
 #include "batch.h"
 #include "util/vec.h"
+#include "util/cmp.h"
 
 #define MAX_SUMMARY_BYTES (1u << 20)
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
 
 static int is_input(const char *name)
 {
     return name[0] != '.' &&
-           (ends_with(name, ".tsd") || ends_with(name, ".json") || ends_with(name, ".json.gz"));
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
+           (tsa_ends_with(name, ".tsd") || tsa_ends_with(name, ".json") || tsa_ends_with(name, ".json.gz"));
 }
 
 char *tsa_batch_fingerprint(const char *dir)
@@ -78,7 +68,7 @@ char *tsa_batch_fingerprint(const char *dir)
     char *fp = failed ? NULL : malloc(total);
     if (fp) {
         if (n > 1)
-            qsort(lines, n, sizeof *lines, cmp_str);
+            qsort(lines, n, sizeof *lines, tsa_cmp_str);
         fp[0] = '\0';
         size_t pos = 0;
         for (size_t i = 0; i < n; i++)

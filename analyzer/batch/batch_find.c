@@ -9,6 +9,7 @@
 #include "batch.h"
 #include "load/kineto_load.h"
 #include "util/vec.h"
+#include "util/cmp.h"
 
 #define MAX_DEPTH 32
 
@@ -16,12 +17,6 @@ typedef struct found {
     char **v;
     size_t n, cap;
 } found;
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
 
 /* What the directory holds directly: dumps, JSON files (maybe traces). */
 static void scan(const char *dir, int *dumps, int *jsons)
@@ -34,9 +29,9 @@ static void scan(const char *dir, int *dumps, int *jsons)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        if (ends_with(e->d_name, ".tsd"))
+        if (tsa_ends_with(e->d_name, ".tsd"))
             *dumps = 1;
-        else if (ends_with(e->d_name, ".json") || ends_with(e->d_name, ".json.gz"))
+        else if (tsa_ends_with(e->d_name, ".json") || tsa_ends_with(e->d_name, ".json.gz"))
             *jsons = 1;
     }
     closedir(d);
@@ -65,7 +60,7 @@ static int walk(const char *dir, int depth, found *f)
         if (e->d_name[0] == '.')
             continue;
         char *p;
-        if (asprintf(&p, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name) < 0) {
+        if (asprintf(&p, "%s%s%s", dir, tsa_ends_with(dir, "/") ? "" : "/", e->d_name) < 0) {
             rc = -1;
             break;
         }
@@ -91,11 +86,6 @@ static int cmp_real(const void *a, const void *b)
     const spelled *x = a, *y = b;
     int c = strcmp(x->real, y->real);
     return c ? c : strcmp(x->shown, y->shown);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Trailing slashes off (but "/" stays): "base/" is shown as "base". */
@@ -143,7 +133,7 @@ static int dedupe_by_realpath(found *f, size_t *kept)
     }
     free(s);
     if (keep > 1)
-        qsort(f->v, keep, sizeof *f->v, cmp_str);
+        qsort(f->v, keep, sizeof *f->v, tsa_cmp_str);
     *kept = keep;
     return 0;
 }

@@ -13,6 +13,7 @@
 #include "load/load_any.h"
 #include "reader/record_json.h"
 #include "driver/analyze.h"
+#include "util/json_int.h"
 
 void tsa_batch_row_init(tsa_batch_row *r, const char *job)
 {
@@ -113,14 +114,6 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
 
 /* ------------------------------------------------------------ JSON */
 
-static void add_num(cJSON *o, const char *k, double v)
-{
-    if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, v);
-}
-
 static void add_str(cJSON *o, const char *k, const char *v)
 {
     tsr_json_add_text(o, k, v);   /* job paths may hold any bytes: valid UTF-8 out */
@@ -149,21 +142,21 @@ void *tsa_batch_row_to_json(const tsa_batch_row *r)
     add_count(o, "ranks", r->ranks);
     add_count(o, "hosts", r->hosts);
     add_count(o, "steps", r->steps);
-    add_num(o, "median_step_s", r->median_step_s);
-    add_num(o, "mfu", r->mfu);
+    tsa_json_add_num(o, "median_step_s", r->median_step_s);
+    tsa_json_add_num(o, "mfu", r->mfu);
     add_str(o, "top_recoverable", r->top_recoverable);
-    add_num(o, "top_recoverable_s", r->top_recoverable_s);
-    add_num(o, "exposed_comm_share", r->exposed_comm_share);
-    add_num(o, "data_stall_share", r->data_stall_share);
+    tsa_json_add_num(o, "top_recoverable_s", r->top_recoverable_s);
+    tsa_json_add_num(o, "exposed_comm_share", r->exposed_comm_share);
+    tsa_json_add_num(o, "data_stall_share", r->data_stall_share);
     add_count(o, "straggler_rank", r->straggler_rank);
     add_str(o, "straggler_host", r->straggler_host);
-    add_num(o, "recoverable_gpu_hours", r->recoverable_gpu_hours);
+    tsa_json_add_num(o, "recoverable_gpu_hours", r->recoverable_gpu_hours);
     add_count(o, "problems", r->problems);
     add_str(o, "error", r->error);
     add_str(o, "verdict", r->verdict);
     add_str(o, "confidence", r->confidence);
     add_str(o, "lead_finding", r->lead_finding);
-    add_num(o, "lead_finding_s", r->lead_finding_s);
+    tsa_json_add_num(o, "lead_finding_s", r->lead_finding_s);
     cJSON_AddBoolToObject(o, "cached", r->cached);
     return o;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "util/hash.h"
 
 /* Up to a million shards: more than any job array needs, few enough that a
  * typo (an extra digit) is caught. */
@@ -53,22 +54,13 @@ int tsa_batch_shard_parse(const char *spec, tsa_batch_shard *shard, char *err, s
     return 0;
 }
 
-static unsigned long long fnv1a64(const char *s)
-{
-    unsigned long long h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        h ^= *p;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 unsigned long tsa_batch_shard_of(const char *job, unsigned long count)
 {
     /* the canonical path, so `base/x`, `./base/x` and a symlink agree;
      * a job that vanished since it was found hashes as spelled */
     char *real = realpath(job, NULL);
-    unsigned long s = count ? (unsigned long)(fnv1a64(real ? real : job) % count) : 0;
+    const char *path = real ? real : job;
+    unsigned long s = count ? (unsigned long)(tsa_fnv1a(path, strlen(path)) % count) : 0;
     free(real);
     return s;
 }

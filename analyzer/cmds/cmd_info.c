@@ -13,6 +13,7 @@
 #include "reader/record_json.h"
 #include "reader/text_visible.h"
 #include "reader/u64_map.h"
+#include "util/json_int.h"
 
 typedef struct info_problem {
     uint64_t offset;
@@ -125,13 +126,6 @@ static void file_info_free(file_info *fi)
     tsr_u64_map_free(&fi->tid_index);
 }
 
-static void add_u64(cJSON *o, const char *k, uint64_t v)
-{
-    char buf[24];
-    snprintf(buf, sizeof buf, "%" PRIu64, v);
-    cJSON_AddRawToObject(o, k, buf);
-}
-
 static const char *status_name(int st)
 {
     return st == TSR_OK ? "ok" : st == TSR_PROBLEMS ? "problems" : "unreadable";
@@ -147,17 +141,17 @@ static cJSON *describe(const char *path, const tsr_file *f, const tsr_stats *s,
     cJSON *probs = cJSON_AddArrayToObject(o, "problems");
     for (size_t i = 0; i < fi->n_problems; i++) {
         cJSON *p = cJSON_CreateObject();
-        add_u64(p, "offset", fi->problems[i].offset);
+        tsa_json_add_u64(p, "offset", fi->problems[i].offset);
         tsr_json_add_text(p, "message", fi->problems[i].message);
         cJSON_AddItemToArray(probs, p);
     }
     if (!f)
         return o;
     char buf[64];
-    add_u64(o, "size", s->file_size);
+    tsa_json_add_u64(o, "size", s->file_size);
     snprintf(buf, sizeof buf, "%u.%u", s->version_major, s->version_minor);
     cJSON_AddStringToObject(o, "format", buf);
-    add_u64(o, "header_pid", s->pid);
+    tsa_json_add_u64(o, "header_pid", s->pid);
     cJSON_AddStringToObject(o, "created",
                             tsr_format_iso8601(s->created_realtime_ns, buf, sizeof buf));
     const char *start = tsr_meta(f, TSC_META_START_REALTIME);
@@ -174,49 +168,49 @@ static cJSON *describe(const char *path, const tsr_file *f, const tsr_stats *s,
         free(ck);
     }
     cJSON *ev = cJSON_AddObjectToObject(o, "events");
-    add_u64(ev, "total", s->events);
+    tsa_json_add_u64(ev, "total", s->events);
     for (int k = 0; k < 256; k++)
         if (s->events_by_kind[k])
-            add_u64(ev, tsr_event_kind_name((uint8_t)k), s->events_by_kind[k]);
-    add_u64(o, "unknown_event_kinds", s->unknown_events);
-    add_u64(o, "undefined_desc_refs", s->undefined_refs);
+            tsa_json_add_u64(ev, tsr_event_kind_name((uint8_t)k), s->events_by_kind[k]);
+    tsa_json_add_u64(o, "unknown_event_kinds", s->unknown_events);
+    tsa_json_add_u64(o, "undefined_desc_refs", s->undefined_refs);
     if (fi->first_ns) {
-        add_u64(o, "first_ns", fi->first_ns);
-        add_u64(o, "last_ns", fi->last_ns);
+        tsa_json_add_u64(o, "first_ns", fi->first_ns);
+        tsa_json_add_u64(o, "last_ns", fi->last_ns);
     }
     cJSON *de = cJSON_AddObjectToObject(o, "descriptors");
-    add_u64(de, "total", s->descs);
+    tsa_json_add_u64(de, "total", s->descs);
     for (int t = 0; t < 256; t++) {
         if (!s->descs_by_type[t])
             continue;
         const char *n = tsr_desc_type_name((uint8_t)t);
         snprintf(buf, sizeof buf, "type_%d", t);
-        add_u64(de, n ? n : buf, s->descs_by_type[t]);
+        tsa_json_add_u64(de, n ? n : buf, s->descs_by_type[t]);
     }
-    add_u64(de, "refused", s->bad_descs);
+    tsa_json_add_u64(de, "refused", s->bad_descs);
     cJSON *th = cJSON_AddArrayToObject(o, "threads");
     for (size_t i = 0; i < fi->n_threads; i++) {
         cJSON *t = cJSON_CreateObject();
-        add_u64(t, "tid", fi->threads[i].tid);
+        tsa_json_add_u64(t, "tid", fi->threads[i].tid);
         tsr_json_add_text(t, "name", fi->threads[i].name);
         cJSON_AddItemToArray(th, t);
     }
     const char *dropped = tsr_meta(f, TSC_META_DROPPED);
-    add_u64(o, "dropped_events", dropped ? strtoull(dropped, NULL, 10) : 0);
+    tsa_json_add_u64(o, "dropped_events", dropped ? strtoull(dropped, NULL, 10) : 0);
     cJSON_AddBoolToObject(o, "clean_end", s->clean_end);
     const char *reason = tsr_meta(f, TSC_META_END_REASON);
     if (reason)
         tsr_json_add_text(o, "end_reason", reason);
     cJSON *ch = cJSON_AddObjectToObject(o, "chunks");
-    add_u64(ch, "total", s->chunks);
-    add_u64(ch, "meta", s->meta_chunks);
-    add_u64(ch, "events", s->event_chunks);
-    add_u64(ch, "end", s->end_chunks);
-    add_u64(ch, "unknown", s->unknown_chunks);
-    add_u64(ch, "bad", s->bad_chunks);
-    add_u64(ch, "missing", s->missing_chunks);
-    add_u64(ch, "bytes_skipped", s->bytes_skipped);
-    add_u64(o, "problem_count", s->problems);
+    tsa_json_add_u64(ch, "total", s->chunks);
+    tsa_json_add_u64(ch, "meta", s->meta_chunks);
+    tsa_json_add_u64(ch, "events", s->event_chunks);
+    tsa_json_add_u64(ch, "end", s->end_chunks);
+    tsa_json_add_u64(ch, "unknown", s->unknown_chunks);
+    tsa_json_add_u64(ch, "bad", s->bad_chunks);
+    tsa_json_add_u64(ch, "missing", s->missing_chunks);
+    tsa_json_add_u64(ch, "bytes_skipped", s->bytes_skipped);
+    tsa_json_add_u64(o, "problem_count", s->problems);
     return o;
 }
 

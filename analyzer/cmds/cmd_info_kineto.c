@@ -14,12 +14,8 @@
 #include "load/job_build.h"
 #include "load/kineto_load.h"
 #include "reader_cli.h"
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
+#include "util/cmp.h"
+#include "util/json_int.h"
 
 /* 1 when path is a trace file or a directory holding traces. */
 static int is_kineto_path(const char *path)
@@ -29,14 +25,7 @@ static int is_kineto_path(const char *path)
         return 0;
     if (S_ISDIR(st.st_mode))
         return tsa_kineto_dir(path) > 0;
-    return S_ISREG(st.st_mode) && (ends_with(path, ".json") || ends_with(path, ".json.gz"));
-}
-
-static void add_u64(cJSON *o, const char *k, uint64_t v)
-{
-    char buf[24];
-    snprintf(buf, sizeof buf, "%" PRIu64, v);
-    cJSON_AddRawToObject(o, k, buf);
+    return S_ISREG(st.st_mode) && (tsa_ends_with(path, ".json") || tsa_ends_with(path, ".json.gz"));
 }
 
 static size_t count_nccl_kernels(const tsa_rank *r)
@@ -66,8 +55,8 @@ static cJSON *describe(const char *path, int *problem)
     cJSON_AddStringToObject(o, "path", path);
     cJSON_AddStringToObject(o, "kind", "torch.profiler trace");
     cJSON_AddStringToObject(o, "status", rc ? "problems" : "ok");
-    add_u64(o, "json_bytes", stats.bytes);
-    add_u64(o, "events", stats.events);
+    tsa_json_add_u64(o, "json_bytes", stats.bytes);
+    tsa_json_add_u64(o, "events", stats.events);
     if (r.rank >= 0)
         cJSON_AddNumberToObject(o, "rank", r.rank);
     else
@@ -81,18 +70,18 @@ static cJSON *describe(const char *path, int *problem)
     else
         cJSON_AddNullToObject(o, "device");
     cJSON *c = cJSON_AddObjectToObject(o, "records");
-    add_u64(c, "kernels", r.n_kernels);
-    add_u64(c, "nccl_kernels", count_nccl_kernels(&r));
-    add_u64(c, "copies", r.n_copies);
-    add_u64(c, "launch_calls", r.n_apis);
-    add_u64(c, "syncs", r.n_syncs);
-    add_u64(c, "ranges", r.n_ranges);
-    add_u64(c, "profiler_steps", count_steps(&r));
-    add_u64(c, "threads", r.n_threads);
+    tsa_json_add_u64(c, "kernels", r.n_kernels);
+    tsa_json_add_u64(c, "nccl_kernels", count_nccl_kernels(&r));
+    tsa_json_add_u64(c, "copies", r.n_copies);
+    tsa_json_add_u64(c, "launch_calls", r.n_apis);
+    tsa_json_add_u64(c, "syncs", r.n_syncs);
+    tsa_json_add_u64(c, "ranges", r.n_ranges);
+    tsa_json_add_u64(c, "profiler_steps", count_steps(&r));
+    tsa_json_add_u64(c, "threads", r.n_threads);
     cJSON_AddBoolToObject(o, "gpu_records", r.n_kernels || r.n_copies);
     if (r.last_ns > r.first_ns) {
-        add_u64(o, "first_ns", (uint64_t)r.first_ns);
-        add_u64(o, "last_ns", (uint64_t)r.last_ns);
+        tsa_json_add_u64(o, "first_ns", (uint64_t)r.first_ns);
+        tsa_json_add_u64(o, "last_ns", (uint64_t)r.last_ns);
     }
     cJSON_AddBoolToObject(o, "clean_end", rc == 0);
     cJSON *probs = cJSON_AddArrayToObject(o, "problems");

@@ -12,6 +12,7 @@
  * three quarters of the distances between consecutive stalled steps equal
  * one period N >= 2. */
 #include "nth.h"
+#include "util/cmp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,15 +25,9 @@ typedef struct nth_pattern {
     double compute_ms;      /* median length of the other steps */
 } nth_pattern;
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
-}
-
 static int64_t median(int64_t *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_i64);
+    qsort(v, n, sizeof *v, tsa_cmp_i64);
     return v[n / 2];
 }
 

@@ -14,6 +14,7 @@
 #include "model/memory.h"
 #include "tsc_format.h"
 #include "util/vec.h"
+#include "util/hash.h"
 
 /* The metadata of a collective as the CPU op that issued it recorded it
  * (record_param_comms, nccl:all_reduce, ...). */
@@ -68,16 +69,6 @@ typedef struct builder {
 } builder;
 
 /* ------------------------------------------------------------ strings */
-
-static uint64_t fnv1a(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 /* Hash of the intern table only (slot positions; string indices do not
  * depend on it): eight bytes per step, where FNV-1a's byte per step was a
@@ -731,7 +722,7 @@ static int build_nccl(builder *b)
         }
         if (!op.comm_size && r->world_size > 0)
             op.comm_size = (uint32_t)r->world_size;
-        op.comm_id = fnv1a(key, strlen(key));
+        op.comm_id = tsa_name_hash(key, strlen(key));
         size_t c = 0;
         while (c < n_counters && counters[c].comm_id != op.comm_id)
             c++;

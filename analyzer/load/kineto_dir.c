@@ -13,18 +13,13 @@
 #include "kineto_load.h"
 #include "kineto_runs.h"
 #include "util/vec.h"
+#include "util/cmp.h"
 
 #define SNIFF_BYTES (64u << 10)
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
-
 static int is_trace_name(const char *name)
 {
-    return name[0] != '.' && (ends_with(name, ".json") || ends_with(name, ".json.gz"));
+    return name[0] != '.' && (tsa_ends_with(name, ".json") || tsa_ends_with(name, ".json.gz"));
 }
 
 /* The other form Chrome traces take (docs/views.md): a bare top-level
@@ -62,11 +57,6 @@ static int looks_like_trace(const char *path)
     return yes;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted paths of the trace files in dir; -1 when dir cannot be read, and
  * 0 files when it holds tscope dumps. */
 static int list_traces(const char *dir, char ***out, size_t *n_out)
@@ -81,7 +71,7 @@ static int list_traces(const char *dir, char ***out, size_t *n_out)
     int has_dumps = 0, rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (ends_with(e->d_name, ".tsd"))
+        if (tsa_ends_with(e->d_name, ".tsd"))
             has_dumps = 1;
         if (!is_trace_name(e->d_name))
             continue;
@@ -112,7 +102,7 @@ static int list_traces(const char *dir, char ***out, size_t *n_out)
         return rc;
     }
     if (n > 1)
-        qsort(paths, n, sizeof *paths, cmp_str);
+        qsort(paths, n, sizeof *paths, tsa_cmp_str);
     *out = paths;
     *n_out = n;
     return 0;

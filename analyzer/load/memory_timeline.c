@@ -1,21 +1,17 @@
 /* Reserved-memory timeline: ordering and walking a rank's memory records;
- * see memory.h. */
+ * see memory_timeline.h. */
+#include "memory_timeline.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory_timeline.h"
 #include "tsc_format.h"
+#include "util/vec.h"
 
 int tsa_rank_add_mem(tsa_rank *r, const tsa_mem_event *e)
 {
-    if (r->n_mem == r->cap_mem) {
-        size_t cap = r->cap_mem ? r->cap_mem * 2 : 256;
-        tsa_mem_event *p = realloc(r->mem, cap * sizeof *p);
-        if (!p)
-            return -1;
-        r->mem = p;
-        r->cap_mem = cap;
-    }
+    if (tsa_vec_reserve((void **)&r->mem, &r->cap_mem, r->n_mem, sizeof *r->mem))
+        return -1;
     r->mem[r->n_mem++] = *e;
     return 0;
 }

@@ -6,21 +6,12 @@
 #include <string.h>
 
 #include "util/vec.h"
+#include "util/hash.h"
 
 typedef struct string_index {
     uint32_t *slots;   /* string index + 1, 0 empty */
     size_t cap;        /* power of two */
 } string_index;
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 static int index_rehash(tsa_rank *r, size_t cap)
 {
@@ -29,7 +20,7 @@ static int index_rehash(tsa_rank *r, size_t cap)
     if (!slots)
         return -1;
     for (size_t i = 0; i < r->n_strings; i++) {
-        size_t h = hash_bytes(r->strings[i], strlen(r->strings[i])) & (cap - 1);
+        size_t h = tsa_name_hash(r->strings[i], strlen(r->strings[i])) & (cap - 1);
         while (slots[h])
             h = (h + 1) & (cap - 1);
         slots[h] = (uint32_t)i + 1;
@@ -50,7 +41,7 @@ uint32_t tsa_rank_intern_n(tsa_rank *r, const char *s, size_t len)
             return UINT32_MAX;
     }
     string_index *ix = r->string_index;
-    uint64_t hv = hash_bytes(s, len);
+    uint64_t hv = tsa_name_hash(s, len);
     size_t h = hv & (ix->cap - 1);
     while (ix->slots[h]) {
         const char *cand = r->strings[ix->slots[h] - 1];

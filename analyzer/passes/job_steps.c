@@ -7,12 +7,7 @@
 
 #include "partial.h"
 #include "steps.h"
-
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
-}
+#include "util/cmp.h"
 
 int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
 {
@@ -75,7 +70,7 @@ void tsa_job_step_stats(tsa_analysis *a)
             cnt++;
         }
         if (d && nd) {
-            qsort(d, nd, sizeof *d, cmp_i64);
+            qsort(d, nd, sizeof *d, tsa_cmp_i64);
             a->ranks[i].median_step_ns = d[nd / 2];
             if (med)
                 med[n_med++] = d[nd / 2];
@@ -83,7 +78,7 @@ void tsa_job_step_stats(tsa_analysis *a)
         free(d);
     }
     if (med && n_med) {
-        qsort(med, n_med, sizeof *med, cmp_i64);
+        qsort(med, n_med, sizeof *med, tsa_cmp_i64);
         a->median_step_ns = med[n_med / 2];
     }
     free(med);

@@ -1,14 +1,9 @@
 #include "throughput.h"
+#include "util/cmp.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
-}
 
 int64_t tsa_percentile_sorted(const int64_t *v, size_t n, double p)
 {
@@ -54,7 +49,7 @@ int tsa_throughput_compute(tsa_analysis *a)
     }
     t->n_steps = n;
     memcpy(sorted, t->step_ns, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_i64);
+    qsort(sorted, n, sizeof *sorted, tsa_cmp_i64);
     t->step_p50_ns = tsa_percentile_sorted(sorted, n, 50);
     t->step_p95_ns = tsa_percentile_sorted(sorted, n, 95);
     t->step_p99_ns = tsa_percentile_sorted(sorted, n, 99);

@@ -33,14 +33,6 @@ void tsa_hta_view_print(FILE *out, const tsa_analysis *a)
     }
 }
 
-static void num(cJSON *o, const char *k, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, v);
-}
-
 void tsa_hta_view_add_json(cJSON *root, const tsa_analysis *a)
 {
     if (a->opt.window != TSA_WINDOW_GPU_SPAN)
@@ -54,15 +46,15 @@ void tsa_hta_view_add_json(cJSON *root, const tsa_analysis *a)
         tsa_hta_shares h;
         tsa_hta_shares_of(r, &h);
         cJSON *x = cJSON_CreateObject();
-        num(x, "rank", r->rank);
+        tsa_json_add_num(x, "rank", r->rank);
         tsa_json_add_i64(x, "span_ns", h.span_ns);
         tsa_json_add_i64(x, "compute_ns", h.compute_ns);
         tsa_json_add_i64(x, "non_compute_ns", h.non_compute_ns);
         tsa_json_add_i64(x, "idle_ns", h.idle_ns);
-        num(x, "compute_pct", h.compute_pct);
-        num(x, "non_compute_pct", h.non_compute_pct);
-        num(x, "idle_pct", h.idle_pct);
-        num(x, "overlap_pct", h.overlap_pct);
+        tsa_json_add_num(x, "compute_pct", h.compute_pct);
+        tsa_json_add_num(x, "non_compute_pct", h.non_compute_pct);
+        tsa_json_add_num(x, "idle_pct", h.idle_pct);
+        tsa_json_add_num(x, "overlap_pct", h.overlap_pct);
         cJSON_AddItemToArray(ranks, x);
     }
 }

@@ -5,14 +5,6 @@
 #include "util/json_int.h"
 #include "memory_view.h"
 
-static void num_or_null(cJSON *o, const char *k, double v)
-{
-    if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, v);
-}
-
 static cJSON *rank_json(const tsa_mem_rank *m)
 {
     cJSON *x = cJSON_CreateObject();
@@ -32,12 +24,12 @@ static cJSON *rank_json(const tsa_mem_rank *m)
         cJSON_AddNullToObject(x, "capacity_bytes");
         cJSON_AddNullToObject(x, "headroom_bytes");
     }
-    num_or_null(x, "peak_share", m->peak_share);
+    tsa_json_add_num(x, "peak_share", m->peak_share);
     cJSON_AddNumberToObject(x, "steps", (double)m->steps);
     tsa_json_add_u64(x, "first_step_reserved_bytes", m->first_step_bytes);
     tsa_json_add_u64(x, "last_step_reserved_bytes", m->last_step_bytes);
     tsa_json_add_i64(x, "growth_bytes_per_step", m->growth_per_step);
-    num_or_null(x, "growth_share", m->growth_share);
+    tsa_json_add_num(x, "growth_share", m->growth_share);
     if (!m->allocs_seen) { /* profiler totals only: no allocation was seen */
         static const char *const unknown[] = {"allocs_per_step", "churn_bytes_per_step",
                                               "churn_share", "allocs", "frees", "alloc_bytes"};
@@ -45,9 +37,9 @@ static cJSON *rank_json(const tsa_mem_rank *m)
             cJSON_AddNullToObject(x, unknown[i]);
         return x;
     }
-    num_or_null(x, "allocs_per_step", m->steps ? m->allocs_per_step : NAN);
+    tsa_json_add_num(x, "allocs_per_step", m->steps ? m->allocs_per_step : NAN);
     tsa_json_add_u64(x, "churn_bytes_per_step", m->churn_bytes_per_step);
-    num_or_null(x, "churn_share", m->churn_share);
+    tsa_json_add_num(x, "churn_share", m->churn_share);
     tsa_json_add_u64(x, "allocs", m->allocs);
     tsa_json_add_u64(x, "frees", m->frees);
     tsa_json_add_u64(x, "alloc_bytes", m->alloc_bytes);

@@ -17,14 +17,6 @@
 
 #define TSA_JSON_SCHEMA_VERSION 1
 
-static void num(cJSON *o, const char *k, double v)
-{
-    if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, v);
-}
-
 static void str(cJSON *o, const char *k, const char *v)
 {
     if (v)
@@ -37,7 +29,7 @@ static cJSON *budget_json(const tsa_budget *b, int gpu)
 {
     cJSON *o = cJSON_CreateObject();
     tsa_json_add_i64(o, "wall_ns", b->wall_ns);
-    num(o, "mfu", b->mfu);
+    tsa_json_add_num(o, "mfu", b->mfu);
     cJSON *lines = cJSON_AddArrayToObject(o, "lines");
     for (int l = 0; l < TSA_BL_COUNT; l++) {
         cJSON *x = cJSON_CreateObject();
@@ -59,7 +51,7 @@ static cJSON *overlap_json(const tsa_overlap *ov)
     tsa_json_add_i64(o, "exposed_wait_ns", ov->exposed_wait_ns);
     tsa_json_add_i64(o, "exposed_transfer_ns", ov->exposed_transfer_ns);
     /* null without communication: 0% would claim exposed communication */
-    num(o, "overlap_pct", ov->comm_ns ? 100.0 * (double)ov->overlapped_ns / (double)ov->comm_ns
+    tsa_json_add_num(o, "overlap_pct", ov->comm_ns ? 100.0 * (double)ov->overlapped_ns / (double)ov->comm_ns
                                       : NAN);
     return o;
 }
@@ -92,7 +84,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         tsa_json_add_u64(x, "bytes", c->bytes);
         tsa_json_add_u64(x, "bytes_unknown_count", c->bytes_unknown);
         tsa_json_add_i64(x, "ns", c->ns);
-        num(x, "busbw_gbps", c->busbw_gbps);
+        tsa_json_add_num(x, "busbw_gbps", c->busbw_gbps);
         tsa_json_add_i64(x, "exposed_ns", c->exposed_ns);
         tsa_json_add_i64(x, "exposed_wait_ns", c->exposed_wait_ns);
         cJSON *buckets = cJSON_AddArrayToObject(x, "size_buckets");
@@ -116,7 +108,7 @@ static void add_tables(cJSON *root, const tsa_analysis *a)
         tsa_json_add_u64(x, "bytes", a->copies[i].bytes);
         tsa_json_add_u64(x, "bytes_unknown_count", a->copies[i].bytes_unknown);
         tsa_json_add_i64(x, "ns", a->copies[i].ns);
-        num(x, "gbps", a->copies[i].gbps);
+        tsa_json_add_num(x, "gbps", a->copies[i].gbps);
         cJSON_AddItemToArray(copies, x);
     }
 }
@@ -127,13 +119,13 @@ static void add_ranks(cJSON *root, const tsa_analysis *a)
     for (size_t i = 0; i < a->n_ranks; i++) {
         const tsa_rank_result *r = &a->ranks[i];
         cJSON *x = cJSON_CreateObject();
-        num(x, "rank", r->rank);
+        tsa_json_add_num(x, "rank", r->rank);
         str(x, "host", r->host);
-        num(x, "steps_found", (double)r->steps_found);
+        tsa_json_add_num(x, "steps_found", (double)r->steps_found);
         tsa_json_add_i64(x, "window_start_ns", r->window_start_ns);
         tsa_json_add_i64(x, "window_end_ns", r->window_end_ns);
         tsa_json_add_i64(x, "median_step_ns", r->median_step_ns);
-        num(x, "flops", r->flops);
+        tsa_json_add_num(x, "flops", r->flops);
         cJSON_AddItemToObject(x, "budget", budget_json(&r->budget, r->gpu));
         cJSON_AddItemToObject(x, "overlap", overlap_json(&r->overlap));
         /* Phases that were not measured are null (phase_view.h). */
@@ -159,18 +151,18 @@ static void add_findings(cJSON *root, const tsa_analysis *a)
         cJSON *x = cJSON_CreateObject();
         str(x, "id", f->id);
         str(x, "severity", tsa_severity_name(f->severity));
-        num(x, "recoverable_s", f->recoverable_s);
+        tsa_json_add_num(x, "recoverable_s", f->recoverable_s);
         tsa_json_add_i64(x, "recoverable_ns", f->recoverable_ns);
         str(x, "confidence_cap", f->confidence_cap ? tsa_confidence_name(f->confidence_cap) : NULL);
         if (f->rank >= 0)
-            num(x, "rank", f->rank);
+            tsa_json_add_num(x, "rank", f->rank);
         else
             cJSON_AddNullToObject(x, "rank");
         str(x, "title", f->title);
         str(x, "fix", f->fix);
         cJSON *n = cJSON_AddObjectToObject(x, "numbers");
         for (size_t k = 0; k < f->n_numbers; k++)
-            num(n, f->numbers[k].name, f->numbers[k].value);
+            tsa_json_add_num(n, f->numbers[k].name, f->numbers[k].value);
         tsa_hang_add_json(x, a->hang, f); /* DIST.HANG etc.: op, comm, seq, ranks */
         cJSON_AddItemToArray(arr, x);
     }
@@ -188,7 +180,7 @@ static void add_confidence(cJSON *root, const tsa_analysis *a)
     cJSON *dup = cJSON_AddArrayToObject(root, "duplicate_ranks");
     for (size_t i = 0; i < a->job->n_duplicates; i++) {
         cJSON *x = cJSON_CreateObject();
-        num(x, "rank", a->job->duplicates[i].rank);
+        tsa_json_add_num(x, "rank", a->job->duplicates[i].rank);
         str(x, "kept", a->job->duplicates[i].kept_file);
         str(x, "left_out", a->job->duplicates[i].dropped_file);
         cJSON_AddItemToArray(dup, x);
@@ -199,9 +191,9 @@ static void add_throughput(cJSON *root, const tsa_analysis *a)
 {
     const tsa_throughput *t = &a->throughput;
     cJSON *o = cJSON_AddObjectToObject(root, "throughput");
-    num(o, "steps_per_s", t->steps_per_s);
-    num(o, "samples_per_s", t->samples_per_s);
-    num(o, "tokens_per_s", t->tokens_per_s);
+    tsa_json_add_num(o, "steps_per_s", t->steps_per_s);
+    tsa_json_add_num(o, "samples_per_s", t->samples_per_s);
+    tsa_json_add_num(o, "tokens_per_s", t->tokens_per_s);
     tsa_json_add_i64(o, "step_p50_ns", t->step_p50_ns);
     tsa_json_add_i64(o, "step_p95_ns", t->step_p95_ns);
     tsa_json_add_i64(o, "step_p99_ns", t->step_p99_ns);
@@ -216,26 +208,26 @@ char *tsa_report_json(const tsa_analysis *a)
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return NULL;
-    num(root, "schema_version", TSA_JSON_SCHEMA_VERSION);
+    tsa_json_add_num(root, "schema_version", TSA_JSON_SCHEMA_VERSION);
     str(root, "dir", job->dir);
     str(root, "run_id", job->run_id);
     tsa_json_add_i64(root, "wall_ns", a->wall_ns);
-    num(root, "ranks", (double)job->n_ranks);
-    num(root, "hosts", (double)a->hosts);
-    num(root, "steps", (double)a->steps);
+    tsa_json_add_num(root, "ranks", (double)job->n_ranks);
+    tsa_json_add_num(root, "hosts", (double)a->hosts);
+    tsa_json_add_num(root, "steps", (double)a->steps);
     cJSON *st = cJSON_AddObjectToObject(root, "step_detection");
     str(st, "method", tsa_step_method_name(a->method));
-    num(st, "found", (double)a->steps_total);
-    num(st, "warmup", a->warmup);
+    tsa_json_add_num(st, "found", (double)a->steps_total);
+    tsa_json_add_num(st, "warmup", a->warmup);
     tsa_json_add_i64(st, "median_step_ns", a->median_step_ns);
-    num(st, "cv", a->step_cv);
+    tsa_json_add_num(st, "cv", a->step_cv);
     cJSON_AddBoolToObject(root, "gpu_records", a->gpu);
     cJSON *dev = cJSON_AddObjectToObject(root, "device");
     str(dev, "name", a->device_name);
     str(dev, "dtype", tsa_dtype_name(a->dtype));
-    num(dev, "peak_flops", a->peak_flops > 0 ? a->peak_flops : NAN);
+    tsa_json_add_num(dev, "peak_flops", a->peak_flops > 0 ? a->peak_flops : NAN);
     str(dev, "peak_source", a->peak_source);
-    num(root, "flops", a->flops > 0 ? a->flops : NAN);
+    tsa_json_add_num(root, "flops", a->flops > 0 ? a->flops : NAN);
     str(root, "flops_source", a->flops_source);
     cJSON_AddItemToObject(root, "budget", budget_json(&a->budget, a->gpu));
     cJSON_AddItemToObject(root, "overlap", overlap_json(&a->overlap));
@@ -244,7 +236,7 @@ char *tsa_report_json(const tsa_analysis *a)
     str(v, "kind", tsa_verdict_name(a->verdict));
     str(v, "reason", a->verdict_reason);
     if (a->verdict_rank >= 0)
-        num(v, "rank", a->verdict_rank);
+        tsa_json_add_num(v, "rank", a->verdict_rank);
     else
         cJSON_AddNullToObject(v, "rank");
     str(v, "host", a->verdict_host);

@@ -6,14 +6,7 @@
 #include "model/analysis.h"
 #include "load/rank_telemetry.h"
 #include "telemetry_json.h"
-
-static void num(cJSON *o, const char *k, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
-}
+#include "util/json_int.h"
 
 static void cpu_json(cJSON *x, const tsa_rank *r, const tsa_rank_result *rr)
 {
@@ -24,18 +17,18 @@ static void cpu_json(cJSON *x, const tsa_rank *r, const tsa_rank_result *rr)
         return;
     }
     cJSON *o = cJSON_AddObjectToObject(x, "cpu");
-    num(o, "busy_pct", c.busy_pct);
-    num(o, "threads", c.threads);
+    tsa_json_add_num(o, "busy_pct", c.busy_pct);
+    tsa_json_add_num(o, "threads", c.threads);
     if (c.quota_cpus > 0)
-        num(o, "quota_cpus", c.quota_cpus);
+        tsa_json_add_num(o, "quota_cpus", c.quota_cpus);
     else
         cJSON_AddNullToObject(o, "quota_cpus");
-    num(o, "affinity_cpus", c.affinity_cpus);
-    num(o, "online_cpus", c.online_cpus);
-    num(o, "runnable_mean", c.runnable_mean);
-    num(o, "workers", (double)c.workers);
-    num(o, "worker_cpu_mean", c.worker_cpus_mean);
-    num(o, "samples", (double)c.samples);
+    tsa_json_add_num(o, "affinity_cpus", c.affinity_cpus);
+    tsa_json_add_num(o, "online_cpus", c.online_cpus);
+    tsa_json_add_num(o, "runnable_mean", c.runnable_mean);
+    tsa_json_add_num(o, "workers", (double)c.workers);
+    tsa_json_add_num(o, "worker_cpu_mean", c.worker_cpus_mean);
+    tsa_json_add_num(o, "samples", (double)c.samples);
 }
 
 static void gpu_json(cJSON *x, const tsa_rank *r, const tsa_rank_result *rr)
@@ -47,21 +40,21 @@ static void gpu_json(cJSON *x, const tsa_rank *r, const tsa_rank_result *rr)
         return;
     }
     cJSON *o = cJSON_AddObjectToObject(x, "gpu_telemetry");
-    num(o, "device", g.device);
+    tsa_json_add_num(o, "device", g.device);
     if (r->telemetry && r->telemetry->gpu_name[0])
         cJSON_AddStringToObject(o, "name", r->telemetry->gpu_name);
-    num(o, "sm_clock_mhz_mean", g.sm_clock_mean);
-    num(o, "sm_clock_mhz_min", g.sm_clock_min);
-    num(o, "max_sm_clock_mhz", g.max_sm_clock);
-    num(o, "throttled_share", g.throttled_share);
-    num(o, "throttle_reasons", (double)g.reasons);
-    num(o, "temp_c_max", g.temp_max);
-    num(o, "power_w_max", g.power_max_w);
+    tsa_json_add_num(o, "sm_clock_mhz_mean", g.sm_clock_mean);
+    tsa_json_add_num(o, "sm_clock_mhz_min", g.sm_clock_min);
+    tsa_json_add_num(o, "max_sm_clock_mhz", g.max_sm_clock);
+    tsa_json_add_num(o, "throttled_share", g.throttled_share);
+    tsa_json_add_num(o, "throttle_reasons", (double)g.reasons);
+    tsa_json_add_num(o, "temp_c_max", g.temp_max);
+    tsa_json_add_num(o, "power_w_max", g.power_max_w);
     if (g.util_mean >= 0)
-        num(o, "util_pct_mean", g.util_mean);
+        tsa_json_add_num(o, "util_pct_mean", g.util_mean);
     else
         cJSON_AddNullToObject(o, "util_pct_mean");
-    num(o, "ecc_uncorrected_new", (double)g.ecc_new);
+    tsa_json_add_num(o, "ecc_uncorrected_new", (double)g.ecc_new);
 }
 
 void tsa_telemetry_json(void *rank_object, const tsa_analysis *a, size_t i)

@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 int tsa_json_add_i64(void *o, const char *key, int64_t v)
@@ -23,4 +24,11 @@ void *tsa_json_i64(int64_t v)
     char buf[24];
     snprintf(buf, sizeof buf, "%" PRId64, v);
     return cJSON_CreateRaw(buf);
+}
+
+int tsa_json_add_num(void *o, const char *key, double v)
+{
+    cJSON *x = isfinite(v) ? cJSON_AddNumberToObject((cJSON *)o, key, v)
+                           : cJSON_AddNullToObject((cJSON *)o, key);
+    return x ? 0 : -1;
 }

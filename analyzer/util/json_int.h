@@ -11,6 +11,9 @@
 int tsa_json_add_i64(void *cjson_object, const char *key, int64_t v);
 int tsa_json_add_u64(void *cjson_object, const char *key, uint64_t v);
 
+/* Adds "key": v, or "key": null when v is not finite (NaN: unknown). */
+int tsa_json_add_num(void *cjson_object, const char *key, double v);
+
 /* A cJSON number item written as the exact integer, for arrays. */
 void *tsa_json_i64(int64_t v);
 
