@@ -1,5 +1,5 @@
-/* Numbers given to command-line options of the views' commands (trace,
- * diff, batch): the whole argument must be the number. */
+/* Numbers given to command-line options of the commands (trace, diff,
+ * batch): the whole argument must be the number. */
 #ifndef TSA_CLI_NUMBER_H
 #define TSA_CLI_NUMBER_H
 

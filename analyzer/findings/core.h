@@ -1,4 +1,4 @@
-/* Findings of the core passes: COMM.EXPOSED, DATA.STALL, HOST.LAUNCH_BOUND,
+/* Findings of the budget and the load (the core family): COMM.EXPOSED, DATA.STALL, HOST.LAUNCH_BOUND,
  * EFF.LOW_MFU, STEP.IRREGULAR, LOAD.PROBLEMS, LOAD.DROPPED, LOAD.OTHER_RUNS.
  * Thresholds are documented in docs/report.md. */
 #ifndef TSA_FINDINGS_CORE_H

@@ -1,5 +1,5 @@
 /* HW.THROTTLE, HOST.CPU_OVERSUBSCRIBED and HOST.DATALOADER from the
- * telemetry samples (findings_telemetry.c; thresholds in docs/report.md). */
+ * telemetry samples (telemetry.c; thresholds in docs/report.md). */
 #ifndef TSA_FINDINGS_TELEMETRY_H
 #define TSA_FINDINGS_TELEMETRY_H
 

@@ -1,6 +1,6 @@
 /* Name tables for Kineto input: which PyTorch collective or NCCL kernel is
  * which NCCL operation, and torch dtype names.  Kernel categories come from
- * the core's one categorizer (core/kernel_category.c), as for dumps. */
+ * the one categorizer (load/kernel_category.c), as for dumps. */
 #include "kineto_internal.h"
 
 #include <string.h>

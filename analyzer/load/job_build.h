@@ -1,5 +1,5 @@
 /* Building a tsa_job in memory: used by the dump loader, by the
- * torch.profiler importer (analyzer/views) and by tests.
+ * torch.profiler importer (kineto_build.c) and by tests.
  *
  *   tsa_job *job = tsa_job_new("dir");
  *   tsa_rank *r = tsa_job_add_rank(job);     // pointer valid until the next add_rank

@@ -21,7 +21,8 @@ int tsa_kineto_dir(const char *dir);
 int tsa_kineto_list(const char *dir, char ***paths, size_t *n);
 
 /* Load every Kineto trace in dir into a new job (ranks sorted by rank; free
- * it with the core's tsa_job_free, core/job_load.h).  Returns 0 when all files parsed cleanly, 1 when some had problems (each
+ * it with tsa_job_free, load/job_build.h).  Returns 0 when all files
+ * parsed cleanly, 1 when some had problems (each
  * one is in job->problems with the file and byte offset; the events before
  * a parse error are kept), 2 when nothing could be read (then *out is NULL
  * and an explanation was printed to stderr). */
@@ -42,7 +43,7 @@ int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa
 int tsa_kineto_finish(tsa_job *job);
 
 /* Parse one trace file into *rank (zeroed first; free its contents with
- * the core's tsa_rank_free_contents, core/job_build.h).  Returns 0, or -1
+ * tsa_rank_free_contents, load/job_build.h).  Returns 0, or -1
  * with a message naming the byte offset in err (the events before the
  * error stay in *rank). */
 int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *stats,

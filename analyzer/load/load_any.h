@@ -1,6 +1,6 @@
-/* Loading "a job directory" whatever it holds: tscope dumps (the core's
- * loader) or torch.profiler traces (kineto.h).  Every views command loads
- * through here; the report command can too. */
+/* Loading "a job directory" whatever it holds: tscope dumps (job_load.h)
+ * or torch.profiler traces (kineto_load.h).  Every command that analyses a
+ * job loads through here. */
 #ifndef TSA_VIEWS_JOB_H
 #define TSA_VIEWS_JOB_H
 

@@ -1,6 +1,6 @@
 /* GPU and host telemetry of one rank (format 1.1 kinds 0x40-0x43 and the
  * telemetry metadata), as loaded, and its summary over an analysis window.
- * docs/report.md defines the figures; findings_telemetry.c uses them. */
+ * docs/report.md defines the figures; findings/telemetry.c uses them. */
 #ifndef TSA_TELEMETRY_H
 #define TSA_TELEMETRY_H
 

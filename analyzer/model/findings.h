@@ -44,7 +44,7 @@ typedef struct tsa_finding {
     tsa_number numbers[TSA_FINDING_MAX_NUMBERS];
     size_t n_numbers;
     /* --- appended: recoverable attribution and confidence --- */
-    /* Set by the attribution pass (analyzer/core/attribution.h): this
+    /* Set by the attribution pass (analyzer/findings/attribution.h): this
      * finding's disjoint share of the job wall, in ns per rank; the job's
      * findings sum to at most the wall.  recoverable_s is then this / 1e9.
      * Before that pass, recoverable_s is what the rule asks for. */

@@ -162,7 +162,7 @@ typedef struct tsa_range {      /* NVTX range or annotation */
     uint32_t name;              /* index into strings */
 } tsa_range;
 
-/* One training step on one rank, found by the step pass (analyzer/core). */
+/* One training step on one rank, found by the step pass (analyzer/passes/steps.h). */
 typedef struct tsa_step {
     int64_t start_ns, end_ns;   /* own clock */
     int64_t compute_ns;         /* busy computing (GPU kernels, or host time between collectives) */
@@ -172,7 +172,7 @@ typedef struct tsa_step {
     int warmup;                 /* 1 when skipped as warm-up */
 } tsa_step;
 
-/* One device memory operation (v1.1 dumps), see analyzer/core/memory.h. */
+/* One device memory operation (v1.1 dumps), see analyzer/load/memory_timeline.h. */
 typedef enum tsa_mem_op {
     TSA_MEM_ALLOC = 0,          /* bytes taken */
     TSA_MEM_FREE = 1,           /* bytes given back */
@@ -235,16 +235,16 @@ typedef struct tsa_rank {
     tsa_rank_end end;
 
     /* Capacities of the arrays above, used by the tsa_rank_add_* builders
-     * (analyzer/core/job_build.h); 0 for arrays filled another way. */
+     * (analyzer/load/job_build.h); 0 for arrays filled another way. */
     size_t cap_nccl, cap_kernels, cap_copies, cap_syncs, cap_gemms, cap_apis,
         cap_ranges, cap_threads, cap_strings;
     void *string_index;  /* private to job_build.c: string interning table */
     /* --- appended: what the capture lost (dump metadata) --- */
     uint64_t dropped_write_bytes;   /* bytes the writer could not write (full disk, I/O error) */
     uint64_t cupti_dropped_records; /* GPU activity records CUPTI dropped */
-    /* --- appended: GPU and host telemetry (analyzer/core/rank_telemetry.h), NULL none --- */
+    /* --- appended: GPU and host telemetry (analyzer/load/rank_telemetry.h), NULL none --- */
     struct tsa_telemetry *telemetry;
-    /* --- appended: device memory (analyzer/core/memory.h) --- */
+    /* --- appended: device memory (analyzer/load/memory_timeline.h) --- */
     tsa_mem_event *mem;  size_t n_mem, cap_mem;  /* in arrival order until the memory pass sorts them */
     uint64_t mem_total_bytes;   /* device memory: cuMemGetInfo total, else device_mem_bytes; 0 unknown */
     uint64_t mem_free_bytes;    /* cuMemGetInfo free at start; 0 unknown */
@@ -252,7 +252,7 @@ typedef struct tsa_rank {
     /* --- appended: a remote rank (tscope-report-mpi).  Its bulk records
      * (kernels, copies, syncs, GEMMs, API calls, ranges) stayed on the
      * process that loaded it, which runs the per-rank stages on them
-     * (analyzer/core/rank_stages.h); here those arrays are empty, and of
+     * (analyzer/passes/rank_stages.h); here those arrays are empty, and of
      * its strings only the names of its threads and telemetry tasks are
      * kept (the others NULL, no intern table: add nothing to it).  All 0
      * for a rank that holds its records. --- */
@@ -269,7 +269,7 @@ static inline uint64_t tsa_rank_kernel_count(const tsa_rank *r)
 }
 
 /* A dump left out because another dump of the same run claims its rank
- * (analyzer/core/dup_ranks.h). */
+ * (analyzer/load/dup_ranks.h). */
 typedef struct tsa_duplicate {
     int32_t rank;
     char *kept_file;            /* the dump analysed for that rank */

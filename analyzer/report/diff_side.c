@@ -1,4 +1,4 @@
-/* A diff side from the core's analysis of one run. */
+/* A diff side from the analysis of one run. */
 #include "diff_side.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Filling a diff side (diff.h) from the core's analysis. */
+/* Filling a diff side (diff.h) from an analysis. */
 #ifndef TSA_DIFF_SIDE_H
 #define TSA_DIFF_SIDE_H
 

@@ -1,4 +1,4 @@
-/* JSON string escaping for everything the views part writes by hand
+/* JSON string escaping for everything the renderers write by hand
  * (trace export, batch rows): names come from kernels, threads and hosts
  * and may hold quotes, backslashes, control bytes or broken UTF-8. */
 #ifndef TSA_JSON_ESCAPE_H

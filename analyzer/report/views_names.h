@@ -1,4 +1,4 @@
-/* Display names the views part prints (trace export, diff, batch). */
+/* Display names the trace export and the diff print. */
 #ifndef TSA_VIEWS_NAMES_H
 #define TSA_VIEWS_NAMES_H
 

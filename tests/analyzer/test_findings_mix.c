@@ -1,4 +1,4 @@
-/* The advisory findings of findings_mix.h: MEM.COPIES, MEM.FILLS,
+/* The advisory findings (analyzer/findings/mix.h, sync.h, nth.h): MEM.COPIES, MEM.FILLS,
  * MEM.PAGEABLE, EFF.FP32_GEMM, HOST.SYNC, DATA.EVERY_NTH.
  *
  *  - ground truth: generated dumps (gen_job.h) with a known kernel mix; each

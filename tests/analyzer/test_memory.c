@@ -1,4 +1,4 @@
-/* The memory pass (analyzer/core/memory.h) and the MEM.* findings.
+/* The memory pass (analyzer/passes/memory.h) and the MEM.* findings.
  *
  *  - timeline: pool sizes replace async live bytes, frees below zero stop
  *    at zero, same-instant ordering, peak and its time, exact;
