@@ -301,31 +301,31 @@ static uint64_t coll_prepare(call *c, size_t count, int dtype, int redop, int pe
     (const void *sendbuff, void *recvbuff, size_t count, tsc_nccl_dtype_t datatype,    \
      __VA_ARGS__, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
 #define WRAP_REDOP(id, name)                                                          \
-    WRAP_SHAPED(id, name, tsc_fn_allreduce, COLL_PARAMS(tsc_nccl_redop_t op), op,     \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_REDOP, COLL_PARAMS(tsc_nccl_redop_t op), op,     \
                 TSC_NO_PEER, (sendbuff, recvbuff, count, datatype, op, comm, stream))
 #define WRAP_PLAIN(id, name)                                                          \
-    WRAP_SHAPED(id, name, tsc_fn_allgather,                                           \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_PLAIN,                                           \
                 (const void *sendbuff, void *recvbuff, size_t count,                  \
                  tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream), \
                 -1, TSC_NO_PEER, (sendbuff, recvbuff, count, datatype, comm, stream))
 #define WRAP_ROOT(id, name)                                                           \
-    WRAP_SHAPED(id, name, tsc_fn_broadcast, COLL_PARAMS(int root), -1, root,          \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_ROOT, COLL_PARAMS(int root), -1, root,          \
                 (sendbuff, recvbuff, count, datatype, root, comm, stream))
 #define WRAP_REDOP_ROOT(id, name)                                                     \
-    WRAP_SHAPED(id, name, tsc_fn_reduce, COLL_PARAMS(tsc_nccl_redop_t op, int root), op, \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_REDOP_ROOT, COLL_PARAMS(tsc_nccl_redop_t op, int root), op, \
                 root, (sendbuff, recvbuff, count, datatype, op, root, comm, stream))
 #define WRAP_INPLACE_ROOT(id, name)                                                   \
-    WRAP_SHAPED(id, name, tsc_fn_bcast,                                               \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_INPLACE_ROOT,                                               \
                 (void *buff, size_t count, tsc_nccl_dtype_t datatype, int root,       \
                  tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
                 -1, root, (buff, count, datatype, root, comm, stream))
 #define WRAP_SEND(id, name)                                                           \
-    WRAP_SHAPED(id, name, tsc_fn_send,                                                \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_SEND,                                                \
                 (const void *sendbuff, size_t count, tsc_nccl_dtype_t datatype, int peer, \
                  tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
                 -1, peer, (sendbuff, count, datatype, peer, comm, stream))
 #define WRAP_RECV(id, name)                                                           \
-    WRAP_SHAPED(id, name, tsc_fn_recv,                                                \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_RECV,                                                \
                 (void *recvbuff, size_t count, tsc_nccl_dtype_t datatype, int peer,   \
                  tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
                 -1, peer, (recvbuff, count, datatype, peer, comm, stream))
