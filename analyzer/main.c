@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmds/commands.h"
 
 typedef struct command {
     const char *name;

@@ -40,7 +40,15 @@
  * different buffers) wait less for each other. */
 #define TSC_CUPTI_BUFFER_BYTES (2u << 20)
 #define TSC_CUPTI_MAX_BUFFERS 20u
-#define TSC_CUPTI_DEFAULT_FLUSH_MS 1000u
+/* CUPTI's worker hands over full buffers only once per flush period when
+ * one is set, so the pool must hold a period of records: at the highest
+ * launch rate (about 500,000 a second, some 180 MB/s of records) 100 ms
+ * fit in it, a second would not.  Partly filled buffers are not handed
+ * over by the period, so a shorter one costs a wake-up, not buffers. */
+#define TSC_CUPTI_DEFAULT_FLUSH_MS 100u
+/* How often the fold gives up on records that still wait for their pair
+ * (the other half of a launch lies in a buffer not yet handed over). */
+#define TSC_CUPTI_AGE_MS 1000u
 
 enum { ST_IDLE = 0, ST_RUNNING = 1, ST_STOPPED = 2 };
 
@@ -247,7 +255,7 @@ void tsc_cupti_drain_hook(void)
         return; /* never started here (or a forked child: the parent's buffers) */
     int any = drain_queue() > 0;
     uint64_t now = monotonic_ns();
-    if (now - g.last_age_ns >= (uint64_t)g.flush_ms * 1000000ull) {
+    if (now - g.last_age_ns >= (uint64_t)TSC_CUPTI_AGE_MS * 1000000ull) {
         g.last_age_ns = now;
         tsc_sink_age(&gpu_stream, clock_trusted());
         any = 1;

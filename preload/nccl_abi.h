@@ -88,4 +88,36 @@ typedef tsc_nccl_result_t (*tsc_fn_comm)(tsc_nccl_comm_t);
 typedef tsc_nccl_result_t (*tsc_fn_comm_query)(const tsc_nccl_comm_t, int *);
 typedef tsc_nccl_result_t (*tsc_fn_get_version)(int *);
 
+/* The type of each argument shape of the NCCL operations table
+ * (format/tsc_nccl_ops.h): the generated wrappers and the prototype check
+ * use them. */
+#define TSC_NCCL_SHAPE_REDOP tsc_fn_allreduce
+#define TSC_NCCL_SHAPE_PLAIN tsc_fn_allgather
+#define TSC_NCCL_SHAPE_ROOT tsc_fn_broadcast
+#define TSC_NCCL_SHAPE_INPLACE_ROOT tsc_fn_bcast
+#define TSC_NCCL_SHAPE_REDOP_ROOT tsc_fn_reduce
+#define TSC_NCCL_SHAPE_SEND tsc_fn_send
+#define TSC_NCCL_SHAPE_RECV tsc_fn_recv
+
+/* The type of each operation of the table whose wrapper is written by hand
+ * (ARGS OWN), by NAME, and of the queries the wrappers call: the prototype
+ * check (tests/capture/test_nccl_abi_protos.c) compares every one with
+ * nccl.h.  Adding such an operation: its typedef above and a line here. */
+#define TSC_NCCL_OWN_TYPES(X)                                                   \
+    X(GroupStart, tsc_fn_group)                                                 \
+    X(GroupEnd, tsc_fn_group)                                                   \
+    X(CommInitRank, tsc_fn_comm_init_rank)                                      \
+    X(CommInitRankConfig, tsc_fn_comm_init_rank_config)                         \
+    X(CommInitRankScalable, tsc_fn_comm_init_rank_scalable)                     \
+    X(CommInitAll, tsc_fn_comm_init_all)                                        \
+    X(CommSplit, tsc_fn_comm_split)                                             \
+    X(CommShrink, tsc_fn_comm_shrink)                                           \
+    X(CommFinalize, tsc_fn_comm)                                                \
+    X(CommDestroy, tsc_fn_comm)                                                 \
+    X(CommAbort, tsc_fn_comm)
+#define TSC_NCCL_QUERY_TYPES(X)                                                 \
+    X(CommUserRank, tsc_fn_comm_query)                                          \
+    X(CommCount, tsc_fn_comm_query)                                             \
+    X(GetVersion, tsc_fn_get_version)
+
 #endif

@@ -30,21 +30,21 @@
 
 /* ------------------------------------------------- real symbol lookup */
 
+/* One real symbol per operation of the table (format/tsc_nccl_ops.h), then
+ * the queries the wrappers call but do not interpose. */
 enum real_sym {
-    S_ALLREDUCE, S_ALLGATHER, S_REDUCESCATTER, S_BROADCAST, S_BCAST, S_REDUCE,
-    S_ALLTOALL, S_GATHER, S_SCATTER, S_SEND, S_RECV, S_GROUP_START, S_GROUP_END,
-    S_INIT_RANK, S_INIT_RANK_CONFIG, S_INIT_RANK_SCALABLE, S_INIT_ALL, S_SPLIT,
-    S_SHRINK, S_FINALIZE, S_DESTROY, S_ABORT, S_USER_RANK, S_COUNT, S_GET_VERSION,
+#define SYM_ENUM(id, code, name, kind, busbw, args) S_##id,
+    TSC_NCCL_OPS(SYM_ENUM)
+#undef SYM_ENUM
+    S_USER_RANK, S_COUNT, S_GET_VERSION,
     S_NSYMS
 };
 
 static const char *const sym_name[S_NSYMS] = {
-    "ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast", "ncclBcast",
-    "ncclReduce", "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclSend", "ncclRecv",
-    "ncclGroupStart", "ncclGroupEnd", "ncclCommInitRank", "ncclCommInitRankConfig",
-    "ncclCommInitRankScalable", "ncclCommInitAll", "ncclCommSplit", "ncclCommShrink",
-    "ncclCommFinalize", "ncclCommDestroy", "ncclCommAbort", "ncclCommUserRank",
-    "ncclCommCount", "ncclGetVersion",
+#define SYM_NAME(id, code, name, kind, busbw, args) "nccl" #name,
+    TSC_NCCL_OPS(SYM_NAME)
+#undef SYM_NAME
+    "ncclCommUserRank", "ncclCommCount", "ncclGetVersion",
 };
 
 static _Atomic(void *) sym_ptr[S_NSYMS];
@@ -168,21 +168,13 @@ static inline void call_start(call *c)
 }
 
 /* The exported name of a call that can block (for the hang watchdog's
- * message): the collectives and send/recv are numbered in the order of
- * enum real_sym. */
+ * message): collectives, send/recv, GroupEnd, communicator creation. */
 static const char *blocking_call_name(uint8_t op)
 {
-    _Static_assert(TSC_NCCL_RECV - TSC_NCCL_ALLREDUCE == S_RECV - S_ALLREDUCE,
-                   "op and symbol tables are in the same order");
-    if (op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_RECV)
-        return sym_name[S_ALLREDUCE + (op - TSC_NCCL_ALLREDUCE)];
-    switch (op) {
-    case TSC_NCCL_GROUP_END: return sym_name[S_GROUP_END];
-    case TSC_NCCL_COMM_INIT_RANK: return sym_name[S_INIT_RANK];
-    case TSC_NCCL_COMM_INIT_RANK_CONFIG: return sym_name[S_INIT_RANK_CONFIG];
-    case TSC_NCCL_COMM_INIT_RANK_SCALABLE: return sym_name[S_INIT_RANK_SCALABLE];
-    default: return "nccl call";
-    }
+    if (tsc_nccl_op_is_sequenced(op) || op == TSC_NCCL_GROUP_END ||
+        tsc_nccl_op_kind(op) == TSC_NCCL_KIND_INIT)
+        return tsc_nccl_op_symbol(op);
+    return "nccl call";
 }
 
 /* The entry marker, after the clock started: the descriptor interned for
@@ -349,102 +341,53 @@ coll_prepare(call *c, size_t count, int dtype, int redop, int peer, tsc_nccl_com
         return rc;                                                             \
     } while (0)
 
-EXPORT tsc_nccl_result_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
-                                       tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op,
-                                       tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_allreduce, S_ALLREDUCE, TSC_NCCL_ALLREDUCE,
-                    coll_prepare(&c, count, datatype, op, TSC_NO_PEER, comm, stream),
-                    (sendbuff, recvbuff, count, datatype, op, comm, stream));
-}
+/* The wrapper of an operation whose arguments have one of the table's
+ * shapes (format/tsc_nccl_ops.h): nccl<NAME> with the shape's parameters
+ * (PARAMS), recording the call as op ID with its reduction op and its root
+ * or peer, and calling the real function with ARGS. */
+#define WRAP_SHAPED(id, name, fn_type, PARAMS, REDOP, PEER, ARGS)                     \
+    EXPORT tsc_nccl_result_t nccl##name PARAMS                                        \
+    {                                                                                 \
+        COLLECTIVE_CALL(fn_type, S_##id, TSC_NCCL_##id,                               \
+                        coll_prepare(&c, count, datatype, REDOP, PEER, comm, stream), ARGS); \
+    }
+#define COLL_PARAMS(...)                                                              \
+    (const void *sendbuff, void *recvbuff, size_t count, tsc_nccl_dtype_t datatype,    \
+     __VA_ARGS__, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
+#define WRAP_REDOP(id, name)                                                          \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_REDOP, COLL_PARAMS(tsc_nccl_redop_t op), op,     \
+                TSC_NO_PEER, (sendbuff, recvbuff, count, datatype, op, comm, stream))
+#define WRAP_PLAIN(id, name)                                                          \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_PLAIN,                                           \
+                (const void *sendbuff, void *recvbuff, size_t count,                  \
+                 tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream), \
+                -1, TSC_NO_PEER, (sendbuff, recvbuff, count, datatype, comm, stream))
+#define WRAP_ROOT(id, name)                                                           \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_ROOT, COLL_PARAMS(int root), -1, root,          \
+                (sendbuff, recvbuff, count, datatype, root, comm, stream))
+#define WRAP_REDOP_ROOT(id, name)                                                     \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_REDOP_ROOT, COLL_PARAMS(tsc_nccl_redop_t op, int root), op, \
+                root, (sendbuff, recvbuff, count, datatype, op, root, comm, stream))
+#define WRAP_INPLACE_ROOT(id, name)                                                   \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_INPLACE_ROOT,                                               \
+                (void *buff, size_t count, tsc_nccl_dtype_t datatype, int root,       \
+                 tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
+                -1, root, (buff, count, datatype, root, comm, stream))
+#define WRAP_SEND(id, name)                                                           \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_SEND,                                                \
+                (const void *sendbuff, size_t count, tsc_nccl_dtype_t datatype, int peer, \
+                 tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
+                -1, peer, (sendbuff, count, datatype, peer, comm, stream))
+#define WRAP_RECV(id, name)                                                           \
+    WRAP_SHAPED(id, name, TSC_NCCL_SHAPE_RECV,                                                \
+                (void *recvbuff, size_t count, tsc_nccl_dtype_t datatype, int peer,   \
+                 tsc_nccl_comm_t comm, tsc_cuda_stream_t stream),                     \
+                -1, peer, (recvbuff, count, datatype, peer, comm, stream))
+#define WRAP_OWN(id, name) /* written by hand below */
 
-EXPORT tsc_nccl_result_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
-                                       tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm,
-                                       tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_allgather, S_ALLGATHER, TSC_NCCL_ALLGATHER,
-                    coll_prepare(&c, sendcount, datatype, -1, TSC_NO_PEER, comm, stream),
-                    (sendbuff, recvbuff, sendcount, datatype, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
-                                           size_t recvcount, tsc_nccl_dtype_t datatype,
-                                           tsc_nccl_redop_t op, tsc_nccl_comm_t comm,
-                                           tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_reducescatter, S_REDUCESCATTER, TSC_NCCL_REDUCESCATTER,
-                    coll_prepare(&c, recvcount, datatype, op, TSC_NO_PEER, comm, stream),
-                    (sendbuff, recvbuff, recvcount, datatype, op, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
-                                       tsc_nccl_dtype_t datatype, int root,
-                                       tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_broadcast, S_BROADCAST, TSC_NCCL_BROADCAST,
-                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
-                    (sendbuff, recvbuff, count, datatype, root, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclBcast(void *buff, size_t count, tsc_nccl_dtype_t datatype,
-                                   int root, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_bcast, S_BCAST, TSC_NCCL_BCAST,
-                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
-                    (buff, count, datatype, root, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
-                                    tsc_nccl_dtype_t datatype, tsc_nccl_redop_t op, int root,
-                                    tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_reduce, S_REDUCE, TSC_NCCL_REDUCE,
-                    coll_prepare(&c, count, datatype, op, root, comm, stream),
-                    (sendbuff, recvbuff, count, datatype, op, root, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
-                                      tsc_nccl_dtype_t datatype, tsc_nccl_comm_t comm,
-                                      tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_alltoall, S_ALLTOALL, TSC_NCCL_ALLTOALL,
-                    coll_prepare(&c, count, datatype, -1, TSC_NO_PEER, comm, stream),
-                    (sendbuff, recvbuff, count, datatype, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
-                                    tsc_nccl_dtype_t datatype, int root, tsc_nccl_comm_t comm,
-                                    tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_gather, S_GATHER, TSC_NCCL_GATHER,
-                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
-                    (sendbuff, recvbuff, count, datatype, root, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
-                                     tsc_nccl_dtype_t datatype, int root, tsc_nccl_comm_t comm,
-                                     tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_scatter, S_SCATTER, TSC_NCCL_SCATTER,
-                    coll_prepare(&c, count, datatype, -1, root, comm, stream),
-                    (sendbuff, recvbuff, count, datatype, root, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclSend(const void *sendbuff, size_t count, tsc_nccl_dtype_t datatype,
-                                  int peer, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_send, S_SEND, TSC_NCCL_SEND,
-                    coll_prepare(&c, count, datatype, -1, peer, comm, stream),
-                    (sendbuff, count, datatype, peer, comm, stream));
-}
-
-EXPORT tsc_nccl_result_t ncclRecv(void *recvbuff, size_t count, tsc_nccl_dtype_t datatype,
-                                  int peer, tsc_nccl_comm_t comm, tsc_cuda_stream_t stream)
-{
-    COLLECTIVE_CALL(tsc_fn_recv, S_RECV, TSC_NCCL_RECV,
-                    coll_prepare(&c, count, datatype, -1, peer, comm, stream),
-                    (recvbuff, count, datatype, peer, comm, stream));
-}
+#define WRAP(id, code, name, kind, busbw, args) WRAP_##args(id, name)
+TSC_NCCL_OPS(WRAP)
+#undef WRAP
 
 /* --------------------------------------------------------------- groups */
 
@@ -532,9 +475,9 @@ static tsc_nccl_result_t init_rank_end(call *c, tsc_nccl_result_t rc, tsc_nccl_c
 EXPORT tsc_nccl_result_t ncclCommInitRank(tsc_nccl_comm_t *comm, int nranks,
                                           tsc_nccl_unique_id commId, int rank)
 {
-    tsc_fn_comm_init_rank real = (tsc_fn_comm_init_rank)real_sym(S_INIT_RANK);
+    tsc_fn_comm_init_rank real = (tsc_fn_comm_init_rank)real_sym(S_COMM_INIT_RANK);
     if (!real)
-        return no_nccl(S_INIT_RANK);
+        return no_nccl(S_COMM_INIT_RANK);
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK))
         return real(comm, nranks, commId, rank);
@@ -549,9 +492,9 @@ EXPORT tsc_nccl_result_t ncclCommInitRankConfig(tsc_nccl_comm_t *comm, int nrank
                                                 tsc_nccl_config_t *config)
 {
     tsc_fn_comm_init_rank_config real =
-        (tsc_fn_comm_init_rank_config)real_sym(S_INIT_RANK_CONFIG);
+        (tsc_fn_comm_init_rank_config)real_sym(S_COMM_INIT_RANK_CONFIG);
     if (!real)
-        return no_nccl(S_INIT_RANK_CONFIG);
+        return no_nccl(S_COMM_INIT_RANK_CONFIG);
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK_CONFIG))
         return real(comm, nranks, commId, rank, config);
@@ -567,9 +510,9 @@ EXPORT tsc_nccl_result_t ncclCommInitRankScalable(tsc_nccl_comm_t *newcomm, int 
                                                   tsc_nccl_config_t *config)
 {
     tsc_fn_comm_init_rank_scalable real =
-        (tsc_fn_comm_init_rank_scalable)real_sym(S_INIT_RANK_SCALABLE);
+        (tsc_fn_comm_init_rank_scalable)real_sym(S_COMM_INIT_RANK_SCALABLE);
     if (!real)
-        return no_nccl(S_INIT_RANK_SCALABLE);
+        return no_nccl(S_COMM_INIT_RANK_SCALABLE);
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_INIT_RANK_SCALABLE))
         return real(newcomm, nranks, myrank, nId, commIds, config);
@@ -586,9 +529,9 @@ EXPORT tsc_nccl_result_t ncclCommInitRankScalable(tsc_nccl_comm_t *newcomm, int 
 
 EXPORT tsc_nccl_result_t ncclCommInitAll(tsc_nccl_comm_t *comm, int ndev, const int *devlist)
 {
-    tsc_fn_comm_init_all real = (tsc_fn_comm_init_all)real_sym(S_INIT_ALL);
+    tsc_fn_comm_init_all real = (tsc_fn_comm_init_all)real_sym(S_COMM_INIT_ALL);
     if (!real)
-        return no_nccl(S_INIT_ALL);
+        return no_nccl(S_COMM_INIT_ALL);
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_INIT_ALL))
         return real(comm, ndev, devlist);
@@ -613,9 +556,9 @@ EXPORT tsc_nccl_result_t ncclCommInitAll(tsc_nccl_comm_t *comm, int ndev, const 
 EXPORT tsc_nccl_result_t ncclCommSplit(tsc_nccl_comm_t comm, int color, int key,
                                        tsc_nccl_comm_t *newcomm, tsc_nccl_config_t *config)
 {
-    tsc_fn_comm_split real = (tsc_fn_comm_split)real_sym(S_SPLIT);
+    tsc_fn_comm_split real = (tsc_fn_comm_split)real_sym(S_COMM_SPLIT);
     if (!real)
-        return no_nccl(S_SPLIT);
+        return no_nccl(S_COMM_SPLIT);
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_SPLIT))
         return real(comm, color, key, newcomm, config);
@@ -644,9 +587,9 @@ EXPORT tsc_nccl_result_t ncclCommShrink(tsc_nccl_comm_t comm, int *excludeRanksL
                                         int excludeRanksCount, tsc_nccl_comm_t *newcomm,
                                         tsc_nccl_config_t *config, int shrinkFlags)
 {
-    tsc_fn_comm_shrink real = (tsc_fn_comm_shrink)real_sym(S_SHRINK);
+    tsc_fn_comm_shrink real = (tsc_fn_comm_shrink)real_sym(S_COMM_SHRINK);
     if (!real)
-        return no_nccl(S_SHRINK);
+        return no_nccl(S_COMM_SHRINK);
     call c;
     if (!call_begin(&c, TSC_NCCL_COMM_SHRINK))
         return real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
@@ -680,7 +623,7 @@ static tsc_nccl_result_t comm_end_call(enum real_sym s, uint8_t op, tsc_nccl_com
     call c;
     if (!call_begin(&c, op)) {
         tsc_nccl_result_t rc = real(comm);
-        if (forget && (rc == tsc_ncclSuccess || s == S_ABORT)) {
+        if (forget && (rc == tsc_ncclSuccess || s == S_COMM_ABORT)) {
             int e = errno;
             tsc_comm_remove(comm);
             errno = e;
@@ -692,7 +635,7 @@ static tsc_nccl_result_t comm_end_call(enum real_sym s, uint8_t op, tsc_nccl_com
     tsc_nccl_result_t rc = real(comm);
     call_returned(&c);
     /* Abort always ends the handle; a failed Destroy leaves it alive. */
-    if (forget && (rc == tsc_ncclSuccess || s == S_ABORT))
+    if (forget && (rc == tsc_ncclSuccess || s == S_COMM_ABORT))
         tsc_comm_remove(comm);
     call_end(&c, rc, 0);
     return rc;
@@ -700,15 +643,15 @@ static tsc_nccl_result_t comm_end_call(enum real_sym s, uint8_t op, tsc_nccl_com
 
 EXPORT tsc_nccl_result_t ncclCommFinalize(tsc_nccl_comm_t comm)
 {
-    return comm_end_call(S_FINALIZE, TSC_NCCL_COMM_FINALIZE, comm, 0);
+    return comm_end_call(S_COMM_FINALIZE, TSC_NCCL_COMM_FINALIZE, comm, 0);
 }
 
 EXPORT tsc_nccl_result_t ncclCommDestroy(tsc_nccl_comm_t comm)
 {
-    return comm_end_call(S_DESTROY, TSC_NCCL_COMM_DESTROY, comm, 1);
+    return comm_end_call(S_COMM_DESTROY, TSC_NCCL_COMM_DESTROY, comm, 1);
 }
 
 EXPORT tsc_nccl_result_t ncclCommAbort(tsc_nccl_comm_t comm)
 {
-    return comm_end_call(S_ABORT, TSC_NCCL_COMM_ABORT, comm, 1);
+    return comm_end_call(S_COMM_ABORT, TSC_NCCL_COMM_ABORT, comm, 1);
 }

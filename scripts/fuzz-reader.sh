@@ -15,19 +15,19 @@ fi
 mkdir -p "$work/corpus" "$work/crashes"
 cflags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=undefined"
-inc="-I$root/analyzer -I$root/analyzer/reader -I$root/preload -I$root/tests/reader"
-reader_src=$(ls "$root"/analyzer/reader/*.c | grep -v '/cmd_')
+inc="-I$root/analyzer -I$root/preload -I$root/format -I$root/tests/reader"
+reader_src=$(ls "$root"/analyzer/reader/*.c)
 cjson_flags=$(pkg-config --cflags --libs libcjson)
 
 # shellcheck disable=SC2086
 "$cc" $cflags $inc -o "$work/fuzz_reader" "$root/tests/reader/fuzz_reader.c" \
-    "$root/tests/reader/fuzz_exercise.c" $reader_src "$root/preload/crc32c.c" $cjson_flags
+    "$root/tests/reader/fuzz_exercise.c" $reader_src "$root/format/crc32c.c" $cjson_flags
 
 # Seeds: the sample dump in both modes (as is, and with CRC repair).
 # shellcheck disable=SC2086
 "$cc" -O1 -std=c11 -D_GNU_SOURCE $inc -o "$work/write_sample" \
     "$root/tests/reader/write_sample.c" "$root/tests/reader/sample_dump.c" \
-    "$root/tests/reader/dump_builder.c" "$root/preload/crc32c.c"
+    "$root/tests/reader/dump_builder.c" "$root/format/crc32c.c"
 "$work/write_sample" "$work/corpus/seed_raw" 0
 "$work/write_sample" "$work/corpus/seed_fixcrc" 1
 

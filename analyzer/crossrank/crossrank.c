@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossrank.h"
 #include "xr_internal.h"
 
 void tsa_xrank_default_options(tsa_xrank_options *opt)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/group_share.h"
+#include "passes/group_share.h"
 #include "xr_internal.h"
 #include "tsc_format.h"
 
@@ -17,7 +17,7 @@
 /* Calls counted in a communicator's seq: collectives and point-to-point. */
 static int counts_in_seq(const tsa_nccl_op *o)
 {
-    return o->comm_id != 0 && o->op >= TSC_NCCL_ALLREDUCE && o->op <= TSC_NCCL_RECV;
+    return o->comm_id != 0 && tsc_nccl_op_is_sequenced(o->op);
 }
 
 /* The GPU interval when the call's kernel was linked: on the GPU the call

@@ -85,8 +85,7 @@ double xr_median_d(double *v, size_t n)
  * moment: their end times are the clock anchor. */
 int xr_is_symmetric_op(uint8_t op)
 {
-    return op == TSC_NCCL_ALLREDUCE || op == TSC_NCCL_ALLGATHER ||
-           op == TSC_NCCL_REDUCESCATTER;
+    return tsc_nccl_op_kind(op) == TSC_NCCL_KIND_SYMMETRIC;
 }
 
 /* Collectives where no rank can finish before the last one arrives.
@@ -94,5 +93,5 @@ int xr_is_symmetric_op(uint8_t op)
  * non-root ranks may leave early, so "waited for the last" is not true. */
 int xr_is_blame_op(uint8_t op)
 {
-    return xr_is_symmetric_op(op) || op == TSC_NCCL_ALLTOALL;
+    return xr_is_symmetric_op(op) || tsc_nccl_op_kind(op) == TSC_NCCL_KIND_ALLTOALL;
 }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crossrank.h"
+#include "model/xrank.h"
 
 #define XR_GAP_UNKNOWN INT64_MIN
 

@@ -13,10 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "findings.h"
-#include "model.h"
-
-struct cJSON;
+#include "model/findings.h"
+#include "model/model.h"
 
 /* A set of global ranks, sorted and unique after tsa_rank_list_sort. */
 typedef struct tsa_rank_list {
@@ -33,8 +31,6 @@ char *tsa_rank_list_format(const tsa_rank_list *l, char *buf, size_t cap);
 
 /* -------------------------------------------------------- process end */
 
-/* Loader hook: keeps the END/META keys that say how the process ended. */
-void tsa_load_end_meta(tsa_rank_end *end, const char *key, const char *value);
 
 /* 1 when the process ended of its own accord (exit, _exit, a crash or an
  * abort), 0 when it was stopped from outside (SIGTERM, SIGINT, SIGHUP,
@@ -102,11 +98,6 @@ void tsa_hang_free(tsa_hang_result *h);
 /* One finding per item (critical), in tsa_findings. 0 or -1 on OOM. */
 int tsa_hang_add_findings(const tsa_hang_result *h, tsa_findings *f);
 
-/* The hang view: nothing when there is no item (unless always). */
-void tsa_hang_print_text(FILE *out, const tsa_hang_result *h, int always);
-/* The JSON fields of finding f (op, comm, seq, missing_ranks, stuck_ranks,
- * exited_ranks, ...) when it is one of h's; else nothing. */
-void tsa_hang_add_json(struct cJSON *finding, const tsa_hang_result *h, const tsa_finding *f);
 
 /* Internals shared by the detectors (hang_result.c). */
 tsa_hang_item *tsa_hang_new_item(tsa_hang_result *h, tsa_hang_kind kind);

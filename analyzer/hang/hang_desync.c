@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/job_build.h"
+#include "load/job_build.h"
 #include "hang.h"
 #include "reader/dump_reader.h"
 #include "tsc_format.h"
@@ -28,7 +28,7 @@ static int cmp_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int is_p2p(uint8_t op) { return op == TSC_NCCL_SEND || op == TSC_NCCL_RECV; }
+static int is_p2p(uint8_t op) { return tsc_nccl_op_kind(op) == TSC_NCCL_KIND_P2P; }
 
 static int same_signature(const tsa_nccl_op *a, const tsa_nccl_op *b)
 {
@@ -60,8 +60,7 @@ static int fill_lane(const tsa_rank *r, uint64_t comm, lane *l)
 
 static void signature_text(const tsa_nccl_op *o, char *buf, size_t cap)
 {
-    int rooted = o->op == TSC_NCCL_BROADCAST || o->op == TSC_NCCL_BCAST ||
-                 o->op == TSC_NCCL_REDUCE || o->op == TSC_NCCL_GATHER || o->op == TSC_NCCL_SCATTER;
+    int rooted = tsc_nccl_op_kind(o->op) == TSC_NCCL_KIND_ROOTED;
     const char *dt = tsr_nccl_dtype_name(o->dtype);
     size_t n = (size_t)snprintf(buf, cap, "%s %s %llu B", tsa_nccl_op_name(o->op),
                                 dt ? dt : "?", (unsigned long long)o->bytes);

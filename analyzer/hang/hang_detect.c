@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/job_build.h"
+#include "load/job_build.h"
 #include "hang.h"
 #include "tsc_format.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/job_build.h"
+#include "load/job_build.h"
 #include "hang.h"
 
 /* Highest seq rank r called (completed or entered) on comm, -1 none. */

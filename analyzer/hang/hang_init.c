@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/job_build.h"
+#include "load/job_build.h"
 #include "hang.h"
 #include "tsc_format.h"
 
@@ -27,8 +27,7 @@
 
 static int is_rank_init(uint8_t op)
 {
-    return op == TSC_NCCL_COMM_INIT_RANK || op == TSC_NCCL_COMM_INIT_RANK_CONFIG ||
-           op == TSC_NCCL_COMM_INIT_RANK_SCALABLE;
+    return tsc_nccl_op_kind(op) == TSC_NCCL_KIND_INIT;
 }
 
 /* The rank's init call on comm still in flight, NULL none. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/job_build.h"
+#include "load/job_build.h"
 #include "hang.h"
 
 int tsa_rank_list_add(tsa_rank_list *l, int32_t rank)

@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/dup_ranks.h"
-#include "core/job_build.h"
-#include "core/job_text.h"
-#include "core/report_cli.h"
+#include "load/dup_ranks.h"
+#include "load/job_build.h"
+#include "load/job_text.h"
+#include "cmds/report_cli.h"
 #include "reader/dump_reader.h"
 #include "mpi_runner.h"
 #include "share_pack.h"
-#include "views/kineto.h"
+#include "load/kineto_load.h"
 
 #define PROG "tscope-report-mpi"
 #define TAG_SHARE 1

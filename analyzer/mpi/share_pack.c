@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dup_ranks.h"
-#include "core/job_build.h"
-#include "core/rank_telemetry.h"
+#include "load/dup_ranks.h"
+#include "load/job_build.h"
+#include "load/rank_telemetry.h"
 
 #define PACK_MAGIC 0x3148535453ULL /* "TSSH1" */
 

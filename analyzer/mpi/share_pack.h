@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 #include "pack_buf.h"
 
 /* Appends job's ranks, as remote ranks, and its problems from index first_problem on;

@@ -1,4 +1,4 @@
-/* The per-rank stages (core/rank_stages.h) run where the ranks were loaded.
+/* The per-rank stages (passes/rank_stages.h) run where the ranks were loaded.
  *
  * Process 0 holds every other process's rank as a remote rank (its bulk records left where they were
  * loaded, tsa_rank.remote); each other process, a "host", holds its share in
@@ -11,7 +11,7 @@
 #ifndef TSA_STAGE_PACK_H
 #define TSA_STAGE_PACK_H
 
-#include "core/rank_stages.h"
+#include "passes/rank_stages.h"
 #include "pack_buf.h"
 
 typedef enum tsa_stage {

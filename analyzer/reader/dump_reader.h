@@ -1,4 +1,4 @@
-/* The dump reader: streams one tscope dump file (preload/tsc_format.h)
+/* The dump reader: streams one tscope dump file (format/tsc_format.h)
  * through callbacks, checking everything it reads.
  *
  * Guarantees, so the layers above never have to re-check the bytes:

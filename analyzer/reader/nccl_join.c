@@ -20,7 +20,7 @@ const char *tsr_nccl_join_kernel_op(const tsr_nccl_join *j, const tsr_file *f,
         tsr_u64_map_get(&j->ext_to_op, ext, &op))
         joined = tsr_nccl_op_name((uint8_t)op);
     /* Grouped calls launch from GroupEnd: the name says more than "GroupEnd". */
-    if (joined && op != TSC_NCCL_GROUP_END && op != TSC_NCCL_GROUP_START)
+    if (joined && tsc_nccl_op_kind((unsigned)op) != TSC_NCCL_KIND_GROUP)
         return joined;
     tsc_desc_kernel k;
     const char *from_name = NULL;

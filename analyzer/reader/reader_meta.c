@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "util/vec.h"
 
 /* Hashed key index (positions + 1; 0 = empty), sized for the key cap, so a
  * hostile chunk of millions of pairs costs O(pairs), not O(pairs * keys). */
@@ -42,14 +43,8 @@ static int store(tsr_file *f, const char *key, const char *value)
     }
     if (f->n_meta >= TSR_MAX_META_KEYS)
         return 1;
-    if (f->n_meta == f->cap_meta) {
-        size_t cap = f->cap_meta ? f->cap_meta * 2 : 32;
-        tsr_meta_pair *m = realloc(f->meta, cap * sizeof *m);
-        if (!m)
-            return -1;
-        f->meta = m;
-        f->cap_meta = cap;
-    }
+    if (tsa_vec_reserve((void **)&f->meta, &f->cap_meta, f->n_meta, sizeof *f->meta))
+        return -1;
     char *k = strdup(key), *v = strdup(value);
     if (!k || !v) {
         free(k);

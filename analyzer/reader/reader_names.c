@@ -63,31 +63,7 @@ const char *tsr_chunk_type_name(uint16_t type)
 
 const char *tsr_nccl_op_name(uint8_t op)
 {
-    static const char *const t[] = {
-        [TSC_NCCL_ALLREDUCE] = "AllReduce",
-        [TSC_NCCL_ALLGATHER] = "AllGather",
-        [TSC_NCCL_REDUCESCATTER] = "ReduceScatter",
-        [TSC_NCCL_BROADCAST] = "Broadcast",
-        [TSC_NCCL_BCAST] = "Bcast",
-        [TSC_NCCL_REDUCE] = "Reduce",
-        [TSC_NCCL_ALLTOALL] = "AlltoAll",
-        [TSC_NCCL_GATHER] = "Gather",
-        [TSC_NCCL_SCATTER] = "Scatter",
-        [TSC_NCCL_SEND] = "Send",
-        [TSC_NCCL_RECV] = "Recv",
-        [TSC_NCCL_GROUP_START] = "GroupStart",
-        [TSC_NCCL_GROUP_END] = "GroupEnd",
-        [TSC_NCCL_COMM_INIT_RANK] = "CommInitRank",
-        [TSC_NCCL_COMM_INIT_RANK_CONFIG] = "CommInitRankConfig",
-        [TSC_NCCL_COMM_INIT_RANK_SCALABLE] = "CommInitRankScalable",
-        [TSC_NCCL_COMM_INIT_ALL] = "CommInitAll",
-        [TSC_NCCL_COMM_SPLIT] = "CommSplit",
-        [TSC_NCCL_COMM_SHRINK] = "CommShrink",
-        [TSC_NCCL_COMM_FINALIZE] = "CommFinalize",
-        [TSC_NCCL_COMM_DESTROY] = "CommDestroy",
-        [TSC_NCCL_COMM_ABORT] = "CommAbort",
-    };
-    return LOOKUP(t, op);
+    return tsc_nccl_op_name(op);
 }
 
 const char *tsr_nccl_dtype_name(uint8_t dtype)

@@ -3,13 +3,7 @@
 #include <string.h>
 
 #include "record_json.h"
-
-static void add_u64(cJSON *o, const char *k, uint64_t v)
-{
-    char buf[24];
-    snprintf(buf, sizeof buf, "%" PRIu64, v);
-    cJSON_AddRawToObject(o, k, buf);
-}
+#include "util/json_int.h"
 
 static void add_i64(cJSON *o, const char *k, int64_t v)
 {
@@ -31,7 +25,7 @@ static void add_name(cJSON *o, const char *k, const char *name, uint64_t v)
     if (name)
         cJSON_AddStringToObject(o, k, name);
     else
-        add_u64(o, k, v);
+        tsa_json_add_u64(o, k, v);
 }
 
 /* Raw text, like every integer here: cJSON's number output goes through
@@ -48,17 +42,17 @@ static void nccl_keys(cJSON *o, const tsr_event *e, const tsc_desc_nccl_call *c)
 {
     add_name(o, "op", tsr_nccl_op_name(c->op), c->op);
     add_name(o, "dtype", tsr_nccl_dtype_name(c->dtype), c->dtype);
-    add_u64(o, "count", c->count);
-    add_u64(o, "bytes", c->bytes);
+    tsa_json_add_u64(o, "count", c->count);
+    tsa_json_add_u64(o, "bytes", c->bytes);
     add_hex(o, "comm", c->comm_id);
-    add_u64(o, "comm_rank", c->comm_rank);
-    add_u64(o, "comm_size", c->comm_size);
-    add_u64(o, "seq", e->val);
+    tsa_json_add_u64(o, "comm_rank", c->comm_rank);
+    tsa_json_add_u64(o, "comm_size", c->comm_size);
+    tsa_json_add_u64(o, "seq", e->val);
     add_i64(o, "peer", c->peer);
     add_name(o, "redop", tsr_nccl_redop_name(c->redop), c->redop);
     add_hex(o, "stream", c->stream);
-    add_u64(o, "result", (uint8_t)(e->aux >> 8));
-    add_u64(o, "group_depth", (uint8_t)(e->aux & 0xff));
+    tsa_json_add_u64(o, "result", (uint8_t)(e->aux >> 8));
+    tsa_json_add_u64(o, "group_depth", (uint8_t)(e->aux & 0xff));
     cJSON_AddBoolToObject(o, "in_group", (e->flags & TSC_NCCL_F_IN_GROUP) != 0);
     cJSON_AddBoolToObject(o, "async", (e->flags & TSC_NCCL_F_ASYNC_ERR) != 0);
     add_hex(o, "parent_comm", c->parent_comm_id);
@@ -69,13 +63,13 @@ static void kernel_keys(cJSON *o, const tsr_file *f, uint64_t correlation,
                         const tsc_desc_kernel *k, const char *nccl_op)
 {
     tsr_json_add_text(o, "name", tsr_string(f, k->name));
-    add_u64(o, "device", k->device);
-    add_u64(o, "stream", k->stream);
+    tsa_json_add_u64(o, "device", k->device);
+    tsa_json_add_u64(o, "stream", k->stream);
     add_triple(o, "grid", k->grid);
     add_triple(o, "block", k->block);
-    add_u64(o, "shared_mem", k->shared_mem);
-    add_u64(o, "correlation", correlation);
-    add_u64(o, "graph_id", k->graph_id);
+    tsa_json_add_u64(o, "shared_mem", k->shared_mem);
+    tsa_json_add_u64(o, "correlation", correlation);
+    tsa_json_add_u64(o, "graph_id", k->graph_id);
     if (nccl_op)
         cJSON_AddStringToObject(o, "nccl_op", nccl_op);
 }
@@ -83,39 +77,39 @@ static void kernel_keys(cJSON *o, const tsr_file *f, uint64_t correlation,
 static void copy_keys(cJSON *o, const tsr_event *e, const tsc_desc_copy *c)
 {
     add_name(o, "dir", tsr_copy_dir_name(c->dir), c->dir);
-    add_u64(o, "bytes", c->bytes);
+    tsa_json_add_u64(o, "bytes", c->bytes);
     cJSON_AddBoolToObject(o, "pinned", c->pinned != 0);
-    add_u64(o, "device", c->device);
+    tsa_json_add_u64(o, "device", c->device);
     if (c->dir == TSC_COPY_P2P)
-        add_u64(o, "dst_device", c->dst_device);
-    add_u64(o, "stream", c->stream);
-    add_u64(o, "correlation", e->val);
+        tsa_json_add_u64(o, "dst_device", c->dst_device);
+    tsa_json_add_u64(o, "stream", c->stream);
+    tsa_json_add_u64(o, "correlation", e->val);
 }
 
 static void gemm_keys(cJSON *o, const tsr_event *e, const tsc_desc_gemm *g)
 {
-    add_u64(o, "m", g->m);
-    add_u64(o, "n", g->n);
-    add_u64(o, "k", g->k);
-    add_u64(o, "batch", g->batch);
-    add_u64(o, "flops", g->flops);
-    add_u64(o, "transa", g->transa);
-    add_u64(o, "transb", g->transb);
+    tsa_json_add_u64(o, "m", g->m);
+    tsa_json_add_u64(o, "n", g->n);
+    tsa_json_add_u64(o, "k", g->k);
+    tsa_json_add_u64(o, "batch", g->batch);
+    tsa_json_add_u64(o, "flops", g->flops);
+    tsa_json_add_u64(o, "transa", g->transa);
+    tsa_json_add_u64(o, "transb", g->transb);
     add_name(o, "api", tsr_gemm_api_name(g->api), g->api);
-    add_u64(o, "a_type", g->a_type);
-    add_u64(o, "c_type", g->c_type);
-    add_u64(o, "compute_type", g->compute_type);
+    tsa_json_add_u64(o, "a_type", g->a_type);
+    tsa_json_add_u64(o, "c_type", g->c_type);
+    tsa_json_add_u64(o, "compute_type", g->compute_type);
     cJSON_AddBoolToObject(o, "complex", g->complex != 0);
-    add_u64(o, "call", e->val);
+    tsa_json_add_u64(o, "call", e->val);
 }
 
 static void mem_keys(cJSON *o, const tsr_event *e, const tsc_desc_mem *m)
 {
     add_name(o, "source", tsr_mem_source_name(m->source), m->source);
-    add_u64(o, "bytes", e->val);
-    add_u64(o, "device", m->device);
-    add_u64(o, "stream", m->stream);
-    add_u64(o, "mem_kind", m->mem_kind);
+    tsa_json_add_u64(o, "bytes", e->val);
+    tsa_json_add_u64(o, "device", m->device);
+    tsa_json_add_u64(o, "stream", m->stream);
+    tsa_json_add_u64(o, "mem_kind", m->mem_kind);
     if (e->kind == TSC_EV_MEM_POOL)
         add_name(o, "pool_op", tsr_mem_pool_op_name(e->flags), e->flags);
     if (m->pool)
@@ -135,11 +129,11 @@ static void kernel_launch_keys(cJSON *o, const tsr_file *f, const tsr_event *e,
         return;
     tsr_json_add_text(call, "name", tsr_string(f, d->api_name));
     add_name(call, "domain", tsr_api_domain_name(d->api_domain), d->api_domain);
-    add_u64(call, "cbid", d->api_cbid);
-    add_u64(call, "start_ns", s.call_start);
-    add_u64(call, "end_ns", s.call_end);
+    tsa_json_add_u64(call, "cbid", d->api_cbid);
+    tsa_json_add_u64(call, "start_ns", s.call_start);
+    tsa_json_add_u64(call, "end_ns", s.call_end);
     if (d->graph_node)
-        add_u64(o, "graph_node", d->graph_node);
+        tsa_json_add_u64(o, "graph_node", d->graph_node);
 }
 
 /* Kind-specific keys; 0 when the descriptor was usable. */
@@ -177,7 +171,7 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
     case TSC_EV_GRAPH_NODE:
         if (tsr_decode_graph_node(e->desc, &u.gn))
             return -1;
-        add_u64(o, "graph_node", u.gn.node);
+        tsa_json_add_u64(o, "graph_node", u.gn.node);
         add_hex(o, "external_id", u.gn.external_id);
         return 0;
     case TSC_EV_MEMCPY:
@@ -190,16 +184,16 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         if (tsr_decode_sync(e->desc, &u.s))
             return -1;
         add_name(o, "type", tsr_sync_type_name(u.s.type), u.s.type);
-        add_u64(o, "stream", u.s.stream);
-        add_u64(o, "correlation", e->val);
+        tsa_json_add_u64(o, "stream", u.s.stream);
+        tsa_json_add_u64(o, "correlation", e->val);
         return 0;
     case TSC_EV_API:
         if (tsr_decode_api(e->desc, &u.a))
             return -1;
         tsr_json_add_text(o, "name", tsr_string(f, u.a.name));
         add_name(o, "domain", tsr_api_domain_name(u.a.domain), u.a.domain);
-        add_u64(o, "cbid", u.a.cbid);
-        add_u64(o, "correlation", e->val);
+        tsa_json_add_u64(o, "cbid", u.a.cbid);
+        tsa_json_add_u64(o, "correlation", e->val);
         return 0;
     case TSC_EV_GEMM:
         if (tsr_decode_gemm(e->desc, &u.g))
@@ -212,29 +206,29 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsr_json_add_text(o, "name", (const char *)e->desc->payload);
         return 0;
     case TSC_EV_EXTCORR:
-        add_u64(o, "correlation", e->desc_id);
+        tsa_json_add_u64(o, "correlation", e->desc_id);
         add_hex(o, "external_id", e->val);
-        add_u64(o, "ext_kind", e->flags);
+        tsa_json_add_u64(o, "ext_kind", e->flags);
         return 0;
     case TSC_EV_CLOCK:
-        add_u64(o, "monotonic_ns", e->val);
+        tsa_json_add_u64(o, "monotonic_ns", e->val);
         return 0;
     case TSC_EV_GPU_METRIC:
         add_name(o, "metric", tsr_gpu_metric_name(e->aux), e->aux);
-        add_u64(o, "device", e->flags);
-        add_u64(o, "value", e->val);
+        tsa_json_add_u64(o, "device", e->flags);
+        tsa_json_add_u64(o, "value", e->val);
         return 0;
     case TSC_EV_PROC_CPU:
-        add_u64(o, "cpu_ns", e->val);
-        add_u64(o, "runnable", e->aux);
-        add_u64(o, "threads", e->desc_id);
+        tsa_json_add_u64(o, "cpu_ns", e->val);
+        tsa_json_add_u64(o, "runnable", e->aux);
+        tsa_json_add_u64(o, "threads", e->desc_id);
         return 0;
     case TSC_EV_TASK_CPU: {
         tsc_desc_task t;
         const char *name;
         if (tsr_decode_task(e->desc, &t, &name))
             return -1;
-        add_u64(o, "task", t.tid);
+        tsa_json_add_u64(o, "task", t.tid);
         add_name(o, "role", tsr_task_role_name(t.role), t.role);
         char buf[64];
         size_t l = t.name_len < sizeof buf - 1 ? t.name_len : sizeof buf - 1;
@@ -243,12 +237,12 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsr_json_add_text(o, "name", buf);
         char st[2] = {(char)(e->aux & 0x7f), 0};
         tsr_json_add_text(o, "state", st);
-        add_u64(o, "cpu_ns", e->val);
+        tsa_json_add_u64(o, "cpu_ns", e->val);
         return 0;
     }
     case TSC_EV_HOST_LOAD:
-        add_u64(o, "load1_milli", e->val);
-        add_u64(o, "running", e->aux);
+        tsa_json_add_u64(o, "load1_milli", e->val);
+        tsa_json_add_u64(o, "running", e->aux);
         return 0;
     case TSC_EV_MEM_ALLOC:
     case TSC_EV_MEM_FREE:
@@ -291,11 +285,11 @@ cJSON *tsr_event_json(const tsr_file *f, const tsr_event *e, int rank, const cha
         tsr_split_kernel_launch(e, &s);
         end = s.kernel_end;  /* the slot packs durations; show times */
     }
-    add_u64(o, "start_ns", start);
-    add_u64(o, "end_ns", end);
-    add_u64(o, "tid", event_tid(e));
+    tsa_json_add_u64(o, "start_ns", start);
+    tsa_json_add_u64(o, "end_ns", end);
+    tsa_json_add_u64(o, "tid", event_tid(e));
     if (kind_keys(o, f, e, nccl_op) != 0) {
-        add_u64(o, "desc", e->desc_id);
+        tsa_json_add_u64(o, "desc", e->desc_id);
         cJSON_AddStringToObject(o, "error", "undefined descriptor");
     }
     return o;
@@ -321,10 +315,10 @@ cJSON *tsr_desc_json(const tsr_desc *d, int rank)
         return NULL;
     add_i64(o, "rank", rank);
     cJSON_AddStringToObject(o, "kind", "desc");
-    add_u64(o, "id", d->id);
+    tsa_json_add_u64(o, "id", d->id);
     add_name(o, "type", tsr_desc_type_name(d->type), d->type);
-    add_u64(o, "len", d->len);
-    add_u64(o, "tid", d->tid);
+    tsa_json_add_u64(o, "len", d->len);
+    tsa_json_add_u64(o, "tid", d->tid);
     const char *s;
     uint32_t tid;
     size_t n;
@@ -333,7 +327,7 @@ cJSON *tsr_desc_json(const tsr_desc *d, int rank)
     } else if (tsr_decode_thread(d, &tid, &s, &n) == 0) {
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), s);
-        add_u64(o, "thread_tid", tid);
+        tsa_json_add_u64(o, "thread_tid", tid);
         tsr_json_add_text(o, "name", name);
     }
     return o;

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "dump_reader.h"
+#include "utf8_clean.h"
 
 /* Common keys rank, kind, start_ns, end_ns, tid, then the kind's keys.
  * tid: host events (nccl, gemm, nvtx, clock) the chunk's thread; sync and
@@ -23,16 +24,5 @@ cJSON *tsr_meta_json(int rank, const char *key, const char *value, int end_chunk
 
 /* {"rank","kind":"desc","id","type","len","tid",...} */
 cJSON *tsr_desc_json(const tsr_desc *d, int rank);
-
-/* Add a string from a dump as valid UTF-8 (invalid bytes become '?');
- * NULL adds a JSON null. */
-cJSON *tsr_json_add_text(cJSON *o, const char *key, const char *s);
-
-/* 1 when s is valid UTF-8; a malloc'd copy with invalid bytes as '?'. */
-int tsr_utf8_valid(const char *s);
-char *tsr_utf8_clean_dup(const char *s);
-/* Bytes of the valid UTF-8 sequence at s (1 for ASCII and the NUL), 0
- * when invalid. */
-size_t tsr_utf8_seq_len(const char *s);
 
 #endif

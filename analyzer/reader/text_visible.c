@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record_json.h"
+#include "utf8_clean.h"
 
 /* One character of the input: `len` bytes, kept as they are when
  * `shown` is 0, else shown as `shown` bytes of replacement text. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record_json.h"
+#include "utf8_clean.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
 static size_t valid_seq(const unsigned char *s)

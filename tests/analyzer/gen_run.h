@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis.h"
+#include "model/analysis.h"
 #include "gen_job.h"
 #include "gen_tmpdir.h"
-#include "job_load.h"
+#include "load/job_load.h"
+#include "driver/analyze.h"
 
 typedef struct run {
     tsa_job *job;

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "radix_sort.h"
+#include "util/radix_sort.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

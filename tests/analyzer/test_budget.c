@@ -10,9 +10,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "job_build.h"
+#include "model/analysis.h"
+#include "load/job_build.h"
 #include "tsc_format.h"
+#include "driver/analyze.h"
+#include "passes/peak_table.h"
+#include "report/report.h"
 
 static void add_kernel(tsa_rank *r, const char *name, int64_t s, int64_t e, uint32_t corr)
 {

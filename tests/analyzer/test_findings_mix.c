@@ -1,4 +1,4 @@
-/* The advisory findings of findings_mix.h: MEM.COPIES, MEM.FILLS,
+/* The advisory findings (analyzer/findings/mix.h, sync.h, nth.h): MEM.COPIES, MEM.FILLS,
  * MEM.PAGEABLE, EFF.FP32_GEMM, HOST.SYNC, DATA.EVERY_NTH.
  *
  *  - ground truth: generated dumps (gen_job.h) with a known kernel mix; each
@@ -22,11 +22,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "findings_mix.h"
+#include "model/analysis.h"
+#include "findings/mix.h"
+#include "findings/sync.h"
 #include "gen_run.h"
-#include "job_build.h"
-#include "kineto.h"
+#include "load/job_build.h"
+#include "load/kineto_load.h"
+#include "driver/analyze.h"
 
 static const char *const advisory_ids[] = {"MEM.COPIES", "MEM.FILLS", "MEM.PAGEABLE",
                                            "EFF.FP32_GEMM", "HOST.SYNC", "DATA.EVERY_NTH"};

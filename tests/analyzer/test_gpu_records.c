@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "dump_builder.h"
-#include "job_load.h"
+#include "load/job_load.h"
 
 #define T0 1795600000000000000ull
 #define MAIN_TID 1001u

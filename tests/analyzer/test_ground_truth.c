@@ -14,13 +14,14 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "model/analysis.h"
 #include "gen_job.h"
 #include "dump_file.h"
-#include "job_load.h"
+#include "load/job_load.h"
 #include "tsc_format.h"
 
 #include "gen_run.h"
+#include "report/report.h"
 
 /* Budget lines sum exactly to wall, per rank and for the job. */
 static void assert_budget_exact(const tsa_analysis *a)

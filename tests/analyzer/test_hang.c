@@ -12,8 +12,10 @@
 #include <cmocka.h>
 
 #include "hang/hang.h"
-#include "job_build.h"
+#include "load/job_build.h"
 #include "tsc_format.h"
+#include "load/end_meta.h"
+#include "report/hang_render.h"
 
 #define WORLD 0x1111ull
 #define SEC 1000000000ll

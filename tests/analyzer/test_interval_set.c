@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interval_set.h"
+#include "util/interval_set.h"
 
 #define U 48 /* universe [0, U) */
 

@@ -1,4 +1,4 @@
-/* The one kernel categorizer (core/kernel_category.c) on names as real
+/* The one kernel categorizer (load/kernel_category.c) on names as real
  * traces write them: words match whole tokens, the kernel's own name
  * decides before its template arguments. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "job_build.h"
+#include "load/job_build.h"
 
 typedef struct named {
     const char *name;

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "corr_index.h"
-#include "job_build.h"
-#include "radix_sort.h"
-#include "record_sort.h"
+#include "load/corr_index.h"
+#include "load/job_build.h"
+#include "util/radix_sort.h"
+#include "util/record_sort.h"
 #include "sort_check.h"
 
 

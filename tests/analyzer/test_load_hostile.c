@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "gen_job.h"
-#include "job_load.h"
+#include "load/job_load.h"
 #include "gen_tmpdir.h"
 
 static void put(const char *dir, const char *name, const char *text)

@@ -1,4 +1,4 @@
-/* The memory pass (analyzer/core/memory.h) and the MEM.* findings.
+/* The memory pass (analyzer/passes/memory.h) and the MEM.* findings.
  *
  *  - timeline: pool sizes replace async live bytes, frees below zero stop
  *    at zero, same-instant ordering, peak and its time, exact;
@@ -22,11 +22,15 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "model/analysis.h"
 #include "gen_run.h"
-#include "job_build.h"
-#include "memory.h"
+#include "load/job_build.h"
+#include "model/memory.h"
 #include "tsc_format.h"
+#include "report/report.h"
+#include "findings/mem.h"
+#include "load/memory_timeline.h"
+#include "passes/memory.h"
 
 #define MiB (1ull << 20)
 

@@ -13,11 +13,13 @@
 
 #include <cmocka.h>
 
-#include "dup_ranks.h"
+#include "load/dup_ranks.h"
 #include "gen_run.h"
-#include "job_build.h"
+#include "load/job_build.h"
 #include "mpi/share_pack.h"
 #include "mpi/stage_pack.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 #define HOSTS 2
 #define PROCS (HOSTS + 1) /* process 0 holds no rank of its own here */

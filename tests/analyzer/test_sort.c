@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "job_build.h"
-#include "radix_sort.h"
+#include "load/job_build.h"
+#include "util/radix_sort.h"
 #include "tsc_format.h"
 #include "sort_check.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "job_build.h"
-#include "steps.h"
+#include "load/job_build.h"
+#include "passes/steps.h"
 #include "tsc_format.h"
 
 static void test_sequence_period(void **state)

@@ -16,9 +16,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "job_load.h"
-#include "rank_telemetry.h"
+#include "model/analysis.h"
+#include "load/job_load.h"
+#include "load/rank_telemetry.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static const char *tool(const char *name)
 {

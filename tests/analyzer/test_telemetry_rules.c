@@ -9,10 +9,11 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "findings_telemetry.h"
+#include "findings/telemetry.h"
 #include "gen_run.h"
-#include "rank_telemetry.h"
+#include "load/rank_telemetry.h"
 #include "tsc_format.h"
+#include "report/report.h"
 
 #define MS 1000000ll
 

@@ -13,8 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "job_load.h"
+#include "model/analysis.h"
+#include "load/job_load.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static char dir[256];
 

@@ -16,7 +16,9 @@
 #include <cmocka.h>
 
 #include "gen_run.h"
-#include "throughput.h"
+#include "passes/throughput.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static const tsa_finding *find(const tsa_analysis *a, const char *id)
 {

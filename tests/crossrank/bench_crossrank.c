@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "crossrank.h"
+#include "crossrank/crossrank.h"
 #include "synth_job.h"
 
 static double now(void)

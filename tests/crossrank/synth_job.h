@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 typedef struct synth_burst {
     int rank;

@@ -1,5 +1,5 @@
 /* The cross-rank pass feeds the verdict and the recoverable attribution
- * (analyzer/core/attribution.h, verdict.h) on synthetic jobs with known
+ * (analyzer/findings/attribution.h, verdict.h) on synthetic jobs with known
  * truth: late ranks make the job straggler-bound and are named; their
  * findings come first; the findings' recoverable times add up to at most
  * the wall, exactly, whatever the mix of causes. */
@@ -12,8 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "model/analysis.h"
 #include "synth_job.h"
+#include "driver/analyze.h"
 
 static void assert_disjoint(const tsa_analysis *a)
 {

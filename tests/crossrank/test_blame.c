@@ -9,7 +9,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "crossrank.h"
+#include "crossrank/crossrank.h"
 #include "synth_job.h"
 
 #define MS 1000000ll

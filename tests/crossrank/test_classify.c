@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "crossrank.h"
+#include "crossrank/crossrank.h"
 #include "synth_job.h"
 
 static size_t count_id(const tsa_findings *f, const char *id)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "crossrank.h"
+#include "crossrank/crossrank.h"
 #include "synth_job.h"
 
 #define TOL_NS 10000   /* the bar: 10 microseconds */

@@ -9,8 +9,9 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "crossrank.h"
+#include "crossrank/crossrank.h"
 #include "synth_job.h"
+#include "report/xrank_render.h"
 
 static char *print_to_string(const tsa_xrank_result *r, int color)
 {

@@ -11,9 +11,10 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "crossrank.h"
+#include "crossrank/crossrank.h"
 #include "synth_job.h"
 #include "tsc_format.h"
+#include "report/xrank_render.h"
 
 /* Run, render both ways, free: everything a report would do. */
 static void exercise(tsa_job *job, tsa_xrank_result *r)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "crossrank.h"
+#include "crossrank/crossrank.h"
 #include "synth_job.h"
 
 static const int sizes[] = {2, 4, 8, 16, 64, 256};

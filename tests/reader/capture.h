@@ -2,7 +2,7 @@
 #ifndef TEST_CAPTURE_H
 #define TEST_CAPTURE_H
 
-#include "dump_reader.h"
+#include "reader/dump_reader.h"
 
 #define CAP_MAX 512
 

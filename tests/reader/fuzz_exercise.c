@@ -2,10 +2,10 @@
 #include <string.h>
 
 #include "crc32c.h"
-#include "dump_reader.h"
+#include "reader/dump_reader.h"
 #include "fuzz_exercise.h"
-#include "nccl_join.h"
-#include "record_json.h"
+#include "reader/nccl_join.h"
+#include "reader/record_json.h"
 
 typedef struct fz {
     tsr_nccl_join join;

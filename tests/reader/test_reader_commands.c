@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "commands.h"
+#include "cmds/commands.h"
 #include "sample_dump.h"
 
 typedef struct run_result {

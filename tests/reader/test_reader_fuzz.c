@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "crc32c.h"
-#include "dump_reader.h"
+#include "reader/dump_reader.h"
 #include "fuzz_exercise.h"
 #include "sample_dump.h"
 

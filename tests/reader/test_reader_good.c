@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "record_json.h"
+#include "reader/record_json.h"
 #include "sample_dump.h"
 
 static void test_round_trip(void **state)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "job_load.h"
+#include "load/job_load.h"
 #include "reader/dump_reader.h"
 
 int sj_available(void)

@@ -4,7 +4,7 @@
 #ifndef STANDIN_RUN_H
 #define STANDIN_RUN_H
 
-#include "model.h"
+#include "model/model.h"
 #include "tb_harness.h"
 
 typedef struct sj_run {

@@ -6,8 +6,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "core/job_build.h"
-#include "kineto.h"
+#include "load/job_build.h"
+#include "load/kineto_load.h"
 
 static double clock_s(clockid_t id)
 {

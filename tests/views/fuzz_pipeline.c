@@ -6,13 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/analysis.h"
-#include "core/job_load.h"
+#include "model/analysis.h"
+#include "load/job_load.h"
 #include "reader/record_json.h"
 #include "strict_json.h"
 #include "test_util.h"
-#include "trace_export.h"
-#include "views_job.h"
+#include "report/trace_export.h"
+#include "load/load_any.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 static int check_text(const char *text, size_t len, char *why, size_t cap)
 {

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 #include "batch_jobs.h"
-#include "commands.h"
+#include "cmds/commands.h"
 #include "test_util.h"
 
 static void write_job(const char *root, const char *name, const char *host, int straggler,

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 #include "test_util.h"
 
 static char *path_in(const char *dir, const char *name)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 #include "batch_jobs.h"
-#include "commands.h"
+#include "cmds/commands.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------ schema */

@@ -1,4 +1,4 @@
-/* `tscope-report trace` end to end: the core's analysis fills steps,
+/* `tscope-report trace` end to end: the analysis fills steps,
  * phases and clock offsets, and the command writes what the options ask. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmds/commands.h"
 #include "kineto_gen.h"
 #include "test_util.h"
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "diff.h"
+#include "cmds/commands.h"
+#include "report/diff.h"
 #include "kineto_gen.h"
 #include "test_util.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_escape.h"
+#include "report/json_escape.h"
 
 static char *escape(const char *s, size_t len)
 {

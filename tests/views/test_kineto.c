@@ -9,14 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/analysis.h"
-#include "core/job_build.h"
-#include "core/memory.h"
-#include "kineto.h"
+#include "model/analysis.h"
+#include "load/job_build.h"
+#include "model/memory.h"
+#include "load/kineto_load.h"
 #include "kineto_gen.h"
-#include "kineto_internal.h"
+#include "kineto/kineto_internal.h"
 #include "test_util.h"
 #include "tsc_format.h"
+#include "driver/analyze.h"
+#include "passes/memory.h"
 
 #define US 1000LL
 #define BASE 1700000000000000000LL

@@ -17,14 +17,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
-#include "batch.h"
-#include "hta_view.h"
-#include "commands.h"
-#include "core/job_build.h"
-#include "kineto.h"
+#include "model/analysis.h"
+#include "batch/batch.h"
+#include "passes/hta_view.h"
+#include "cmds/commands.h"
+#include "load/job_build.h"
+#include "load/kineto_load.h"
 #include "test_util.h"
 #include "tsc_format.h"
+#include "driver/analyze.h"
+#include "report/report.h"
 
 #ifndef CORPUS_DIR
 #define CORPUS_DIR "../shared/corpus/kineto"

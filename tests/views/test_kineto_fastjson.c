@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <yajl/yajl_parse.h>
 
-#include "core/job_build.h"
-#include "kineto.h"
-#include "kineto_internal.h"
+#include "load/job_build.h"
+#include "load/kineto_load.h"
+#include "kineto/kineto_internal.h"
 #include "test_util.h"
 
 /* Tokens as one line of text: {, }, [, ], K:key, S:string, N:number, L

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/job_build.h"
-#include "kineto.h"
-#include "kineto_internal.h"
+#include "load/job_build.h"
+#include "load/kineto_load.h"
+#include "kineto/kineto_internal.h"
 #include "test_util.h"
 
 /* The token bound as the parser applied it before the fast path: bytes of

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "core/job_build.h"
-#include "core/job_load.h"
-#include "kineto.h"
+#include "load/job_build.h"
+#include "load/job_load.h"
+#include "load/kineto_load.h"
 #include "test_util.h"
 
 static const char event[] =

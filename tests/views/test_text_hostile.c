@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmds/commands.h"
 #include "gen_job.h"
 #include "kineto_gen.h"
 #include "reader/record_json.h"

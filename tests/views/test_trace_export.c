@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/job_build.h"
-#include "kineto.h"
+#include "load/job_build.h"
+#include "load/kineto_load.h"
 #include "kineto_gen.h"
 #include "test_util.h"
-#include "trace_export.h"
+#include "report/trace_export.h"
 
 #define US 1000LL
 #define STEPS 4

@@ -1,0 +1,202 @@
+/* `tscope-report [report] DIR [options]`: load, analyze, print.  The
+ * parser and the printer are shared with tscope-report-mpi (report_cli.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/analysis.h"
+#include "commands.h"
+#include "load/job_load.h"
+#include "passes/rank_stages.h"
+#include "report_cli.h"
+#include "load/load_any.h"
+#include "driver/analyze.h"
+#include "report/formats.h"
+
+static void usage(FILE *out, const char *prog)
+{
+    fprintf(out, "usage: %s%s DIR [options]\n", prog,
+            strcmp(prog, "tscope-report") ? "" : " [report]");
+    for (size_t f = 1; f < tsa_report_n_formats; f++)
+        fprintf(out, "  --%-21s%s\n", tsa_report_formats[f].name, tsa_report_formats[f].help);
+    fprintf(out,
+            "  --color WHEN           always | auto (default: on a terminal) | never\n"
+            "  --warmup N             steps to skip at the start (default 2, fewer if short)\n"
+            "  --step-marker NAME     NVTX range or kernel name that marks a step\n"
+            "  --peak-tflops X        peak TFLOP/s per GPU (overrides the table)\n"
+            "  --flops-per-step X     FLOPs of one step on one rank\n"
+            "  --params N             model parameters, with --tokens-per-step: 6*N*T\n"
+            "  --tokens-per-step T    tokens per step per rank (also gives tokens/s)\n"
+            "  --samples-per-step B   samples per step per rank (gives samples/s)\n"
+            "  --layers L --seq S --hidden H   add attention 12*L*S*H per token\n"
+            "  --run-id ID            load this run instead of the largest\n"
+            "  --window W             steps (default: analysed steps) | gpu-span (HTA's\n"
+            "                         span, first to last GPU record; adds HTA's figures)\n"
+            "exit status: 0 ok, 1 report produced but the dumps had problems,\n"
+            "             2 usage error, missing directory or nothing readable\n");
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 0 || v > 1000000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *ra)
+{
+    enum { O_COLOR = 1000, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
+           O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES, O_WINDOW };
+    static const struct option fixed[] = {
+        {"color", required_argument, NULL, O_COLOR},
+        {"warmup", required_argument, NULL, O_WARMUP},
+        {"step-marker", required_argument, NULL, O_MARKER},
+        {"peak-tflops", required_argument, NULL, O_PEAK},
+        {"flops-per-step", required_argument, NULL, O_FPS},
+        {"params", required_argument, NULL, O_PARAMS},
+        {"tokens-per-step", required_argument, NULL, O_TOKENS},
+        {"samples-per-step", required_argument, NULL, O_SAMPLES},
+        {"layers", required_argument, NULL, O_LAYERS},
+        {"seq", required_argument, NULL, O_SEQ},
+        {"hidden", required_argument, NULL, O_HIDDEN},
+        {"run-id", required_argument, NULL, O_RUN},
+        {"window", required_argument, NULL, O_WINDOW},
+        {"help", no_argument, NULL, 'h'},
+    };
+    /* One option per report format but the default (formats.h), then these. */
+    enum { O_FORMAT = 2000, N_FIXED = sizeof fixed / sizeof fixed[0], MAX_FORMATS = 16 };
+    struct option longopts[MAX_FORMATS + N_FIXED + 1];
+    size_t n_opts = 0;
+    for (size_t f = 1; f < tsa_report_n_formats && f < MAX_FORMATS; f++)
+        longopts[n_opts++] = (struct option){tsa_report_formats[f].name, no_argument, NULL,
+                                             O_FORMAT + (int)f};
+    memcpy(longopts + n_opts, fixed, sizeof fixed);
+    n_opts += N_FIXED;
+    longopts[n_opts] = (struct option){NULL, 0, NULL, 0};
+    memset(ra, 0, sizeof *ra);
+    tsa_analysis_options opt;
+    tsa_analysis_default_options(&opt);
+    tsa_load_options lopt = {0};
+    int format = 0, color = -1, c;
+    optind = 1;
+    opterr = 0;
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
+        int bad = 0;
+        if (c >= O_FORMAT && c < O_FORMAT + MAX_FORMATS) {
+            format = c - O_FORMAT;
+            continue;
+        }
+        switch (c) {
+        case O_COLOR:
+            if (!strcmp(optarg, "always")) color = 1;
+            else if (!strcmp(optarg, "never")) color = 0;
+            else if (!strcmp(optarg, "auto")) color = -1;
+            else bad = 1;
+            break;
+        case O_WARMUP: bad = parse_int(optarg, &opt.warmup); break;
+        case O_MARKER: opt.step_marker = optarg; break;
+        case O_PEAK: bad = parse_double(optarg, &opt.peak_tflops); break;
+        case O_FPS: bad = parse_double(optarg, &opt.flops_per_step); break;
+        case O_PARAMS: bad = parse_double(optarg, &opt.params); break;
+        case O_TOKENS: bad = parse_double(optarg, &opt.tokens_per_step); break;
+        case O_SAMPLES: bad = parse_double(optarg, &opt.samples_per_step); break;
+        case O_LAYERS: bad = parse_int(optarg, &opt.layers); break;
+        case O_SEQ: bad = parse_int(optarg, &opt.seq); break;
+        case O_HIDDEN: bad = parse_int(optarg, &opt.hidden); break;
+        case O_RUN: lopt.run_id = optarg; break;
+        case O_WINDOW:
+            if (!strcmp(optarg, "steps")) opt.window = TSA_WINDOW_STEPS;
+            else if (!strcmp(optarg, "gpu-span")) opt.window = TSA_WINDOW_GPU_SPAN;
+            else bad = 1;
+            break;
+        case 'h': usage(stdout, prog); return 0;
+        default:
+            fprintf(stderr, "%s: unknown option %s\n", prog, argv[optind - 1]);
+            usage(stderr, prog);
+            return 2;
+        }
+        if (bad) {
+            /* li names the long option just parsed. */
+            fprintf(stderr, "%s: bad value '%s' for --%s\n", prog, optarg,
+                    li >= 0 ? longopts[li].name : "?");
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "%s: %s\n", prog,
+                optind >= argc ? "missing job directory" : "expected one job directory");
+        usage(stderr, prog);
+        return 2;
+    }
+    if (color < 0) {
+        const char *nc = getenv("NO_COLOR");
+        color = isatty(fileno(stdout)) && !(nc && *nc);
+    }
+    lopt.quiet = 1;
+    lopt.lean = 1;
+    ra->opt = opt;
+    ra->lopt = lopt;
+    ra->format = format;
+    ra->color = color;
+    ra->dir = argv[optind];
+    ra->runner = NULL;
+    return -1;
+}
+
+int tsa_report_finish(const char *prog, tsa_job *job, const tsa_report_args *ra)
+{
+    tsa_analysis *a = tsa_analyze_with(job, &ra->opt, ra->runner ? ra->runner : &tsa_local_runner);
+    if (!a) {
+        fprintf(stderr, "%s: out of memory during the analysis\n", prog);
+        tsa_job_free(job);
+        return 2;
+    }
+    int rc = 0;
+    const tsa_report_format *fmt = &tsa_report_formats[ra->format];
+    if (fmt->write(stdout, a, ra->color)) {
+        fprintf(stderr, "%s: out of memory writing %s\n", prog, fmt->what);
+        rc = 2;
+    }
+    if (rc == 0 && job->n_problems) {
+        fprintf(stderr, "%s: %zu problem(s) reading the dumps:\n", prog, job->n_problems);
+        for (size_t i = 0; i < job->n_problems && i < 20; i++)
+            fprintf(stderr, "  %s: offset %llu: %s\n", job->problems[i].file,
+                    (unsigned long long)job->problems[i].offset, job->problems[i].message);
+        rc = 1;
+    }
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+    return rc;
+}
+
+int tsa_cmd_report(int argc, char **argv)
+{
+    tsa_report_args ra;
+    int rc = tsa_report_parse("tscope-report", argc, argv, &ra);
+    if (rc >= 0)
+        return rc;
+    tsa_job *job = NULL;
+    char err[512];
+    /* A directory of torch.profiler traces is analyzed like one of dumps. */
+    if (tsa_views_load_job(ra.dir, &ra.lopt, &job, err, sizeof err)) {
+        fprintf(stderr, "tscope-report: %s\n", err);
+        return 2;
+    }
+    return tsa_report_finish("tscope-report", job, &ra);
+}

@@ -1,0 +1,166 @@
+/* Kernel-mix and copy findings: MEM.COPIES, MEM.FILLS, MEM.PAGEABLE,
+ * EFF.FP32_GEMM (see mix.h). */
+#include "mix.h"
+
+#include <string.h>
+
+#include "advisory.h"
+#include "load/job_build.h"
+#include "passes/peak_table.h"
+#include "passes/rank_stages.h"
+#include "util/sat_math.h"
+
+int tsa_mix_measure(const tsa_analysis *a, tsa_mix *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < a->n_ranks; i++) {
+        const tsa_mix *p = &a->digests[i].mix;
+        out->ranks += p->ranks;
+        TSA_SAT_ACC(out->gpu_ns, p->gpu_ns);
+        TSA_SAT_ACC(out->mem_ns, p->mem_ns);
+        TSA_SAT_ACC(out->mem_exposed_ns, p->mem_exposed_ns);
+        TSA_SAT_ACC(out->fill_exposed_ns, p->fill_exposed_ns);
+        TSA_SAT_ACC(out->pageable_ns, p->pageable_ns);
+        out->pageable_count += p->pageable_count;
+        out->pageable_bytes += p->pageable_bytes;
+        TSA_SAT_ACC(out->fp32_gemm_ns, p->fp32_gemm_ns);
+        for (int d = 0; d < 7; d++)
+            TSA_SAT_ACC(out->dir_ns[d], p->dir_ns[d]);
+    }
+    return 0;
+}
+
+static double share_of(int64_t part, int64_t whole)
+{
+    return whole > 0 ? (double)part / (double)whole : 0;
+}
+
+static int memory_findings(const tsa_mix *m, tsa_findings *out)
+{
+    double mem = share_of(m->mem_exposed_ns, m->gpu_ns),
+           fill = share_of(m->fill_exposed_ns, m->gpu_ns);
+    tsa_finding *f;
+    if (mem > TSA_TH_MEM_OPS) {
+        double all = share_of(m->mem_ns, m->gpu_ns),
+               h2d = share_of(m->dir_ns[TSA_COPY_H2D], m->gpu_ns),
+               d2h = share_of(m->dir_ns[TSA_COPY_D2H], m->gpu_ns),
+               d2d = share_of(m->dir_ns[TSA_COPY_D2D] + m->dir_ns[TSA_COPY_P2P], m->gpu_ns),
+               set = share_of(m->dir_ns[TSA_COPY_MEMSET], m->gpu_ns);
+        f = tsa_findings_add(
+            out, "MEM.COPIES", tsa_advisory_level(mem, TSA_TH_MEM_OPS), 0, -1,
+            "Keep tensors where they are used: move .to()/.cuda()/.cpu() out of the step, "
+            "copy inputs with pin_memory=True and non_blocking=True so they overlap compute, "
+            "avoid .contiguous()/.clone() device copies and zero-filled buffers",
+            "memcpy/memset not overlapped by any kernel take %.1f%% of GPU busy time (all "
+            "copies: host-to-device %.1f%%, device-to-host %.1f%%, device-to-device %.1f%%, "
+            "memset %.1f%%)",
+            100 * mem, 100 * h2d, 100 * d2h, 100 * d2d, 100 * set);
+        if (!f)
+            return -1;
+        tsa_finding_number(f, "memory_exposed_share", mem);
+        tsa_finding_number(f, "memory_share", all);
+        tsa_finding_number(f, "h2d_share", h2d);
+        tsa_finding_number(f, "d2h_share", d2h);
+        tsa_finding_number(f, "d2d_share", d2d);
+        tsa_finding_number(f, "memset_share", set);
+        tsa_finding_number(f, "gpu_busy_s", (double)m->gpu_ns / 1e9);
+    }
+    if (fill > TSA_TH_FILLS) {
+        f = tsa_findings_add(
+            out, "MEM.FILLS", tsa_advisory_level(fill, TSA_TH_FILLS), 0, -1,
+            "Do not zero what is overwritten anyway: optimizer.zero_grad(set_to_none=True), "
+            "torch.empty instead of torch.zeros for buffers that are fully written, and no "
+            "per-step re-allocation of zero-initialised tensors",
+            "memset (fills) not overlapped by any kernel take %.1f%% of GPU busy time",
+            100 * fill);
+        if (!f)
+            return -1;
+        tsa_finding_number(f, "memset_exposed_share", fill);
+    }
+    return 0;
+}
+
+static int pageable_finding(const tsa_mix *m, tsa_findings *out)
+{
+    double pg = share_of(m->pageable_ns, m->gpu_ns);
+    if (pg <= TSA_TH_PAGEABLE)
+        return 0;
+    tsa_finding *f = tsa_findings_add(
+        out, "MEM.PAGEABLE", tsa_advisory_level(pg, TSA_TH_PAGEABLE), 0, -1,
+        "Pin host memory: DataLoader(pin_memory=True) and .to(device, non_blocking=True); "
+        "call .pin_memory() on long-lived host buffers that are copied every step",
+        "%llu host-to-device copies from pageable memory (%.1f MB) take %.1f%% of GPU busy "
+        "time; they are staged by the driver and block the host",
+        (unsigned long long)m->pageable_count, (double)m->pageable_bytes / 1e6, 100 * pg);
+    if (!f)
+        return -1;
+    tsa_finding_number(f, "pageable_share", pg);
+    tsa_finding_number(f, "pageable_copies", (double)m->pageable_count);
+    tsa_finding_number(f, "pageable_bytes", (double)m->pageable_bytes);
+    return 0;
+}
+
+/* The fastest tensor-core precision of the device over its fp32 rate; 0
+ * when the device is not in the peak table, 1 when nothing is faster. */
+static double faster_dtype(const char *device, tsa_dtype *best)
+{
+    double fp32 = tsa_peak_flops(device, TSA_DTYPE_FP32, NULL), top = 0;
+    static const tsa_dtype cand[] = {TSA_DTYPE_TF32, TSA_DTYPE_BF16, TSA_DTYPE_FP16};
+    *best = TSA_DTYPE_UNKNOWN;
+    if (fp32 <= 0)
+        return 0;
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        double p = tsa_peak_flops(device, cand[i], NULL);
+        if (p > top) {
+            top = p;
+            *best = cand[i];
+        }
+    }
+    return top > fp32 ? top / fp32 : 1;
+}
+
+static int fp32_finding(const tsa_analysis *a, const tsa_mix *m, tsa_findings *out)
+{
+    double share = share_of(m->fp32_gemm_ns, m->gpu_ns);
+    if (share <= TSA_TH_FP32_GEMM)
+        return 0;
+    tsa_dtype best;
+    double ratio = faster_dtype(a->device_name, &best);
+    if (ratio == 1)
+        return 0; /* a known GPU with nothing faster than fp32 */
+    const char *fix =
+        best == TSA_DTYPE_FP16
+            ? "This GPU has fp16 tensor cores but no TF32/bf16: run the step under "
+              "torch.autocast(\"cuda\", dtype=torch.float16) with a GradScaler"
+            : "Let the GEMMs use tensor cores: torch.set_float32_matmul_precision(\"high\") "
+              "(TF32; also torch.backends.cudnn.allow_tf32), or autocast to bf16 "
+              "(torch.autocast(\"cuda\", dtype=torch.bfloat16))";
+    tsa_severity sev = tsa_advisory_level(share, TSA_TH_FP32_GEMM);
+    tsa_finding *f =
+        ratio > 1 ? tsa_findings_add(out, "EFF.FP32_GEMM", sev, 0, -1, fix,
+                                     "GEMM kernels in plain fp32 take %.1f%% of GPU busy time; "
+                                     "this GPU's %s peak is %.1fx its fp32 peak",
+                                     100 * share, tsa_dtype_name(best), ratio)
+                  : tsa_findings_add(out, "EFF.FP32_GEMM", sev, 0, -1, fix,
+                                     "GEMM kernels in plain fp32 take %.1f%% of GPU busy time "
+                                     "(GPU not in the peak table: if it has tensor cores, "
+                                     "TF32/bf16 are faster)",
+                                     100 * share);
+    if (!f)
+        return -1;
+    tsa_finding_number(f, "fp32_gemm_share", share);
+    tsa_finding_number(f, "peak_ratio", ratio);
+    return 0;
+}
+
+int tsa_mix_findings(const tsa_analysis *a, tsa_findings *out)
+{
+    tsa_mix m;
+    if (tsa_mix_measure(a, &m))
+        return -1;
+    if (!m.ranks || m.gpu_ns <= 0)
+        return 0;
+    if (memory_findings(&m, out) || pageable_finding(&m, out) || fp32_finding(a, &m, out))
+        return -1;
+    return 0;
+}

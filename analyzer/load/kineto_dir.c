@@ -1,0 +1,289 @@
+/* A directory of torch.profiler traces as one job: find the trace files,
+ * parse each into a rank, and order the ranks. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "job_build.h"
+#include "kineto/kineto_internal.h"
+#include "kineto_load.h"
+#include "kineto_runs.h"
+#include "util/vec.h"
+#include "util/cmp.h"
+
+#define SNIFF_BYTES (64u << 10)
+
+static int is_trace_name(const char *name)
+{
+    return name[0] != '.' && (tsa_ends_with(name, ".json") || tsa_ends_with(name, ".json.gz"));
+}
+
+/* The other form Chrome traces take (docs/views.md): a bare top-level
+ * array of event objects, "[ {...,"ph":...". */
+static int bare_event_array(const char *buf)
+{
+    const char *p = buf + strspn(buf, " \t\r\n");
+    if (*p != '[')
+        return 0;
+    p += 1 + strspn(p + 1, " \t\r\n");
+    return *p == '{' && strstr(p, "\"ph\"") != NULL;
+}
+
+/* Kineto writes deviceProperties and distributedInfo before traceEvents,
+ * so "traceEvents" may sit some way in; 64 KiB covers many GPUs' worth. */
+static int looks_like_trace(const char *path)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return 0;
+    char *buf = malloc(SNIFF_BYTES + 1);
+    int n = buf ? gzread(gz, buf, SNIFF_BYTES) : -1;
+    gzclose(gz);
+    int yes = 0;
+    if (n > 0) {
+        buf[n] = '\0';
+        /* NULs would end the search early; a JSON file has none. */
+        yes = strlen(buf) == (size_t)n &&
+              (strstr(buf, "\"traceEvents\"") != NULL || bare_event_array(buf)) &&
+              /* tscope's own export (trace_export.c) is a Chrome trace too;
+               * written into a job directory, it must not become a rank */
+              strstr(buf, "\"tool\":\"tscope\"") == NULL;
+    }
+    free(buf);
+    return yes;
+}
+
+/* Sorted paths of the trace files in dir; -1 when dir cannot be read, and
+ * 0 files when it holds tscope dumps. */
+static int list_traces(const char *dir, char ***out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char **paths = NULL;
+    size_t n = 0, cap = 0;
+    int has_dumps = 0, rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (tsa_ends_with(e->d_name, ".tsd"))
+            has_dumps = 1;
+        if (!is_trace_name(e->d_name))
+            continue;
+        char *p;
+        int dir_len = (int)strlen(dir);
+        while (dir_len > 1 && dir[dir_len - 1] == '/')
+            dir_len--; /* "dir/" + "/" + name would double the slash */
+        if (asprintf(&p, "%.*s/%s", dir_len, dir, e->d_name) < 0) {
+            rc = -1;
+            break;
+        }
+        struct stat st;
+        if (stat(p, &st) || !S_ISREG(st.st_mode) || !looks_like_trace(p)) {
+            free(p);
+            continue;
+        }
+        if (TSA_VEC_PUSH(paths, n, cap, p)) {
+            free(p);
+            rc = -1;
+            break;
+        }
+    }
+    closedir(d);
+    if (rc || has_dumps) {
+        for (size_t i = 0; i < n; i++)
+            free(paths[i]);
+        free(paths);
+        return rc;
+    }
+    if (n > 1)
+        qsort(paths, n, sizeof *paths, tsa_cmp_str);
+    *out = paths;
+    *n_out = n;
+    return 0;
+}
+
+int tsa_kineto_list(const char *dir, char ***paths, size_t *n)
+{
+    return list_traces(dir, paths, n);
+}
+
+int tsa_kineto_dir(const char *dir)
+{
+    char **paths;
+    size_t n;
+    if (list_traces(dir, &paths, &n))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return (int)n;
+}
+
+/* torch.profiler's tensorboard_trace_handler names files
+ * "<host>_<pid>.<time>.pt.trace.json": the host is all there is of it. */
+static char *host_from_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strchr(base, '.');
+    size_t len = dot ? (size_t)(dot - base) : strlen(base);
+    const char *us = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (base[i] == '_')
+            us = base + i;
+    if (us && us > base && us + 1 < base + len) {
+        int digits = 1;
+        for (const char *p = us + 1; p < base + len; p++)
+            digits &= *p >= '0' && *p <= '9';
+        if (digits)
+            return strndup(base, (size_t)(us - base));
+    }
+    return strdup("unknown");
+}
+
+/* "a/b/" -> "b": the job's name when the traces carry no run id. */
+static char *dir_basename(const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && dir[start - 1] != '/')
+        start--;
+    return strndup(dir + start, len - start);
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+    const tsa_rank *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return strcmp(a->file, b->file);
+}
+
+/* The byte offset in "...at byte N..." messages, for the problem record. */
+static uint64_t offset_of(const char *msg)
+{
+    const char *p = strstr(msg, "at byte ");
+    return p ? strtoull(p + 8, NULL, 10) : 0;
+}
+
+int tsa_kineto_load(const char *dir, tsa_job **out)
+{
+    char err[512];
+    int rc = tsa_kineto_load_ex(dir, out, err, sizeof err);
+    if (rc == 2)
+        fprintf(stderr, "tscope-report: %s\n", err);
+    return rc;
+}
+
+int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa_job **out,
+                          char *err, size_t errlen)
+{
+    *out = NULL;
+    char **paths;
+    size_t n;
+    if (list_traces(dir, &paths, &n)) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno ? errno : EIO));
+        return 2;
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "%s: no torch.profiler traces found", dir);
+        free(paths);
+        return 2;
+    }
+    int status = 0;
+    tsa_job *job = calloc(1, sizeof *job);
+    if (!job || !(job->dir = strdup(dir)) || !(job->run_id = dir_basename(dir)))
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        if (share_count > 1 && (int)(i % (size_t)share_count) != share_index)
+            continue;
+        char msg[512];
+        tsa_rank *r = tsa_job_add_rank(job);
+        if (!r)
+            goto oom;
+        if (tsa_kineto_load_file(paths[i], r, NULL, msg, sizeof msg)) {
+            status = 1;
+            if (tsa_job_add_problem(job, paths[i], offset_of(msg), "%s", msg))
+                goto oom;
+        }
+        r->host = host_from_name(paths[i]);
+        r->run_id = strdup(job->run_id);
+        if (!r->host || !r->run_id)
+            goto oom;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    *out = job;
+    return status;
+oom:
+    snprintf(err, errlen, "%s: out of memory", dir);
+    tsa_job_free(job);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return 2;
+}
+
+int tsa_kineto_finish(tsa_job *job)
+{
+    int status = 0;
+    tsa_rank *ranks = job->ranks;
+    /* Before the world size defaults below: traces of another run stay out. */
+    size_t loaded = job->n_ranks, n_ranks = kineto_keep_one_run(job, ranks, loaded);
+    if (n_ranks < loaded)
+        status = 1;
+    job->n_ranks = n_ranks;
+    /* Traces without distributedInfo: file order stands in for the rank. */
+    int any_rank = 0;
+    for (size_t i = 0; i < n_ranks; i++)
+        any_rank |= ranks[i].rank >= 0;
+    for (size_t i = 0; i < n_ranks; i++) {
+        if (!any_rank)
+            ranks[i].rank = (int32_t)i;
+        if (ranks[i].world_size <= 0)
+            ranks[i].world_size = (int32_t)n_ranks;
+    }
+    qsort(ranks, n_ranks, sizeof *ranks, cmp_rank);
+    /* Two traces of one rank (two profiling windows): keep the first. */
+    size_t keep = 0;
+    for (size_t i = 0; i < n_ranks; i++) {
+        if (keep && ranks[i].rank >= 0 && ranks[i].rank == ranks[keep - 1].rank) {
+            status = 1;
+            if (tsa_job_add_problem(job, ranks[i].file, 0,
+                                    "second trace of rank %d ignored (kept %s)", ranks[i].rank,
+                                    ranks[keep - 1].file))
+                return -1;
+            tsa_rank_free_contents(&ranks[i]);
+            continue;
+        }
+        if (keep != i)
+            ranks[keep] = ranks[i];
+        keep++;
+    }
+    job->n_ranks = keep;
+    return status;
+}
+
+int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
+{
+    int status = tsa_kineto_load_share(dir, 0, 1, out, err, errlen);
+    if (status == 2)
+        return 2;
+    int fin = tsa_kineto_finish(*out);
+    if (fin < 0) {
+        snprintf(err, errlen, "%s: out of memory", dir);
+        tsa_job_free(*out);
+        *out = NULL;
+        return 2;
+    }
+    return status > fin ? status : fin;
+}

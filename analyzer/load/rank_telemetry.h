@@ -1,0 +1,102 @@
+/* GPU and host telemetry of one rank (format 1.1 kinds 0x40-0x43 and the
+ * telemetry metadata), as loaded, and its summary over an analysis window.
+ * docs/report.md defines the figures; findings/telemetry.c uses them. */
+#ifndef TSA_TELEMETRY_H
+#define TSA_TELEMETRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+typedef struct tsa_gpu_point {
+    int64_t t;
+    uint16_t metric;     /* enum tsc_gpu_metric */
+    uint64_t value;
+} tsa_gpu_point;
+
+typedef struct tsa_cpu_point {
+    int64_t t;
+    uint64_t cpu_ns;     /* process CPU time so far */
+    uint32_t runnable, threads;
+} tsa_cpu_point;
+
+typedef struct tsa_task_point {
+    int64_t t;
+    uint64_t cpu_ns;     /* the task's CPU time so far */
+    uint32_t task;       /* tid, or pid of a worker process */
+    uint32_t name;       /* index into the rank's strings */
+    uint8_t role;        /* enum tsc_task_role */
+} tsa_task_point;
+
+struct tsa_telemetry {
+    tsa_gpu_point *gpu;   size_t n_gpu, cap_gpu;
+    tsa_cpu_point *cpu;   size_t n_cpu, cap_cpu;
+    tsa_task_point *task; size_t n_task, cap_task;
+    double load_max;               /* highest 1-minute load average seen */
+    /* metadata; -1 / 0 when absent */
+    char nvml_status[160];
+    int nvml_device;
+    char gpu_name[96];
+    uint32_t max_sm_clock_mhz;
+    int cpu_online, cpu_affinity;
+    int64_t quota_milli;           /* cgroup CPU limit, 0 none, -1 unknown */
+    char omp_threads[24];
+    int workers_visible;           /* 1 yes, 0 no (no worker can be seen), -1 unknown */
+};
+
+/* Loader hooks (job_load.c): each returns 0, or -1 when out of memory.
+ * on_event takes the kinds 0x40-0x4f; names of task samples come from the
+ * task descriptor (NULL: "?"). */
+int tsa_telemetry_on_event(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t aux,
+                           uint32_t desc_id, uint64_t t, uint64_t val, uint32_t task,
+                           uint8_t role, const char *name, size_t name_len);
+int tsa_telemetry_on_meta(tsa_rank *r, const char *key, const char *value);
+/* Sorts the samples by time (tsa_rank_finish). */
+void tsa_telemetry_finish(tsa_rank *r);
+void tsa_telemetry_free(tsa_rank *r);
+
+#define TSA_TELEMETRY_TOP 3
+
+typedef struct tsa_task_use {
+    const char *name;    /* borrowed from the rank */
+    uint8_t role;
+    double cpus;         /* CPU time / window */
+} tsa_task_use;
+
+typedef struct tsa_cpu_window {
+    int have;                    /* host samples cover the window */
+    size_t samples;
+    double busy_pct;             /* process CPU time / wall x 100 */
+    uint32_t threads;            /* most threads seen */
+    double runnable_mean;        /* runnable threads (+ workers), mean of samples */
+    double quota_cpus;           /* cgroup limit, 0 none */
+    int affinity_cpus, online_cpus;
+    double limit_cpus;           /* min(quota, affinity), the CPUs it may use */
+    size_t workers;              /* worker processes seen in the window */
+    double worker_cpus_mean;     /* CPU use per worker (1 = one CPU busy) */
+    tsa_task_use top[TSA_TELEMETRY_TOP]; size_t n_top; /* busiest threads */
+} tsa_cpu_window;
+
+typedef struct tsa_gpu_window {
+    int have;                    /* NVML samples cover the window */
+    int device;
+    double throttled_share;      /* of the window with power/thermal reasons set */
+    uint64_t reasons;            /* power/thermal reason bits seen in the window */
+    double sm_clock_mean;        /* time-weighted, MHz; 0 unknown */
+    uint32_t sm_clock_min, max_sm_clock; /* max: the device's (metadata) or highest seen */
+    uint32_t temp_max;           /* deg C */
+    double power_max_w;
+    double util_mean;            /* time-weighted, percent; -1 unknown */
+    uint64_t ecc_new;            /* uncorrected ECC errors during the window */
+} tsa_gpu_window;
+
+/* Summaries over [w0, w1) on the rank's clock; have = 0 when the rank has
+ * no samples there. */
+void tsa_cpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_cpu_window *out);
+void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window *out);
+
+/* "thermal", "power", "power and thermal" for reason bits. */
+const char *tsa_throttle_cause(uint64_t reasons);
+
+#endif

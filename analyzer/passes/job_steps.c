@@ -1,0 +1,90 @@
+/* The job-level step plan: which steps every rank analyses (the per-rank
+ * stages find and window them), and the step-time statistics. */
+#include "job_steps.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "partial.h"
+#include "steps.h"
+#include "util/cmp.h"
+
+int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
+{
+    tsa_job *job = a->job;
+    size_t min_steps = SIZE_MAX;
+    int method_votes[5] = {0};
+    if (run->steps(run->ctx, a))
+        return -1;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        a->cut_short |= a->digests[i].cut;
+        if (a->digests[i].cut_note[0])
+            tsa_note_append(a->partial, sizeof a->partial, a->digests[i].cut_note);
+        method_votes[a->ranks[i].method < 5 ? a->ranks[i].method : 0]++;
+        if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
+            min_steps = job->ranks[i].n_steps;
+    }
+    tsa_note_missing_ranks(job, a->partial, sizeof a->partial);
+    int best = 0;
+    for (int m = 1; m < 5; m++)
+        if (method_votes[m] > method_votes[best])
+            best = m;
+    a->method = (tsa_step_method)best;
+    a->steps_total = min_steps == SIZE_MAX ? 0 : min_steps;
+    int w = a->opt.warmup >= 0 ? a->opt.warmup : tsa_default_warmup(a->steps_total);
+    if (a->method == TSA_STEPS_NONE)
+        w = 0;
+    if ((size_t)w >= a->steps_total)
+        w = a->steps_total > 0 ? (int)a->steps_total - 1 : 0;
+    a->warmup = w;
+    a->steps = a->steps_total > (size_t)w ? a->steps_total - (size_t)w : 0;
+    /* Same step indices on every rank: [warmup, steps_total). */
+    tsa_window_plan plan = {w, a->steps_total, a->steps, a->opt.window};
+    if (run->window(run->ctx, a, &plan))
+        return -1;
+    /* Remote ranks' steps were marked where they live; mark this copy. */
+    for (size_t i = 0; i < job->n_ranks; i++)
+        if (job->ranks[i].remote)
+            tsa_stage_mark_warmup(&job->ranks[i], &plan);
+    return 0;
+}
+
+void tsa_job_step_stats(tsa_analysis *a)
+{
+    int64_t *med = malloc((a->n_ranks + 1) * sizeof *med);
+    size_t n_med = 0;
+    double sum = 0, sum2 = 0;
+    size_t cnt = 0;
+    for (size_t i = 0; i < a->job->n_ranks; i++) {
+        const tsa_rank *r = &a->job->ranks[i];
+        int64_t *d = malloc((r->n_steps + 1) * sizeof *d);
+        size_t nd = 0;
+        for (size_t s = 0; s < r->n_steps; s++) {
+            if (r->steps[s].warmup)
+                continue;
+            int64_t len = r->steps[s].end_ns - r->steps[s].start_ns;
+            if (d)
+                d[nd++] = len;
+            sum += (double)len;
+            sum2 += (double)len * (double)len;
+            cnt++;
+        }
+        if (d && nd) {
+            qsort(d, nd, sizeof *d, tsa_cmp_i64);
+            a->ranks[i].median_step_ns = d[nd / 2];
+            if (med)
+                med[n_med++] = d[nd / 2];
+        }
+        free(d);
+    }
+    if (med && n_med) {
+        qsort(med, n_med, sizeof *med, tsa_cmp_i64);
+        a->median_step_ns = med[n_med / 2];
+    }
+    free(med);
+    if (cnt > 1) {
+        double mean = sum / (double)cnt;
+        double var = sum2 / (double)cnt - mean * mean;
+        a->step_cv = mean > 0 && var > 0 ? sqrt(var) / mean : 0;
+    }
+}

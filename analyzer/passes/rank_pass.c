@@ -1,0 +1,398 @@
+/* The per-rank timeline pass.  Everything is exact interval arithmetic
+ * over the analysis window, so the budget lines are disjoint sets whose
+ * lengths add up to the window:
+ *
+ *   G  compute: union of non-communication kernels (host-only dumps: the
+ *      window minus the time inside NCCL calls)
+ *   C  communication: union of NCCL kernels (or NCCL host calls when the
+ *      dump has no NCCL kernels)
+ *   E  exposed = C - G; overlapped = C ∩ G
+ *   Wt wait: per collective, [own arrival, latest arrival) ∩ its interval
+ *   D  data stall: GPU idle from a step's start to its first kernel or copy
+ *   M  copy only: memcpy/memset records outside G and C (GPU busy, as HTA
+ *      counts it; idle is the window minus G, C and M)
+ *   H  host idle: the remaining GPU idle while a host launch API call runs
+ *   other = window - G - E - D - H - M  */
+#include "rank_pass.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_share.h"
+#include "util/interval_set.h"
+#include "load/job_build.h"
+#include "util/sat_math.h"
+#include "util/radix_sort.h"
+#include "tables.h"
+#include "tsc_format.h"
+
+static int by_key(const void *pa, const void *pb)
+{
+    const tsa_arrival *a = pa, *b = pb;
+    if (a->comm_id != b->comm_id)
+        return a->comm_id < b->comm_id ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int counts_for_arrival(const tsa_nccl_op *op)
+{
+    return tsa_nccl_is_collective(op->op) && op->comm_size > 1 && op->comm_id;
+}
+
+int tsa_arrivals_build(const tsa_job *job, tsa_arrivals *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = 0;
+    for (size_t i = 0; i < job->n_ranks; i++)
+        for (size_t j = 0; j < job->ranks[i].n_nccl; j++)
+            n += counts_for_arrival(&job->ranks[i].nccl[j]);
+    if (!n)
+        return 0;
+    tsa_arrival *v = malloc(n * sizeof *v);
+    if (!v)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const tsa_rank *r = &job->ranks[i];
+        for (size_t j = 0; j < r->n_nccl; j++) {
+            const tsa_nccl_op *op = &r->nccl[j];
+            if (!counts_for_arrival(op))
+                continue;
+            v[n].comm_id = op->comm_id;
+            v[n].seq = op->seq;
+            v[n].latest = tsa_sat_add(op->gpu_start_ns, r->clock_offset_ns);
+            n++;
+        }
+    }
+    qsort(v, n, sizeof *v, by_key);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && v[w - 1].comm_id == v[i].comm_id && v[w - 1].seq == v[i].seq) {
+            if (v[i].latest > v[w - 1].latest)
+                v[w - 1].latest = v[i].latest;
+        } else {
+            v[w++] = v[i];
+        }
+    }
+    out->v = v;
+    out->n = w;
+    return 0;
+}
+
+int64_t tsa_arrivals_latest(const tsa_arrivals *a, uint64_t comm_id, uint64_t seq)
+{
+    size_t lo = 0, hi = a->n;
+    tsa_arrival key = {.comm_id = comm_id, .seq = seq};
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_key(&a->v[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < a->n && a->v[lo].comm_id == comm_id && a->v[lo].seq == seq)
+        return a->v[lo].latest;
+    return INT64_MIN;
+}
+
+void tsa_arrivals_free(tsa_arrivals *a)
+{
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+void tsa_budget_fill(tsa_budget *b, int64_t wall, int64_t compute, double flops,
+                     double peak_flops, int64_t data, int64_t wait, int64_t transfer,
+                     int64_t host, int64_t copy)
+{
+    memset(b, 0, sizeof *b);
+    b->wall_ns = wall;
+    int64_t useful = compute;
+    b->mfu = NAN;
+    if (flops > 0 && peak_flops > 0) {
+        double ideal = flops / peak_flops * 1e9;
+        useful = ideal >= (double)compute ? compute : (int64_t)llround(ideal);
+        b->mfu = wall > 0 ? (double)useful / (double)wall : NAN;
+    }
+    b->line_ns[TSA_BL_USEFUL] = useful;
+    b->line_ns[TSA_BL_OVERHEAD] = compute - useful;
+    b->line_ns[TSA_BL_DATA_STALL] = data;
+    b->line_ns[TSA_BL_COMM_WAIT] = wait;
+    b->line_ns[TSA_BL_COMM_TRANSFER] = transfer;
+    b->line_ns[TSA_BL_HOST_IDLE] = host;
+    b->line_ns[TSA_BL_COPY] = copy;
+    b->line_ns[TSA_BL_OTHER] = wall - compute - data - wait - transfer - host - copy;
+}
+
+typedef struct sets {
+    tsa_ivset g, c, e, wt, d, h, busy, idle, tmp, fwd, bwd, opt, copies, api, gc;
+} sets;
+
+static void sets_free(sets *s)
+{
+    tsa_ivset *all[] = {&s->g, &s->c, &s->e, &s->wt, &s->d, &s->h, &s->busy, &s->idle,
+                        &s->tmp, &s->fwd, &s->bwd, &s->opt, &s->copies, &s->api, &s->gc};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        tsa_ivset_free(all[i]);
+}
+
+static int is_autograd_thread(const tsa_rank *r, uint32_t tid)
+{
+    return tid && !strncmp(tsa_rank_thread_name(r, tid), "pt_autograd", 11);
+}
+
+/* Phase of a compute kernel: the optimizer by name, backward when launched
+ * from an autograd device thread, forward otherwise. */
+static tsa_phase kernel_phase(const tsa_rank *r, const tsa_kernel *k)
+{
+    if (k->category == TSA_KCAT_COMM)
+        return TSA_PHASE_COMM;
+    if (k->category == TSA_KCAT_OPTIMIZER)
+        return TSA_PHASE_OPTIMIZER;
+    if (is_autograd_thread(r, k->launch_tid))
+        return TSA_PHASE_BACKWARD;
+    return TSA_PHASE_FORWARD;
+}
+
+static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
+{
+    if (s < w0)
+        s = w0;
+    if (e > w1)
+        e = w1;
+    return e > s ? e - s : 0;
+}
+
+int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double peak_flops,
+                  tsa_rank_result *res)
+{
+    const int64_t w0 = res->window_start_ns, w1 = res->window_end_ns;
+    sets s;
+    memset(&s, 0, sizeof s);
+    int oom = 0;
+    int gpu = r->n_kernels > 0;
+    res->gpu = gpu;
+    int have_comm_kernels = 0;
+
+    /* Communication set and the compute sets (per phase). */
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        tsa_kernel *k = &r->kernels[i];
+        k->phase = (uint8_t)kernel_phase(r, k);
+        if (k->category == TSA_KCAT_COMM)
+            have_comm_kernels = 1;
+        int64_t d = clip_len(k->start_ns, k->end_ns, w0, w1);
+        if (d > 0 || (k->start_ns >= w0 && k->start_ns < w1)) {
+            TSA_SAT_ACC(res->kcat_ns[k->category], d);
+            res->kcat_count[k->category]++;
+        }
+        if (k->end_ns <= w0 || k->start_ns >= w1)
+            continue;
+        tsa_ivset *target = k->phase == TSA_PHASE_COMM        ? &s.c
+                            : k->phase == TSA_PHASE_OPTIMIZER ? &s.opt
+                            : k->phase == TSA_PHASE_BACKWARD  ? &s.bwd
+                                                              : &s.fwd;
+        oom |= tsa_ivset_push(target, k->start_ns, k->end_ns);
+    }
+    if (!have_comm_kernels) {
+        for (size_t i = 0; i < r->n_nccl; i++) {
+            const tsa_nccl_op *op = &r->nccl[i];
+            if (tsc_nccl_op_is_setup(op->op))
+                continue; /* communicator set-up is not step communication */
+            oom |= tsa_ivset_push(&s.c, op->start_ns, op->end_ns);
+        }
+    }
+    tsa_ivset *phase_sets[] = {&s.c, &s.opt, &s.bwd, &s.fwd};
+    for (size_t i = 0; i < 4; i++) {
+        tsa_ivset_normalize(phase_sets[i]);
+        tsa_ivset_clip(phase_sets[i], w0, w1);
+    }
+    if (oom)
+        goto fail;
+    if (gpu) {
+        oom |= tsa_ivset_union(&s.fwd, &s.bwd, &s.tmp);
+        oom |= tsa_ivset_union(&s.tmp, &s.opt, &s.g);
+    } else {
+        /* Host-only: compute is the time between collectives (none
+         * measured at all when there are no collectives either). */
+        if (r->n_nccl)
+            oom |= tsa_ivset_push(&s.tmp, w0, w1);
+        oom |= tsa_ivset_subtract(&s.tmp, &s.c, &s.g);
+        oom |= tsa_ivset_copy(&s.g, &s.fwd); /* all of it counts as forward */
+    }
+    oom |= tsa_ivset_subtract(&s.c, &s.g, &s.e);
+    if (oom)
+        goto fail;
+    res->compute_ns = tsa_ivset_length(&s.g);
+    res->overlap.comm_ns = tsa_ivset_length(&s.c);
+    res->overlap.exposed_ns = tsa_ivset_length(&s.e);
+    res->overlap.overlapped_ns = res->overlap.comm_ns - res->overlap.exposed_ns;
+
+    /* Waiting for peers: [own arrival, latest arrival) of each collective. */
+    for (size_t i = 0; i < r->n_nccl && arr && arr->n; i++) {
+        const tsa_nccl_op *op = &r->nccl[i];
+        if (!counts_for_arrival(op) || op->gpu_end_ns <= w0 || op->gpu_start_ns >= w1)
+            continue;
+        int64_t latest = tsa_arrivals_latest(arr, op->comm_id, op->seq);
+        if (latest == INT64_MIN)
+            continue;
+        int64_t own_latest = tsa_sat_add(latest, r->clock_offset_ns == INT64_MIN
+                                                     ? INT64_MAX
+                                                     : -r->clock_offset_ns);
+        int64_t op_end = op->gpu_end_ns;
+        if (op->kernel < 0 && (op->group_depth > 0 || (op->flags & TSC_NCCL_F_IN_GROUP))) {
+            /* A grouped host call returns at once; the rank waits for its
+             * peers in the GroupEnd that closes the group. */
+            for (size_t j = i + 1; j < r->n_nccl && j < i + 4096; j++)
+                if (r->nccl[j].op == TSC_NCCL_GROUP_END && r->nccl[j].tid == op->tid) {
+                    if (r->nccl[j].end_ns > op_end)
+                        op_end = r->nccl[j].end_ns;
+                    break;
+                }
+        }
+        int64_t end = own_latest < op_end ? own_latest : op_end;
+        oom |= tsa_ivset_push(&s.wt, op->gpu_start_ns, end);
+    }
+    tsa_ivset_normalize(&s.wt);
+    res->overlap.exposed_wait_ns = tsa_ivset_intersect_length(&s.e, &s.wt);
+    res->overlap.exposed_transfer_ns = res->overlap.exposed_ns - res->overlap.exposed_wait_ns;
+    /* Exposed time per NCCL function and size bucket: each communication
+     * nanosecond belongs to the earliest-started call running then, so the
+     * rows add up to the exposed total (when every NCCL kernel is linked
+     * to its call). */
+    if (!oom && r->n_nccl && tsa_ivset_intersect(&s.e, &s.wt, &s.tmp) == 0) {
+        /* Group members stand for slices of their GroupEnd (group_share.h). */
+        tsa_sort_key *order = malloc(r->n_nccl * sizeof *order);
+        tsa_call_span *sp = tsa_call_spans(r);
+        if (!order || !sp) {
+            oom = 1;
+        } else {
+            for (size_t i = 0; i < r->n_nccl; i++) {
+                order[i].key = sp[i].start_ns;
+                order[i].idx = i;
+            }
+            if (tsa_sort_keys(order, r->n_nccl))
+                oom = 1;
+            int64_t covered = INT64_MIN;
+            for (size_t k = 0; k < r->n_nccl && !oom; k++) {
+                const tsa_nccl_op *op = &r->nccl[order[k].idx];
+                const tsa_call_span *c = &sp[order[k].idx];
+                if (op->op >= TSA_COLL_ROWS || c->skip || c->end_ns <= covered)
+                    continue;
+                int64_t from = c->start_ns > covered ? c->start_ns : covered;
+                covered = c->end_ns;
+                if (c->end_ns <= w0 || from >= w1)
+                    continue;
+                int64_t x = tsa_ivset_length_in(&s.e, from, c->end_ns);
+                TSA_SAT_ACC(res->coll_exposed_ns[op->op], x);
+                TSA_SAT_ACC(res->coll_exposed_wait_ns[op->op],
+                            x ? tsa_ivset_length_in(&s.tmp, from, c->end_ns) : 0);
+                TSA_SAT_ACC(res->coll_bucket_exposed_ns[op->op][tsa_nccl_size_bucket(op)], x);
+            }
+        }
+        free(order);
+        free(sp);
+    } else if (r->n_nccl) {
+        oom = 1;
+    }
+
+    /* GPU idle, split into data stall, host idle and the rest. */
+    int64_t data = 0, host = 0, copy = 0;
+    if (gpu) {
+        for (size_t i = 0; i < r->n_copies; i++)
+            oom |= tsa_ivset_push(&s.copies, r->copies[i].start_ns, r->copies[i].end_ns);
+        tsa_ivset_normalize(&s.copies);
+        tsa_ivset_clip(&s.copies, w0, w1);
+        oom |= tsa_ivset_union(&s.g, &s.c, &s.gc);
+        oom |= tsa_ivset_union(&s.gc, &s.copies, &s.busy);
+        if (oom)
+            goto fail;
+        copy = tsa_ivset_length(&s.busy) - tsa_ivset_length(&s.gc);
+        tsa_ivset_clear(&s.tmp);
+        oom |= tsa_ivset_push(&s.tmp, w0, w1);
+        oom |= tsa_ivset_subtract(&s.tmp, &s.busy, &s.idle);
+        if (oom)
+            goto fail;
+        /* Data stall: idle from each step's start to its first GPU work. */
+        size_t ki = 0, ci = 0;
+        for (size_t st = 0; st < r->n_steps; st++) {
+            int64_t ss = r->steps[st].start_ns, se = r->steps[st].end_ns;
+            if (se <= w0 || ss >= w1)
+                continue;
+            while (ki < r->n_kernels && r->kernels[ki].start_ns < ss)
+                ki++;
+            while (ci < r->n_copies && r->copies[ci].start_ns < ss)
+                ci++;
+            int64_t first = se;
+            /* The step's first compute kernel or copy (NCCL kernels of the
+             * previous step's tail do not end a stall). */
+            for (size_t k = ki; k < r->n_kernels && r->kernels[k].start_ns < first; k++)
+                if (r->kernels[k].category != TSA_KCAT_COMM) {
+                    first = r->kernels[k].start_ns;
+                    break;
+                }
+            if (ci < r->n_copies && r->copies[ci].start_ns < first)
+                first = r->copies[ci].start_ns;
+            oom |= tsa_ivset_push(&s.d, ss, first);
+        }
+        tsa_ivset_normalize(&s.d);
+        oom |= tsa_ivset_intersect(&s.idle, &s.d, &s.tmp);
+        if (oom)
+            goto fail;
+        oom |= tsa_ivset_copy(&s.tmp, &s.d);
+        data = tsa_ivset_length(&s.d);
+        /* Host idle: the rest of the idle time during host launch calls. */
+        for (size_t i = 0; i < r->n_apis; i++)
+            oom |= tsa_ivset_push(&s.api, r->apis[i].start_ns, r->apis[i].end_ns);
+        tsa_ivset_normalize(&s.api);
+        oom |= tsa_ivset_subtract(&s.idle, &s.d, &s.tmp);
+        oom |= tsa_ivset_intersect(&s.tmp, &s.api, &s.h);
+        if (oom)
+            goto fail;
+        host = tsa_ivset_length(&s.h);
+    }
+    tsa_budget_fill(&res->budget, w1 - w0, res->compute_ns, flops, peak_flops, data,
+                    res->overlap.exposed_wait_ns, res->overlap.exposed_transfer_ns, host, copy);
+
+    /* Exclusive compute phases: optimizer, then backward, then forward. */
+    {
+        tsa_ivset bwd_only, fwd_only, t2;
+        tsa_ivset_init(&bwd_only);
+        tsa_ivset_init(&fwd_only);
+        tsa_ivset_init(&t2);
+        oom |= tsa_ivset_subtract(&s.bwd, &s.opt, &bwd_only);
+        oom |= tsa_ivset_subtract(&s.fwd, &s.opt, &t2);
+        oom |= tsa_ivset_subtract(&t2, &bwd_only, &fwd_only);
+        for (size_t st = 0; st < r->n_steps && !oom; st++) {
+            tsa_step *p = &r->steps[st];
+            memset(p->phase_ns, 0, sizeof p->phase_ns);
+            int64_t a = p->start_ns, b = p->end_ns;
+            p->compute_ns = tsa_ivset_length_in(&s.g, a, b);
+            p->comm_ns = tsa_ivset_length_in(&s.c, a, b);
+            p->phase_ns[TSA_PHASE_DATA] = tsa_ivset_length_in(&s.d, a, b);
+            p->phase_ns[TSA_PHASE_OPTIMIZER] = tsa_ivset_length_in(&s.opt, a, b);
+            p->phase_ns[TSA_PHASE_BACKWARD] = tsa_ivset_length_in(&bwd_only, a, b);
+            p->phase_ns[TSA_PHASE_FORWARD] = tsa_ivset_length_in(&fwd_only, a, b);
+            p->phase_ns[TSA_PHASE_COMM] = tsa_ivset_length_in(&s.e, a, b);
+            p->phase_ns[TSA_PHASE_IDLE] = tsa_ivset_length_in(&s.h, a, b);
+            int64_t known = 0;
+            for (int ph = TSA_PHASE_DATA; ph < TSA_PHASE_OTHER; ph++)
+                known += p->phase_ns[ph];
+            /* Parts outside the window are not clipped sets: keep >= 0. */
+            p->phase_ns[TSA_PHASE_OTHER] = (b - a) - known > 0 ? (b - a) - known : 0;
+            if (!p->warmup)
+                for (int ph = 0; ph < TSA_PHASE_COUNT; ph++)
+                    TSA_SAT_ACC(res->phase_ns[ph], p->phase_ns[ph]);
+        }
+        tsa_ivset_free(&bwd_only);
+        tsa_ivset_free(&fwd_only);
+        tsa_ivset_free(&t2);
+    }
+    if (oom)
+        goto fail;
+    sets_free(&s);
+    return 0;
+fail:
+    sets_free(&s);
+    return -1;
+}

@@ -1,0 +1,26 @@
+/* qsort comparators and small string tests shared by every room. */
+#ifndef TSA_CMP_H
+#define TSA_CMP_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline int tsa_cmp_i64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* For an array of char *. */
+static inline int tsa_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static inline int tsa_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+#endif
