@@ -190,3 +190,21 @@ def nvtx(v, run, d):
             f"{len(other)} other ranges ({names}) "
             + ("carry their domain" if apart else "have no domain in the dump: mixed with the "
                "user's (issue 21)"))
+
+
+def of_mode(v, report, run, mode):
+    """Every check of a plain run in TSCOPE_CUPTI=mode (full or light)."""
+    d, _ = read(v, report, run)
+    if not d:
+        return None
+    metadata(v, run, d, mode)
+    records(v, run, d, mode)
+    nccl_joins(v, run, d, mode)
+    gemm_flops(v, run, d)
+    if mode == "full":
+        threads(v, run, d)
+        nvtx(v, run, d)
+        memory(v, run, d)
+    else:
+        light_only(v, run, d)
+    return d

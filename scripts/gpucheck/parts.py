@@ -139,15 +139,7 @@ def part_full(ctx):
     if not all(ran(ctx, r) for r in (base, full, prof)):
         return
     same_losses(ctx, "full", base, full)
-    d, _ = dumpchecks.read(v, ctx.report, full)
-    if d:
-        dumpchecks.metadata(v, full, d, "full")
-        dumpchecks.records(v, full, d, "full")
-        dumpchecks.nccl_joins(v, full, d, "full")
-        dumpchecks.gemm_flops(v, full, d)
-        dumpchecks.threads(v, full, d)
-        dumpchecks.nvtx(v, full, d)
-        dumpchecks.memory(v, full, d)
+    dumpchecks.of_mode(v, ctx.report, full, "full")
     cross_check(ctx, full, prof)
     keep_evidence(ctx, full, prof)
 
@@ -205,13 +197,7 @@ def part_variants(ctx):
     v.section("light mode")
     light = L.train("light", "light", ["--steps", str(STEPS)])
     if ran(ctx, light):
-        d, _ = dumpchecks.read(v, ctx.report, light)
-        if d:
-            dumpchecks.metadata(v, light, d, "light")
-            dumpchecks.records(v, light, d, "light")
-            dumpchecks.nccl_joins(v, light, d, "light")
-            dumpchecks.light_only(v, light, d)
-            dumpchecks.gemm_flops(v, light, d)
+        dumpchecks.of_mode(v, ctx.report, light, "light")
 
     v.section("full mode, PyTorch expandable segments (cuMemCreate/cuMemMap)")
     exp = L.train("expandable", "full", ["--steps", str(STEPS)],

@@ -17,7 +17,6 @@ ROOT/build).  A part whose input is missing is skipped and says so."""
 import contextlib
 import copy
 import io
-import json
 import os
 import shutil
 import subprocess

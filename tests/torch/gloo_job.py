@@ -12,7 +12,6 @@ does; that makes the ranks record under the preload, while their launcher
 and DataLoader workers must not.  Nothing here knows about tscope.
 """
 
-import argparse
 import os
 import signal
 import subprocess
@@ -37,15 +36,8 @@ def share_over_gloo(raw):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--result", required=True, help="JSON result file (rank suffix added)")
-    ap.add_argument("--steps", type=int, default=16)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--dim", type=int, default=48)
-    ap.add_argument("--workers", type=int, default=2)
+    ap = jobkit.job_arguments(steps=16, batch=16)
     ap.add_argument("--nccl", default="", help="NCCL library to all-reduce the loss with too")
-    ap.add_argument("--progress", default="", help="rank 0 appends each finished step here")
-    ap.add_argument("--pid-dir", default="", help="ranks and workers leave their pid here")
     ap.add_argument("--stop-on-sigterm", action="store_true",
                     help="on SIGTERM, finish the step, agree to stop, exit 0")
     args = ap.parse_args()

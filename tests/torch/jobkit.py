@@ -8,12 +8,27 @@ equal, not close.  Every sample carries the id of the process that made it,
 so the driver can see that the DataLoader really used worker processes.
 """
 
+import argparse
 import json
 import os
 
 import torch
 import torch.nn as nn
 from torch.utils.data import Dataset
+
+
+def job_arguments(steps, batch):
+    """The options both jobs take; each adds its own."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--result", required=True, help="JSON result file (rank suffix added "
+                    "by the multi-rank job)")
+    ap.add_argument("--steps", type=int, default=steps)
+    ap.add_argument("--batch", type=int, default=batch)
+    ap.add_argument("--dim", type=int, default=48)
+    ap.add_argument("--workers", type=int, default=2, help="forked DataLoader workers")
+    ap.add_argument("--progress", default="", help="append each finished step here (rank 0)")
+    ap.add_argument("--pid-dir", default="", help="processes of the job leave their pid here")
+    return ap
 
 
 class IndexedSamples(Dataset):

@@ -10,7 +10,6 @@ the job with many more threads than cores.  Nothing here knows about
 tscope.
 """
 
-import argparse
 import os
 import sys
 
@@ -65,18 +64,11 @@ def evaluate(args, model, result):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--result", required=True, help="JSON result file")
-    ap.add_argument("--steps", type=int, default=24)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--dim", type=int, default=48)
-    ap.add_argument("--workers", type=int, default=2, help="forked DataLoader workers")
+    ap = jobkit.job_arguments(steps=24, batch=32)
     ap.add_argument("--spawn-workers", type=int, default=2,
                     help="spawned workers of the evaluation loader")
     ap.add_argument("--threads", type=int, default=0, help="intra-op threads (0: default)")
     ap.add_argument("--profile", default="", help="write a torch.profiler trace here")
-    ap.add_argument("--progress", default="", help="append each finished step here")
-    ap.add_argument("--pid-dir", default="", help="each worker leaves its pid here")
     args = ap.parse_args()
 
     if args.threads:

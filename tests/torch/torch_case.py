@@ -293,10 +293,13 @@ def case_loader(py, work):
         check_workers(res, res["main_pid"], "worker_pids", 2, "forked")
         check_workers(res, res["main_pid"], "spawn_worker_pids", 2, "spawned")
         check_all_ended(res["worker_pids"] + res["spawn_worker_pids"], job.dir)
+    # torch 1.13's profiler now and then records one op twice (seen once
+    # in six runs without the preload: a second aten::div_ after a mean),
+    # so the same ops and per-op counts within one, not exact equality.
     names = [op_names(os.path.join(j.dir, "profile.json")) for j in (base, pre)]
-    check(names[0] and names[0] == names[1],
-          f"torch.profiler traces differ: {names[0] - names[1]} only without, "
-          f"{names[1] - names[0]} only with the preload")
+    off = {n: (names[0][n], names[1][n]) for n in set(names[0]) | set(names[1])
+           if abs(names[0][n] - names[1][n]) > 1 or not (names[0][n] and names[1][n])}
+    check(names[0] and not off, f"torch.profiler traces differ (op: without, with): {off}")
     return f"{len(a['losses'])} steps, {sum(names[0].values())} profiler events, workers " \
            f"{b['worker_pids']} + spawned {b['spawn_worker_pids']}"
 
