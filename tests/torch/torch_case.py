@@ -273,13 +273,21 @@ def check_workers(res, main_pid, key, n, how):
           f"(main {main_pid})")
 
 
-def op_names(path):
-    """torch.profiler's trace: how many events of each name (the order of
-    events that start in the same microsecond varies from run to run)."""
+TRAINING_OPS = ("aten::linear", "aten::gelu", "aten::layer_norm", "aten::tanh", "aten::mse_loss")
+
+
+def training_ops(path):
+    """torch.profiler's trace: how many times each op of the training step
+    (forward, backward, optimizer, the step markers) was recorded.  Ops of
+    the DataLoader's main side are left out: how many batches arrive inside
+    the profiled steps depends on timing (seen under load: 6 against 3)."""
     with open(path) as f:
         doc = json.load(f)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
-    return collections.Counter(e.get("name") for e in events if e.get("ph") == "X")
+    return collections.Counter(
+        e.get("name") for e in events if e.get("ph") == "X" and (
+            e.get("name") in TRAINING_OPS or "Backward" in e.get("name", "")
+            or e.get("name", "").startswith(("Optimizer.", "ProfilerStep#"))))
 
 
 def case_loader(py, work):
@@ -293,14 +301,11 @@ def case_loader(py, work):
         check_workers(res, res["main_pid"], "worker_pids", 2, "forked")
         check_workers(res, res["main_pid"], "spawn_worker_pids", 2, "spawned")
         check_all_ended(res["worker_pids"] + res["spawn_worker_pids"], job.dir)
-    # torch 1.13's profiler now and then records one op twice (seen once
-    # in six runs without the preload: a second aten::div_ after a mean),
-    # so the same ops and per-op counts within one, not exact equality.
-    names = [op_names(os.path.join(j.dir, "profile.json")) for j in (base, pre)]
-    off = {n: (names[0][n], names[1][n]) for n in set(names[0]) | set(names[1])
-           if abs(names[0][n] - names[1][n]) > 1 or not (names[0][n] and names[1][n])}
-    check(names[0] and not off, f"torch.profiler traces differ (op: without, with): {off}")
-    return f"{len(a['losses'])} steps, {sum(names[0].values())} profiler events, workers " \
+    names = [training_ops(os.path.join(j.dir, "profile.json")) for j in (base, pre)]
+    check(names[0]["Optimizer.step#Adam.step"] == 2 and names[0] == names[1],
+          f"torch.profiler's training ops differ: {names[0] - names[1]} only without, "
+          f"{names[1] - names[0]} only with the preload")
+    return f"{len(a['losses'])} steps, {sum(names[0].values())} profiled training ops, workers " \
            f"{b['worker_pids']} + spawned {b['spawn_worker_pids']}"
 
 
