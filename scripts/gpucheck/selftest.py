@@ -129,10 +129,12 @@ def test_windows(t, root, report, tmp):
     t.ok(verdict[big] == "ok", f"windows: '{big}' 1% longer is within 2%")
     verdict = {r[0]: r[5] for r in windows.compare(changed(scale=1.03), mine)}
     t.ok(verdict[big] == "off", f"windows: '{big}' 3% longer is off")
-    small = min(mine, key=lambda c: mine[c][1])
-    if mine[small][1] < 0.01 * sum(x[1] for x in mine.values()):
-        verdict = {r[0]: r[5] for r in windows.compare(changed(scale=2.0, cat=small), mine)}
-        t.ok(verdict[small] == "minor", f"windows: '{small}' (under 1% of the time) doubled is minor")
+    total = sum(x[1] for x in mine.values())
+    theirs = dict(mine, rare=[2, total * 0.001])
+    ours = dict(mine, rare=[4, total * 0.002])
+    verdict = {r[0]: r[5] for r in windows.compare(ours, theirs)}
+    t.ok(verdict["rare"] == "minor" and verdict[big] == "ok",
+         "windows: a category under 1% of the time, doubled, is minor (WARN, not FAIL)")
     shifted = {s: (a + 1e9, b + 1e9) for s, (a, b) in win.items()}
     t.ok(windows.totals(ev, shifted) == {}, "windows: windows off the trace hold no kernel")
 
