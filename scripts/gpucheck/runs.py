@@ -55,7 +55,9 @@ def build(root, build_dir, log_dir, jobs=None):
     env["PATH"] = os.path.dirname(ninja) + os.pathsep + env.get("PATH", "")
     env["NINJA"] = ninja
     if not os.path.exists(os.path.join(build_dir, "build.ninja")):
-        _logged(meson + ["setup", build_dir, "-Dcupti=enabled", "--buildtype=release"],
+        toolkit = [f"-Dcudatoolkit={os.environ['CUDA_HOME']}"] if os.environ.get("CUDA_HOME") \
+            else []
+        _logged(meson + ["setup", build_dir, "-Dcupti=enabled", "--buildtype=release", *toolkit],
                 os.path.join(log_dir, "setup.log"), root, env)
     _logged([ninja, "-C", build_dir] + ([f"-j{jobs}"] if jobs else []),
             os.path.join(log_dir, "build.log"), root, env)
@@ -69,7 +71,9 @@ def _logged(cmd, log, cwd, env):
     if r.returncode:
         with open(log) as f:
             tail = "".join(f.readlines()[-30:])
-        raise BuildError(f"{' '.join(cmd[:3])}... failed (exit {r.returncode}):\n{tail}")
+        raise BuildError(f"{' '.join(cmd[:3])}... failed (exit {r.returncode}); missing "
+                         "-dev packages cannot be installed without network: use --prebuilt "
+                         f"DIR from `scripts/gpu-check --pack DIR`.\n{tail}")
 
 
 def use_prebuilt(prebuilt, work):
@@ -98,6 +102,10 @@ def pack(build_dir, dest):
             raise BuildError(f"{f} missing: build first (meson setup {build_dir} && ninja -C "
                              f"{build_dir})")
         shutil.copy2(f, dest)
+    nm = subprocess.run(["nm", "-D", "--defined-only", preload], stdout=subprocess.PIPE,
+                        text=True).stdout
+    if " InitializeInjection" not in nm:
+        raise BuildError(f"{preload} was built without the CUPTI part (no CUDA 13 headers?)")
     ldd = subprocess.run(["ldd", report], stdout=subprocess.PIPE, text=True).stdout
     for line in ldd.splitlines():
         parts = line.split("=>")
