@@ -258,11 +258,11 @@ def same_results(base, pre, suffix="", ignore=("main_pid", "worker_pids", "spawn
     return a, b
 
 
-def run_pair(work, argv_of, **kw):
+def run_pair(work, argv_of):
     """The same job without and then with the preload."""
     base, pre = Job(work, "without", False), Job(work, "with", True)
-    base.run(argv_of(base), **kw)
-    pre.run(argv_of(pre), **kw)
+    base.run(argv_of(base))
+    pre.run(argv_of(pre))
     return base, pre
 
 
