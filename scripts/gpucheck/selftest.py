@@ -1,0 +1,300 @@
+"""gpu-check --cpu-selftest: everything of gpu-check that runs without a
+GPU, so that its first real run gives true answers.
+
+  * the checks' decisions on inputs with a known answer: each must PASS
+    where it should and FAIL where it should (a check that cannot fail
+    proves nothing);
+  * the readers on real data: torch.profiler traces recorded by other
+    people (../shared/corpus/kineto) and a dump written by tscope's own
+    writer (tsc-gen-job), through the same tscope-report JSON the GPU run
+    uses;
+  * scripts/train_gpt.py itself on the CPU (Debian's python3-torch, gloo),
+    with and without the preload, and its torch.profiler trace.
+
+Paths come from TSCOPE_REPORT, TSCOPE_GEN_JOB, TSCOPE_PRELOAD (default:
+ROOT/build).  A part whose input is missing is skipped and says so."""
+
+import contextlib
+import copy
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import dumpchecks, overhead, parts, procmaps, runs, tscope_out, verdicts, windows
+
+
+class Self:
+    def __init__(self):
+        self.failed, self.skipped = 0, 0
+
+    def ok(self, cond, what):
+        print(("ok   " if cond else "FAIL ") + what, flush=True)
+        self.failed += not cond
+
+    def skip(self, what):
+        print("skip " + what, flush=True)
+        self.skipped += 1
+
+
+def quiet(fn, *a, **kw):
+    """Run a check function with its own output hidden: (result, levels)."""
+    v = verdicts.Verdicts()
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = fn(v, *a, **kw)
+    return result, [(lv, name) for lv, name, _ in v.lines]
+
+
+def levels(lines, word):
+    return [lv for lv, name in lines if word in name]
+
+
+def test_overhead(t):
+    base = {"none": [0.100, 0.101, 0.099], "light": [0.1003], "full": [0.1015],
+            "profiler": [0.110]}
+    _, vs = overhead.decide(base)
+    t.ok(all(ok for ok, _, _ in vs) and len(vs) == 4, "overhead: on-target runs all PASS")
+    for cfg, val, name in (("light", [0.1008], "overhead light"), ("full", [0.1030], "overhead full"),
+                           ("profiler", [0.1010], "full cheaper")):
+        bad = dict(base, **{cfg: val})
+        _, vs = overhead.decide(bad)
+        t.ok(any(not ok and name in n for ok, n, _ in vs), f"overhead: {cfg}={val[0]} FAILs '{name}'")
+    _, vs = overhead.decide({"light": [1.0]})
+    t.ok(vs and not vs[0][0], "overhead: no baseline run FAILs")
+
+
+def test_verdicts(t, tmp):
+    path = os.path.join(tmp, "results.jsonl")
+    with contextlib.redirect_stdout(io.StringIO()):
+        a = verdicts.Verdicts(path, "1 setup")
+        a.check(False, "x")
+        b = verdicts.Verdicts(path, "1 setup")  # the part run again
+        b.check(True, "x")
+        verdicts.Verdicts(path, "2 full").check(False, "y", "numbers")
+    text, failed = verdicts.summarize(path)
+    t.ok(failed == 1 and "part 1 setup: 1 PASS" in text and "FAIL y: numbers" in text,
+         "verdicts: summary keeps each part's latest run")
+
+
+def test_procmaps(t):
+    maps = ("7f00-7f01 r-xp 0 08:01 1 /usr/local/cuda/lib64/libcupti.so.13\n"
+            "7f01-7f02 r--p 0 08:01 1 /usr/local/cuda/lib64/libcupti.so.13\n"
+            "7f02-7f03 r-xp 0 08:01 2 /x/torch/lib/libcupti-1a2b3c.so.13\n"
+            "7f03-7f04 r-xp 0 08:01 3 /x/torch/lib/libtorch_cpu.so\n"
+            "7f04-7f05 rw-p 0 00:00 0 [heap]\n")
+    t.ok(len(procmaps.cupti_copies(procmaps.mapped_files(maps))) == 2,
+         "procmaps: two distinct libcupti files counted as two (a wheel's hashed copy too)")
+    with open("/proc/self/maps") as f:
+        t.ok(procmaps.cupti_copies(procmaps.mapped_files(f.read())) == [],
+             "procmaps: this process maps no libcupti")
+
+
+def corpus_trace(root, report, tmp):
+    src = os.path.join(root, "..", "shared", "corpus", "kineto", "trace_diff_control")
+    if not os.path.isdir(src):
+        return None
+    return tscope_out.export_trace(report, src, os.path.join(tmp, "corpus.json"))[0]
+
+
+def test_windows(t, root, report, tmp):
+    ev = corpus_trace(root, report, tmp)
+    if ev is None:
+        t.skip("windows: ../shared/corpus/kineto not here")
+        return
+    win = windows.profiler_windows(ev)
+    t.ok(len(win) >= 2, f"windows: ProfilerStep#N ranges read from a real trace ({sorted(win)})")
+    mine = windows.totals(ev, win)
+    rows = windows.compare(mine, copy.deepcopy(mine))
+    t.ok(rows and all(r[5] == "ok" for r in rows), "windows: a trace against itself is within 2%")
+    big = max(mine, key=lambda c: mine[c][1])
+    kern = [e for e in ev if e.get("cat") == "kernel" and (e.get("args") or {}).get("category") == big]
+
+    def changed(drop=0, scale=1.0, cat=big):
+        out = []
+        n = 0
+        for e in ev:
+            if e.get("cat") == "kernel" and (e.get("args") or {}).get("category") == cat:
+                n += 1
+                if drop and n % drop == 0:
+                    continue
+                e = dict(e, dur=e.get("dur", 0) * scale)
+            out.append(e)
+        return windows.totals(out, win)
+
+    verdict = {r[0]: r[5] for r in windows.compare(changed(drop=20), mine)}
+    t.ok(verdict[big] == "off", f"windows: 5% fewer '{big}' kernels ({len(kern)}) is off")
+    verdict = {r[0]: r[5] for r in windows.compare(changed(scale=1.01), mine)}
+    t.ok(verdict[big] == "ok", f"windows: '{big}' 1% longer is within 2%")
+    verdict = {r[0]: r[5] for r in windows.compare(changed(scale=1.03), mine)}
+    t.ok(verdict[big] == "off", f"windows: '{big}' 3% longer is off")
+    total = sum(x[1] for x in mine.values())
+    theirs = dict(mine, rare=[2, total * 0.001])
+    ours = dict(mine, rare=[4, total * 0.002])
+    verdict = {r[0]: r[5] for r in windows.compare(ours, theirs)}
+    t.ok(verdict["rare"] == "minor" and verdict[big] == "ok",
+         "windows: a category under 1% of the time, doubled, is minor (WARN, not FAIL)")
+    shifted = {s: (a + 1e9, b + 1e9) for s, (a, b) in win.items()}
+    t.ok(windows.totals(ev, shifted) == {}, "windows: windows off the trace hold no kernel")
+
+
+class FakeRun:
+    """What dumpchecks reads of a run, for a generated dump."""
+
+    def __init__(self, dumps, summary, wall):
+        self.name, self.dumps, self.summary = "gen", dumps, summary
+        self.wall0, self.wall1 = wall
+        self.env_note = ""
+
+    def dump_files(self):
+        return sorted(os.path.join(self.dumps, f) for f in os.listdir(self.dumps)
+                      if f.endswith(".tsd"))
+
+
+def test_dump_readers(t, report, gen, tmp):
+    if not (gen and os.path.exists(gen)):
+        t.skip("dump readers: tsc-gen-job not built")
+        return
+    out = os.path.join(tmp, "gen")
+    steps, flops = 6, 2e12
+    subprocess.run([gen, "-o", out, "--ranks", "1", "--steps", str(steps), "--flops", str(flops),
+                    "--mem-base", "64"], check=True, stdout=subprocess.DEVNULL)
+    files, rc = tscope_out.info(report, out)
+    lost = tscope_out.loss_counters(files[0])
+    t.ok(rc == 0 and "dropped_events" in lost and not any(lost.values()),
+         f"tscope_out: loss counters found in info, all zero ({sorted(lost)})")
+    hurt = copy.deepcopy(files[0])
+    hurt["meta"]["cupti_dropped_records"] = "12"
+    hurt["chunks"]["missing"] = 1
+    t.ok(tscope_out.loss_counters(hurt).get("meta.cupti_dropped_records") == 12 and
+         tscope_out.loss_counters(hurt).get("chunks.missing") == 1,
+         "tscope_out: a CUPTI loss and a missing chunk are counted")
+    d, rc, _ = tscope_out.dump(report, out)
+    corr = d.nccl_correlations()
+    nk = [k for k in d["kernel"] if k.get("nccl_op")]
+    t.ok(rc == 0 and corr and all(k["correlation"] in corr for k in nk) and len(nk) > 0,
+         f"tscope_out: NCCL external ids name the NCCL kernels' correlations ({len(nk)} kernels)")
+    t.ok(len(d.launch_of()) > 0 and d.thread_names(), "tscope_out: launches and thread names")
+    gpu = d.gpu()
+    wall = (min(r["start_ns"] for r in gpu) - 1, max(r["end_ns"] for r in gpu) + 1)
+    summary = {"steps": steps, "linear_flops_per_step": flops, "linear_count": 4,
+               "world_size": 1, "probe_calls": {}, "max_memory_reserved": 64 << 20}
+    run = FakeRun(out, summary, wall)
+    _, lv = quiet(dumpchecks.gemm_flops, run, d)
+    t.ok(levels(lv, "GEMM FLOPs") == ["PASS"], "dumpchecks: GEMM FLOPs equal to the analytic count PASS")
+    run.summary = dict(summary, linear_flops_per_step=flops * 1.2)
+    _, lv = quiet(dumpchecks.gemm_flops, run, d)
+    t.ok(levels(lv, "GEMM FLOPs") == ["FAIL"], "dumpchecks: 20% fewer GEMM FLOPs FAIL")
+    run.summary = summary
+    _, lv = quiet(dumpchecks.records, run, d, "full")
+    t.ok(levels(lv, "wall window") == ["PASS"], "dumpchecks: records inside the wall window PASS")
+    run.wall0 = wall[0] + 10**9
+    _, lv = quiet(dumpchecks.records, run, d, "full")
+    t.ok(levels(lv, "wall window") == ["FAIL"], "dumpchecks: records before the process FAIL")
+    run.wall0 = wall[0]
+    _, lv = quiet(dumpchecks.memory, run, d)
+    t.ok(levels(lv, "peak reserved") == ["PASS"], "dumpchecks: peak reserved replayed from "
+         "the memory records")
+    _, lv = quiet(dumpchecks.threads, run, d)
+    t.ok(bool(levels(lv, "pt_autograd")), "dumpchecks: thread checks run on a dump")
+    _, lv = quiet(dumpchecks.nvtx, run, d)
+    t.ok(levels(lv, "one user NVTX range") == ["FAIL"], "dumpchecks: a dump without the "
+         "user's NVTX ranges FAILs")
+    ev, origin = tscope_out.export_trace(report, out, os.path.join(tmp, "gen.json"))
+    win = windows.summary_windows([[wall[0], wall[1]]], origin)
+    mine = windows.totals(ev, win)
+    t.ok(sum(n for n, _ in mine.values()) == len(d["kernel"]),
+         f"windows: a dump's kernels all fall in its wall window on the exported axis "
+         f"({sum(n for n, _ in mine.values())} of {len(d['kernel'])})")
+
+
+def torch_python():
+    for py in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
+        if py and subprocess.run([py, "-c", "import torch.distributed"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL).returncode == 0:
+            return py
+    return None
+
+
+def test_train_cpu(t, root, report, preload, tmp):
+    py = torch_python()
+    if not py:
+        t.skip("train_gpt.py on the CPU: no python3 here has torch")
+        return
+    if not os.path.exists(preload):
+        t.skip("train_gpt.py on the CPU: the preload is not built")
+        return
+    L = runs.Launcher(root, tmp, preload, python=py, torchrun=False)
+    small = ["--device", "cpu", "--steps", "9", "--batch", "2", "--seq", "32", "--dim", "32",
+             "--layers", "1", "--heads", "2", "--vocab", "128", "--workers", "2"]
+    base = L.train("cpu-base", None, small)
+    pre = L.train("cpu-pre", "full", small + ["--profile", "{run}/trace", "--profile-wait", "2",
+                                               "--profile-warmup", "1", "--profile-steps", "3"])
+    ctx = parts.Ctx(root, tmp, None, L, report, preload, "", 1)
+    for r in (base, pre):
+        ctx.v = verdicts.Verdicts()
+        with contextlib.redirect_stdout(io.StringIO()):
+            ok = parts.ran(ctx, r)
+        how = "under the preload" if r is pre else "without the preload"
+        t.ok(ok, f"train_gpt.py --device cpu {how} ran (exit {r.rc})"
+             + ("" if ok else "\n" + r.stderr[-1500:]))
+    if not (base.summary and pre.summary):
+        return
+    s = pre.summary
+    t.ok(len(s["step_windows_ns"]) == 9 and all(a < b for a, b in s["step_windows_ns"]),
+         "train_gpt.py: one increasing step window per step")
+    t.ok(s["injection"]["CUDA_INJECTION64_PATH"] and os.path.samefile(
+        s["injection"]["CUDA_INJECTION64_PATH"], preload),
+        "train_gpt.py sees the CUDA_INJECTION64_PATH the preload's constructor set")
+    t.ok(not procmaps.cupti_copies(s["injection"]["mapped"]) and
+         any("libtscope_preload" in p for p in s["injection"]["mapped"]),
+         "train_gpt.py: the preload mapped, no libcupti without CUDA")
+    ctx.v = verdicts.Verdicts()
+    with contextlib.redirect_stdout(io.StringIO()):
+        parts.same_losses(ctx, "cpu", base, pre)
+    t.ok([lv for lv, _, _ in ctx.v.lines] == ["PASS"], "train_gpt.py: the same losses, bitwise, "
+         "with and without the preload")
+    t.ok(pre.dump_files() == [], "train_gpt.py on CPU and gloo: no dump (nothing to record)")
+    t.ok(not pre.tscope_lines(), "train_gpt.py on CPU: the preload prints nothing")
+    traces = [f for f in os.listdir(pre.profile)] if os.path.isdir(pre.profile) else []
+    t.ok(len(traces) == 1, f"train_gpt.py --profile wrote one torch.profiler trace ({traces})")
+    if traces:
+        ev, _ = tscope_out.export_trace(report, pre.profile, os.path.join(tmp, "cpu-trace.json"))
+        t.ok(windows.totals(ev, {0: (float("-inf"), float("inf"))}) == {},
+             "a CPU torch.profiler trace read through tscope-report: no kernel")
+        # No dump and no kernel: the cross-check must not call that a match.
+        _, lv = quiet(lambda v: parts.cross_check(ctx_with(ctx, v), pre, pre))
+        t.ok(lv and all(level == "FAIL" for level, _ in lv),
+             f"cross-check: a run with no dump and a CPU trace FAILs ({lv})")
+
+
+def ctx_with(ctx, v):
+    ctx.v = v
+    return ctx
+
+
+def main(root):
+    t = Self()
+    build = os.path.join(root, "build")
+    report = os.environ.get("TSCOPE_REPORT", os.path.join(build, "analyzer", "tscope-report"))
+    gen = os.environ.get("TSCOPE_GEN_JOB", os.path.join(build, "tests", "analyzer", "tsc-gen-job"))
+    preload = os.environ.get("TSCOPE_PRELOAD", os.path.join(build, "preload",
+                                                            "libtscope_preload.so"))
+    if not os.path.exists(report):
+        print(f"SKIP: {report} not built")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="gpu-check-selftest-")
+    try:
+        test_verdicts(t, tmp)
+        test_overhead(t)
+        test_procmaps(t)
+        test_windows(t, root, report, tmp)
+        test_dump_readers(t, report, gen, tmp)
+        test_train_cpu(t, root, report, preload, tmp)
+    finally:
+        if not t.failed:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"cpu-selftest: {t.failed} failed, {t.skipped} skipped" +
+          (f" (work folder kept: {tmp})" if t.failed else ""))
+    return 1 if t.failed else 0
