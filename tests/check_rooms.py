@@ -36,7 +36,7 @@ import re
 import sys
 
 LEVELS = [['format'], ['util'], ['model'], ['reader', 'kineto'], ['load'], ['passes'],
-          ['crossrank', 'hang'], ['findings'], ['driver'], ['report'], ['batch'], ['cmds'],
+          ['crossrank', 'hang'], ['whatif'], ['findings'], ['driver'], ['report'], ['batch'], ['cmds'],
           ['mpi']]
 LEVEL = {room: i for i, rooms in enumerate(LEVELS) for room in rooms}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)

@@ -122,6 +122,8 @@ int tsa_cmd_trace(int argc, char **argv)
     }
     char **files;
     size_t n_files;
+    if (a)
+        topt.pipe = a->pipe;
     int rc = tsa_trace_export(job, &topt, output, &files, &n_files, err, sizeof err);
     if (rc)
         fprintf(stderr, "tscope-report: %s\n", err);

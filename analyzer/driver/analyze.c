@@ -28,6 +28,7 @@
 #include "passes/memory.h"
 #include "passes/rank_pass.h"
 #include "passes/rank_stages.h"
+#include "whatif/whatif.h"
 #include "passes/summary.h"
 #include "passes/tables.h"
 #include "passes/throughput.h"
@@ -75,6 +76,11 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
         if (tsa_xrank_run(job, &a->opt.xrank, &a->xrank, &a->findings))
             goto fail;
         a->have_xrank = 1;
+        /* After the clocks are aligned; on a pipeline its blame replaces
+         * the late-rank findings that arrival order alone gives. */
+        if (!(a->pipe = calloc(1, sizeof *a->pipe)) || tsa_pipe_run(job, a->pipe, &a->findings))
+            goto fail;
+        tsa_pipe_supersede(a->pipe, &a->findings, &a->xrank);
     }
     tsa_job_step_stats(a);
 
@@ -128,6 +134,8 @@ void tsa_analysis_free(tsa_analysis *a)
     free(a->throughput.step_ns);
     if (a->have_xrank)
         tsa_xrank_free(&a->xrank);
+    tsa_pipe_free(a->pipe);
+    free(a->pipe);
     tsa_findings_free(&a->findings);
     tsa_memory_free(&a->memory);
     tsa_hang_free(a->hang);

@@ -23,6 +23,10 @@ static const rule rules[] = {
     {"DIST.SLOW_HOST", 0, CLAIM_LATE_RANK, 0},
     {"DIST.IMBALANCE", 0, CLAIM_LATE_RANK, 0},
     {"DIST.INTERMITTENT", 0, CLAIM_LATE_RANK, 0},
+    {"PIPE.SLOW_WORKER", 0, CLAIM_LATE_RANK, 0},
+    {"PIPE.SLOW_STAGE", 0, CLAIM_LATE_RANK, 0},
+    {"PIPE.SLOW_DP_GROUP", 0, CLAIM_LATE_RANK, 0},
+    {"PIPE.SPREAD", 0, CLAIM_LATE_RANK, 0},
     {"DATA.STALL", 1, CLAIM_LINES, LINE(TSA_BL_DATA_STALL)},
     {"HOST.LAUNCH_BOUND", 2, CLAIM_LINES, LINE(TSA_BL_HOST_IDLE)},
     {"COMM.EXPOSED", 3, CLAIM_LINES, LINE(TSA_BL_COMM_WAIT) | LINE(TSA_BL_COMM_TRANSFER)},
@@ -83,9 +87,21 @@ static int rank_in(int32_t rank, const int32_t *list, size_t n)
 static void culprits(const tsa_analysis *a, const tsa_finding *f, const int32_t **list,
                      size_t *n, int32_t *one)
 {
+    static _Thread_local int32_t pipe_ranks[4096];
     *one = f->rank;
     *list = one;
     *n = f->rank >= 0;
+    if (!strncmp(f->id, "PIPE.", 5)) {
+        size_t k = 0;
+        if (!strcmp(f->id, "PIPE.SPREAD")) /* the spread blames every worker */
+            for (; k < a->n_ranks && k < 4096; k++)
+                pipe_ranks[k] = a->ranks[k].rank;
+        else
+            k = tsa_pipe_culprits(a->pipe, f->id, pipe_ranks, 4096);
+        *list = pipe_ranks;
+        *n = k;
+        return;
+    }
     if (!a->have_xrank)
         return;
     if (!strcmp(f->id, "DIST.SLOW_HOST") && a->xrank.n_slow_host_ranks) {

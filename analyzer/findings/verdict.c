@@ -24,6 +24,8 @@ static void culprit_text(const tsa_analysis *a, const tsa_finding *f, char *buf,
 {
     const tsa_xrank_result *x = &a->xrank;
     size_t at = 0;
+    if (tsa_pipe_culprit_text(a->pipe, f->id, buf, len))
+        return;
     const int32_t *list = NULL;
     size_t n = 0;
     if (!strcmp(f->id, "DIST.SLOW_HOST") && x->slow_host) {
@@ -114,7 +116,7 @@ void tsa_decide_verdict(tsa_analysis *a)
                           : a->xrank.straggler && a->xrank.straggler->rank == lf->rank
                               ? a->xrank.straggler->host
                               : NULL;
-        int one = !strcmp(lf->id, "DIST.STRAGGLER");
+        int one = !strcmp(lf->id, "DIST.STRAGGLER") || !strcmp(lf->id, "PIPE.SLOW_WORKER");
         snprintf(a->verdict_reason, sizeof a->verdict_reason,
                  "%s set%s the pace (%s): %s extra time and the other ranks' waiting for %s "
                  "cost %.1f%% of wall time (%.2f s per rank); the rest: %s",

@@ -35,6 +35,8 @@ typedef struct kineto_event {
     int64_t in_nelems, out_nelems, group_size, seq, bytes;
     bool has_correlation, has_stream, has_device;
     bool has_in_nelems, has_out_nelems, has_group_size, has_seq, has_bytes;
+    int64_t p2p_peer;           /* args "Dst Rank" (send) / "Src Rank" (recv): global rank */
+    bool has_p2p_peer;
     /* [memory] instant events (profile_memory=True): the caching
      * allocator's totals after the operation. */
     int64_t mem_device_type, mem_device_id, mem_total_reserved;

@@ -309,6 +309,9 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         } else if (key_is(f, "Group size")) {
             if (HAVE)
                 ev->group_size = v, ev->has_group_size = true;
+        } else if (key_is(f, "Dst Rank") || key_is(f, "Src Rank")) {
+            if (HAVE)
+                ev->p2p_peer = v, ev->has_p2p_peer = true;
         } else if (key_is(f, "Seq") || key_is(f, "seq")) {
             if (HAVE)
                 ev->seq = v, ev->has_seq = true;

@@ -29,6 +29,7 @@ typedef struct comm_hint {
     int64_t seq;
     int has_seq;
     int pg;                 /* index into builder.pgs, -1 none */
+    int32_t peer;           /* send/recv: the other end's global rank, -1 none */
 } comm_hint;
 
 typedef struct pg_info {
@@ -341,6 +342,8 @@ static int make_hint(builder *b, const kineto_event *ev, comm_hint *out)
     h.group_size = ev->has_group_size && ev->group_size > 0 ? (uint32_t)ev->group_size : 0;
     h.seq = ev->seq;
     h.has_seq = ev->has_seq;
+    h.peer = ev->has_p2p_peer && ev->p2p_peer >= 0 && ev->p2p_peer <= INT32_MAX
+                 ? (int32_t)ev->p2p_peer : -1;
     h.pg = pg_index(b, ev);
     if (h.pg == -2)
         return -1;
@@ -709,6 +712,9 @@ static int build_nccl(builder *b)
             int pos = pg ? position_in_list(pg->ranks, r->rank) : -1;
             if (pos >= 0)
                 op.comm_rank = (uint32_t)pos;
+            /* NCCL names the peer by its rank in the communicator */
+            if (h->peer >= 0 && (op.op == TSC_NCCL_SEND || op.op == TSC_NCCL_RECV))
+                op.peer = pg && pg->ranks ? position_in_list(pg->ranks, h->peer) : h->peer;
             else if (r->rank >= 0 && (!op.comm_size || op.comm_size == (uint32_t)r->world_size))
                 op.comm_rank = (uint32_t)r->rank;
             snprintf(key, sizeof key, "pg:%s", pg ? pg->name : "default");

@@ -255,6 +255,9 @@ typedef struct tsa_analysis {
     /* --- appended: what the per-rank stages took from each rank's bulk
      * records (rank_stages.h), job rank order --- */
     struct tsa_rank_digest *digests;
+    /* --- appended: the pipeline what-if (whatif/whatif.h, a later room:
+     * only named here); pipe->pipeline 0 on jobs without pipelines --- */
+    struct tsa_pipe_result *pipe;
 } tsa_analysis;
 
 #endif

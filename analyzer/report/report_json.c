@@ -14,6 +14,7 @@
 #include "formats.h"
 #include "hang_render.h"
 #include "hta_render.h"
+#include "pipe_render.h"
 
 #define TSA_JSON_SCHEMA_VERSION 1
 
@@ -247,6 +248,7 @@ char *tsa_report_json(const tsa_analysis *a)
     tsa_hta_view_add_json(root, a);
     if (a->have_xrank)
         tsa_xrank_add_json(root, &a->xrank);
+    tsa_pipe_add_json(root, a->pipe);
     add_findings(root, a);
     add_ranks(root, a);
     cJSON_AddItemToObject(root, "memory", tsa_memory_json(&a->memory));

@@ -19,6 +19,7 @@
 #include "formats.h"
 #include "hang_render.h"
 #include "hta_render.h"
+#include "pipe_render.h"
 
 typedef struct style {
     const char *bold, *dim, *red, *yellow, *green, *cyan, *reset;
@@ -467,6 +468,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
         fprintf(out, "  %s\n", a->job->n_ranks < 2
                                      ? "one rank: nothing to compare across ranks"
                                      : "no collective matched across ranks: nothing to compare");
+    }
+    if (a->pipe && a->pipe->pipeline) {
+        section(out, &st, "PIPELINE WHAT-IF (replay of each step's dependency graph)");
+        tsa_pipe_print(out, a->pipe);
     }
     findings_section(out, a, &st);
     problems_section(out, a, &st);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coll_instances.h"
+#include "whatif/whatif.h"
 #include "out_stream.h"
 #include "tsc_format.h"
 #include "util/vec.h"
@@ -118,6 +119,42 @@ static void meta(exporter *x, int64_t pid, int64_t tid, const char *what, const 
     tsa_out_printf(&x->out, "{\"ph\":\"M\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
                             ",\"name\":\"%s_sort_index\",\"args\":{\"sort_index\":%ld}}",
                    pid, tid, !strcmp(what, "process_name") ? "process" : "thread", sort);
+}
+
+/* The pipeline what-if's critical path of each analysed step: one flow
+ * (cat "critical_path") from each operation to the next, across ranks;
+ * from the end of an operation, or from its start where the next one
+ * waited for that (a collective's last arrival, a send meeting its
+ * receive). */
+static void critical_path_flows(exporter *x)
+{
+    const tsa_pipe_result *p = x->opt->pipe;
+    if (!p || !p->pipeline || !p->hop_first)
+        return;
+    for (size_t s = 0; s < p->steps; s++) {
+        long num = (long)p->step_number[s];
+        if (x->opt->step_first >= 0 && (num < x->opt->step_first || num > x->opt->step_last))
+            continue;
+        for (size_t i = p->hop_first[s]; i + 1 < p->hop_first[s + 1]; i++) {
+            const tsa_pipe_hop *a = &p->hops[i], *b = &p->hops[i + 1];
+            int64_t pa = a->rank, pb = b->rank;
+            int64_t ta = a->lane & 0x80000000u ? gpu_tid(0, a->lane & 0x7fffffffu) : a->lane;
+            int64_t tb = b->lane & 0x80000000u ? gpu_tid(0, b->lane & 0x7fffffffu) : b->lane;
+            char from[40], to[40];
+            fmt_us(from, sizeof from, (a->via_start ? a->start_ns : a->end_ns) - x->origin);
+            fmt_us(to, sizeof to, b->start_ns - x->origin);
+            uint64_t id = ++x->flow_id;
+            begin_event(x);
+            tsa_out_printf(&x->out, "{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
+                                    ",\"tid\":%" PRId64 ",\"ts\":%s,\"cat\":\"critical_path\","
+                                    "\"name\":\"critical path\"}", id, pa, ta, from);
+            begin_event(x);
+            tsa_out_printf(&x->out, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64
+                                    ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%s,"
+                                    "\"cat\":\"critical_path\",\"name\":\"critical path\"}",
+                           id, pb, tb, to);
+        }
+    }
 }
 
 static void flow(exporter *x, int64_t pid, int64_t from_tid, int64_t from_ns, int64_t to_tid,
@@ -598,6 +635,7 @@ int tsa_trace_export(const tsa_job *job, const tsa_trace_options *opt, const cha
         }
         free(b);
     }
+    critical_path_flows(&x);
     part_open = 0;
     if (close_part(&x)) {
         snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno ? errno : EIO));

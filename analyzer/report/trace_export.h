@@ -17,6 +17,9 @@ typedef struct tsa_trace_options {
     long step_first, step_last;   /* inclusive step indices; -1: no window */
     uint64_t max_bytes;           /* > 0: start a new part file past this size */
     int gzip;                     /* 1 force, 0 never, -1 by the name (.gz) */
+    /* --- appended --- */
+    const struct tsa_pipe_result *pipe; /* pipeline what-if (whatif/whatif.h): the
+                                         * critical path of each step as flows, NULL none */
 } tsa_trace_options;
 
 void tsa_trace_default_options(tsa_trace_options *opt);

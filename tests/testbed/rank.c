@@ -22,6 +22,7 @@
 
 #include "nccl_abi.h"
 #include "rank_options.h"
+#include "rank_pipe.h"
 #include "rank_rdzv.h"
 #include "rank_tally.h"
 
@@ -477,6 +478,12 @@ int main(int argc, char **argv)
     }
 
     pid_t child = -1;
+    if (tb_pipe_enabled()) { /* pipeline stages instead of the data-parallel step */
+        int prc = tb_pipe_run(world, g_rank, g_world, opt.steps);
+        if (prc)
+            return prc;
+        opt.steps = 0;
+    }
     for (int s = 0; s < opt.steps; s++) {
         compute(g_rank);
         /* After the step's compute, as a training step that crashes in

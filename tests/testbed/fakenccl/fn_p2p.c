@@ -1,8 +1,12 @@
 /* Send/recv through per-pair mailboxes.  A send is done once its last
- * piece is in the mailbox; a recv once it has taken the last piece.  All
- * operations of a batch progress together, and operations between the
- * same pair in the same direction complete in issue order, as in NCCL. */
+ * piece is in the mailbox; a recv once it has taken the last piece.  With
+ * FAKENCCL_P2P_SYNC=1 a send is done only once the receiver has taken its
+ * last piece, as NCCL's sends of messages larger than its buffers are:
+ * sender and receiver then leave together.  All operations of a batch
+ * progress together, and operations between the same pair in the same
+ * direction complete in issue order, as in NCCL. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -53,6 +57,28 @@ static int step(fn_op *op)
     return 1;
 }
 
+/* A synchronous send whose last piece the receiver has not taken yet;
+ * called with the comm unlocked. */
+static int undelivered(const fn_op *op)
+{
+    ncclComm_t c = op->comm;
+    if (fn_comm_lock(c) != ncclSuccess)
+        return 0;   /* not locked; the next step reports the broken comm */
+    int full = fn_mbox(c, c->rank, op->root)->full;
+    fn_comm_unlock(c);
+    return full;
+}
+
+static int p2p_sync(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *s = getenv("FAKENCCL_P2P_SYNC");
+        v = s && *s == '1';
+    }
+    return v;
+}
+
 ncclResult_t fn_p2p_run(fn_op *ops, size_t n)
 {
     struct timespec deadline;
@@ -63,8 +89,14 @@ ncclResult_t fn_p2p_run(fn_op *ops, size_t n)
         fn_op *first = NULL;
         for (size_t i = 0; i < n; i++) {
             fn_op *op = &ops[i];
-            if (op->done >= op_bytes(op))
+            if (op->done >= op_bytes(op)) {
+                if (op->kind == FN_SEND && op_bytes(op) && p2p_sync() && undelivered(op)) {
+                    pending++;
+                    if (!first)
+                        first = op;
+                }
                 continue;
+            }
             pending++;
             if (blocked_by_earlier(ops, i))
                 continue;

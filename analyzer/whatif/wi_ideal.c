@@ -1,0 +1,123 @@
+/* Ideal durations: what each operation takes when it runs like its peers.
+ *
+ * Peers share a role signature.  Communication: (operation, bytes,
+ * communicator size); the ideal transfer is the median transfer of the
+ * signature over all workers and steps.  GPU compute: the names of the
+ * kernels it ran, so a forward micro-batch of one stage is compared with
+ * the same micro-batch work of every stage; the ideal is the signature's
+ * median.  Host compute (no GPU records: only the time between calls is
+ * known, and a stage's micro-batches cannot be told apart): each worker's
+ * compute in a step is compared with the median worker-step, and its
+ * pieces are scaled down by that ratio.  The gap an operation leaves after
+ * its dependencies (a launch delay) is set to its peers' median the same
+ * way, in every replay: a gap far beyond its peers' is a wait for
+ * something the records do not show (a barrier, a host thread).  An ideal is never longer than
+ * the record (a fix makes nothing slower), and a signature seen fewer than
+ * WI_MIN_PEERS times keeps its own durations. */
+#include <stdlib.h>
+
+#include "wi_internal.h"
+
+#define WI_MIN_PEERS 3
+
+typedef struct keyed {
+    uint64_t sig;
+    uint32_t node;
+} keyed;
+
+static int by_sig(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->sig != y->sig)
+        return x->sig < y->sig ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
+}
+
+static int per_signature(wi_build *b)
+{
+    wi_graph *g = &b->g;
+    keyed *k = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *k);
+    int64_t *vals = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *vals);
+    if (!k || !vals) {
+        free(k);
+        free(vals);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const wi_node *v = &g->nodes[i];
+        if (v->kind == WI_COMM || !b->host_mode[v->rank])
+            k[n++] = (keyed){v->sig ^ ((uint64_t)v->kind << 63), (uint32_t)i};
+    }
+    if (n > 1)
+        qsort(k, n, sizeof *k, by_sig);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && k[j].sig == k[i].sig)
+            j++;
+        if (j - i >= WI_MIN_PEERS) {
+            for (size_t q = i; q < j; q++)
+                vals[q - i] = g->nodes[k[q].node].dur;
+            int64_t med = wi_median_i64(vals, j - i);
+            for (size_t q = i; q < j; q++)
+                vals[q - i] = g->nodes[k[q].node].gap;
+            int64_t med_gap = wi_median_i64(vals, j - i);
+            for (size_t q = i; q < j; q++) {
+                wi_node *v = &g->nodes[k[q].node];
+                v->ideal = v->dur < med ? v->dur : med;
+                v->ideal_gap = v->gap < med_gap ? v->gap : med_gap;
+            }
+        }
+        i = j;
+    }
+    free(k);
+    free(vals);
+    return 0;
+}
+
+static int host_compute(wi_build *b)
+{
+    wi_graph *g = &b->g;
+    size_t R = b->n_ranks, S = g->n_steps, cells = R * S;
+    int64_t *w = calloc(cells ? cells : 1, sizeof *w);
+    int64_t *vals = malloc((cells ? cells : 1) * sizeof *vals);
+    if (!w || !vals) {
+        free(w);
+        free(vals);
+        return -1;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const wi_node *v = &g->nodes[i];
+        if (v->kind == WI_COMPUTE && b->host_mode[v->rank])
+            w[(size_t)v->rank * S + v->step] += v->dur;
+    }
+    size_t n = 0;
+    for (size_t c = 0; c < cells; c++)
+        if (w[c] > 0)
+            vals[n++] = w[c];
+    if (n >= WI_MIN_PEERS) {
+        double med = (double)wi_median_i64(vals, n);
+        for (size_t i = 0; i < g->n_nodes; i++) {
+            wi_node *v = &g->nodes[i];
+            if (v->kind != WI_COMPUTE || !b->host_mode[v->rank])
+                continue;
+            int64_t cell = w[(size_t)v->rank * S + v->step];
+            if ((double)cell > med)
+                v->ideal = (int64_t)((double)v->dur * med / (double)cell);
+        }
+    }
+    free(w);
+    free(vals);
+    return 0;
+}
+
+int wi_set_ideal(wi_build *b)
+{
+    for (size_t i = 0; i < b->g.n_nodes; i++) {
+        b->g.nodes[i].ideal = b->g.nodes[i].dur;
+        b->g.nodes[i].ideal_gap = b->g.nodes[i].gap;
+    }
+    if (per_signature(b) || host_compute(b))
+        return -1;
+    return 0;
+}
