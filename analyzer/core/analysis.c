@@ -9,6 +9,7 @@
 #include "findings_core.h"
 #include "findings_mix.h"
 #include "hta_view.h"
+#include "idle_cause.h"
 #include "hang/hang.h"
 #include "job_build.h"
 #include "sat_math.h"
@@ -349,7 +350,7 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
         tsa_rank_result *rr = &a->ranks[i];
         a->gpu |= rr->gpu;
         a->cpu_only &= !a->digests[i].has_kernels && !a->digests[i].has_copies &&
-                       !job->ranks[i].n_nccl;
+                       !tsa_rank_gpu_collectives(&job->ranks[i]);
         int64_t wall = rr->budget.wall_ns;
         if (wall > a->wall_ns)
             a->wall_ns = wall;
@@ -365,6 +366,10 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
             TSA_SAT_ACC(a->kcat_ns[c], rr->kcat_ns[c]);
             a->kcat_count[c] += rr->kcat_count[c];
         }
+        for (int c = 0; c < TSA_IDLE_COUNT; c++)
+            TSA_SAT_ACC(a->idle_ns[c], rr->idle_ns[c]);
+        a->host_data |= rr->host_data;
+        a->host_records |= job->ranks[i].host_records;
     }
     tsa_arrivals_free(&arr);
     free(flops);

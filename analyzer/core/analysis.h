@@ -99,6 +99,18 @@ const char *tsa_step_method_name(tsa_step_method m);
 #define TSA_SIZE_UNKNOWN (TSA_SIZE_BUCKETS - 1) /* calls of unknown size */
 const char *tsa_size_bucket_name(int b);
 
+/* What the host was doing while the GPU idled (idle_cause.h). */
+typedef enum tsa_idle_cause {
+    TSA_IDLE_DATA_START = 0,   /* GPU idle from a step's start to its first work */
+    TSA_IDLE_DATA_LOADER,      /* host inside DataLoader __next__ */
+    TSA_IDLE_SYNC,             /* host synchronising (.item(), stream sync, blocking copy) */
+    TSA_IDLE_ALLOC,            /* host in a blocking allocator call */
+    TSA_IDLE_CPU_OP,           /* host running CPU operators */
+    TSA_IDLE_LAUNCH,           /* host in kernel launch calls */
+    TSA_IDLE_UNTRACED,         /* nothing traced on the host */
+    TSA_IDLE_COUNT
+} tsa_idle_cause;
+
 typedef struct tsa_rank_result {
     int32_t rank;
     const char *host;              /* borrowed */
@@ -120,6 +132,13 @@ typedef struct tsa_rank_result {
      * total when every NCCL kernel is linked to its call). */
     int64_t coll_exposed_ns[TSA_COLL_ROWS], coll_exposed_wait_ns[TSA_COLL_ROWS];
     int64_t coll_bucket_exposed_ns[TSA_COLL_ROWS][TSA_SIZE_BUCKETS];
+    /* --- appended: GPU idle by what the host was doing (idle_cause.h);
+     * the data causes are the data stall line, sync, allocator, CPU
+     * operators and launches the host idle line, untraced the other line.
+     * host_data: host-only input whose data stall was measured from its
+     * DataLoader spans. --- */
+    int64_t idle_ns[TSA_IDLE_COUNT];
+    int host_data;
 } tsa_rank_result;
 
 typedef struct tsa_kernel_row {
@@ -254,6 +273,13 @@ typedef struct tsa_analysis {
     /* --- appended: what the per-rank stages took from each rank's bulk
      * records (rank_stages.h), job rank order --- */
     struct tsa_rank_digest *digests;
+    /* --- appended: GPU idle by host activity, summed over ranks
+     * (idle_cause.h); host_records: some rank's input recorded host
+     * activity (CPU operators), so idle time can be explained; host_data:
+     * a host-only input's data stall was measured from DataLoader spans. --- */
+    int64_t idle_ns[TSA_IDLE_COUNT];
+    int host_records;
+    int host_data;
 } tsa_analysis;
 
 /* NULL options: defaults.  Returns NULL only when out of memory.  Writes

@@ -463,6 +463,7 @@ void tsa_rank_free_contents(tsa_rank *r)
     tsa_telemetry_free(r);
     free(r->mem);
     free(r->pending);
+    free(r->host_spans);
     if (r->string_index) {
         free(((string_index *)r->string_index)->slots);
         free(r->string_index);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "group_share.h"
+#include "idle_cause.h"
 #include "interval_set.h"
 #include "job_build.h"
 #include "sat_math.h"
@@ -164,6 +165,36 @@ static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
     return e > s ? e - s : 0;
 }
 
+/* GPU idle left after the step-start stall (d) and launch calls (h): the
+ * host's data loading joins d, its syncs, allocator calls and CPU
+ * operators join h, and what no host span covers stays "other". */
+static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d, tsa_ivset *h,
+                        tsa_rank_result *res)
+{
+    tsa_ivset rest, tmp, out[TSA_HOST_KINDS];
+    tsa_ivset_init(&rest);
+    tsa_ivset_init(&tmp);
+    for (int k = 0; k < TSA_HOST_KINDS; k++)
+        tsa_ivset_init(&out[k]);
+    res->idle_ns[TSA_IDLE_DATA_START] = tsa_ivset_length(d);
+    res->idle_ns[TSA_IDLE_LAUNCH] = tsa_ivset_length(h);
+    int rc = tsa_ivset_subtract(idle, d, &tmp) || tsa_ivset_subtract(&tmp, h, &rest) ||
+             tsa_idle_split(r, &rest, out);
+    static const tsa_idle_cause cause[TSA_HOST_KINDS] = {TSA_IDLE_DATA_LOADER, TSA_IDLE_SYNC,
+                                                         TSA_IDLE_ALLOC, TSA_IDLE_CPU_OP};
+    for (int k = 0; k < TSA_HOST_KINDS && !rc; k++) {
+        res->idle_ns[cause[k]] = tsa_ivset_length(&out[k]);
+        tsa_ivset *into = k == TSA_HOST_DATA ? d : h;
+        rc = tsa_ivset_union(into, &out[k], &tmp) || tsa_ivset_copy(&tmp, into);
+    }
+    res->idle_ns[TSA_IDLE_UNTRACED] = tsa_ivset_length(&rest);
+    tsa_ivset_free(&rest);
+    tsa_ivset_free(&tmp);
+    for (int k = 0; k < TSA_HOST_KINDS; k++)
+        tsa_ivset_free(&out[k]);
+    return rc ? -1 : 0;
+}
+
 int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double peak_flops,
                   tsa_rank_result *res)
 {
@@ -172,7 +203,10 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     memset(&s, 0, sizeof s);
     int oom = 0;
     int gpu = r->n_kernels > 0;
+    int64_t data = 0, host = 0, copy = 0;
     res->gpu = gpu;
+    memset(res->idle_ns, 0, sizeof res->idle_ns);
+    res->host_data = 0;
     int have_comm_kernels = 0;
 
     /* Communication set and the compute sets (per phase). */
@@ -218,6 +252,18 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         if (r->n_nccl)
             oom |= tsa_ivset_push(&s.tmp, w0, w1);
         oom |= tsa_ivset_subtract(&s.tmp, &s.c, &s.g);
+        /* A trace's DataLoader spans say when the loop waited for data:
+         * that time is a data stall, and the rest of the host's time
+         * outside collectives its compute. */
+        if (!oom && r->n_host_spans && !tsa_host_data_wait(r, w0, w1, &s.c, &s.d) && s.d.n) {
+            tsa_ivset_clear(&s.tmp);
+            oom |= tsa_ivset_push(&s.tmp, w0, w1);
+            oom |= tsa_ivset_subtract(&s.tmp, &s.c, &s.busy);
+            oom |= tsa_ivset_subtract(&s.busy, &s.d, &s.g);
+            data = tsa_ivset_length(&s.d);
+            res->host_data = 1;
+            res->idle_ns[TSA_IDLE_DATA_LOADER] = data;
+        }
         oom |= tsa_ivset_copy(&s.g, &s.fwd); /* all of it counts as forward */
     }
     oom |= tsa_ivset_subtract(&s.c, &s.g, &s.e);
@@ -281,7 +327,10 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
                     continue;
                 int64_t from = c->start_ns > covered ? c->start_ns : covered;
                 covered = c->end_ns;
-                if (c->end_ns <= w0 || from >= w1)
+                /* Only calls that start in the window, as the collective
+                 * table counts them: a row's exposed time never exceeds
+                 * its time. */
+                if (c->start_ns < w0 || c->start_ns >= w1)
                     continue;
                 int64_t x = tsa_ivset_length_in(&s.e, from, c->end_ns);
                 TSA_SAT_ACC(res->coll_exposed_ns[op->op], x);
@@ -297,7 +346,6 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     }
 
     /* GPU idle, split into data stall, host idle and the rest. */
-    int64_t data = 0, host = 0, copy = 0;
     if (gpu) {
         for (size_t i = 0; i < r->n_copies; i++)
             oom |= tsa_ivset_push(&s.copies, r->copies[i].start_ns, r->copies[i].end_ns);
@@ -347,8 +395,9 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         tsa_ivset_normalize(&s.api);
         oom |= tsa_ivset_subtract(&s.idle, &s.d, &s.tmp);
         oom |= tsa_ivset_intersect(&s.tmp, &s.api, &s.h);
-        if (oom)
+        if (oom || explain_idle(r, &s.idle, &s.d, &s.h, res))
             goto fail;
+        data = tsa_ivset_length(&s.d);
         host = tsa_ivset_length(&s.h);
     }
     tsa_budget_fill(&res->budget, w1 - w0, res->compute_ns, flops, peak_flops, data,

@@ -7,7 +7,9 @@
 #include <strings.h>
 
 #include "analysis.h"
+#include "fmt_duration.h"
 #include "hta_view.h"
+#include "idle_report.h"
 #include "hang/hang.h"
 #include "job_build.h"
 #include "phase_view.h"
@@ -182,7 +184,7 @@ static void budget_section(FILE *out, const tsa_analysis *a, const style *st)
                             : tsa_budget_line_recoverable((tsa_budget_line)l) && share >= 0.10
                                 ? st->yellow
                                 : st->cyan;
-        if (!tsa_budget_line_measured(b, (tsa_budget_line)l, a->gpu)) {
+        if (!tsa_line_measured(a, (tsa_budget_line)l)) {
             fprintf(out, "  %-24s %s   not measured (%s)%s\n",
                     tsa_budget_line_label((tsa_budget_line)l), st->dim,
                     l == TSA_BL_OVERHEAD ? "MFU unknown: useful compute is all compute"
@@ -202,6 +204,7 @@ static void budget_section(FILE *out, const tsa_analysis *a, const style *st)
     else
         fprintf(out, "  %sMFU %.1f%%%s   (%.3g FLOPs from %s)\n", st->bold, 100 * b->mfu,
                 st->reset, a->flops, a->flops_source);
+    tsa_idle_print(out, a);
 }
 
 static void overlap_section(FILE *out, const tsa_analysis *a, const style *st)
@@ -360,8 +363,9 @@ static void findings_section(FILE *out, const tsa_analysis *a, const style *st)
                         : f->severity == TSA_SEV_WARNING ? st->yellow
                                                          : st->dim;
         fprintf(out, "  %s%-8s%s %-18s ", c, tsa_severity_name(f->severity), st->reset, f->id);
+        char t[32];
         if (f->recoverable_s > 0)
-            fprintf(out, "%8.2f s  ", f->recoverable_s);
+            fprintf(out, "%10s  ", tsa_fmt_duration(t, sizeof t, f->recoverable_s * 1e9));
         else
             fprintf(out, "%10s  ", "");
         fprintf(out, "%s\n", f->title); /* titles name their rank themselves */
@@ -430,6 +434,7 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
     confidence_line(out, a, &st);
     if (a->cpu_only) {
         fprintf(out, "  no GPU records: no budget, overlap or kernel tables to show\n");
+        tsa_idle_print(out, a);
     } else {
         budget_section(out, a, &st);
         overlap_section(out, a, &st);

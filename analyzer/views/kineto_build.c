@@ -26,6 +26,8 @@ typedef struct comm_hint {
     int64_t seq;
     int has_seq;
     int pg;                 /* index into builder.pgs, -1 none */
+    int backend_op;         /* the backend's own op: 1 "nccl:...", 2 "gloo:..."
+                             * (a CPU backend: its times are the collective's) */
 } comm_hint;
 
 typedef struct pg_info {
@@ -63,6 +65,7 @@ typedef struct builder {
     size_t api_name_len;    /* 0: none yet */
     int api_kind;
     int failed;
+    kineto_host host;       /* host activity spans (kineto_host.c) */
 } builder;
 
 /* ------------------------------------------------------------ strings */
@@ -368,12 +371,16 @@ static int add_hint(builder *b, const kineto_event *ev)
  * kernels it launches (SendRecv kernels carry all-to-all and send/recv). */
 static int add_named_hint(builder *b, const kineto_event *ev)
 {
-    if (!ev->name.s || strncmp(ev->name.s, "nccl:", 5) ||
+    if (!ev->name.s || (strncmp(ev->name.s, "nccl:", 5) && strncmp(ev->name.s, "gloo:", 5)) ||
         !kineto_nccl_op_from_collective(ev->name.s + 5))
         return 0;
     kineto_event named = *ev;
     snprintf(named.coll_name, sizeof named.coll_name, "%s", ev->name.s + 5);
-    return add_hint(b, &named);
+    comm_hint h;
+    if (make_hint(b, &named, &h))
+        return -1;
+    h.backend_op = strncmp(ev->name.s, "gloo:", 5) ? 1 : 2;
+    return TSA_VEC_PUSH(b->hints, b->n_hints, b->cap_hints, h);
 }
 
 static int add_kernel_hint(builder *b, const kineto_event *ev)
@@ -428,7 +435,7 @@ static int add_memory(builder *b, const kineto_event *ev)
 static int is_cpu_cat(const char *cat)
 {
     return CAT_IS(cat, "cpu_op") || CAT_IS(cat, "user_annotation") ||
-           CAT_IS(cat, "Operator") || CAT_IS(cat, "python_function");
+           CAT_IS(cat, "Operator") || CAT_IS(cat, "python_function") || CAT_IS(cat, "");
 }
 
 static int on_event(void *ctx, const kineto_event *ev)
@@ -452,9 +459,22 @@ static int on_event(void *ctx, const kineto_event *ev)
         else if (CAT_IS(cat, "gpu_memset") || CAT_IS(cat, "Memset"))
             rc = add_copy(b, ev, 1);
         else if (CAT_IS(cat, "cuda_runtime") || CAT_IS(cat, "cuda_driver") ||
-                 CAT_IS(cat, "Runtime") || CAT_IS(cat, "Driver"))
+                 CAT_IS(cat, "Runtime") || CAT_IS(cat, "Driver")) {
             rc = add_api(b, ev);
-        else if (is_cpu_cat(cat)) {
+            if (!rc)
+                rc = kineto_host_api_event(b->r, &b->host, ev);
+        } else if (is_cpu_cat(cat)) {
+            /* a bare-array trace of a PyTorch built without Kineto has no
+             * categories: its events are all CPU operators */
+            if (!CAT_IS(cat, "python_function")) {
+                if (!b->r->pid && ev->has_pid && ev->pid > 0 && ev->pid <= UINT32_MAX)
+                    b->r->pid = (uint32_t)ev->pid;
+                rc = kineto_host_cpu_event(b->r, &b->host, ev, CAT_IS(cat, "user_annotation"));
+                if (!rc && ev->name.s && kineto_is_step_marker_op(ev->name.s))
+                    rc = add_range(b, ev);
+            }
+            if (rc)
+                goto out;
             if (ev->coll_name[0])
                 rc = add_hint(b, ev);
             else
@@ -465,6 +485,7 @@ static int on_event(void *ctx, const kineto_event *ev)
                 rc = add_range(b, ev);
         }
     }
+out:
     if (rc)
         b->failed = 1;
     return rc;
@@ -748,6 +769,36 @@ static int build_nccl(builder *b)
         if (TSA_VEC_PUSH(r->nccl, r->n_nccl, b->r->cap_nccl, op))
             rc = -1;
     }
+    /* No communication kernel (a CPU-only job over gloo, or a trace without
+     * GPU records): the backend's CPU ops are the collectives, timed on the
+     * host as in a host-only dump. */
+    int comm_kernels = 0;
+    for (size_t i = 0; i < r->n_kernels; i++)
+        comm_kernels |= r->kernels[i].category == TSA_KCAT_COMM;
+    for (size_t i = 0; i < b->n_hints && !rc && !comm_kernels; i++) {
+        const comm_hint *h = &b->hints[i];
+        if (h->backend_op != 2 || !h->op)
+            continue;   /* NCCL's CPU op only enqueues: its time is no collective's */
+        tsa_nccl_op op;
+        memset(&op, 0, sizeof op);
+        op.start_ns = op.gpu_start_ns = h->start_ns;
+        op.end_ns = op.gpu_end_ns = h->end_ns;
+        op.tid = h->tid;
+        op.op = (uint8_t)h->op;
+        op.dtype = (uint8_t)h->dtype;
+        op.count = h->count;
+        op.bytes = h->bytes;
+        op.flags = TSA_NCCL_F_CPU_BACKEND | (h->has_size ? 0 : TSA_NCCL_F_BYTES_UNKNOWN);
+        op.peer = TSC_NO_PEER;
+        op.redop = TSC_REDOP_NONE;
+        op.kernel = TSA_NONE;
+        op.comm_size = h->group_size ? h->group_size : (uint32_t)(r->world_size > 0 ? r->world_size : 0);
+        op.comm_rank = r->rank >= 0 ? (uint32_t)r->rank : 0;
+        op.comm_id = fnv1a("host", 4);
+        op.seq = h->has_seq && h->seq >= 0 ? (uint64_t)h->seq : r->n_nccl;
+        if (TSA_VEC_PUSH(r->nccl, r->n_nccl, b->r->cap_nccl, op))
+            rc = -1;
+    }
     free(counters);
     free(corr.table);
 
@@ -827,6 +878,7 @@ static int finish(builder *b, const kineto_header *hdr)
             b->hints[i].end_ns += hdr->base_ns;
         }
     sort_(b->hints, b->n_hints, sizeof *b->hints, cmp_comm_hint);
+    kineto_host_finish(r, hdr->has_base ? hdr->base_ns : 0);
     if (build_nccl(b))
         return -1;
     extent(r);

@@ -1,0 +1,15 @@
+/* HOST.LAUNCH_BOUND, HOST.BLOCKING, HOST.CPU_BOUND: the GPU idles while the
+ * host is busy; one finding, named after the cause that holds the most of
+ * the host idle line (findings_idle.c). */
+#ifndef TSA_FINDINGS_IDLE_H
+#define TSA_FINDINGS_IDLE_H
+
+#include "analysis.h"
+
+int tsa_idle_findings(const tsa_analysis *a, tsa_findings *out);
+
+/* The id of that finding (whether emitted or not) and, in *what, its
+ * "while the host ..." phrase. */
+const char *tsa_host_idle_finding(const tsa_analysis *a, const char **what);
+
+#endif

@@ -1,0 +1,36 @@
+/* Why the GPU was idle: each idle nanosecond of a rank's window is put to
+ * one thing the host was doing then (model.h tsa_host_span), so a verdict
+ * can name the cause and a fix that fits it.  Causes in the order they win
+ * where host spans overlap: waiting for data, synchronising, blocking
+ * allocator calls, CPU operators; launch calls and the GPU idle at a
+ * step's start come from the rank pass itself; the rest is idle while
+ * nothing was traced on the host. */
+#ifndef TSA_IDLE_CAUSE_H
+#define TSA_IDLE_CAUSE_H
+
+#include "analysis.h"
+#include "interval_set.h"
+
+/* Splits `rest` (normalised GPU idle not yet explained) by the rank's host
+ * spans of each kind: out[k] receives rest ∩ spans of kind k, minus what an
+ * earlier kind took; `rest` keeps what no span covers.  out[] must be
+ * initialised sets.  -1 on OOM. */
+int tsa_idle_split(const tsa_rank *r, tsa_ivset *rest, tsa_ivset out[TSA_HOST_KINDS]);
+
+/* Host-only input: the part of [w0, w1) outside `comm` that the host spent
+ * waiting for its DataLoader (on any thread), into out.  -1 on OOM. */
+int tsa_host_data_wait(const tsa_rank *r, int64_t w0, int64_t w1, const tsa_ivset *comm,
+                       tsa_ivset *out);
+
+/* Launch calls were traced but no kernel record came with them (CUDA
+ * activity off, or a CUPTI range-profiler trace). */
+int tsa_rank_launches_only(const tsa_job *job);
+
+/* NCCL calls of r that are not a CPU backend's (TSA_NCCL_F_CPU_BACKEND). */
+size_t tsa_rank_gpu_collectives(const tsa_rank *r);
+
+/* "data loading", "synchronisation", ... (JSON: tsa_idle_cause_key). */
+const char *tsa_idle_cause_label(tsa_idle_cause c);
+const char *tsa_idle_cause_key(tsa_idle_cause c);
+
+#endif
