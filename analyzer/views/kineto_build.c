@@ -26,6 +26,7 @@ typedef struct comm_hint {
     int64_t seq;
     int has_seq;
     int pg;                 /* index into builder.pgs, -1 none */
+    int layer_op;           /* a c10d:: or symm_mem:: op (no sizes of its own) */
     int backend_op;         /* the backend's own op: 1 "nccl:...", 2 "gloo:..."
                              * (a CPU backend: its times are the collective's) */
 } comm_hint;
@@ -332,6 +333,27 @@ static int pg_index(builder *b, const kineto_event *ev)
     return (int)b->n_pgs - 1;
 }
 
+/* Older PyTorch gives a collective's size only as its CPU op's first input
+ * tensor (nccl:all_reduce: Input Dims [[394241]], Input type ["float"]). */
+static void size_from_input(const kineto_event *ev, comm_hint *h)
+{
+    const char *t = ev->in_type;
+    if (!strncmp(t, "c10::", 5))
+        t += 5;
+    unsigned size;
+    int dt = kineto_dtype_from_torch(t, &size);
+    if (!size)
+        return;
+    uint64_t n = (uint64_t)ev->in_dims_elems;
+    /* NCCL counts a reduce-scatter by its output, a shard of the input */
+    if (h->op == TSC_NCCL_REDUCESCATTER && h->group_size > 1)
+        n /= h->group_size;
+    h->dtype = dt;
+    h->count = n;
+    h->bytes = n * size;
+    h->has_size = 1;
+}
+
 static int make_hint(builder *b, const kineto_event *ev, comm_hint *out)
 {
     comm_hint h;
@@ -349,6 +371,8 @@ static int make_hint(builder *b, const kineto_event *ev, comm_hint *out)
     h.bytes = h.count * size;
     h.has_size = (ev->has_in_nelems || ev->has_out_nelems) && size > 0;
     h.group_size = ev->has_group_size && ev->group_size > 0 ? (uint32_t)ev->group_size : 0;
+    if (!h.has_size && ev->has_in_dims)
+        size_from_input(ev, &h);
     h.seq = ev->seq;
     h.has_seq = ev->has_seq;
     h.pg = pg_index(b, ev);
@@ -371,6 +395,17 @@ static int add_hint(builder *b, const kineto_event *ev)
  * kernels it launches (SendRecv kernels carry all-to-all and send/recv). */
 static int add_named_hint(builder *b, const kineto_event *ev)
 {
+    /* c10d:: and symm_mem:: ops: their kernels are collectives, of the op
+     * their name says (sizes only from record_param_comms or kernel args) */
+    if (ev->name.s && strcmp(ev->name.s, "record_param_comms") &&
+        kineto_is_comm_cpu_op(ev->name.s)) {
+        comm_hint h;
+        if (make_hint(b, ev, &h))
+            return -1;
+        h.op = kineto_comm_op_from_words(strstr(ev->name.s, "::") + 2);
+        h.layer_op = 1;
+        return TSA_VEC_PUSH(b->hints, b->n_hints, b->cap_hints, h);
+    }
     if (!ev->name.s || (strncmp(ev->name.s, "nccl:", 5) && strncmp(ev->name.s, "gloo:", 5)) ||
         !kineto_nccl_op_from_collective(ev->name.s + 5))
         return 0;
@@ -451,7 +486,8 @@ static int on_event(void *ctx, const kineto_event *ev)
     } else if (ev->ph == 'X' && ev->has_ts) {
         if (CAT_IS(cat, "kernel") || CAT_IS(cat, "Kernel")) {
             rc = add_kernel(b, ev);
-            if (!rc && ev->coll_name[0] && kineto_is_nccl_kernel(ev->name.s))
+            if (!rc && ev->coll_name[0] &&
+                b->r->kernels[b->r->n_kernels - 1].category == TSA_KCAT_COMM)
                 rc = add_kernel_hint(b, ev);
         }
         else if (CAT_IS(cat, "gpu_memcpy") || CAT_IS(cat, "Memcpy"))
@@ -630,6 +666,43 @@ static const comm_hint *find_hint(const builder *b, uint32_t tid, int64_t t)
     return best;
 }
 
+/* The enclosing ops of one launch carry different parts: the innermost
+ * names the collective (nccl:all_reduce), record_param_comms around it the
+ * element counts, dtype and group (PyTorch 2.x).  One hint from both. */
+static const comm_hint *find_sized_hint(const builder *b, uint32_t tid, int64_t t,
+                                        comm_hint *merged)
+{
+    const comm_hint *inner = find_hint(b, tid, t);
+    if (!inner || inner->has_size)
+        return inner;
+    size_t lo = 0, hi = b->n_hints;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->hints[mid].start_ns <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, looked = 0; i > 0 && looked < 256; i--, looked++) {
+        const comm_hint *h = &b->hints[i - 1];
+        if (h->tid != tid || h->end_ns < t || !h->has_size)
+            continue;
+        *merged = *inner;
+        merged->dtype = h->dtype;
+        merged->count = h->count;
+        merged->bytes = h->bytes;
+        merged->has_size = 1;
+        if (!merged->group_size)
+            merged->group_size = h->group_size;
+        if (merged->pg < 0)
+            merged->pg = h->pg;
+        if (!merged->op)
+            merged->op = h->op;
+        return merged;
+    }
+    return inner;
+}
+
 /* This rank's position in a "[0, 4, 8]" list, or -1. */
 static int position_in_list(const char *list, int64_t rank)
 {
@@ -679,6 +752,10 @@ static int build_nccl(builder *b)
         if (a >= 0) {
             k->launch_tid = r->apis[a].tid;
             MARK_USED((size_t)a);
+            /* launched inside a communication op (record_param_comms,
+             * c10d::, symm_mem::, nccl:): a collective, whatever its name */
+            if (k->category != TSA_KCAT_COMM && find_hint(b, r->apis[a].tid, r->apis[a].start_ns))
+                k->category = TSA_KCAT_COMM;
         }
     }
     for (size_t i = 0; i < r->n_copies; i++) {
@@ -696,6 +773,7 @@ static int build_nccl(builder *b)
         if (k->category != TSA_KCAT_COMM)
             continue;
         tsa_nccl_op op;
+        comm_hint merged;
         memset(&op, 0, sizeof op);
         op.gpu_start_ns = k->start_ns;
         op.gpu_end_ns = k->end_ns;
@@ -707,6 +785,8 @@ static int build_nccl(builder *b)
         op.dtype = TSC_DT_NONE;
         op.kernel = (int32_t)i;
         op.op = (uint8_t)kineto_nccl_op_from_kernel(r->strings[k->name]);
+        if (!op.op)
+            op.op = (uint8_t)kineto_comm_op_from_words(r->strings[k->name]);
         int64_t launch = api_of_corr(&corr, k->correlation);
         const comm_hint *h = NULL;
         if (launch >= 0) {
@@ -714,7 +794,7 @@ static int build_nccl(builder *b)
             op.start_ns = a->start_ns;
             op.end_ns = a->end_ns;
             op.tid = a->tid;
-            h = find_hint(b, a->tid, a->start_ns);
+            h = find_sized_hint(b, a->tid, a->start_ns, &merged);
         }
         int from_kernel = 0;
         if (!h && k->correlation && (h = find_kernel_hint(b, k->correlation)))
