@@ -42,6 +42,8 @@ typedef enum tsa_kcat {
     TSA_KCAT_OPTIMIZER,
     TSA_KCAT_COMM,
     TSA_KCAT_COPY,   /* copy kernels and memcpy/memset records */
+    TSA_KCAT_CONV,   /* convolutions (cuDNN / MIOpen dgrad, wgrad, fprop, implicit GEMM) */
+    TSA_KCAT_EMBEDDING, /* embedding-table lookups and their updates (FBGEMM TBE) */
     TSA_KCAT_COUNT
 } tsa_kcat;
 
