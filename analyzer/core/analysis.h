@@ -87,6 +87,9 @@ typedef enum tsa_step_method {
     TSA_STEPS_NVTX,              /* ProfilerStep#N ranges */
     TSA_STEPS_MARKER,            /* --step-marker (NVTX range or kernel) */
     TSA_STEPS_AUTOGRAD,          /* forward/backward launch-thread cycle */
+    TSA_STEPS_DATALOADER,        /* starts of DataLoader __next__ (torch.profiler) */
+    TSA_STEPS_OPTIMIZER,         /* starts of Optimizer.step (torch.profiler) */
+    TSA_STEPS_METHODS
 } tsa_step_method;
 
 const char *tsa_step_method_name(tsa_step_method m);
