@@ -10,6 +10,7 @@
 #include "findings_mix.h"
 #include "hta_view.h"
 #include "idle_cause.h"
+#include "input_facts.h"
 #include "hang/hang.h"
 #include "job_build.h"
 #include "sat_math.h"

@@ -69,22 +69,3 @@ const char *tsa_idle_cause_key(tsa_idle_cause c)
 {
     return (unsigned)c < TSA_IDLE_COUNT ? labels[c][0] : "?";
 }
-
-int tsa_rank_launches_only(const tsa_job *job)
-{
-    uint64_t launches = 0;
-    for (size_t i = 0; i < job->n_ranks; i++) {
-        if (tsa_rank_kernel_count(&job->ranks[i]))
-            return 0;
-        launches += job->ranks[i].launches;
-    }
-    return launches > 0;
-}
-
-size_t tsa_rank_gpu_collectives(const tsa_rank *r)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_nccl; i++)
-        n += !(r->nccl[i].flags & TSA_NCCL_F_CPU_BACKEND);
-    return n;
-}

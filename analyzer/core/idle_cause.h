@@ -22,13 +22,6 @@ int tsa_idle_split(const tsa_rank *r, tsa_ivset *rest, tsa_ivset out[TSA_HOST_KI
 int tsa_host_data_wait(const tsa_rank *r, int64_t w0, int64_t w1, const tsa_ivset *comm,
                        tsa_ivset *out);
 
-/* Launch calls were traced but no kernel record came with them (CUDA
- * activity off, or a CUPTI range-profiler trace). */
-int tsa_rank_launches_only(const tsa_job *job);
-
-/* NCCL calls of r that are not a CPU backend's (TSA_NCCL_F_CPU_BACKEND). */
-size_t tsa_rank_gpu_collectives(const tsa_rank *r);
-
 /* "data loading", "synchronisation", ... (JSON: tsa_idle_cause_key). */
 const char *tsa_idle_cause_label(tsa_idle_cause c);
 const char *tsa_idle_cause_key(tsa_idle_cause c);

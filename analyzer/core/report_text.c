@@ -9,7 +9,10 @@
 #include "analysis.h"
 #include "fmt_duration.h"
 #include "hta_view.h"
+#include "idle_cause.h"
+#include "input_facts.h"
 #include "idle_report.h"
+#include "partial.h"
 #include "hang/hang.h"
 #include "job_build.h"
 #include "phase_view.h"
@@ -153,8 +156,16 @@ static void header(FILE *out, const tsa_analysis *a, const style *st)
     char t1[32], t2[32];
     fprintf(out, "%stscope report%s  %s  run %s\n", st->bold, st->reset, job->dir,
             job->run_id && *job->run_id ? job->run_id : "(none)");
-    fprintf(out, "  ranks %zu on %zu host%s   %s\n", job->n_ranks, a->hosts,
-            a->hosts == 1 ? "" : "s", a->gpu ? "GPU records" : "host-only records");
+    int32_t world = tsa_missing_ranks_world(job);
+    char of[48] = "";
+    if (world) /* one rank of many is said where the ranks are counted */
+        snprintf(of, sizeof of, " (of %d in the job)", world);
+    if (tsa_hosts_unknown(job))
+        fprintf(out, "  ranks %zu%s, hosts unknown (the traces do not name them)   %s\n",
+                job->n_ranks, of, a->gpu ? "GPU records" : "host-only records");
+    else
+        fprintf(out, "  ranks %zu%s on %zu host%s   %s\n", job->n_ranks, of, a->hosts,
+                a->hosts == 1 ? "" : "s", a->gpu ? "GPU records" : "host-only records");
     fprintf(out, "  steps %zu analysed (%zu found, %d warm-up skipped) by %s, regularity cv %.1f%%\n",
             a->steps, a->steps_total, a->warmup, tsa_step_method_name(a->method),
             100 * a->step_cv);
@@ -405,7 +416,12 @@ static void confidence_line(FILE *out, const tsa_analysis *a, const style *st)
                                                                                         : st->yellow,
             tsa_confidence_name(a->confidence), st->reset);
     if (a->confidence == TSA_CONF_HIGH) {
-        fprintf(out, ": nothing was lost or mixed up while capturing\n");
+        /* a trace has no loss counters: say what it cannot show */
+        fprintf(out, "%s\n", tsa_job_from_traces(a->job)
+                                 ? ": nothing in the traces contradicts them (a torch.profiler "
+                                   "trace cannot show events it dropped, nor how far apart the "
+                                   "hosts' clocks were)"
+                                 : ": nothing was lost or mixed up while capturing");
         return;
     }
     const char *sep = ": lowered by ";

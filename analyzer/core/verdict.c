@@ -4,7 +4,9 @@
 
 #include "attribution.h"
 #include "findings_idle.h"
+#include "fmt_duration.h"
 #include "idle_cause.h"
+#include "input_facts.h"
 
 /* The late-rank finding that costs the most, or NULL. */
 static const tsa_finding *top_late_rank(const tsa_analysis *a)
@@ -117,7 +119,7 @@ void tsa_decide_verdict(tsa_analysis *a)
         snprintf(rest + at, sizeof rest - (size_t)at, ", late ranks %.1f%%", 100 * straggler);
 
     if (pace) {
-        char who[96];
+        char who[96], cost[32];
         culprit_text(a, lf, who, sizeof who);
         a->verdict = TSA_VERDICT_STRAGGLER_BOUND;
         a->verdict_rank = lf->rank;
@@ -128,9 +130,10 @@ void tsa_decide_verdict(tsa_analysis *a)
         int one = !strcmp(lf->id, "DIST.STRAGGLER");
         snprintf(a->verdict_reason, sizeof a->verdict_reason,
                  "%s set%s the pace (%s): %s extra time and the other ranks' waiting for %s "
-                 "cost %.1f%% of wall time (%.2f s per rank); the rest: %s",
+                 "cost %.1f%% of wall time (%s per rank); the rest: %s",
                  who, one ? "s" : "", lf->id, one ? "its" : "their", one ? "it" : "them",
-                 100 * straggler, lf->recoverable_s, rest);
+                 100 * straggler, tsa_fmt_duration(cost, sizeof cost, lf->recoverable_s * 1e9),
+                 rest);
         return;
     }
     tsa_verdict v = a->gpu ? TSA_VERDICT_GPU_BOUND : TSA_VERDICT_COMPUTE_BOUND;
