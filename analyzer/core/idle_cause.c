@@ -16,14 +16,15 @@ static int spans_of(const tsa_rank *r, int kind, int64_t w0, int64_t w1, tsa_ivs
     return 0;
 }
 
-int tsa_idle_split(const tsa_rank *r, tsa_ivset *rest, tsa_ivset out[TSA_HOST_KINDS])
+int tsa_idle_split(const tsa_rank *r, tsa_ivset *rest, int first, int last,
+                   tsa_ivset out[TSA_HOST_KINDS])
 {
     int rc = 0;
     tsa_ivset spans, left;
     tsa_ivset_init(&spans);
     tsa_ivset_init(&left);
     int64_t w0 = rest->n ? rest->v[0].s : 0, w1 = rest->n ? rest->v[rest->n - 1].e : 0;
-    for (int k = 0; k < TSA_HOST_KINDS && !rc; k++) {
+    for (int k = first; k <= last && k < TSA_HOST_KINDS && !rc; k++) {
         tsa_ivset_clear(&out[k]);
         if (!rest->n || !r->n_host_spans)
             continue;

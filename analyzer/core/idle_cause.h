@@ -12,10 +12,11 @@
 #include "interval_set.h"
 
 /* Splits `rest` (normalised GPU idle not yet explained) by the rank's host
- * spans of each kind: out[k] receives rest ∩ spans of kind k, minus what an
- * earlier kind took; `rest` keeps what no span covers.  out[] must be
- * initialised sets.  -1 on OOM. */
-int tsa_idle_split(const tsa_rank *r, tsa_ivset *rest, tsa_ivset out[TSA_HOST_KINDS]);
+ * spans of kinds first..last: out[k] receives rest ∩ spans of kind k,
+ * minus what an earlier kind took; `rest` keeps what no span covers.
+ * out[] must be initialised sets.  -1 on OOM. */
+int tsa_idle_split(const tsa_rank *r, tsa_ivset *rest, int first, int last,
+                   tsa_ivset out[TSA_HOST_KINDS]);
 
 /* Host-only input: the part of [w0, w1) outside `comm` that the host spent
  * waiting for its DataLoader (on any thread), into out.  -1 on OOM. */

@@ -165,23 +165,31 @@ static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
     return e > s ? e - s : 0;
 }
 
-/* GPU idle left after the step-start stall (d) and launch calls (h): the
- * host's data loading joins d, its syncs, allocator calls and CPU
- * operators join h, and what no host span covers stays "other". */
-static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d, tsa_ivset *h,
-                        tsa_rank_result *res)
+/* GPU idle after the step-start stall d, by what the host was doing, in
+ * this order: waiting for data (joins d), synchronising and blocking
+ * allocator calls (a copy that blocks is a sync, not a launch), launch
+ * calls (api), CPU operators; these join h, the host idle line, and what
+ * no host record covers stays "other". */
+static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
+                        const tsa_ivset *api, tsa_ivset *h, tsa_rank_result *res)
 {
-    tsa_ivset rest, tmp, out[TSA_HOST_KINDS];
+    tsa_ivset rest, tmp, launch, out[TSA_HOST_KINDS];
     tsa_ivset_init(&rest);
     tsa_ivset_init(&tmp);
+    tsa_ivset_init(&launch);
     for (int k = 0; k < TSA_HOST_KINDS; k++)
         tsa_ivset_init(&out[k]);
     res->idle_ns[TSA_IDLE_DATA_START] = tsa_ivset_length(d);
-    res->idle_ns[TSA_IDLE_LAUNCH] = tsa_ivset_length(h);
-    int rc = tsa_ivset_subtract(idle, d, &tmp) || tsa_ivset_subtract(&tmp, h, &rest) ||
-             tsa_idle_split(r, &rest, out);
     static const tsa_idle_cause cause[TSA_HOST_KINDS] = {TSA_IDLE_DATA_LOADER, TSA_IDLE_SYNC,
                                                          TSA_IDLE_ALLOC, TSA_IDLE_CPU_OP};
+    int rc = tsa_ivset_subtract(idle, d, &rest) ||
+             tsa_idle_split(r, &rest, TSA_HOST_DATA, TSA_HOST_ALLOC, out) ||
+             tsa_ivset_intersect(&rest, api, &launch) || tsa_ivset_subtract(&rest, &launch, &tmp) ||
+             tsa_ivset_copy(&tmp, &rest) ||
+             tsa_idle_split(r, &rest, TSA_HOST_CPU_OP, TSA_HOST_CPU_OP, out);
+    res->idle_ns[TSA_IDLE_LAUNCH] = tsa_ivset_length(&launch);
+    tsa_ivset_clear(h);
+    rc = rc || tsa_ivset_copy(&launch, h);
     for (int k = 0; k < TSA_HOST_KINDS && !rc; k++) {
         res->idle_ns[cause[k]] = tsa_ivset_length(&out[k]);
         tsa_ivset *into = k == TSA_HOST_DATA ? d : h;
@@ -190,6 +198,7 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d, 
     res->idle_ns[TSA_IDLE_UNTRACED] = tsa_ivset_length(&rest);
     tsa_ivset_free(&rest);
     tsa_ivset_free(&tmp);
+    tsa_ivset_free(&launch);
     for (int k = 0; k < TSA_HOST_KINDS; k++)
         tsa_ivset_free(&out[k]);
     return rc ? -1 : 0;
@@ -389,13 +398,12 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
             goto fail;
         oom |= tsa_ivset_copy(&s.tmp, &s.d);
         data = tsa_ivset_length(&s.d);
-        /* Host idle: the rest of the idle time during host launch calls. */
+        /* Host idle: the rest of the idle time while the host was busy:
+         * in launch calls, syncs, allocator calls, CPU operators. */
         for (size_t i = 0; i < r->n_apis; i++)
             oom |= tsa_ivset_push(&s.api, r->apis[i].start_ns, r->apis[i].end_ns);
         tsa_ivset_normalize(&s.api);
-        oom |= tsa_ivset_subtract(&s.idle, &s.d, &s.tmp);
-        oom |= tsa_ivset_intersect(&s.tmp, &s.api, &s.h);
-        if (oom || explain_idle(r, &s.idle, &s.d, &s.h, res))
+        if (oom || explain_idle(r, &s.idle, &s.d, &s.api, &s.h, res))
             goto fail;
         data = tsa_ivset_length(&s.d);
         host = tsa_ivset_length(&s.h);

@@ -40,9 +40,10 @@ static int blocking_api(const char *n, tsa_host_kind *kind)
             *kind = TSA_HOST_ALLOC;
             return 1;
         }
-    /* cudaMemcpy without Async returns when the copy is done */
+    /* a copy without Async returns when the copy is done */
     if (!strcmp(n, "cudaMemcpy") || !strcmp(n, "hipMemcpy") || starts(n, "cudaMemcpy_") ||
-        !strcmp(n, "cuMemcpyDtoH_v2")) {
+        !strcmp(n, "cudaMemcpy2D") || !strcmp(n, "hipMemcpyWithStream") ||
+        !strcmp(n, "hipMemcpyDtoH") || !strcmp(n, "cuMemcpyDtoH_v2")) {
         *kind = TSA_HOST_SYNC;
         return 1;
     }

@@ -349,6 +349,22 @@ static void test_steps_without_profilerstep(void **state)
     done(&l);
 }
 
+/* sglang decode on MI300X: the host sits 463 ms in one hipMemcpyWithStream
+ * (a blocking copy, the longest runtime call in the JSON) while the GPU
+ * idles: a sync to remove, not a reason for CUDA graphs. */
+static void test_blocking_copy(void **state)
+{
+    (void)state;
+    loaded l;
+    LOAD_OR_SKIP("tracelens_mi300_sglang_decode", &l);
+    assert_true(has_finding(l.a, "HOST.BLOCKING"));
+    assert_false(has_finding(l.a, "HOST.LAUNCH_BOUND"));
+    const tsa_finding *f = finding(l.a, "HOST.BLOCKING");
+    assert_null(strstr(f->fix, "CUDA graph"));
+    assert_true(fabs((double)l.a->idle_ns[TSA_IDLE_SYNC] / 1e6 - 463.04) < 0.1);
+    done(&l);
+}
+
 /* A trace with kernels but no CPU records cannot say why the GPU idled. */
 static void test_gpu_only(void **state)
 {
@@ -426,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_comm_beyond_nccl), cmocka_unit_test(test_sizes_dlrm),
         cmocka_unit_test(test_turing_advice),    cmocka_unit_test(test_steps_without_profilerstep),
         cmocka_unit_test(test_gpu_only),         cmocka_unit_test(test_launches_without_kernels),
+        cmocka_unit_test(test_blocking_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
