@@ -40,19 +40,10 @@ static style make_style(int color)
     return s;
 }
 
-/* "12.3 s", "45.6 ms", "789 us" */
+/* "12.34 s", "45.67 ms", "789.0 us" */
 static const char *fmt_time(char *buf, size_t cap, double ns)
 {
-    double a = fabs(ns);
-    if (a >= 1e9)
-        snprintf(buf, cap, "%.2f s", ns / 1e9);
-    else if (a >= 1e6)
-        snprintf(buf, cap, "%.2f ms", ns / 1e6);
-    else if (a >= 1e3)
-        snprintf(buf, cap, "%.1f us", ns / 1e3);
-    else
-        snprintf(buf, cap, "%.0f ns", ns);
-    return buf;
+    return tsa_fmt_duration(buf, cap, ns);
 }
 
 static const char *fmt_bytes(char *buf, size_t cap, double b)

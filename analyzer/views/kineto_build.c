@@ -644,16 +644,23 @@ static int64_t api_of_corr(corr_lookup *l, uint32_t c)
 
 /* The collective CPU op on thread tid that contains time t: the innermost
  * one, preferring one that carries a sequence number. */
-static const comm_hint *find_hint(const builder *b, uint32_t tid, int64_t t)
+/* Index of the first hint that starts after t (hints sorted by start). */
+static size_t first_hint_after(const builder *b, int64_t t)
 {
     size_t lo = 0, hi = b->n_hints;
-    while (lo < hi) {   /* first hint starting after t */
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (b->hints[mid].start_ns <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+static const comm_hint *find_hint(const builder *b, uint32_t tid, int64_t t)
+{
+    size_t lo = first_hint_after(b, t);
     const comm_hint *best = NULL;
     for (size_t i = lo, looked = 0; i > 0 && looked < 256; i--, looked++) {
         const comm_hint *h = &b->hints[i - 1];
@@ -675,15 +682,7 @@ static const comm_hint *find_sized_hint(const builder *b, uint32_t tid, int64_t 
     const comm_hint *inner = find_hint(b, tid, t);
     if (!inner || inner->has_size)
         return inner;
-    size_t lo = 0, hi = b->n_hints;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (b->hints[mid].start_ns <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo, looked = 0; i > 0 && looked < 256; i--, looked++) {
+    for (size_t i = first_hint_after(b, t), looked = 0; i > 0 && looked < 256; i--, looked++) {
         const comm_hint *h = &b->hints[i - 1];
         if (h->tid != tid || h->end_ns < t || !h->has_size)
             continue;
