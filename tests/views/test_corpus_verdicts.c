@@ -138,6 +138,20 @@ static void invariants(const tsa_analysis *a)
     }
 }
 
+/* No " 0.00 s" anywhere but in the DIST.* titles, whose wording is the
+ * cross-rank pass's (crossrank/xr_findings.c, left to its owner). */
+static void no_zero_seconds(const char *text)
+{
+    for (const char *p = strstr(text, " 0.00 s"); p; p = strstr(p + 1, " 0.00 s")) {
+        const char *line = p;
+        while (line > text && line[-1] != '\n')
+            line--;
+        assert_true(!strncmp(line + strspn(line, " "), "warning  DIST.", 14) ||
+                    !strncmp(line + strspn(line, " "), "critical DIST.", 14) ||
+                    !strncmp(line + strspn(line, " "), "info     DIST.", 14));
+    }
+}
+
 /* One row per trace: its verdict and the largest "other" share of kernel
  * time that a category table may leave (EXPECTED.md of each). */
 static const struct expect {
@@ -181,6 +195,14 @@ static void test_verdicts(void **state)
                             tsa_verdict_name(expected[i].verdict));
         assert_true(other_share(l.a) <= expected[i].max_other);
         invariants(l.a);
+        /* words: no "0.00 s", annotations are not NVTX, and no backward
+         * pass is claimed where none was seen */
+        char *text = tsa_report_text(l.a, 0);
+        no_zero_seconds(text);
+        assert_null(strstr(text, "NVTX"));
+        if (!l.a->kcat_count[TSA_KCAT_OPTIMIZER])
+            assert_null(strstr(text, "fwd+bwd"));
+        free(text);
         done(&l);
     }
     assert_true(ran >= 3); /* the traces recorded here are always present */
