@@ -387,6 +387,27 @@ static void test_blocking_copy(void **state)
     done(&l);
 }
 
+/* --window gpu-span on a trace with one ProfilerStep: cutting at the last
+ * step's start (HTA's rule) would keep no GPU record; all are kept. */
+static void test_gpu_span_one_step(void **state)
+{
+    (void)state;
+    char dir[1024];
+    if (!corpus_dir("tracelens_h100_bert_small", dir, sizeof dir))
+        skip();
+    tsa_job *job = NULL;
+    assert_true(tsa_kineto_load(dir, &job) <= 1);
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.window = TSA_WINDOW_GPU_SPAN;
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    assert_true(a->budget.wall_ns > 0);
+    assert_true(a->ranks[0].compute_ns > 0);
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
 /* A trace with kernels but no CPU records cannot say why the GPU idled. */
 static void test_gpu_only(void **state)
 {
@@ -464,7 +485,7 @@ int main(void)
         cmocka_unit_test(test_comm_beyond_nccl), cmocka_unit_test(test_sizes_dlrm),
         cmocka_unit_test(test_turing_advice),    cmocka_unit_test(test_steps_without_profilerstep),
         cmocka_unit_test(test_gpu_only),         cmocka_unit_test(test_launches_without_kernels),
-        cmocka_unit_test(test_blocking_copy),
+        cmocka_unit_test(test_blocking_copy),    cmocka_unit_test(test_gpu_span_one_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
