@@ -11,6 +11,7 @@
 #include "model/analysis.h"
 #include "load/job_load.h"
 #include "load/load_any.h"
+#include "report/idle_report.h"
 #include "reader/record_json.h"
 #include "driver/analyze.h"
 #include "util/json_int.h"
@@ -97,7 +98,7 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
     /* a share these records cannot measure is unknown, not 0 */
     row->exposed_comm_share = a->cpu_only ? NAN : s->exposed_comm_share;
     row->data_stall_share =
-        !a->cpu_only && tsa_budget_line_measured(&a->budget, TSA_BL_DATA_STALL, a->gpu)
+        (!a->cpu_only || a->host_data) && tsa_line_measured(a, TSA_BL_DATA_STALL)
             ? s->data_stall_share
             : NAN;
     row->straggler_rank = s->straggler_rank;

@@ -24,7 +24,7 @@ static void usage(FILE *out, const char *prog)
     fprintf(out,
             "  --color WHEN           always | auto (default: on a terminal) | never\n"
             "  --warmup N             steps to skip at the start (default 2, fewer if short)\n"
-            "  --step-marker NAME     NVTX range or kernel name that marks a step\n"
+            "  --step-marker NAME     range or kernel name that starts each step\n"
             "  --peak-tflops X        peak TFLOP/s per GPU (overrides the table)\n"
             "  --flops-per-step X     FLOPs of one step on one rank\n"
             "  --params N             model parameters, with --tokens-per-step: 6*N*T\n"

@@ -1,4 +1,5 @@
 #include "core.h"
+#include "idle.h"
 #include "passes/partial.h"
 
 #include <math.h>
@@ -69,19 +70,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                                          (double)a->steps / (double)a->n_ranks
                                    : 0);
         }
-        double host = (double)b->line_ns[TSA_BL_HOST_IDLE] / w;
-        if (host >= TSA_TH_HOST_WARN) {
-            f = tsa_findings_add(
-                out, "HOST.LAUNCH_BOUND", level(host, TSA_TH_HOST_WARN, TSA_TH_HOST_CRIT),
-                per_rank_s(a, b->line_ns[TSA_BL_HOST_IDLE]), -1,
-                "Cut launch overhead: capture the step in CUDA graphs (torch.compile "
-                "mode=\"reduce-overhead\"), use fused / foreach optimizers, raise the "
-                "per-GPU batch size",
-                "the GPU is idle %.1f%% of wall time while the host launches work", 100 * host);
-            if (!f)
-                return -1;
-            tsa_finding_number(f, "host_idle_share", host);
-        }
+        if (tsa_idle_findings(a, out))
+            return -1;
         if (!isnan(b->mfu) && b->mfu < TSA_TH_MFU_INFO) {
             f = tsa_findings_add(
                 out, "EFF.LOW_MFU", b->mfu < TSA_TH_MFU_WARN ? TSA_SEV_WARNING : TSA_SEV_INFO,

@@ -3,6 +3,10 @@
 #include <string.h>
 
 #include "attribution.h"
+#include "findings/idle.h"
+#include "util/fmt_duration.h"
+#include "passes/idle_cause.h"
+#include "passes/input_facts.h"
 
 /* The late-rank finding that costs the most, or NULL. */
 static const tsa_finding *top_late_rank(const tsa_analysis *a)
@@ -59,11 +63,20 @@ void tsa_decide_verdict(tsa_analysis *a)
     a->verdict_host = NULL;
     if (a->cpu_only) { /* no GPU work to attribute: no GPU-bound claim */
         a->verdict = TSA_VERDICT_UNKNOWN;
-        snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s",
-                 a->cut_short ? "no GPU records before the input ends (cut short)"
+        int at = snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s",
+                          a->cut_short ? "no GPU records before the input ends (cut short)"
+                          : tsa_rank_launches_only(a->job)
+                              ? "no GPU records: the trace has kernel launches but no kernel "
+                                "records (CUDA activity off, or a CUPTI range-profiler trace), "
+                                "so there is no GPU time to attribute"
                               : "no GPU records: no CUDA kernels, copies or NCCL calls (a "
                                 "CPU-only trace, or an accelerator tscope does not read), so "
                                 "there is no GPU time to attribute");
+        if (a->host_data && b->wall_ns > 0 && at > 0 && (size_t)at < sizeof a->verdict_reason)
+            snprintf(a->verdict_reason + at, sizeof a->verdict_reason - (size_t)at,
+                     "; its host records show the loop waiting for its DataLoader %.1f%% of "
+                     "the window (DATA.STALL)",
+                     100 * (double)b->line_ns[TSA_BL_DATA_STALL] / (double)b->wall_ns);
         return;
     }
     if (b->wall_ns <= 0) {
@@ -100,7 +113,7 @@ void tsa_decide_verdict(tsa_analysis *a)
                                100 * compute, 100 * comm);
     if (a->gpu && at > 0 && (size_t)at < sizeof rest)
         at += snprintf(rest + at, sizeof rest - (size_t)at,
-                       ", GPU idle with no launch on the host %.1f%%", 100 * unexplained);
+                       ", GPU idle unexplained %.1f%%", 100 * unexplained);
     const tsa_finding *lf = top_late_rank(a);
     int pace = lf && a->wall_ns > 0 &&
                (double)lf->recoverable_ns >= TSA_TH_LATE_RANK_VERDICT * (double)a->wall_ns;
@@ -108,7 +121,7 @@ void tsa_decide_verdict(tsa_analysis *a)
         snprintf(rest + at, sizeof rest - (size_t)at, ", late ranks %.1f%%", 100 * straggler);
 
     if (pace) {
-        char who[96];
+        char who[96], cost[32];
         culprit_text(a, lf, who, sizeof who);
         a->verdict = TSA_VERDICT_STRAGGLER_BOUND;
         a->verdict_rank = lf->rank;
@@ -119,23 +132,43 @@ void tsa_decide_verdict(tsa_analysis *a)
         int one = !strcmp(lf->id, "DIST.STRAGGLER") || !strcmp(lf->id, "PIPE.SLOW_WORKER");
         snprintf(a->verdict_reason, sizeof a->verdict_reason,
                  "%s set%s the pace (%s): %s extra time and the other ranks' waiting for %s "
-                 "cost %.1f%% of wall time (%.2f s per rank); the rest: %s",
+                 "cost %.1f%% of wall time (%s per rank); the rest: %s",
                  who, one ? "s" : "", lf->id, one ? "its" : "their", one ? "it" : "them",
-                 100 * straggler, lf->recoverable_s, rest);
+                 100 * straggler, tsa_fmt_duration(cost, sizeof cost, lf->recoverable_s * 1e9),
+                 rest);
         return;
     }
     tsa_verdict v = a->gpu ? TSA_VERDICT_GPU_BOUND : TSA_VERDICT_COMPUTE_BOUND;
+    /* Compute is the work the job is for: a loss that takes a quarter of
+     * the wall bounds the step even when compute is larger (a DataLoader-
+     * bound ResNet computes 56% of the time and waits for data 33%). */
     double top = compute;
+    double losses = comm > data ? comm : data;
+    losses = host > losses ? host : losses;
+    if (losses >= TSA_TH_LOSS_VERDICT && top > losses)
+        top = losses - 1e-12;
     /* Without GPU records compute is host time outside NCCL calls: the
      * GPU's share of it is unknown, so it is not called gpu-bound. */
     const char *what = a->gpu ? "compute" : "compute (host time outside NCCL; no GPU records)";
+    char host_what[160];
+    const char *host_how;
+    const char *host_id = tsa_host_idle_finding(a, &host_how);
+    snprintf(host_what, sizeof host_what, "GPU idle %s (%s)", host_how, host_id);
     if (comm > top) { v = TSA_VERDICT_COMM_BOUND; top = comm; what = "exposed communication"; }
-    if (data > top) { v = TSA_VERDICT_DATA_BOUND; top = data; what = "data stall"; }
-    if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = "host/launch idle"; }
+    if (data > top) {
+        v = TSA_VERDICT_DATA_BOUND;
+        top = data;
+        what = "data stall: the GPU waits for the input pipeline (DATA.STALL)";
+    }
+    if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = host_what; }
     if (unexplained > top) {
-        v = TSA_VERDICT_HOST_BOUND;
+        /* Without CPU operator records nothing says what the host did. */
+        v = a->host_records ? TSA_VERDICT_HOST_BOUND : TSA_VERDICT_UNKNOWN;
         top = unexplained;
-        what = "GPU idle while the host launches nothing (host busy elsewhere)";
+        what = a->host_records ? "GPU idle with nothing traced on the host (Python or other "
+                                 "untraced host work)"
+                               : "GPU idle that the trace cannot explain (it holds no host "
+                                 "records)";
     }
     a->verdict = v;
     snprintf(a->verdict_reason, sizeof a->verdict_reason,

@@ -15,6 +15,10 @@
 #include "model/analysis.h"
 
 #define TSA_TH_LATE_RANK_VERDICT 0.05
+/* A recoverable loss (data stall, exposed communication, host idle) of at
+ * least this share of the wall names the verdict even when compute is
+ * larger. */
+#define TSA_TH_LOSS_VERDICT 0.25
 
 /* Needs the attributed findings (attribution.h).  Fills a->verdict,
  * a->verdict_reason, a->verdict_rank and a->verdict_host. */

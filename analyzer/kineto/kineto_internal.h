@@ -45,6 +45,12 @@ typedef struct kineto_event {
     char dtype[24];             /* args.dtype */
     char pg_name[96];           /* args["Process Group Name"] or pg_id */
     uint32_t grid[3], block[3];
+    /* The first input tensor of a CPU op: its element count (product of
+     * args["Input Dims"][0]) and args["Input type"][0]; older PyTorch
+     * gives a collective's size only there, on its nccl:* op. */
+    int64_t in_dims_elems;
+    bool has_in_dims;
+    char in_type[24];
 } kineto_event;
 
 /* Top-level facts of a trace file. */
@@ -110,6 +116,12 @@ int kineto_us_to_ns(const char *text, size_t len, int64_t *ns);
 int kineto_nccl_op_from_collective(const char *collective);   /* 0 unknown */
 int kineto_nccl_op_from_kernel(const char *kernel_name);      /* 0 unknown */
 int kineto_is_nccl_kernel(const char *kernel_name);
+/* Communication beyond nccl* names (kineto_comm_ops.c): the collective a
+ * name's words say (0 none), and whether a CPU op is a communication
+ * layer's (c10d::, symm_mem::, record_param_comms). */
+int kineto_comm_op_from_words(const char *name);
+int kineto_is_comm_cpu_op(const char *name);
 int kineto_dtype_from_torch(const char *dtype, unsigned *elem_size); /* TSC_DT_* */
+
 
 #endif

@@ -102,6 +102,9 @@ int kineto_dtype_from_torch(const char *d, unsigned *elem_size)
         {"Byte", TSC_DT_UINT8, 1},        {"Bool", TSC_DT_UINT8, 1},
         {"Float8_e4m3fn", TSC_DT_FLOAT8E4M3, 1}, {"Float8_e5m2", TSC_DT_FLOAT8E5M2, 1},
         {"UInt32", TSC_DT_UINT32, 4},     {"UInt64", TSC_DT_UINT64, 8},
+        /* C++ type names of a CPU op's "Input type" */
+        {"double", TSC_DT_FLOAT64, 8},    {"long int", TSC_DT_INT64, 8},
+        {"int", TSC_DT_INT32, 4},         {"bool", TSC_DT_UINT8, 1},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (d && !strcmp(d, table[i].name)) {

@@ -24,7 +24,8 @@ typedef enum ctx_kind {
     CTX_EVENTS,        /* traceEvents array (or a top-level array) */
     CTX_EVENT,         /* one event object */
     CTX_ARGS,          /* an event's args object */
-    CTX_ARGS_ARRAY,    /* an array inside args (grid, block) */
+    CTX_ARGS_ARRAY,    /* an array inside args (grid, block, Input Dims, Input type) */
+    CTX_DIMS,          /* args["Input Dims"][0]: the first input's shape */
     CTX_DIST,          /* distributedInfo */
     CTX_DEVPROPS,      /* deviceProperties array */
     CTX_DEVPROP,       /* one deviceProperties object */
@@ -346,8 +347,19 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         break;
 #undef HAVE
     }
+    case CTX_DIMS:
+        /* the product of the dimensions, bounded so that it cannot wrap */
+        if (num && !number_to_i64(num, numlen, &v) && v >= 0 && v < (INT64_C(1) << 40)) {
+            int64_t prev = ev->has_in_dims ? ev->in_dims_elems : 1;
+            ev->in_dims_elems = prev > 0 && v > (INT64_C(1) << 50) / prev ? 0 : prev * v;
+            ev->has_in_dims = ev->in_dims_elems > 0;
+        }
+        break;
     case CTX_ARGS_ARRAY:
-        if (num && f->index < 3 && !number_to_i64(num, numlen, &v) && v >= 0 && v <= UINT32_MAX) {
+        if (str && f->index == 0 && key_is(&p->stack[p->depth - 2], "Input type")) {
+            copy_small((char *)ev->in_type, sizeof ev->in_type, str, strlen_);
+        } else if (num && f->index < 3 && !number_to_i64(num, numlen, &v) && v >= 0 &&
+                   v <= UINT32_MAX) {
             const frame *parent = &p->stack[p->depth - 2];
             if (key_is(parent, "grid"))
                 ev->grid[f->index] = (uint32_t)v;
@@ -422,7 +434,15 @@ static ctx_kind child_kind(parser *p, int is_map)
     case CTX_EVENT:
         return is_map && key_is(f, "args") ? CTX_ARGS : CTX_SKIP;
     case CTX_ARGS:
-        return !is_map && (key_is(f, "grid") || key_is(f, "block")) ? CTX_ARGS_ARRAY : CTX_SKIP;
+        return !is_map && (key_is(f, "grid") || key_is(f, "block") || key_is(f, "Input Dims") ||
+                           key_is(f, "Input type"))
+                   ? CTX_ARGS_ARRAY
+                   : CTX_SKIP;
+    case CTX_ARGS_ARRAY:
+        return !is_map && f->index == 0 && p->depth >= 2 &&
+                       key_is(&p->stack[p->depth - 2], "Input Dims")
+                   ? CTX_DIMS
+                   : CTX_SKIP;
     case CTX_DEVPROPS:
         return is_map ? CTX_DEVPROP : CTX_SKIP;
     default:

@@ -366,6 +366,7 @@ void tsa_rank_free_contents(tsa_rank *r)
     tsa_telemetry_free(r);
     free(r->mem);
     free(r->pending);
+    free(r->host_spans);
     memset(r, 0, sizeof *r);
 }
 

@@ -89,24 +89,53 @@ static const struct rule {
     tsa_kcat cat;
     const char *const *words;
 } rules[] = {
-    {TSA_KCAT_COMM, (const char *const[]){"nccl", "rccl", NULL}},
+    /* Collectives of NCCL and RCCL, and of the libraries beside them:
+     * symmetric-memory multimem, NVSHMEM, DeepEP, vLLM's custom
+     * all-reduce, MSCCL++, and kernels named after the collective. */
+    {TSA_KCAT_COMM, (const char *const[]){"nccl", "rccl", "multimem", "nvshmem", "nvshmemi",
+                                          "deepep", "mscclpp", "crossdevicereduce", "allreduce",
+                                          "allgather", "reducescatter", "alltoall",
+                                          "quickreduce", NULL}},
     {TSA_KCAT_OPTIMIZER, (const char *const[]){"multitensorapply", "adam", "adamw", "sgd",
                                                "lamb", "optimizer", NULL}},
     {TSA_KCAT_ATTENTION, (const char *const[]){"flash", "fmha", "attention", "sdpa", "attn",
-                                               NULL}},
+                                               "flashinfer", "mha", NULL}},
+    /* Before GEMM: cuDNN's implicit_convolve_sgemm and xmma fprop
+     * implicit-GEMM kernels are convolutions. */
+    {TSA_KCAT_CONV, (const char *const[]){"conv", "convolve", "convolution", "dgrad", "wgrad",
+                                          "fprop", "winograd", "scudnn", "wrw", "gtcx", "gtc",
+                                          /* cuDNN's FFT convolution algorithms */
+                                          "fft", NULL}},
+    /* FBGEMM's table-batched embeddings and the index work around them */
+    {TSA_KCAT_EMBEDDING, (const char *const[]){"embedding", "embeddingbag", "embs",
+                                               "linearizeindex", "boundscheckindices", NULL}},
     /* BLAS precision prefixes (s, d, h, c, z, gc) spelled out: "fbgemm"
      * is a library name, not a GEMM.  Cijk_ is AMD Tensile's GEMM. */
     {TSA_KCAT_GEMM, (const char *const[]){"gemm", "gemv", "sgemm", "dgemm", "hgemm", "cgemm",
                                           "zgemm", "gcgemm", "sgemv", "dgemv", "hgemv",
                                           "gemmk", "cutlass", "xmma", "cublas", "cublaslt",
-                                          "matmul", "wgmma", "hmma", "nvjet", "cijk", NULL}},
+                                          "matmul", "wgmma", "hmma", "nvjet", "cijk", "bmm",
+                                          NULL}},
+    /* "bn" only as cuDNN's batch-norm kernels spell it (bn_fw_, bn_bw_):
+     * alone it is also a tile tag (bN) of GEMM kernels. */
     {TSA_KCAT_NORM, (const char *const[]){"norm", "layernorm", "rmsnorm", "batchnorm",
-                                          "groupnorm", "bn", NULL}},
+                                          "groupnorm", "bnfw", "bnbw", "bnfwd", "bnbwd",
+                                          "rowwisemoments", "moments",
+                                          /* layer and group norm backward in PyTorch */
+                                          "gammabeta", "internalgradients", "fusedparams",
+                                          NULL}},
+    /* pooling reduces each window */
     {TSA_KCAT_REDUCTION, (const char *const[]){"reduce", "reduction", "softmax", "sumkernel",
-                                               NULL}},
+                                               "pool", "maxpool", "avgpool", "tritonred",
+                                               "tritonper", "devicescan", NULL}},
     {TSA_KCAT_ELEMENTWISE, (const char *const[]){"elementwise", "vectorized", "pointwise",
-                                                 "unrolled", "tritonpoi", NULL}},
-    {TSA_KCAT_COPY, (const char *const[]){"memcpy", "memset", "copy", "fillkernel", NULL}},
+                                                 "unrolled", "tritonpoi", "tensorop", "silu",
+                                                 "gelu", "relu", "actandmul", "activation",
+                                                 NULL}},
+    /* layout changes and gathers move data */
+    {TSA_KCAT_COPY, (const char *const[]){"memcpy", "memset", "copy", "fillkernel", "transpose",
+                                          "nchwtonhwc", "nhwctonchw", "indexselect", "permute",
+                                          NULL}},
 };
 
 static tsa_kcat classify(const tokens *t)
@@ -153,6 +182,6 @@ const char *tsa_kcat_name(tsa_kcat c)
 {
     static const char *const names[TSA_KCAT_COUNT] = {
         "other", "gemm", "attention", "elementwise", "norm",
-        "reduction", "optimizer", "communication", "copy"};
+        "reduction", "optimizer", "communication", "copy", "conv", "embedding"};
     return (unsigned)c < TSA_KCAT_COUNT ? names[c] : "other";
 }

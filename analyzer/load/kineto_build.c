@@ -3,6 +3,7 @@
  * launching API by correlation id, NCCL kernel to the collective's CPU op)
  * are made once parsing ends. */
 #include "kineto/kineto_internal.h"
+#include "kineto_host.h"
 #include "kineto_load.h"
 
 #include <stdio.h>
@@ -30,6 +31,9 @@ typedef struct comm_hint {
     int has_seq;
     int pg;                 /* index into builder.pgs, -1 none */
     int32_t peer;           /* send/recv: the other end's global rank, -1 none */
+    int layer_op;           /* a c10d:: or symm_mem:: op (no sizes of its own) */
+    int backend_op;         /* the backend's own op: 1 "nccl:...", 2 "gloo:..."
+                             * (a CPU backend: its times are the collective's) */
 } comm_hint;
 
 typedef struct pg_info {
@@ -67,6 +71,7 @@ typedef struct builder {
     size_t api_name_len;    /* 0: none yet */
     int api_kind;
     int failed;
+    kineto_host host;       /* host activity spans (kineto_host.c) */
 } builder;
 
 /* ------------------------------------------------------------ strings */
@@ -323,6 +328,27 @@ static int pg_index(builder *b, const kineto_event *ev)
     return (int)b->n_pgs - 1;
 }
 
+/* Older PyTorch gives a collective's size only as its CPU op's first input
+ * tensor (nccl:all_reduce: Input Dims [[394241]], Input type ["float"]). */
+static void size_from_input(const kineto_event *ev, comm_hint *h)
+{
+    const char *t = ev->in_type;
+    if (!strncmp(t, "c10::", 5))
+        t += 5;
+    unsigned size;
+    int dt = kineto_dtype_from_torch(t, &size);
+    if (!size)
+        return;
+    uint64_t n = (uint64_t)ev->in_dims_elems;
+    /* NCCL counts a reduce-scatter by its output, a shard of the input */
+    if (h->op == TSC_NCCL_REDUCESCATTER && h->group_size > 1)
+        n /= h->group_size;
+    h->dtype = dt;
+    h->count = n;
+    h->bytes = n * size;
+    h->has_size = 1;
+}
+
 static int make_hint(builder *b, const kineto_event *ev, comm_hint *out)
 {
     comm_hint h;
@@ -340,6 +366,8 @@ static int make_hint(builder *b, const kineto_event *ev, comm_hint *out)
     h.bytes = h.count * size;
     h.has_size = (ev->has_in_nelems || ev->has_out_nelems) && size > 0;
     h.group_size = ev->has_group_size && ev->group_size > 0 ? (uint32_t)ev->group_size : 0;
+    if (!h.has_size && ev->has_in_dims)
+        size_from_input(ev, &h);
     h.seq = ev->seq;
     h.has_seq = ev->has_seq;
     h.peer = ev->has_p2p_peer && ev->p2p_peer >= 0 && ev->p2p_peer <= INT32_MAX
@@ -364,12 +392,27 @@ static int add_hint(builder *b, const kineto_event *ev)
  * kernels it launches (SendRecv kernels carry all-to-all and send/recv). */
 static int add_named_hint(builder *b, const kineto_event *ev)
 {
-    if (!ev->name.s || strncmp(ev->name.s, "nccl:", 5) ||
+    /* c10d:: and symm_mem:: ops: their kernels are collectives, of the op
+     * their name says (sizes only from record_param_comms or kernel args) */
+    if (ev->name.s && strcmp(ev->name.s, "record_param_comms") &&
+        kineto_is_comm_cpu_op(ev->name.s)) {
+        comm_hint h;
+        if (make_hint(b, ev, &h))
+            return -1;
+        h.op = kineto_comm_op_from_words(strstr(ev->name.s, "::") + 2);
+        h.layer_op = 1;
+        return TSA_VEC_PUSH(b->hints, b->n_hints, b->cap_hints, h);
+    }
+    if (!ev->name.s || (strncmp(ev->name.s, "nccl:", 5) && strncmp(ev->name.s, "gloo:", 5)) ||
         !kineto_nccl_op_from_collective(ev->name.s + 5))
         return 0;
     kineto_event named = *ev;
     snprintf(named.coll_name, sizeof named.coll_name, "%s", ev->name.s + 5);
-    return add_hint(b, &named);
+    comm_hint h;
+    if (make_hint(b, &named, &h))
+        return -1;
+    h.backend_op = strncmp(ev->name.s, "gloo:", 5) ? 1 : 2;
+    return TSA_VEC_PUSH(b->hints, b->n_hints, b->cap_hints, h);
 }
 
 static int add_kernel_hint(builder *b, const kineto_event *ev)
@@ -424,7 +467,7 @@ static int add_memory(builder *b, const kineto_event *ev)
 static int is_cpu_cat(const char *cat)
 {
     return CAT_IS(cat, "cpu_op") || CAT_IS(cat, "user_annotation") ||
-           CAT_IS(cat, "Operator") || CAT_IS(cat, "python_function");
+           CAT_IS(cat, "Operator") || CAT_IS(cat, "python_function") || CAT_IS(cat, "");
 }
 
 static int on_event(void *ctx, const kineto_event *ev)
@@ -440,7 +483,8 @@ static int on_event(void *ctx, const kineto_event *ev)
     } else if (ev->ph == 'X' && ev->has_ts) {
         if (CAT_IS(cat, "kernel") || CAT_IS(cat, "Kernel")) {
             rc = add_kernel(b, ev);
-            if (!rc && ev->coll_name[0] && kineto_is_nccl_kernel(ev->name.s))
+            if (!rc && ev->coll_name[0] &&
+                b->r->kernels[b->r->n_kernels - 1].category == TSA_KCAT_COMM)
                 rc = add_kernel_hint(b, ev);
         }
         else if (CAT_IS(cat, "gpu_memcpy") || CAT_IS(cat, "Memcpy"))
@@ -448,9 +492,22 @@ static int on_event(void *ctx, const kineto_event *ev)
         else if (CAT_IS(cat, "gpu_memset") || CAT_IS(cat, "Memset"))
             rc = add_copy(b, ev, 1);
         else if (CAT_IS(cat, "cuda_runtime") || CAT_IS(cat, "cuda_driver") ||
-                 CAT_IS(cat, "Runtime") || CAT_IS(cat, "Driver"))
+                 CAT_IS(cat, "Runtime") || CAT_IS(cat, "Driver")) {
             rc = add_api(b, ev);
-        else if (is_cpu_cat(cat)) {
+            if (!rc)
+                rc = kineto_host_api_event(b->r, &b->host, ev);
+        } else if (is_cpu_cat(cat)) {
+            /* a bare-array trace of a PyTorch built without Kineto has no
+             * categories: its events are all CPU operators */
+            if (!CAT_IS(cat, "python_function")) {
+                if (!b->r->pid && ev->has_pid && ev->pid > 0 && ev->pid <= UINT32_MAX)
+                    b->r->pid = (uint32_t)ev->pid;
+                rc = kineto_host_cpu_event(b->r, &b->host, ev, CAT_IS(cat, "user_annotation"));
+                if (!rc && ev->name.s && kineto_is_step_marker_op(ev->name.s))
+                    rc = add_range(b, ev);
+            }
+            if (rc)
+                goto out;
             if (ev->coll_name[0])
                 rc = add_hint(b, ev);
             else
@@ -461,6 +518,7 @@ static int on_event(void *ctx, const kineto_event *ev)
                 rc = add_range(b, ev);
         }
     }
+out:
     if (rc)
         b->failed = 1;
     return rc;
@@ -583,16 +641,23 @@ static int64_t api_of_corr(corr_lookup *l, uint32_t c)
 
 /* The collective CPU op on thread tid that contains time t: the innermost
  * one, preferring one that carries a sequence number. */
-static const comm_hint *find_hint(const builder *b, uint32_t tid, int64_t t)
+/* Index of the first hint that starts after t (hints sorted by start). */
+static size_t first_hint_after(const builder *b, int64_t t)
 {
     size_t lo = 0, hi = b->n_hints;
-    while (lo < hi) {   /* first hint starting after t */
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (b->hints[mid].start_ns <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+static const comm_hint *find_hint(const builder *b, uint32_t tid, int64_t t)
+{
+    size_t lo = first_hint_after(b, t);
     const comm_hint *best = NULL;
     for (size_t i = lo, looked = 0; i > 0 && looked < 256; i--, looked++) {
         const comm_hint *h = &b->hints[i - 1];
@@ -603,6 +668,35 @@ static const comm_hint *find_hint(const builder *b, uint32_t tid, int64_t t)
             best = h;
     }
     return best;
+}
+
+/* The enclosing ops of one launch carry different parts: the innermost
+ * names the collective (nccl:all_reduce), record_param_comms around it the
+ * element counts, dtype and group (PyTorch 2.x).  One hint from both. */
+static const comm_hint *find_sized_hint(const builder *b, uint32_t tid, int64_t t,
+                                        comm_hint *merged)
+{
+    const comm_hint *inner = find_hint(b, tid, t);
+    if (!inner || inner->has_size)
+        return inner;
+    for (size_t i = first_hint_after(b, t), looked = 0; i > 0 && looked < 256; i--, looked++) {
+        const comm_hint *h = &b->hints[i - 1];
+        if (h->tid != tid || h->end_ns < t || !h->has_size)
+            continue;
+        *merged = *inner;
+        merged->dtype = h->dtype;
+        merged->count = h->count;
+        merged->bytes = h->bytes;
+        merged->has_size = 1;
+        if (!merged->group_size)
+            merged->group_size = h->group_size;
+        if (merged->pg < 0)
+            merged->pg = h->pg;
+        if (!merged->op)
+            merged->op = h->op;
+        return merged;
+    }
+    return inner;
 }
 
 /* This rank's position in a "[0, 4, 8]" list, or -1. */
@@ -654,6 +748,10 @@ static int build_nccl(builder *b)
         if (a >= 0) {
             k->launch_tid = r->apis[a].tid;
             MARK_USED((size_t)a);
+            /* launched inside a communication op (record_param_comms,
+             * c10d::, symm_mem::, nccl:): a collective, whatever its name */
+            if (k->category != TSA_KCAT_COMM && find_hint(b, r->apis[a].tid, r->apis[a].start_ns))
+                k->category = TSA_KCAT_COMM;
         }
     }
     for (size_t i = 0; i < r->n_copies; i++) {
@@ -671,6 +769,7 @@ static int build_nccl(builder *b)
         if (k->category != TSA_KCAT_COMM)
             continue;
         tsa_nccl_op op;
+        comm_hint merged;
         memset(&op, 0, sizeof op);
         op.gpu_start_ns = k->start_ns;
         op.gpu_end_ns = k->end_ns;
@@ -682,6 +781,8 @@ static int build_nccl(builder *b)
         op.dtype = TSC_DT_NONE;
         op.kernel = (int32_t)i;
         op.op = (uint8_t)kineto_nccl_op_from_kernel(r->strings[k->name]);
+        if (!op.op)
+            op.op = (uint8_t)kineto_comm_op_from_words(r->strings[k->name]);
         int64_t launch = api_of_corr(&corr, k->correlation);
         const comm_hint *h = NULL;
         if (launch >= 0) {
@@ -689,7 +790,7 @@ static int build_nccl(builder *b)
             op.start_ns = a->start_ns;
             op.end_ns = a->end_ns;
             op.tid = a->tid;
-            h = find_hint(b, a->tid, a->start_ns);
+            h = find_sized_hint(b, a->tid, a->start_ns, &merged);
         }
         int from_kernel = 0;
         if (!h && k->correlation && (h = find_kernel_hint(b, k->correlation)))
@@ -744,6 +845,36 @@ static int build_nccl(builder *b)
         op.seq = h && h->has_seq && h->seq >= 0 ? (uint64_t)h->seq : counters[c].next;
         counters[c].next = op.seq + 1;
         k->nccl = (int32_t)r->n_nccl;
+        if (TSA_VEC_PUSH(r->nccl, r->n_nccl, b->r->cap_nccl, op))
+            rc = -1;
+    }
+    /* No communication kernel (a CPU-only job over gloo, or a trace without
+     * GPU records): the backend's CPU ops are the collectives, timed on the
+     * host as in a host-only dump. */
+    int comm_kernels = 0;
+    for (size_t i = 0; i < r->n_kernels; i++)
+        comm_kernels |= r->kernels[i].category == TSA_KCAT_COMM;
+    for (size_t i = 0; i < b->n_hints && !rc && !comm_kernels; i++) {
+        const comm_hint *h = &b->hints[i];
+        if (h->backend_op != 2 || !h->op)
+            continue;   /* NCCL's CPU op only enqueues: its time is no collective's */
+        tsa_nccl_op op;
+        memset(&op, 0, sizeof op);
+        op.start_ns = op.gpu_start_ns = h->start_ns;
+        op.end_ns = op.gpu_end_ns = h->end_ns;
+        op.tid = h->tid;
+        op.op = (uint8_t)h->op;
+        op.dtype = (uint8_t)h->dtype;
+        op.count = h->count;
+        op.bytes = h->bytes;
+        op.flags = TSA_NCCL_F_CPU_BACKEND | (h->has_size ? 0 : TSA_NCCL_F_BYTES_UNKNOWN);
+        op.peer = TSC_NO_PEER;
+        op.redop = TSC_REDOP_NONE;
+        op.kernel = TSA_NONE;
+        op.comm_size = h->group_size ? h->group_size : (uint32_t)(r->world_size > 0 ? r->world_size : 0);
+        op.comm_rank = r->rank >= 0 ? (uint32_t)r->rank : 0;
+        op.comm_id = tsa_name_hash("host", 4);
+        op.seq = h->has_seq && h->seq >= 0 ? (uint64_t)h->seq : r->n_nccl;
         if (TSA_VEC_PUSH(r->nccl, r->n_nccl, b->r->cap_nccl, op))
             rc = -1;
     }
@@ -826,6 +957,7 @@ static int finish(builder *b, const kineto_header *hdr)
             b->hints[i].end_ns += hdr->base_ns;
         }
     sort_(b->hints, b->n_hints, sizeof *b->hints, cmp_comm_hint);
+    kineto_host_finish(r, hdr->has_base ? hdr->base_ns : 0);
     if (build_nccl(b))
         return -1;
     extent(r);

@@ -126,8 +126,11 @@ int tsa_kineto_dir(const char *dir)
 }
 
 /* torch.profiler's tensorboard_trace_handler names files
- * "<host>_<pid>.<time>.pt.trace.json": the host is all there is of it. */
-static char *host_from_name(const char *path)
+ * "<host>_<pid>.<time>.pt.trace.json", and a trace names no host itself.
+ * The prefix is taken for the host only when the number after it is the
+ * pid of the trace's own CPU events: other names ("worker3_step_12") say
+ * nothing of the host, and make it unknown. */
+static char *host_from_name(const char *path, uint32_t pid)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -141,7 +144,7 @@ static char *host_from_name(const char *path)
         int digits = 1;
         for (const char *p = us + 1; p < base + len; p++)
             digits &= *p >= '0' && *p <= '9';
-        if (digits)
+        if (digits && pid && strtoull(us + 1, NULL, 10) == pid)
             return strndup(base, (size_t)(us - base));
     }
     return strdup("unknown");
@@ -214,7 +217,7 @@ int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa
             if (tsa_job_add_problem(job, paths[i], offset_of(msg), "%s", msg))
                 goto oom;
         }
-        r->host = host_from_name(paths[i]);
+        r->host = host_from_name(paths[i], r->pid);
         r->run_id = strdup(job->run_id);
         if (!r->host || !r->run_id)
             goto oom;

@@ -87,6 +87,9 @@ typedef enum tsa_step_method {
     TSA_STEPS_NVTX,              /* ProfilerStep#N ranges */
     TSA_STEPS_MARKER,            /* --step-marker (NVTX range or kernel) */
     TSA_STEPS_AUTOGRAD,          /* forward/backward launch-thread cycle */
+    TSA_STEPS_DATALOADER,        /* starts of DataLoader __next__ (torch.profiler) */
+    TSA_STEPS_OPTIMIZER,         /* starts of Optimizer.step (torch.profiler) */
+    TSA_STEPS_METHODS
 } tsa_step_method;
 
 const char *tsa_step_method_name(tsa_step_method m);
@@ -99,6 +102,18 @@ const char *tsa_step_method_name(tsa_step_method m);
 #define TSA_SIZE_BUCKETS 7      /* <64K, <1M, <16M, <128M, <1G, >=1G, unknown */
 #define TSA_SIZE_UNKNOWN (TSA_SIZE_BUCKETS - 1) /* calls of unknown size */
 const char *tsa_size_bucket_name(int b);
+
+/* What the host was doing while the GPU idled (idle_cause.h). */
+typedef enum tsa_idle_cause {
+    TSA_IDLE_DATA_START = 0,   /* GPU idle from a step's start to its first work */
+    TSA_IDLE_DATA_LOADER,      /* host inside DataLoader __next__ */
+    TSA_IDLE_SYNC,             /* host synchronising (.item(), stream sync, blocking copy) */
+    TSA_IDLE_ALLOC,            /* host in a blocking allocator call */
+    TSA_IDLE_CPU_OP,           /* host running CPU operators */
+    TSA_IDLE_LAUNCH,           /* host in kernel launch calls */
+    TSA_IDLE_UNTRACED,         /* nothing traced on the host */
+    TSA_IDLE_COUNT
+} tsa_idle_cause;
 
 typedef struct tsa_rank_result {
     int32_t rank;
@@ -121,6 +136,13 @@ typedef struct tsa_rank_result {
      * total when every NCCL kernel is linked to its call). */
     int64_t coll_exposed_ns[TSA_COLL_ROWS], coll_exposed_wait_ns[TSA_COLL_ROWS];
     int64_t coll_bucket_exposed_ns[TSA_COLL_ROWS][TSA_SIZE_BUCKETS];
+    /* --- appended: GPU idle by what the host was doing (idle_cause.h);
+     * the data causes are the data stall line, sync, allocator, CPU
+     * operators and launches the host idle line, untraced the other line.
+     * host_data: host-only input whose data stall was measured from its
+     * DataLoader spans. --- */
+    int64_t idle_ns[TSA_IDLE_COUNT];
+    int host_data;
 } tsa_rank_result;
 
 typedef struct tsa_kernel_row {
@@ -258,6 +280,13 @@ typedef struct tsa_analysis {
     /* --- appended: the pipeline what-if (whatif/whatif.h, a later room:
      * only named here); pipe->pipeline 0 on jobs without pipelines --- */
     struct tsa_pipe_result *pipe;
+    /* --- appended: GPU idle by host activity, summed over ranks
+     * (idle_cause.h); host_records: some rank's input recorded host
+     * activity (CPU operators), so idle time can be explained; host_data:
+     * a host-only input's data stall was measured from DataLoader spans. --- */
+    int64_t idle_ns[TSA_IDLE_COUNT];
+    int host_records;
+    int host_data;
 } tsa_analysis;
 
 #endif

@@ -43,9 +43,11 @@ const char *tsa_step_method_name(tsa_step_method m)
 {
     switch (m) {
     case TSA_STEPS_COLLECTIVES: return "collective pattern";
-    case TSA_STEPS_NVTX: return "NVTX ProfilerStep ranges";
+    case TSA_STEPS_NVTX: return "ProfilerStep ranges";
     case TSA_STEPS_MARKER: return "step marker";
     case TSA_STEPS_AUTOGRAD: return "forward/backward thread cycle";
+    case TSA_STEPS_DATALOADER: return "DataLoader iterations";
+    case TSA_STEPS_OPTIMIZER: return "Optimizer.step calls";
     default: return "none (whole run)";
     }
 }

@@ -42,6 +42,8 @@ typedef enum tsa_kcat {
     TSA_KCAT_OPTIMIZER,
     TSA_KCAT_COMM,
     TSA_KCAT_COPY,   /* copy kernels and memcpy/memset records */
+    TSA_KCAT_CONV,   /* convolutions (cuDNN / MIOpen dgrad, wgrad, fprop, implicit GEMM) */
+    TSA_KCAT_EMBEDDING, /* embedding-table lookups and their updates (FBGEMM TBE) */
     TSA_KCAT_COUNT
 } tsa_kcat;
 
@@ -82,6 +84,10 @@ typedef struct tsa_nccl_op {
     /* GPU-side interval of its kernel when linked (else equal to host times) */
     int64_t gpu_start_ns, gpu_end_ns;
 } tsa_nccl_op;
+
+/* Analyzer-only bit of tsa_nccl_op.flags: a collective of a CPU backend
+ * (gloo) read from a trace; a job with no other GPU record is CPU-only. */
+#define TSA_NCCL_F_CPU_BACKEND 0x40
 
 /* tsa_nccl_op.flags bit of a call still in flight (tsa_rank.pending) that
  * the TSCOPE_HANG_S watchdog reported while the process was alive. */
@@ -202,6 +208,23 @@ typedef struct tsa_problem {
     char *message;
 } tsa_problem;
 
+/* What the host was doing during a span of a torch.profiler trace, kept so
+ * that GPU idle time can be explained by it (analyzer/core/idle_cause.h).
+ * Kinds in the order a cause wins when spans overlap. */
+typedef enum tsa_host_kind {
+    TSA_HOST_DATA = 0,          /* waiting for the DataLoader (__next__) */
+    TSA_HOST_SYNC,              /* synchronising: stream/device sync, .item(), blocking copy */
+    TSA_HOST_ALLOC,             /* allocator calls that block: cudaFree, cudaMalloc, hipFree */
+    TSA_HOST_CPU_OP,            /* CPU operators (top-level spans of one thread, merged) */
+    TSA_HOST_KINDS
+} tsa_host_kind;
+
+typedef struct tsa_host_span {
+    int64_t start_ns, end_ns;
+    uint32_t tid;
+    uint8_t kind;               /* tsa_host_kind */
+} tsa_host_span;
+
 typedef struct tsa_rank {
     int32_t rank;               /* global rank, -1 unknown */
     int32_t local_rank;
@@ -267,6 +290,12 @@ typedef struct tsa_rank {
     uint64_t mem_nccl_bytes, mem_nccl_peak_bytes; /* held now (at load), most held */
     uint64_t remote_records;      /* bulk records left there (tsa_rank_records) */
     uint64_t remote_kernels;      /* kernel records among them */
+    /* --- appended: host activity of a torch.profiler trace (tsa_host_span),
+     * sorted by start; empty for dumps.  host_records: the trace had CPU
+     * operator records at all (a GPU-only trace cannot explain idle time). --- */
+    tsa_host_span *host_spans; size_t n_host_spans, cap_host_spans;
+    int host_records;
+    uint64_t launches;            /* kernel launch API calls seen (0 unknown) */
 } tsa_rank;
 
 /* Kernel records of a rank, wherever they are (see tsa_rank.remote). */

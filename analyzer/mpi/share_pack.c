@@ -143,6 +143,8 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     r->remote_index = in.remote_index;
     r->remote_records = in.remote_records;
     r->remote_kernels = in.remote_kernels;
+    r->host_records = in.host_records;  /* its host spans stay with its records */
+    r->launches = in.launches;
     r->nccl = tsa_get_arr(c, &r->n_nccl, sizeof *r->nccl);
     r->threads = tsa_get_arr(c, &r->n_threads, sizeof *r->threads);
     r->pending = tsa_get_arr(c, &r->n_pending, sizeof *r->pending);

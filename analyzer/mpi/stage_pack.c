@@ -123,6 +123,8 @@ static void take_pass_result(tsa_cursor *c, tsa_rank_result *rr)
     tsa_get(c, rr->coll_exposed_ns, sizeof rr->coll_exposed_ns);
     tsa_get(c, rr->coll_exposed_wait_ns, sizeof rr->coll_exposed_wait_ns);
     tsa_get(c, rr->coll_bucket_exposed_ns, sizeof rr->coll_bucket_exposed_ns);
+    tsa_get(c, rr->idle_ns, sizeof rr->idle_ns);
+    tsa_get(c, &rr->host_data, sizeof rr->host_data);
 }
 
 static int put_pass_result(tsa_pack_buf *b, const tsa_rank_result *rr)
@@ -136,7 +138,9 @@ static int put_pass_result(tsa_pack_buf *b, const tsa_rank_result *rr)
            tsa_put(b, rr->phase_ns, sizeof rr->phase_ns) ||
            tsa_put(b, rr->coll_exposed_ns, sizeof rr->coll_exposed_ns) ||
            tsa_put(b, rr->coll_exposed_wait_ns, sizeof rr->coll_exposed_wait_ns) ||
-           tsa_put(b, rr->coll_bucket_exposed_ns, sizeof rr->coll_bucket_exposed_ns);
+           tsa_put(b, rr->coll_bucket_exposed_ns, sizeof rr->coll_bucket_exposed_ns) ||
+           tsa_put(b, rr->idle_ns, sizeof rr->idle_ns) ||
+           tsa_put(b, &rr->host_data, sizeof rr->host_data);
 }
 
 /* The digest's fixed part: flags, copy totals, mix and sync totals. */

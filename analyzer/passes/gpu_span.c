@@ -28,15 +28,19 @@ int tsa_rank_gpu_span(const tsa_rank *r, int64_t *s, int64_t *e)
     return 1;
 }
 
-/* Start of the last ProfilerStep range, INT64_MIN when there is none. */
+/* Start of the last ProfilerStep range, INT64_MIN when there are fewer
+ * than two: with one step, cutting at its start would keep nothing. */
 static int64_t last_step_start(const tsa_rank *r)
 {
     int64_t last = INT64_MIN;
+    size_t n = 0;
     for (size_t i = 0; i < r->n_ranges; i++)
-        if (!strncmp(tsa_rank_string(r, r->ranges[i].name), "ProfilerStep#", 13) &&
-            r->ranges[i].start_ns > last)
-            last = r->ranges[i].start_ns;
-    return last;
+        if (!strncmp(tsa_rank_string(r, r->ranges[i].name), "ProfilerStep#", 13)) {
+            n++;
+            if (r->ranges[i].start_ns > last)
+                last = r->ranges[i].start_ns;
+        }
+    return n >= 2 ? last : INT64_MIN;
 }
 
 /* Start of the API call with this correlation id, INT64_MAX when unknown. */

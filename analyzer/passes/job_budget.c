@@ -1,6 +1,7 @@
 /* The job's budget, overlap and kernel categories: the ranks' sums. */
 #include "job_budget.h"
 
+#include "input_facts.h"
 #include "util/sat_math.h"
 
 void tsa_job_budget(tsa_analysis *a)
@@ -10,7 +11,7 @@ void tsa_job_budget(tsa_analysis *a)
         tsa_rank_result *rr = &a->ranks[i];
         a->gpu |= rr->gpu;
         a->cpu_only &= !a->digests[i].has_kernels && !a->digests[i].has_copies &&
-                       !a->job->ranks[i].n_nccl;
+                       !tsa_rank_gpu_collectives(&a->job->ranks[i]);
         int64_t wall = rr->budget.wall_ns;
         if (wall > a->wall_ns)
             a->wall_ns = wall;
@@ -26,6 +27,10 @@ void tsa_job_budget(tsa_analysis *a)
             TSA_SAT_ACC(a->kcat_ns[c], rr->kcat_ns[c]);
             a->kcat_count[c] += rr->kcat_count[c];
         }
+        for (int c = 0; c < TSA_IDLE_COUNT; c++)
+            TSA_SAT_ACC(a->idle_ns[c], rr->idle_ns[c]);
+        a->host_data |= rr->host_data;
+        a->host_records |= a->job->ranks[i].host_records;
     }
     if (a->flops > 0 && a->peak_flops > 0 && a->budget.wall_ns > 0)
         a->budget.mfu = (double)a->budget.line_ns[TSA_BL_USEFUL] / (double)a->budget.wall_ns;

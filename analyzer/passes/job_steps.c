@@ -13,20 +13,20 @@ int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
 {
     tsa_job *job = a->job;
     size_t min_steps = SIZE_MAX;
-    int method_votes[5] = {0};
+    int method_votes[TSA_STEPS_METHODS] = {0};
     if (run->steps(run->ctx, a))
         return -1;
     for (size_t i = 0; i < job->n_ranks; i++) {
         a->cut_short |= a->digests[i].cut;
         if (a->digests[i].cut_note[0])
             tsa_note_append(a->partial, sizeof a->partial, a->digests[i].cut_note);
-        method_votes[a->ranks[i].method < 5 ? a->ranks[i].method : 0]++;
+        method_votes[a->ranks[i].method < TSA_STEPS_METHODS ? a->ranks[i].method : 0]++;
         if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
             min_steps = job->ranks[i].n_steps;
     }
     tsa_note_missing_ranks(job, a->partial, sizeof a->partial);
     int best = 0;
-    for (int m = 1; m < 5; m++)
+    for (int m = 1; m < TSA_STEPS_METHODS; m++)
         if (method_votes[m] > method_votes[best])
             best = m;
     a->method = (tsa_step_method)best;

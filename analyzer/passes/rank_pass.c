@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "group_share.h"
+#include "idle_cause.h"
 #include "util/interval_set.h"
 #include "load/job_build.h"
 #include "util/sat_math.h"
@@ -164,6 +165,45 @@ static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
     return e > s ? e - s : 0;
 }
 
+/* GPU idle after the step-start stall d, by what the host was doing, in
+ * this order: waiting for data (joins d), synchronising and blocking
+ * allocator calls (a copy that blocks is a sync, not a launch), launch
+ * calls (api), CPU operators; these join h, the host idle line, and what
+ * no host record covers stays "other". */
+static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
+                        const tsa_ivset *api, tsa_ivset *h, tsa_rank_result *res)
+{
+    tsa_ivset rest, tmp, launch, out[TSA_HOST_KINDS];
+    tsa_ivset_init(&rest);
+    tsa_ivset_init(&tmp);
+    tsa_ivset_init(&launch);
+    for (int k = 0; k < TSA_HOST_KINDS; k++)
+        tsa_ivset_init(&out[k]);
+    res->idle_ns[TSA_IDLE_DATA_START] = tsa_ivset_length(d);
+    static const tsa_idle_cause cause[TSA_HOST_KINDS] = {TSA_IDLE_DATA_LOADER, TSA_IDLE_SYNC,
+                                                         TSA_IDLE_ALLOC, TSA_IDLE_CPU_OP};
+    int rc = tsa_ivset_subtract(idle, d, &rest) ||
+             tsa_idle_split(r, &rest, TSA_HOST_DATA, TSA_HOST_ALLOC, out) ||
+             tsa_ivset_intersect(&rest, api, &launch) || tsa_ivset_subtract(&rest, &launch, &tmp) ||
+             tsa_ivset_copy(&tmp, &rest) ||
+             tsa_idle_split(r, &rest, TSA_HOST_CPU_OP, TSA_HOST_CPU_OP, out);
+    res->idle_ns[TSA_IDLE_LAUNCH] = tsa_ivset_length(&launch);
+    tsa_ivset_clear(h);
+    rc = rc || tsa_ivset_copy(&launch, h);
+    for (int k = 0; k < TSA_HOST_KINDS && !rc; k++) {
+        res->idle_ns[cause[k]] = tsa_ivset_length(&out[k]);
+        tsa_ivset *into = k == TSA_HOST_DATA ? d : h;
+        rc = tsa_ivset_union(into, &out[k], &tmp) || tsa_ivset_copy(&tmp, into);
+    }
+    res->idle_ns[TSA_IDLE_UNTRACED] = tsa_ivset_length(&rest);
+    tsa_ivset_free(&rest);
+    tsa_ivset_free(&tmp);
+    tsa_ivset_free(&launch);
+    for (int k = 0; k < TSA_HOST_KINDS; k++)
+        tsa_ivset_free(&out[k]);
+    return rc ? -1 : 0;
+}
+
 int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double peak_flops,
                   tsa_rank_result *res)
 {
@@ -172,7 +212,10 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     memset(&s, 0, sizeof s);
     int oom = 0;
     int gpu = r->n_kernels > 0;
+    int64_t data = 0, host = 0, copy = 0;
     res->gpu = gpu;
+    memset(res->idle_ns, 0, sizeof res->idle_ns);
+    res->host_data = 0;
     int have_comm_kernels = 0;
 
     /* Communication set and the compute sets (per phase). */
@@ -218,6 +261,18 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         if (r->n_nccl)
             oom |= tsa_ivset_push(&s.tmp, w0, w1);
         oom |= tsa_ivset_subtract(&s.tmp, &s.c, &s.g);
+        /* A trace's DataLoader spans say when the loop waited for data:
+         * that time is a data stall, and the rest of the host's time
+         * outside collectives its compute. */
+        if (!oom && r->n_host_spans && !tsa_host_data_wait(r, w0, w1, &s.c, &s.d) && s.d.n) {
+            tsa_ivset_clear(&s.tmp);
+            oom |= tsa_ivset_push(&s.tmp, w0, w1);
+            oom |= tsa_ivset_subtract(&s.tmp, &s.c, &s.busy);
+            oom |= tsa_ivset_subtract(&s.busy, &s.d, &s.g);
+            data = tsa_ivset_length(&s.d);
+            res->host_data = 1;
+            res->idle_ns[TSA_IDLE_DATA_LOADER] = data;
+        }
         oom |= tsa_ivset_copy(&s.g, &s.fwd); /* all of it counts as forward */
     }
     oom |= tsa_ivset_subtract(&s.c, &s.g, &s.e);
@@ -281,7 +336,10 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
                     continue;
                 int64_t from = c->start_ns > covered ? c->start_ns : covered;
                 covered = c->end_ns;
-                if (c->end_ns <= w0 || from >= w1)
+                /* Only calls that start in the window, as the collective
+                 * table counts them: a row's exposed time never exceeds
+                 * its time. */
+                if (c->start_ns < w0 || c->start_ns >= w1)
                     continue;
                 int64_t x = tsa_ivset_length_in(&s.e, from, c->end_ns);
                 TSA_SAT_ACC(res->coll_exposed_ns[op->op], x);
@@ -297,7 +355,6 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     }
 
     /* GPU idle, split into data stall, host idle and the rest. */
-    int64_t data = 0, host = 0, copy = 0;
     if (gpu) {
         for (size_t i = 0; i < r->n_copies; i++)
             oom |= tsa_ivset_push(&s.copies, r->copies[i].start_ns, r->copies[i].end_ns);
@@ -341,14 +398,14 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
             goto fail;
         oom |= tsa_ivset_copy(&s.tmp, &s.d);
         data = tsa_ivset_length(&s.d);
-        /* Host idle: the rest of the idle time during host launch calls. */
+        /* Host idle: the rest of the idle time while the host was busy:
+         * in launch calls, syncs, allocator calls, CPU operators. */
         for (size_t i = 0; i < r->n_apis; i++)
             oom |= tsa_ivset_push(&s.api, r->apis[i].start_ns, r->apis[i].end_ns);
         tsa_ivset_normalize(&s.api);
-        oom |= tsa_ivset_subtract(&s.idle, &s.d, &s.tmp);
-        oom |= tsa_ivset_intersect(&s.tmp, &s.api, &s.h);
-        if (oom)
+        if (oom || explain_idle(r, &s.idle, &s.d, &s.api, &s.h, res))
             goto fail;
+        data = tsa_ivset_length(&s.d);
         host = tsa_ivset_length(&s.h);
     }
     tsa_budget_fill(&res->budget, w1 - w0, res->compute_ns, flops, peak_flops, data,

@@ -60,7 +60,7 @@ static int patterned(const tsa_nccl_op *op)
     return tsc_nccl_op_is_sequenced(op->op);
 }
 
-static int add_step(tsa_rank *r, size_t *cap, int64_t s, int64_t e)
+int tsa_step_append(tsa_rank *r, size_t *cap, int64_t s, int64_t e)
 {
     if (e <= s)
         return 0;
@@ -84,22 +84,23 @@ static int steps_from_ranges(tsa_rank *r, const char *needle, int prefix, size_t
     for (size_t i = 0; i < r->n_ranges; i++) {
         const char *name = tsa_rank_string(r, r->ranges[i].name);
         int hit = prefix ? !strncmp(name, needle, strlen(needle)) : strstr(name, needle) != NULL;
-        if (hit && add_step(r, cap, r->ranges[i].start_ns, r->ranges[i].end_ns))
+        if (hit && tsa_step_append(r, cap, r->ranges[i].start_ns, r->ranges[i].end_ns))
             return -1;
     }
     return 0;
 }
 
-/* A marker kernel ends each step: step k = (end of marker k-1, end of marker k]. */
+/* A marker starts each step: step k = [start of marker k, start of marker
+ * k+1), kernels or ranges alike (the last marker only ends a step). */
 static int steps_from_kernels(tsa_rank *r, const char *needle, size_t *cap)
 {
-    int64_t prev = r->first_ns;
+    int64_t prev = INT64_MIN;
     for (size_t i = 0; i < r->n_kernels; i++) {
         if (!strstr(tsa_rank_string(r, r->kernels[i].name), needle))
             continue;
-        if (add_step(r, cap, prev, r->kernels[i].end_ns))
+        if (prev != INT64_MIN && tsa_step_append(r, cap, prev, r->kernels[i].start_ns))
             return -1;
-        prev = r->kernels[i].end_ns;
+        prev = r->kernels[i].start_ns;
     }
     return 0;
 }
@@ -216,7 +217,7 @@ static int steps_from_collectives(tsa_rank *r, size_t *cap)
     int64_t prev_end = first > 0 ? cycle_end(r, idx, first - 1, first, n_all) : r->first_ns;
     for (size_t s = first; s + p <= n; s += p) {
         int64_t end = cycle_end(r, idx, s, s + p, n_all);
-        if (add_step(r, cap, prev_end, end)) {
+        if (tsa_step_append(r, cap, prev_end, end)) {
             rc = -1;
             break;
         }
@@ -265,7 +266,7 @@ static int steps_from_autograd_cycle(tsa_rank *r, size_t *cap)
             if (start == INT64_MIN) {
                 start = k->start_ns;
             } else if (seen_bwd) {
-                if (add_step(r, cap, start, k->start_ns))
+                if (tsa_step_append(r, cap, start, k->start_ns))
                     return -1;
                 start = k->start_ns;
                 seen_bwd = 0;
@@ -274,7 +275,7 @@ static int steps_from_autograd_cycle(tsa_rank *r, size_t *cap)
         if (k->end_ns > last_end)
             last_end = k->end_ns;
     }
-    if (start != INT64_MIN && seen_bwd && add_step(r, cap, start, last_end))
+    if (start != INT64_MIN && seen_bwd && tsa_step_append(r, cap, start, last_end))
         return -1;
     if (r->n_steps < 2) {
         r->n_steps = 0; /* one "step" is no evidence of a cycle */
@@ -307,7 +308,7 @@ int tsa_find_steps(tsa_rank *r, const char *marker, tsa_step_method *method)
     size_t cap = 0;
     *method = TSA_STEPS_NONE;
     if (marker && *marker) {
-        if (steps_from_ranges(r, marker, 0, &cap))
+        if (tsa_steps_from_range_starts(r, marker, 0, &cap))
             return -1;
         if (!r->n_steps && steps_from_kernels(r, marker, &cap))
             return -1;
@@ -319,6 +320,19 @@ int tsa_find_steps(tsa_rank *r, const char *marker, tsa_step_method *method)
             return -1;
         if (r->n_steps)
             *method = TSA_STEPS_NVTX;
+    }
+    /* Traces without ProfilerStep: the loop's own calls mark iterations. */
+    if (!r->n_steps) {
+        if (tsa_steps_from_range_starts(r, "__next__", 0, &cap))
+            return -1;
+        if (r->n_steps)
+            *method = TSA_STEPS_DATALOADER;
+    }
+    if (!r->n_steps) {
+        if (tsa_steps_from_range_starts(r, "Optimizer.step#", 1, &cap))
+            return -1;
+        if (r->n_steps)
+            *method = TSA_STEPS_OPTIMIZER;
     }
     if (!r->n_steps) {
         if (steps_from_collectives(r, &cap))
@@ -338,9 +352,32 @@ int tsa_find_steps(tsa_rank *r, const char *marker, tsa_step_method *method)
          * stall), or over every record of a host-only input. */
         int64_t s = r->first_ns, e = r->last_ns;
         tsa_rank_gpu_span(r, &s, &e);
-        if (e > s && add_step(r, &cap, s, e))
+        if (e > s && tsa_step_append(r, &cap, s, e))
             return -1;
     }
     attach_nccl(r);
+    return 0;
+}
+
+/* Steps from the starts of a repeated marker: the marker opens each
+ * iteration, so step k runs from marker k's start to marker k+1's.  Used
+ * for --step-marker ranges and for the calls that mark iterations in a
+ * torch.profiler trace without ProfilerStep (DataLoader __next__,
+ * Optimizer.step).  Markers nested in one another (a marker inside
+ * another's span on the same thread) count once. */
+int tsa_steps_from_range_starts(tsa_rank *r, const char *needle, int prefix, size_t *cap)
+{
+    int64_t prev = INT64_MIN, prev_end = INT64_MIN;
+    for (size_t i = 0; i < r->n_ranges; i++) {
+        const tsa_range *g = &r->ranges[i];
+        const char *name = tsa_rank_string(r, g->name);
+        int hit = prefix ? !strncmp(name, needle, strlen(needle)) : strstr(name, needle) != NULL;
+        if (!hit || (prev != INT64_MIN && g->start_ns < prev_end))
+            continue;
+        if (prev != INT64_MIN && tsa_step_append(r, cap, prev, g->start_ns))
+            return -1;
+        prev = g->start_ns;
+        prev_end = g->end_ns;
+    }
     return 0;
 }

@@ -189,10 +189,11 @@ static const char *straggler_text(char *buf, size_t cap, const tsa_diff_side *s)
 void tsa_diff_print_text(FILE *out, const tsa_diff_side *a, const tsa_diff_side *b,
                          const tsa_diff *d)
 {
-    fprintf(out, "tscope diff\n  A: %s  (%zu ranks, %zu hosts, %zu steps analysed)\n"
-                 "  B: %s  (%zu ranks, %zu hosts, %zu steps analysed)\n",
-            tsr_vis(a->label), a->ranks, a->hosts, a->steps, tsr_vis(b->label), b->ranks, b->hosts,
-            b->steps);
+    fprintf(out, "tscope diff\n  A: %s  (%zu ranks, %zu hosts, %zu steps analysed, device %s)\n"
+                 "  B: %s  (%zu ranks, %zu hosts, %zu steps analysed, device %s)\n",
+            tsr_vis(a->label), a->ranks, a->hosts, a->steps,
+            a->device ? tsr_vis(a->device) : "unknown", tsr_vis(b->label), b->ranks, b->hosts,
+            b->steps, b->device ? tsr_vis(b->device) : "unknown");
     const char *section = NULL;
     fprintf(out, "\n%-34s %14s %14s %12s %8s\n", "", "A", "B", "B-A", "B/A");
     for (size_t i = 0; i < d->n_rows; i++) {
@@ -236,6 +237,10 @@ static cJSON *side_json(const tsa_diff_side *s)
     cJSON *o = cJSON_CreateObject();
     tsr_json_add_text(o, "dir", s->label ? s->label : "");   /* a path: any bytes */
     cJSON_AddNumberToObject(o, "ranks", (double)s->ranks);
+    if (s->device)
+        tsr_json_add_text(o, "device", s->device);
+    else
+        cJSON_AddNullToObject(o, "device");
     cJSON_AddNumberToObject(o, "hosts", (double)s->hosts);
     cJSON_AddNumberToObject(o, "steps", (double)s->steps);
     cJSON_AddNumberToObject(o, "median_step_ms", s->median_step_ns / 1e6);

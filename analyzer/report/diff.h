@@ -32,6 +32,7 @@ typedef struct tsa_diff_side {
     double coll_busbw[TSA_DIFF_MAX_COLLS];    /* GB/s */
     int32_t straggler_rank;                   /* -1 none */
     const char *straggler_host;
+    const char *device;                       /* GPU name, NULL unknown */
 } tsa_diff_side;
 
 typedef enum tsa_diff_unit {

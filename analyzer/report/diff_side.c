@@ -34,4 +34,5 @@ void tsa_diff_side_from_analysis(const tsa_analysis *a, const char *label, tsa_d
     }
     s->straggler_rank = sum->straggler_rank;
     s->straggler_host = sum->straggler_host;
+    s->device = a->device_name;
 }

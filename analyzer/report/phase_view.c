@@ -10,6 +10,11 @@ static int backward_seen(const tsa_analysis *a)
     return 0;
 }
 
+static int optimizer_seen(const tsa_analysis *a)
+{
+    return a->kcat_count[TSA_KCAT_OPTIMIZER] > 0;
+}
+
 const char *tsa_phase_label(const tsa_analysis *a, tsa_phase p)
 {
     switch (p) {
@@ -19,7 +24,11 @@ const char *tsa_phase_label(const tsa_analysis *a, tsa_phase p)
     case TSA_PHASE_FORWARD:
         if (!a->gpu)
             return "compute (host)";
-        return backward_seen(a) ? tsa_phase_name(p) : "compute (fwd+bwd)";
+        /* no backward and no optimizer seen: an inference trace, or one
+         * that cannot tell; "fwd+bwd" would claim a backward pass */
+        return backward_seen(a) ? tsa_phase_name(p)
+               : optimizer_seen(a) ? "compute (fwd+bwd)"
+                                   : "compute";
     case TSA_PHASE_BACKWARD:
         return a->gpu && backward_seen(a) ? tsa_phase_name(p) : NULL;
     case TSA_PHASE_DATA:

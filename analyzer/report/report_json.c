@@ -4,6 +4,8 @@
 #include <math.h>
 
 #include "model/analysis.h"
+#include "passes/hta_view.h"
+#include "idle_report.h"
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "util/json_int.h"
@@ -232,6 +234,7 @@ char *tsa_report_json(const tsa_analysis *a)
     str(root, "flops_source", a->flops_source);
     cJSON_AddItemToObject(root, "budget", budget_json(&a->budget, a->gpu));
     cJSON_AddItemToObject(root, "overlap", overlap_json(&a->overlap));
+    tsa_idle_add_json(root, a);
     add_tables(root, a);
     cJSON *v = cJSON_AddObjectToObject(root, "verdict");
     str(v, "kind", tsa_verdict_name(a->verdict));

@@ -7,6 +7,12 @@
 #include <strings.h>
 
 #include "model/analysis.h"
+#include "util/fmt_duration.h"
+#include "passes/hta_view.h"
+#include "passes/idle_cause.h"
+#include "passes/input_facts.h"
+#include "idle_report.h"
+#include "passes/partial.h"
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "phase_view.h"
@@ -40,19 +46,10 @@ static style make_style(int color)
     return s;
 }
 
-/* "12.3 s", "45.6 ms", "789 us" */
+/* "12.34 s", "45.67 ms", "789.0 us" */
 static const char *fmt_time(char *buf, size_t cap, double ns)
 {
-    double a = fabs(ns);
-    if (a >= 1e9)
-        snprintf(buf, cap, "%.2f s", ns / 1e9);
-    else if (a >= 1e6)
-        snprintf(buf, cap, "%.2f ms", ns / 1e6);
-    else if (a >= 1e3)
-        snprintf(buf, cap, "%.1f us", ns / 1e3);
-    else
-        snprintf(buf, cap, "%.0f ns", ns);
-    return buf;
+    return tsa_fmt_duration(buf, cap, ns);
 }
 
 static const char *fmt_bytes(char *buf, size_t cap, double b)
@@ -156,8 +153,16 @@ static void header(FILE *out, const tsa_analysis *a, const style *st)
     char t1[32], t2[32];
     fprintf(out, "%stscope report%s  %s  run %s\n", st->bold, st->reset, job->dir,
             job->run_id && *job->run_id ? job->run_id : "(none)");
-    fprintf(out, "  ranks %zu on %zu host%s   %s\n", job->n_ranks, a->hosts,
-            a->hosts == 1 ? "" : "s", a->gpu ? "GPU records" : "host-only records");
+    int32_t world = tsa_missing_ranks_world(job);
+    char of[48] = "";
+    if (world) /* one rank of many is said where the ranks are counted */
+        snprintf(of, sizeof of, " (of %d in the job)", world);
+    if (tsa_hosts_unknown(job))
+        fprintf(out, "  ranks %zu%s, hosts unknown (the traces do not name them)   %s\n",
+                job->n_ranks, of, a->gpu ? "GPU records" : "host-only records");
+    else
+        fprintf(out, "  ranks %zu%s on %zu host%s   %s\n", job->n_ranks, of, a->hosts,
+                a->hosts == 1 ? "" : "s", a->gpu ? "GPU records" : "host-only records");
     fprintf(out, "  steps %zu analysed (%zu found, %d warm-up skipped) by %s, regularity cv %.1f%%\n",
             a->steps, a->steps_total, a->warmup, tsa_step_method_name(a->method),
             100 * a->step_cv);
@@ -187,7 +192,7 @@ static void budget_section(FILE *out, const tsa_analysis *a, const style *st)
                             : tsa_budget_line_recoverable((tsa_budget_line)l) && share >= 0.10
                                 ? st->yellow
                                 : st->cyan;
-        if (!tsa_budget_line_measured(b, (tsa_budget_line)l, a->gpu)) {
+        if (!tsa_line_measured(a, (tsa_budget_line)l)) {
             fprintf(out, "  %-24s %s   not measured (%s)%s\n",
                     tsa_budget_line_label((tsa_budget_line)l), st->dim,
                     l == TSA_BL_OVERHEAD ? "MFU unknown: useful compute is all compute"
@@ -207,6 +212,7 @@ static void budget_section(FILE *out, const tsa_analysis *a, const style *st)
     else
         fprintf(out, "  %sMFU %.1f%%%s   (%.3g FLOPs from %s)\n", st->bold, 100 * b->mfu,
                 st->reset, a->flops, a->flops_source);
+    tsa_idle_print(out, a);
 }
 
 static void overlap_section(FILE *out, const tsa_analysis *a, const style *st)
@@ -365,8 +371,9 @@ static void findings_section(FILE *out, const tsa_analysis *a, const style *st)
                         : f->severity == TSA_SEV_WARNING ? st->yellow
                                                          : st->dim;
         fprintf(out, "  %s%-8s%s %-18s ", c, tsa_severity_name(f->severity), st->reset, f->id);
+        char t[32];
         if (f->recoverable_s > 0)
-            fprintf(out, "%8.2f s  ", f->recoverable_s);
+            fprintf(out, "%10s  ", tsa_fmt_duration(t, sizeof t, f->recoverable_s * 1e9));
         else
             fprintf(out, "%10s  ", "");
         fprintf(out, "%s\n", f->title); /* titles name their rank themselves */
@@ -406,7 +413,12 @@ static void confidence_line(FILE *out, const tsa_analysis *a, const style *st)
                                                                                         : st->yellow,
             tsa_confidence_name(a->confidence), st->reset);
     if (a->confidence == TSA_CONF_HIGH) {
-        fprintf(out, ": nothing was lost or mixed up while capturing\n");
+        /* a trace has no loss counters: say what it cannot show */
+        fprintf(out, "%s\n", tsa_job_from_traces(a->job)
+                                 ? ": nothing in the traces contradicts them (a torch.profiler "
+                                   "trace cannot show events it dropped, nor how far apart the "
+                                   "hosts' clocks were)"
+                                 : ": nothing was lost or mixed up while capturing");
         return;
     }
     const char *sep = ": lowered by ";
@@ -443,6 +455,7 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
     confidence_line(out, a, &st);
     if (a->cpu_only) {
         fprintf(out, "  no GPU records: no budget, overlap or kernel tables to show\n");
+        tsa_idle_print(out, a);
     } else {
         budget_section(out, a, &st);
         overlap_section(out, a, &st);

@@ -21,7 +21,7 @@ const char *tsa_views_kcat_name(unsigned k)
 {
     static const char *names[TSA_KCAT_COUNT] = {
         "other", "gemm", "attention", "elementwise", "norm",
-        "reduction", "optimizer", "comm", "copy"};
+        "reduction", "optimizer", "comm", "copy", "conv", "embedding"};
     return k < TSA_KCAT_COUNT ? names[k] : "other";
 }
 

@@ -163,12 +163,19 @@ static void test_nvtx_and_marker(void **state)
     assert_int_equal(r->n_steps, 5);
     assert_int_equal(r->steps[2].start_ns, 2000);
     assert_int_equal(r->steps[2].end_ns, 2900);
-    /* A kernel marker: each step ends with the optimizer kernel. */
+    /* A kernel marker: a step is the period between two markers' starts
+     * (issue 23), so five markers make four steps. */
     assert_int_equal(tsa_find_steps(r, "multi_tensor_apply", &m), 0);
     assert_int_equal(m, TSA_STEPS_MARKER);
-    assert_int_equal(r->n_steps, 5);
-    assert_int_equal(r->steps[1].start_ns, 850);
-    assert_int_equal(r->steps[1].end_ns, 1850);
+    assert_int_equal(r->n_steps, 4);
+    assert_int_equal(r->steps[1].start_ns, 1800);
+    assert_int_equal(r->steps[1].end_ns, 2800);
+    /* A range marker likewise: start to next start, not the range's end. */
+    assert_int_equal(tsa_find_steps(r, "ProfilerStep#", &m), 0);
+    assert_int_equal(m, TSA_STEPS_MARKER);
+    assert_int_equal(r->n_steps, 4);
+    assert_int_equal(r->steps[2].start_ns, 2000);
+    assert_int_equal(r->steps[2].end_ns, 3000);
     /* A marker naming nothing falls back to NVTX steps. */
     assert_int_equal(tsa_find_steps(r, "no_such_thing", &m), 0);
     assert_int_equal(m, TSA_STEPS_NVTX);

@@ -23,7 +23,7 @@ int tb_write_job(const char *root, const char *name, const char *host, int strag
     for (int rank = 0; rank < 4; rank++) {
         char path[600];
         snprintf(path, sizeof path, "%s/%s%d_%d.1.pt.trace.json", dir, host,
-                 rank == straggler ? 9 : 0, 100 + rank);
+                 rank == straggler ? 9 : 0, KGEN_PID(rank));
         kgen_opts o = {.rank = rank, .world_size = 4, .steps = 12,
                        .base_ns = 1700000000000000000LL,
                        .delay_us = rank == straggler ? delay_us : 0, .with_seq = 1};

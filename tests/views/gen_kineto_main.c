@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < ranks; r++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/host%d_%d.1700000000.pt.trace.json%s", dir, r / 8,
-                 1000 + r, gz ? ".gz" : "");
+                 KGEN_PID(r), gz ? ".gz" : "");
         kgen_opts o = {.rank = r, .world_size = ranks, .steps = steps,
                        .base_ns = 1700000000000000000LL, .delay_us = r == ranks - 1 ? 30 : 0,
                        .with_seq = 1, .gzip = gz, .pad_kernels = pad};

@@ -40,7 +40,7 @@ int kgen_write(const char *path, const kgen_opts *o)
     writer w = {gzopen(path, o->gzip ? "wb6" : "wbT"), 1, 0};
     if (!w.gz)
         return -1;
-    int pid = 4000 + o->rank, gpu = o->rank % 8;
+    int pid = KGEN_PID(o->rank), gpu = o->rank % 8;
     out(&w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n"
             "    {\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85000000000},\n"
             "    {\"id\": 1, \"name\": \"other GPU\"}\n  ],\n");

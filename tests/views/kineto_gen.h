@@ -22,6 +22,10 @@
 
 #define KGEN_STEP_US 1000
 #define KGEN_ALLREDUCE_NELEMS 1048576
+/* The pid of a generated trace's events: tensorboard_trace_handler names a
+ * file "<host>_<pid>.<time>.pt.trace.json" with it, and the loader takes
+ * the host from the name only when that number is the trace's pid. */
+#define KGEN_PID(rank) (4000 + (rank))
 #define KGEN_MAIN_TID 100
 #define KGEN_AUTOGRAD_TID 200
 #define KGEN_COMPUTE_STREAM 7

@@ -64,13 +64,13 @@ int pipeline_seeds_make(const char *root, pipeline_seed *dumps, pipeline_seed *k
         return -1;
     for (int rank = 0; rank < 2; rank++) {
         char path[700];
-        snprintf(path, sizeof path, "%s/node0_%d.1.pt.trace.json", kineto->dir, 100 + rank);
+        snprintf(path, sizeof path, "%s/node0_%d.1.pt.trace.json", kineto->dir, KGEN_PID(rank));
         kgen_opts k = {.rank = rank, .world_size = 2, .steps = 3,
                        .base_ns = 1700000000000000000LL, .with_seq = 1, .odd_names = rank};
         if (kgen_write(path, &k))
             return -1;
     }
-    return load_victim(kineto, "_101.");
+    return load_victim(kineto, "_4001.");
 }
 
 void pipeline_seeds_free(pipeline_seed *s)

@@ -33,7 +33,7 @@ static void test_trace_command(void **state)
     char *dir = tu_tempdir("cmdtrace");
     for (int rank = 0; rank < 2; rank++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/node%d_%d.1.pt.trace.json", dir, rank, 10 + rank);
+        snprintf(path, sizeof path, "%s/node%d_%d.1.pt.trace.json", dir, rank, KGEN_PID(rank));
         kgen_opts o = {.rank = rank, .world_size = 2, .steps = 10,
                        .base_ns = 1700000000000000000LL, .delay_us = rank ? 50 : 0, .with_seq = 1};
         assert_int_equal(kgen_write(path, &o), 0);

@@ -139,7 +139,7 @@ static void write_job(const char *dir, int delay_us)
 {
     for (int rank = 0; rank < 4; rank++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/node0_%d.1.pt.trace.json", dir, rank);
+        snprintf(path, sizeof path, "%s/node0_%d.1.pt.trace.json", dir, KGEN_PID(rank));
         kgen_opts o = {.rank = rank, .world_size = 4, .steps = 12,
                        .base_ns = 1700000000000000000LL,
                        .delay_us = rank == 2 ? delay_us : 0, .with_seq = 1};

@@ -184,7 +184,7 @@ static void test_load_dir(void **state)
         char path[512];
         /* names as tensorboard_trace_handler writes them; rank 1 gzipped */
         snprintf(path, sizeof path, "%s/node%d_%d.1700000000.pt.trace.json%s", dir, rank / 2,
-                 4000 + rank, rank == 1 ? ".gz" : "");
+                 KGEN_PID(rank), rank == 1 ? ".gz" : "");
         kgen_opts o = {.rank = rank, .world_size = 3, .steps = 4, .base_ns = BASE,
                        .delay_us = rank == 2 ? 40 : 0, .with_seq = rank != 0 ? 0 : 0,
                        .gzip = rank == 1};

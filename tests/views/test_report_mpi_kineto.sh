@@ -17,9 +17,9 @@ same_answer "$T/kin"
 
 cp -r "$T/kin" "$T/bad"
 "$GEN_KINETO" "$T/other" 2 12 >/dev/null || fail "generator (other run)"
-cp "$T/other/host0_1000.1700000000.pt.trace.json" "$T/bad/zz_other.1700000000.pt.trace.json"
-cp "$T/bad/host0_1002.1700000000.pt.trace.json" "$T/bad/host0_1002.1700000099.pt.trace.json"
-f="$T/bad/host0_1003.1700000000.pt.trace.json"
+cp "$T/other/host0_4000.1700000000.pt.trace.json" "$T/bad/zz_other.1700000000.pt.trace.json"
+cp "$T/bad/host0_4002.1700000000.pt.trace.json" "$T/bad/host0_4002.1700000099.pt.trace.json"
+f="$T/bad/host0_4003.1700000000.pt.trace.json"
 head -c $(($(wc -c <"$f") * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
 same_damaged "$T/bad"
 for want in "premature EOF" "another run" "second trace of rank 2"; do

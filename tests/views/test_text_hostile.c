@@ -140,7 +140,7 @@ static void test_cut_columns_stay_utf8(void **state)
         char path[700];
         /* host "a" + 9 x "é": 19 bytes, the 16-byte cut falls inside one */
         snprintf(path, sizeof path, "%s/a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
-                 "\xc3\xa9\xc3\xa9\xc3\xa9%d_%d.1.pt.trace.json", dir, rank, 100 + rank);
+                 "\xc3\xa9\xc3\xa9\xc3\xa9%d_%d.1.pt.trace.json", dir, rank, KGEN_PID(rank));
         kgen_opts k = {.rank = rank, .world_size = 2, .steps = 4, .base_ns = 1700000000000000000LL};
         assert_int_equal(kgen_write(path, &k), 0);
     }

@@ -57,7 +57,7 @@ static int setup(void **state)
     f->dir = tu_tempdir("trace");
     for (int rank = 0; rank < 2; rank++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/node0_%d.1.pt.trace.json", f->dir, 100 + rank);
+        snprintf(path, sizeof path, "%s/node0_%d.1.pt.trace.json", f->dir, KGEN_PID(rank));
         kgen_opts o = {.rank = rank, .world_size = 2, .steps = STEPS,
                        .base_ns = 1700000000000000000LL, .delay_us = rank ? DELAY1 : 0,
                        .odd_names = rank == 0};

@@ -1,0 +1,48 @@
+#include "input_facts.h"
+
+#include <string.h>
+
+int tsa_rank_launches_only(const tsa_job *job)
+{
+    uint64_t launches = 0;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        if (tsa_rank_kernel_count(&job->ranks[i]))
+            return 0;
+        launches += job->ranks[i].launches;
+    }
+    return launches > 0;
+}
+
+size_t tsa_rank_gpu_collectives(const tsa_rank *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_nccl; i++)
+        n += !(r->nccl[i].flags & TSA_NCCL_F_CPU_BACKEND);
+    return n;
+}
+
+int tsa_hosts_unknown(const tsa_job *job)
+{
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const char *h = job->ranks[i].host;
+        if (h && *h && strcmp(h, "unknown"))
+            return 0;
+    }
+    return job->n_ranks > 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int tsa_job_from_traces(const tsa_job *job)
+{
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const char *f = job->ranks[i].file;
+        if (!f || !(ends_with(f, ".json") || ends_with(f, ".json.gz")))
+            return 0;
+    }
+    return job->n_ranks > 0;
+}
