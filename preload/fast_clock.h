@@ -54,12 +54,14 @@ static inline uint64_t tsc_os_realtime_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Signed: a counter read a little before base_tsc (rdtsc is not ordered
- * after the loads) converts on the same line. */
+/* A counter read a little before base_tsc (rdtsc is not ordered after
+ * the loads) converts on the same line, backwards. */
 static inline uint64_t tsc_clock_convert(const tsc_clock_line *l, uint64_t counter)
 {
-    __int128 d = (__int128)(int64_t)(counter - l->base_tsc) * (__int128)l->mult;
-    return (uint64_t)((__int128)l->base_ns + (d >> 32));
+    uint64_t d = counter - l->base_tsc;
+    if (__builtin_expect((int64_t)d >= 0, 1))
+        return l->base_ns + (uint64_t)(((unsigned __int128)d * l->mult) >> 32);
+    return l->base_ns - (uint64_t)(((unsigned __int128)(0 - d) * l->mult) >> 32);
 }
 
 /* The line as it stands, for several timestamps: 0 when callers must use

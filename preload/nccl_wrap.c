@@ -96,8 +96,15 @@ int tsc_nccl_version_code(void)
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 static TLS int tls_guard;          /* inside one of our wrappers */
 static TLS int tls_group_depth;    /* ncclGroupStart nesting */
+static TLS uint8_t tls_depth8;     /* the same, 0..255, as records carry it */
 static TLS uint64_t tls_group_ends;
 static TLS tsc_call_entry tls_calls[TSC_CALL_CACHE_WAYS];
+
+static void set_group_depth(int depth)
+{
+    tls_group_depth = depth;
+    tls_depth8 = (uint8_t)(depth > 255 ? 255 : depth < 0 ? 0 : depth);
+}
 
 int tsc_nccl_in_call(void)
 {
@@ -143,7 +150,7 @@ static inline int call_begin_lean(call *c, uint8_t op)
     }
     tls_guard = 1;
     c->op = op;
-    c->depth = (uint16_t)(tls_group_depth > 255 ? 255 : tls_group_depth < 0 ? 0 : tls_group_depth);
+    c->depth = tls_depth8;
     c->extcorr = 0;
     c->desc = 0;
     c->t1 = 0;
@@ -180,15 +187,16 @@ static const char *blocking_call_name(uint8_t op)
 /* The entry marker, after the clock started: the descriptor interned for
  * the exit record and the entry time serve both (no lookup, no clock
  * read); the exit record (call_end) completes it. */
-static inline void call_enter(call *c, uint64_t seq, uint64_t comm_id)
+static inline __attribute__((always_inline)) void call_enter(call *c, uint64_t seq,
+                                                             uint64_t comm_id, const char *name)
 {
     uint32_t flags = c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0;
     tsc_rec_thread_enter(c->t, c->desc, flags | (uint32_t)c->depth << 16, c->t0, seq, comm_id,
-                         blocking_call_name(c->op));
+                         name);
 }
 
 /* Right after the real call, before anything else can touch errno. */
-static inline void call_returned(call *c)
+static inline __attribute__((always_inline)) void call_returned(call *c)
 {
     c->real_errno = *c->errno_at;
     c->t1 = tsc_clock_second(&c->clk);
@@ -229,11 +237,11 @@ static tsc_comm_info *comm_info(tsc_nccl_comm_t comm)
     return info;
 }
 
-static inline __attribute__((always_inline)) void call_end(call *c, tsc_nccl_result_t rc,
-                                                           uint64_t val)
+/* After call_returned: the exit record, errno back as the real call left
+ * it. */
+static inline __attribute__((always_inline)) void call_finish(call *c, tsc_nccl_result_t rc,
+                                                              uint64_t val)
 {
-    if (!c->t1)
-        call_returned(c);
     if (c->extcorr && tsc_cupti_pop_extcorr)
         tsc_cupti_pop_extcorr();
     if (!c->desc)
@@ -244,6 +252,13 @@ static inline __attribute__((always_inline)) void call_end(call *c, tsc_nccl_res
     tsc_rec_thread_call_done(c->t, flags, aux, c->desc, c->t0, c->t1, val);
     tls_guard = 0;
     *c->errno_at = c->real_errno;
+}
+
+static void call_end(call *c, tsc_nccl_result_t rc, uint64_t val)
+{
+    if (!c->t1)
+        call_returned(c);
+    call_finish(c, rc, val);
 }
 
 size_t tsc_nccl_dtype_size(int dtype)
@@ -318,7 +333,7 @@ coll_prepare(call *c, size_t count, int dtype, int redop, int peer, tsc_nccl_com
     if (c->desc && tsc_cupti_push_extcorr)
         c->extcorr = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, seq));
     call_start(c);
-    call_enter(c, seq, comm_id);
+    call_enter(c, seq, comm_id, tsc_nccl_op_symbol(c->op)); /* every one of these can block */
     return seq;
 }
 
@@ -337,7 +352,8 @@ coll_prepare(call *c, size_t count, int dtype, int redop, int peer, tsc_nccl_com
             return real ARGS;                                                  \
         uint64_t seq = PREPARE;                                                \
         tsc_nccl_result_t rc = real ARGS;                                      \
-        call_end(&c, rc, seq);                                                 \
+        call_returned(&c);                                                     \
+        call_finish(&c, rc, seq);                                              \
         return rc;                                                             \
     } while (0)
 
@@ -404,7 +420,7 @@ EXPORT tsc_nccl_result_t ncclGroupStart(void)
     /* Depth is tracked even when not recording, so IN_GROUP stays right
      * if recording starts inside a group. */
     if (rc == tsc_ncclSuccess)
-        tls_group_depth++;
+        set_group_depth(tls_group_depth + 1);
     if (rec)
         call_end(&c, rc, 0);
     return rc;
@@ -425,11 +441,11 @@ EXPORT tsc_nccl_result_t ncclGroupEnd(void)
         if (c.desc && tsc_cupti_push_extcorr)
             c.extcorr = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c.desc, val));
         call_start(&c);
-        call_enter(&c, val, 0);
+        call_enter(&c, val, 0, blocking_call_name(c.op));
     }
     tsc_nccl_result_t rc = real();
     if (tls_group_depth > 0 && (rc == tsc_ncclSuccess || rc == tsc_ncclInProgress))
-        tls_group_depth--;
+        set_group_depth(tls_group_depth - 1);
     if (rec)
         call_end(&c, rc, val);
     return rc;
@@ -454,7 +470,7 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
     c->d.comm_size = (uint32_t)nranks;
     c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
     call_start(c);
-    call_enter(c, 0, comm_id);
+    call_enter(c, 0, comm_id, blocking_call_name(c->op));
 }
 
 /* After a rank-init call returned: the communicator's identity, derived
