@@ -137,6 +137,25 @@ static void mode_sigterm_handler(void)
     exit(3);
 }
 
+/* A communicator destroyed and another created (the allocator usually
+ * hands back the same address): calls on the new one carry its identity,
+ * not the one the thread's call cache saw at that address. */
+static void mode_comm_reuse(void)
+{
+    tsc_nccl_comm_t c[2];
+    for (int k = 0; k < 2; k++) {
+        tsc_nccl_unique_id id;
+        memset(&id, 0, sizeof id);
+        snprintf(id.internal, sizeof id.internal, "reuse-%d", k);
+        CHECK(ncclCommInitRank(&c[k], 2, id, k) == tsc_ncclSuccess);
+        allreduces(c[k], 3);
+        CHECK(ncclCommDestroy(c[k]) == tsc_ncclSuccess);
+    }
+    /* Same address: the case this mode exists for (exit 6 says it did not
+     * happen, so the test knows it proved nothing). */
+    exit(c[0] == c[1] ? 0 : 6);
+}
+
 /* What Python's subprocess does: vfork, reset every handler to SIG_DFL in
  * the child, exec.  The child shares the parent's memory; the parent must
  * keep its handler. */
@@ -332,6 +351,8 @@ int main(int argc, char **argv)
         return 20;
     } else if (!strcmp(mode, "sigterm-handler"))
         mode_sigterm_handler();
+    else if (!strcmp(mode, "comm-reuse"))
+        mode_comm_reuse();
     else if (!strcmp(mode, "sigterm-vfork"))
         mode_sigterm_vfork();
     else if (!strcmp(mode, "sigterm-early"))

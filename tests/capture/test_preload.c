@@ -231,6 +231,38 @@ static void test_basic_run(void **state)
     dump_scan_free(&s);
 }
 
+/* The thread's call cache keys on the communicator's address: a new
+ * communicator at a destroyed one's address must not inherit its
+ * descriptor. */
+static void test_new_comm_at_old_address(void **state)
+{
+    (void)state;
+    int st = run_driver("comm-reuse", NULL);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 6)
+        skip(); /* the allocator gave another address: nothing to check */
+    assert_int_equal(WEXITSTATUS(st), 0);
+    static dump_scan s;
+    load_only_dump(&s);
+    const scan_event *ev[16];
+    size_t n = nccl_events(&s, ev, 16);
+    assert_int_equal(n, 10); /* init, 3 all-reduces, destroy; twice */
+    for (int k = 0; k < 2; k++) {
+        const tsc_desc_nccl_call *init = call_of(&s, ev[5 * k]);
+        assert_int_equal(init->op, TSC_NCCL_COMM_INIT_RANK);
+        assert_int_equal(init->comm_rank, k);
+        for (int i = 1; i <= 3; i++) {
+            const tsc_desc_nccl_call *ar = call_of(&s, ev[5 * k + i]);
+            assert_int_equal(ar->op, TSC_NCCL_ALLREDUCE);
+            assert_true(ar->comm_id == init->comm_id);
+            assert_int_equal(ar->comm_rank, k);
+            assert_int_equal(ev[5 * k + i]->ev.val, (uint64_t)(i - 1)); /* its own sequence */
+        }
+    }
+    assert_true(call_of(&s, ev[0])->comm_id != call_of(&s, ev[5])->comm_id);
+    dump_scan_free(&s);
+}
+
 static void test_ranks_agree_on_comm_ids(void **state)
 {
     (void)state;
@@ -716,6 +748,7 @@ int main(void)
     setenv("TSC_TEST_TMP", tmpl, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_run),
+        cmocka_unit_test(test_new_comm_at_old_address),
         cmocka_unit_test(test_ranks_agree_on_comm_ids),
         cmocka_unit_test(test_threads_get_contiguous_sequence),
         cmocka_unit_test(test_thread_limit_drops_and_counts),
