@@ -9,6 +9,7 @@
  * calls.  A table full at its cap gives up what waited longest. */
 #include "launch_fold.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +17,18 @@
 #define GIVE_UP_AGE 2u       /* periods */
 #define FIRST_LOG2 12u
 
-typedef struct call_slot {
-    uint8_t used, has_call, has_ext, ext_out, fresh, ext_kind;
+/* Both tables' slots begin alike (used, then the correlation id at the
+ * same offset), so one set of functions probes, removes and rehashes
+ * either. */
+typedef struct slot_head {
+    uint8_t used;
     uint32_t corr;
+} slot_head;
+
+typedef struct call_slot {
+    uint8_t used, has_call, has_ext, ext_out;
+    uint32_t corr;
+    uint8_t fresh, ext_kind;
     uint32_t folded;           /* kernels written with this call */
     uint32_t epoch;            /* period it arrived in */
     uint64_t ext;
@@ -27,9 +37,14 @@ typedef struct call_slot {
 
 typedef struct kernel_slot {
     uint8_t used;
+    uint32_t corr;             /* k.corr */
     uint32_t epoch;
     tsc_kernel_rec k;
 } kernel_slot;
+
+_Static_assert(offsetof(call_slot, corr) == offsetof(slot_head, corr) &&
+                   offsetof(kernel_slot, corr) == offsetof(slot_head, corr),
+               "slots begin with a slot_head");
 
 typedef struct recent_call {
     uint8_t used;
@@ -88,106 +103,128 @@ void tsc_fold_set_ext_redundant(tsc_fold *f, int redundant)
     f->ext_redundant = redundant;
 }
 
-/* ------------------------------------------------------- call table */
+/* ----------------------------------------------------------- tables */
 
-static call_slot *call_find(tsc_fold *f, uint32_t corr)
+/* A table: n slots of `size` bytes at base, mask = slots - 1. */
+typedef struct table {
+    unsigned char *base;
+    size_t size, mask;
+} table;
+
+static table calls_of(tsc_fold *f)
 {
-    for (size_t i = home(corr, f->call_mask);; i = (i + 1) & f->call_mask) {
-        call_slot *c = &f->calls[i];
-        if (!c->used)
+    return (table){(unsigned char *)f->calls, sizeof *f->calls, f->call_mask};
+}
+
+static table kernels_of(tsc_fold *f)
+{
+    return (table){(unsigned char *)f->kernels, sizeof *f->kernels, f->kernel_mask};
+}
+
+static slot_head *slot_at(const table *t, size_t i)
+{
+    return (slot_head *)(t->base + i * t->size);
+}
+
+/* The slot holding corr, or NULL. */
+static void *table_find(const table *t, uint32_t corr)
+{
+    for (size_t i = home(corr, t->mask);; i = (i + 1) & t->mask) {
+        slot_head *s = slot_at(t, i);
+        if (!s->used)
             return NULL;
-        if (c->corr == corr)
-            return c;
+        if (s->corr == corr)
+            return s;
     }
+}
+
+/* The free slot where corr goes (the load bound guarantees one). */
+static void *table_free_slot(const table *t, uint32_t corr)
+{
+    size_t i = home(corr, t->mask);
+    while (slot_at(t, i)->used)
+        i = (i + 1) & t->mask;
+    return slot_at(t, i);
 }
 
 /* Backward-shift deletion: later entries of the run move up, so lookups
  * never need tombstones. */
-static void call_remove(tsc_fold *f, call_slot *c)
+static void table_remove(const table *t, void *slot)
 {
-    size_t i = (size_t)(c - f->calls);
-    memset(c, 0, sizeof *c);
-    f->n_calls--;
-    for (size_t j = (i + 1) & f->call_mask; f->calls[j].used; j = (j + 1) & f->call_mask) {
-        size_t h = home(f->calls[j].corr, f->call_mask);
+    size_t i = (size_t)((unsigned char *)slot - t->base) / t->size;
+    memset(slot, 0, t->size);
+    for (size_t j = (i + 1) & t->mask; slot_at(t, j)->used; j = (j + 1) & t->mask) {
+        size_t h = home(slot_at(t, j)->corr, t->mask);
         /* Move j into the hole when its home is not between the hole and j. */
-        if (((j - h) & f->call_mask) >= ((j - i) & f->call_mask)) {
-            f->calls[i] = f->calls[j];
-            memset(&f->calls[j], 0, sizeof f->calls[j]);
+        if (((j - h) & t->mask) >= ((j - i) & t->mask)) {
+            memcpy(slot_at(t, i), slot_at(t, j), t->size);
+            memset(slot_at(t, j), 0, t->size);
             i = j;
         }
     }
 }
 
-static int call_grow(tsc_fold *f)
+/* *t at twice its size, every entry moved; -1 (t unchanged) without
+ * memory. */
+static int table_grow(table *t)
 {
-    size_t n = (f->call_mask + 1) * 2;
-    call_slot *t = calloc(n, sizeof *t), *old = f->calls;
-    if (t == NULL)
+    table n = {calloc((t->mask + 1) * 2, t->size), t->size, (t->mask + 1) * 2 - 1};
+    if (n.base == NULL)
         return -1;
-    size_t old_n = f->call_mask + 1;
-    f->calls = t;
-    f->call_mask = n - 1;
-    for (size_t i = 0; i < old_n; i++) {
-        if (!old[i].used)
-            continue;
-        size_t j = home(old[i].corr, f->call_mask);
-        while (t[j].used)
-            j = (j + 1) & f->call_mask;
-        t[j] = old[i];
+    for (size_t i = 0; i <= t->mask; i++) {
+        slot_head *s = slot_at(t, i);
+        if (s->used)
+            memcpy(table_free_slot(&n, s->corr), s, t->size);
     }
-    free(old);
-    /* Fresh calls are found again by id at settle. */
+    free(t->base);
+    *t = n;
     return 0;
 }
 
-/* ----------------------------------------------------- kernel table */
+static call_slot *call_find(tsc_fold *f, uint32_t corr)
+{
+    table t = calls_of(f);
+    return table_find(&t, corr);
+}
 
 static kernel_slot *kernel_find(tsc_fold *f, uint32_t corr)
 {
-    for (size_t i = home(corr, f->kernel_mask);; i = (i + 1) & f->kernel_mask) {
-        kernel_slot *k = &f->kernels[i];
-        if (!k->used)
-            return NULL;
-        if (k->k.corr == corr)
-            return k;
-    }
+    table t = kernels_of(f);
+    return table_find(&t, corr);
+}
+
+static void call_remove(tsc_fold *f, call_slot *c)
+{
+    table t = calls_of(f);
+    table_remove(&t, c);
+    f->n_calls--;
 }
 
 static void kernel_remove(tsc_fold *f, kernel_slot *k)
 {
-    size_t i = (size_t)(k - f->kernels);
-    memset(k, 0, sizeof *k);
+    table t = kernels_of(f);
+    table_remove(&t, k);
     f->n_kernels--;
-    for (size_t j = (i + 1) & f->kernel_mask; f->kernels[j].used;
-         j = (j + 1) & f->kernel_mask) {
-        size_t h = home(f->kernels[j].k.corr, f->kernel_mask);
-        if (((j - h) & f->kernel_mask) >= ((j - i) & f->kernel_mask)) {
-            f->kernels[i] = f->kernels[j];
-            memset(&f->kernels[j], 0, sizeof f->kernels[j]);
-            i = j;
-        }
-    }
+}
+
+/* Fresh calls are found again by id at settle, so moving them is safe. */
+static int call_grow(tsc_fold *f)
+{
+    table t = calls_of(f);
+    if (table_grow(&t))
+        return -1;
+    f->calls = (call_slot *)t.base;
+    f->call_mask = t.mask;
+    return 0;
 }
 
 static int kernel_grow(tsc_fold *f)
 {
-    size_t n = (f->kernel_mask + 1) * 2;
-    kernel_slot *t = calloc(n, sizeof *t), *old = f->kernels;
-    if (t == NULL)
+    table t = kernels_of(f);
+    if (table_grow(&t))
         return -1;
-    size_t old_n = f->kernel_mask + 1;
-    f->kernels = t;
-    f->kernel_mask = n - 1;
-    for (size_t i = 0; i < old_n; i++) {
-        if (!old[i].used)
-            continue;
-        size_t j = home(old[i].k.corr, f->kernel_mask);
-        while (t[j].used)
-            j = (j + 1) & f->kernel_mask;
-        t[j] = old[i];
-    }
-    free(old);
+    f->kernels = (kernel_slot *)t.base;
+    f->kernel_mask = t.mask;
     return 0;
 }
 
@@ -326,10 +363,9 @@ void tsc_fold_add_kernel(tsc_fold *f, const tsc_kernel_rec *k, const tsc_fold_ac
         return;
     }
     make_room(f, f->n_kernels, f->kernel_mask, 0, a);
-    size_t i = home(corr, f->kernel_mask);
-    while (f->kernels[i].used)
-        i = (i + 1) & f->kernel_mask;
-    f->kernels[i] = (kernel_slot){.used = 1, .epoch = f->epoch, .k = *k};
+    table t = kernels_of(f);
+    kernel_slot *slot = table_free_slot(&t, corr);
+    *slot = (kernel_slot){.used = 1, .corr = corr, .epoch = f->epoch, .k = *k};
     f->n_kernels++;
 }
 
@@ -363,10 +399,8 @@ static call_slot *call_slot_for(tsc_fold *f, uint32_t corr, const tsc_fold_actio
     if (c)
         return c;
     make_room(f, f->n_calls, f->call_mask, 1, a);
-    size_t i = home(corr, f->call_mask);
-    while (f->calls[i].used)
-        i = (i + 1) & f->call_mask;
-    c = &f->calls[i];
+    table t = calls_of(f);
+    c = table_free_slot(&t, corr);
     memset(c, 0, sizeof *c);
     c->used = 1;
     c->corr = corr;

@@ -183,8 +183,11 @@ struct result {
     double wall_per_call, cpu_per_call;
 };
 
-static int run(const char *self, const char *preload, const char *outdir, int threads,
-               long n, int own_comm, struct result *r)
+/* Runs `self ARGS...` (with the preload and its output folder when
+ * preload is set; under callgrind, counting only call_loop, when cg_out
+ * is set) and reads its stdout into buf.  0, or -1 when it failed. */
+static int spawn(const char *self, const char *const *args, const char *preload,
+                 const char *outdir, const char *cg_out, char *buf, size_t cap)
 {
     int fd[2];
     if (pipe(fd) < 0)
@@ -197,19 +200,43 @@ static int run(const char *self, const char *preload, const char *outdir, int th
             setenv("LD_PRELOAD", preload, 1);
             setenv("TSCOPE_OUT", outdir, 1);
         }
-        char tb[16], nb[32];
-        snprintf(tb, sizeof tb, "%d", threads);
-        snprintf(nb, sizeof nb, "%ld", n);
-        execl(self, self, "--child", tb, nb, own_comm ? "1" : "0", (char *)NULL);
+        const char *argv[16];
+        size_t n = 0;
+        char of[600];
+        if (cg_out) {
+            snprintf(of, sizeof of, "--callgrind-out-file=%s", cg_out);
+            int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, 2);
+            argv[n++] = "valgrind";
+            argv[n++] = "--tool=callgrind";
+            argv[n++] = of;
+            argv[n++] = "--collect-atstart=no";
+            argv[n++] = "--toggle-collect=call_loop";
+        }
+        argv[n++] = self;
+        for (size_t i = 0; args[i] && n < 15; i++)
+            argv[n++] = args[i];
+        argv[n] = NULL;
+        execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
     close(fd[1]);
-    char buf[256] = {0};
-    ssize_t k = read(fd[0], buf, sizeof buf - 1);
+    memset(buf, 0, cap);
+    ssize_t k = read(fd[0], buf, cap - 1);
     close(fd[0]);
     int st;
     waitpid(p, &st, 0);
-    if (k <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    return k > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int run(const char *self, const char *preload, const char *outdir, int threads,
+               long n, int own_comm, struct result *r)
+{
+    char tb[16], nb[32], buf[256];
+    snprintf(tb, sizeof tb, "%d", threads);
+    snprintf(nb, sizeof nb, "%ld", n);
+    const char *args[] = {"--child", tb, nb, own_comm ? "1" : "0", NULL};
+    if (spawn(self, args, preload, outdir, NULL, buf, sizeof buf) < 0)
         return -1;
     return sscanf(buf, "%u %u %lf %lf", &r->median, &r->p99, &r->wall_per_call,
                   &r->cpu_per_call) == 4 ? 0 : -1;
@@ -286,44 +313,15 @@ static void print_dump(const char *label, const char *mode, const char *dir, int
         *rc = 1;
 }
 
-/* Runs `self --loop n loops` with preload (NULL: none), optionally under
- * callgrind writing cg_out; its stdout's first number into *out. */
+/* Runs `self --loop n loops` (see spawn); its best ns per call in *out. */
 static int run_loop(const char *self, const char *preload, const char *outdir, long n,
                     int loops, const char *cg_out, double *out)
 {
-    int fd[2];
-    if (pipe(fd) < 0)
-        return -1;
-    pid_t p = fork();
-    if (p == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        if (preload) {
-            setenv("LD_PRELOAD", preload, 1);
-            setenv("TSCOPE_OUT", outdir, 1);
-        }
-        char nb[32], lb[16];
-        snprintf(nb, sizeof nb, "%ld", n);
-        snprintf(lb, sizeof lb, "%d", loops);
-        if (cg_out) {
-            char of[600];
-            snprintf(of, sizeof of, "--callgrind-out-file=%s", cg_out);
-            int devnull = open("/dev/null", O_WRONLY);
-            dup2(devnull, 2);
-            execlp("valgrind", "valgrind", "--tool=callgrind", of, "--collect-atstart=no",
-                   "--toggle-collect=call_loop", self, "--loop", nb, lb, (char *)NULL);
-        } else {
-            execl(self, self, "--loop", nb, lb, (char *)NULL);
-        }
-        _exit(127);
-    }
-    close(fd[1]);
-    char buf[128] = {0};
-    ssize_t k = read(fd[0], buf, sizeof buf - 1);
-    close(fd[0]);
-    int st;
-    waitpid(p, &st, 0);
-    if (k <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    char nb[32], lb[16], buf[128];
+    snprintf(nb, sizeof nb, "%ld", n);
+    snprintf(lb, sizeof lb, "%d", loops);
+    const char *args[] = {"--loop", nb, lb, NULL};
+    if (spawn(self, args, preload, outdir, cg_out, buf, sizeof buf) < 0)
         return -1;
     return sscanf(buf, "%lf", out) == 1 ? 0 : -1;
 }
