@@ -7,12 +7,7 @@
 #   - tscope's memory: peak RSS of the job with the preload minus without;
 #   - tscope's CPU per launch, in instructions (valgrind callgrind, the
 #     instructions executed inside libtscope_preload.so, so the stand-in's
-#     own cost is not counted): 1 rank x 5 steps x 4,000 launches;
-#   - and in nanoseconds: the job's CPU time (user + system, every thread:
-#     the application's, CUPTI's, tscope's writer) with the preload minus
-#     without, over the launches, median of 5 interleaved runs of 1 rank x
-#     40 steps x 4,000 launches.  This includes what the stand-in's CUPTI
-#     spends making records for tscope, as a real CUPTI would.
+#     own cost is not counted): 1 rank x 5 steps x 4,000 launches.
 #
 #   scripts/bench-gpu-capture.sh [BUILD_DIR [BASE_REV]]
 #
@@ -104,33 +99,6 @@ rss() {
     echo $(((with - without) / 1024))
 }
 
-# CPU ns per launch, all threads, preload minus none (median of 5 pairs)
-cpu_ns() {
-    local so=$1
-    shift
-    python3 - "$so" "$libs" "$job" "$work" "$@" <<'PY'
-import os, resource, statistics, subprocess, sys
-so, libs, job, work, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-def cpu(preload):
-    env = dict(os.environ, LD_LIBRARY_PATH=libs, TSCOPE_QUIET="1",
-               STANDIN_TRUTH=work + "/cpu.truth")
-    if preload:
-        env.update(LD_PRELOAD=preload, TSCOPE_OUT=work + "/cpu")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([job] + args, env=env, stdout=subprocess.DEVNULL, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-launches = None
-diffs = []
-for _ in range(5):
-    base = cpu(None)
-    diffs.append(cpu(so) - base)
-    with open(work + "/cpu.truth.0") as f:
-        launches = int(dict(l.strip().split("=", 1) for l in f if "=" in l)["kernels"])
-print(f"{statistics.median(diffs) * 1e9 / launches:.0f}")
-PY
-}
-
 # instructions inside libtscope_preload.so per kernel launched
 instructions() {
     local so=$1
@@ -167,13 +135,12 @@ echo "  dropped: events tscope dropped; CUPTI: records CUPTI dropped (no buffer)
 echo "  B/kernel: all dump bytes over kernels in it; GPU MiB: CUPTI buffers + fold"
 echo "  tables at most (the new path's own count)"
 echo
-printf '  %-8s %22s %22s %22s %18s\n' "path" "RSS MiB 4000/step" "RSS MiB burst" \
-    "instructions/launch" "CPU ns/launch"
+printf '  %-8s %22s %22s %26s\n' "path" "RSS MiB 4000/step" "RSS MiB burst" "instructions/launch"
 for path in old new; do
     so=$old_so
     [ "$path" = new ] && so=$new_so
-    printf '  %-8s %22s %22s %22s %18s\n' "$path" \
+    printf '  %-8s %22s %22s %26s\n' "$path" \
         "$(rss "$so" --steps 40 --launches 4000)" \
         "$(rss "$so" --steps 2 --launches 10 --burst 1000000)" \
-        "$(instructions "$so")" "$(cpu_ns "$so" --steps 40 --launches 4000)"
+        "$(instructions "$so")"
 done
