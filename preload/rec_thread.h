@@ -107,13 +107,8 @@ static inline void tsc_rec_thread_put(tsc_thread *t, uint8_t kind, uint8_t flags
     tsc_event *e = tsc_ring_reserve1(&t->ring);
     if (!e)
         return;
-    e->kind = kind;
-    e->flags = flags;
-    e->aux = aux;
-    e->desc = desc;
-    e->start_ns = start_ns;
-    e->end_ns = end_ns;
-    e->val = val;
+    *e = (tsc_event){.kind = kind, .flags = flags, .aux = aux, .desc = desc,
+                     .start_ns = start_ns, .end_ns = end_ns, .val = val};
     uint64_t used = tsc_ring_commit(&t->ring, 1);
     if (__builtin_expect(used * 2 >= tsc_ring_capacity(&t->ring), 0))
         tsc_rec_wake_for(t, used);
