@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/fmt_duration.h"
 #include "xr_internal.h"
 
 #define SKEW_FLOOR_NS 100000   /* 100 us: below this, skew does not matter */
@@ -70,6 +71,22 @@ static int64_t arrival_spread(const xr_ctx *c)
     return med;
 }
 
+/* A saving in readable units ("1.74 s", "830 us"): never "0.00 s". */
+typedef struct dur_text {
+    char s[32];
+} dur_text;
+
+static dur_text dur(int64_t ns)
+{
+    dur_text t;
+    tsa_fmt_duration(t.s, sizeof t.s, (double)ns);
+    return t;
+}
+
+/* "Persistent" takes a few steps to say: below that, the finding says how
+ * few it saw. */
+#define XR_PERSISTENT_STEPS 3
+
 static void straggler_finding(const tsa_xrank_result *r, tsa_findings *f)
 {
     const tsa_straggler *st = r->straggler;
@@ -87,12 +104,14 @@ static void straggler_finding(const tsa_xrank_result *r, tsa_findings *f)
         "Look at this rank's host first: GPU clocks and throttling (nvidia-smi -q -d "
         "PERFORMANCE,CLOCK), its input pipeline (DataLoader workers, local disk), CPU "
         "affinity/NUMA and other processes on the node; if it stays slow, drain the node.",
-        "rank %d%s%s%s is a persistent straggler: %.1f%% slower than the median rank, "
+        "rank %d%s%s%s is a %s: %.1f%% slower than the median rank, "
         "the latest to arrive in %.0f%% of steps (z=%.1f); running at the median speed "
-        "would save %.2f s (%.2f ms per step)",
+        "would save %s (%s per step)",
         st->rank, st->host ? " (" : "", st->host ? st->host : "", st->host ? ")" : "",
-        100.0 * st->slowdown, last, st->z, sec(st->whatif_saved_ns),
-        (double)st->whatif_step_saved_ns / 1e6);
+        r->steps >= XR_PERSISTENT_STEPS ? "persistent straggler"
+                                        : "straggler (in the few steps traced)",
+        100.0 * st->slowdown, last, st->z, dur(st->whatif_saved_ns).s,
+        dur(st->whatif_step_saved_ns).s);
     tsa_finding_number(x, "slowdown", st->slowdown);
     tsa_finding_number(x, "z", st->z);
     tsa_finding_number(x, "steps_last_share", last / 100.0);
@@ -119,9 +138,10 @@ static void imbalance_finding(const tsa_xrank_result *r, tsa_findings *f)
         "Even out the work per rank: balance tokens per rank rather than samples "
         "(packing, length-grouped batching), check uneven sharding or pipeline stages; "
         "if the slow ranks share hardware, test that hardware.",
-        "load imbalance: %zu ranks are persistently %.1f%% (median) slower than the "
-        "median rank (ranks %s); at the median speed the job would save %.2f s",
-        r->n_imbalanced, 100.0 * r->imbalance_slowdown, list, sec(r->imbalance_saved_ns));
+        "load imbalance: %zu ranks are %s%.1f%% (median) slower than the "
+        "median rank (ranks %s); at the median speed the job would save %s",
+        r->n_imbalanced, r->steps >= XR_PERSISTENT_STEPS ? "persistently " : "",
+        100.0 * r->imbalance_slowdown, list, dur(r->imbalance_saved_ns).s);
     tsa_finding_number(x, "ranks", (double)r->n_imbalanced);
     tsa_finding_number(x, "slowdown", r->imbalance_slowdown);
     tsa_finding_number(x, "whatif_saved_s", sec(r->imbalance_saved_ns));
@@ -138,9 +158,9 @@ static void slow_host_finding(const tsa_xrank_result *r, tsa_findings *f)
         "(nvidia-smi -q, dmesg), CPU frequency governor, other jobs on it; drain it "
         "and rerun to confirm.",
         "host %s is slow: all its %zu ranks are %.1f%% slower than the median rank; "
-        "at the median speed the job would save %.2f s",
+        "at the median speed the job would save %s",
         r->slow_host, r->n_slow_host_ranks, 100.0 * r->slow_host_slowdown,
-        sec(r->slow_host_saved_ns));
+        dur(r->slow_host_saved_ns).s);
     tsa_finding_number(x, "ranks", (double)r->n_slow_host_ranks);
     tsa_finding_number(x, "slowdown", r->slow_host_slowdown);
     tsa_finding_number(x, "whatif_saved_s", sec(r->slow_host_saved_ns));
@@ -159,9 +179,9 @@ static void burst_findings(const tsa_xrank_result *r, tsa_findings *f)
             "collection, checkpoint or log writes, DataLoader worker restarts, other "
             "processes, thermal events; trace just those steps.",
             "rank %d%s%s%s is slow in bursts: %zu steps far beyond the noise (steps %s); "
-            "they cost %.2f s",
+            "they cost %s",
             bu->rank, bu->host ? " (" : "", bu->host ? bu->host : "", bu->host ? ")" : "",
-            bu->n_slow_steps, steps, sec(bu->whatif_saved_ns));
+            bu->n_slow_steps, steps, dur(bu->whatif_saved_ns).s);
         tsa_finding_number(x, "slow_steps", (double)bu->n_slow_steps);
         tsa_finding_number(x, "z", bu->z);
         tsa_finding_number(x, "whatif_saved_s", sec(bu->whatif_saved_ns));

@@ -130,7 +130,7 @@ static void throughput_line(FILE *out, const tsa_analysis *a, const style *st)
     const tsa_throughput *t = &a->throughput;
     if (isnan(t->steps_per_s))
         return;
-    char t1[32], t2[32], t3[32], spark[256];
+    char t2[32], t3[32], spark[256];
     fprintf(out, "  throughput %.2f steps/s", t->steps_per_s);
     if (!isnan(t->samples_per_s))
         fprintf(out, ", %.4g samples/s", t->samples_per_s);
@@ -141,8 +141,8 @@ static void throughput_line(FILE *out, const tsa_analysis *a, const style *st)
                 st->dim, st->reset);
     fputc('\n', out);
     tsa_sparkline(t->step_ns, t->n_steps, 60, utf8_ok(st), spark, sizeof spark);
-    fprintf(out, "  step time p50 %s  p95 %s  p99 %s   %s%s%s\n",
-            fmt_time(t1, sizeof t1, (double)t->step_p50_ns),
+    /* The median is the header's "median step": one name per statistic. */
+    fprintf(out, "  step time p95 %s  p99 %s   %s%s%s\n",
             fmt_time(t2, sizeof t2, (double)t->step_p95_ns),
             fmt_time(t3, sizeof t3, (double)t->step_p99_ns), st->cyan, spark, st->reset);
 }
