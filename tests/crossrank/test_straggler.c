@@ -92,6 +92,9 @@ static void test_named_from_5_percent(void **state)
                         assert_int_equal(f.items[i].rank, victim);
                         assert_true(f.items[i].severity >= TSA_SEV_WARNING);
                         assert_true(f.items[i].recoverable_s > 0);
+                        /* many steps: "persistent"; a saving in units, never "0.00 s" */
+                        assert_non_null(strstr(f.items[i].title, "persistent straggler"));
+                        assert_null(strstr(f.items[i].title, " 0.00 s"));
                     }
                 assert_int_equal(k2, 1);
                 tsa_findings_free(&f);
