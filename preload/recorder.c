@@ -290,13 +290,12 @@ static void write_call_slot(tsc_thread *t, const inflight *f, uint8_t kind, uint
  * that returned is proven entered by its own record.  Written at every
  * drain (periodic, signal, exit), so a stuck call reaches the file within
  * one flush period. */
-static void persist_inflight(tsc_thread *t, int from_signal)
+static void persist_inflight(tsc_thread *t, const inflight *f, int from_signal)
 {
-    inflight f;
-    if (!read_inflight(t, &f) || f.t0 == t->persisted_t0 || !f.desc)
+    if (f->t0 == t->persisted_t0 || !f->desc)
         return;
-    t->persisted_t0 = f.t0;
-    write_call_slot(t, &f, TSC_EV_NCCL_ENTER, 0, from_signal);
+    t->persisted_t0 = f->t0;
+    write_call_slot(t, f, TSC_EV_NCCL_ENTER, 0, from_signal);
 }
 
 /* check_names: re-read thread names (periodic drains only). */
@@ -311,6 +310,16 @@ static void drain_all(int from_signal, int check_names)
         int slot = atomic_load_explicit(&t->slot, memory_order_acquire);
         if (slot != SLOT_LIVE && slot != SLOT_EXITED)
             continue; /* being set up for a new thread, or empty */
+        /* The call in flight is read before the ring is: its descriptor
+         * was pushed before the call was marked, so the drain below writes
+         * the definition before the ENTER slot that refers to it (read the
+         * other way round, a call entered between the two would refer to a
+         * descriptor the file defines only in the next drain).  It is
+         * written only if still in flight after the drain: a call that
+         * ended meanwhile may have its exit record in this drain already,
+         * and an ENTER after it would read as a call never left. */
+        inflight f;
+        int in_call = slot == SLOT_LIVE && read_inflight(t, &f);
         /* Written straight from the ring (the producer does not touch
          * published slots until they are consumed), copied out only when
          * they wrap around its end. */
@@ -330,8 +339,9 @@ static void drain_all(int from_signal, int check_names)
             tsc_ring_consume(&t->ring, k);
         }
         atomic_store_explicit(&t->wake_pending, 0, memory_order_relaxed);
-        if (slot == SLOT_LIVE)
-            persist_inflight(t, from_signal);
+        if (in_call &&
+            atomic_load_explicit(&t->inflight_t0, memory_order_acquire) == f.t0)
+            persist_inflight(t, &f, from_signal);
         /* After the ring, so a new name follows the first one in the
          * thread's stream. */
         if (check_names && !from_signal && slot == SLOT_LIVE)
