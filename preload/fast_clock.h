@@ -91,17 +91,6 @@ static inline int tsc_clock_load(tsc_clock_line *l, uint32_t *seq)
     return 0;
 }
 
-static inline uint64_t tsc_clock_now(void)
-{
-    tsc_clock_line l;
-    uint32_t seq;
-#if TSC_HAVE_TSC
-    if (tsc_clock_load(&l, &seq))
-        return tsc_clock_convert(&l, __rdtsc());
-#endif
-    return tsc_os_realtime_ns();
-}
-
 /* Two timestamps of one call on one line (a call's start and end): the
  * second reuses the line unless the writer moved it meanwhile. */
 typedef struct tsc_clock_pair {
@@ -120,6 +109,12 @@ static inline uint64_t tsc_clock_first(tsc_clock_pair *p)
     p->fast = 0;
 #endif
     return tsc_os_realtime_ns();
+}
+
+static inline uint64_t tsc_clock_now(void)
+{
+    tsc_clock_pair p;
+    return tsc_clock_first(&p);
 }
 
 static inline uint64_t tsc_clock_second(const tsc_clock_pair *p)

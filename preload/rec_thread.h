@@ -54,17 +54,24 @@ tsc_thread *tsc_rec_thread_slow(void);
 /* Out of line: wake the writer when the ring is half full. */
 void tsc_rec_wake_for(tsc_thread *t, uint64_t used);
 
+/* The slot this thread registered in this process (not a fork parent's),
+ * or NULL. */
+static inline tsc_thread *tsc_rec_thread_mine(void)
+{
+    tsc_thread *t = tsc_rec_tls_thr;
+    return t && tsc_rec_tls_epoch == atomic_load_explicit(&tsc_rec_epoch_g, memory_order_relaxed)
+               ? t
+               : NULL;
+}
+
 /* This thread's slot while recording, else NULL. */
 static inline tsc_thread *tsc_rec_thread(void)
 {
     if (__builtin_expect(atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) ==
                              TSC_REC_ACTIVE,
                          1)) {
-        tsc_thread *t = tsc_rec_tls_thr;
-        if (__builtin_expect(t && tsc_rec_tls_epoch == atomic_load_explicit(
-                                                           &tsc_rec_epoch_g,
-                                                           memory_order_relaxed),
-                             1))
+        tsc_thread *t = tsc_rec_thread_mine();
+        if (__builtin_expect(t != NULL, 1))
             return t;
     }
     return tsc_rec_thread_slow();
@@ -83,8 +90,13 @@ static inline uint64_t tsc_rec_thread_stamp(tsc_thread *t)
     return (uint64_t)t->epoch << 40 ^ t->intern.resets;
 }
 
-/* The in-flight marker of an NCCL call (recorder_internal.h,
- * tsc_rec_enter). */
+/* The entry marker of an NCCL call, right before the real call: the
+ * thread's in-flight record (descriptor the wrapper already interned,
+ * entry time, sequence number), a few stores and no ring slot.  Every
+ * drain writes the record of a call still in flight as one
+ * TSC_EV_NCCL_ENTER (once per call), and the TSCOPE_HANG_S watchdog reads
+ * it; the call's exit record (tsc_rec_thread_call_done) closes it.  name is
+ * a static string ("ncclAllReduce") for the watchdog's message. */
 static inline void tsc_rec_thread_enter(tsc_thread *t, uint32_t desc, uint32_t bits,
                                         uint64_t t0, uint64_t seq, uint64_t comm_id,
                                         const char *name)

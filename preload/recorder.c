@@ -285,7 +285,7 @@ static void write_call_slot(tsc_thread *t, const inflight *f, uint8_t kind, uint
 }
 
 /* The ENTER marker of a call in flight, once per call: every call leaves
- * its in-flight record before the real call (tsc_rec_enter); only one
+ * its in-flight record before the real call (tsc_rec_thread_enter); only one
  * still open when the dump is written needs to be on disk, since a call
  * that returned is proven entered by its own record.  Written at every
  * drain (periodic, signal, exit), so a stuck call reaches the file within
@@ -831,11 +831,8 @@ static tsc_thread *register_thread(void)
 
 static inline tsc_thread *get_thread(void)
 {
-    tsc_thread *t = tsc_rec_tls_thr;
-    if (__builtin_expect(t && tsc_rec_tls_epoch == atomic_load_explicit(&tsc_rec_epoch_g, memory_order_relaxed),
-                         1))
-        return t;
-    return register_thread();
+    tsc_thread *t = tsc_rec_thread_mine();
+    return __builtin_expect(t != NULL, 1) ? t : register_thread();
 }
 
 tsc_thread *tsc_rec_thread_slow(void)
@@ -922,17 +919,6 @@ void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
     if (kind == TSC_EV_NCCL)
         atomic_store_explicit(&t->inflight_t0, 0, memory_order_relaxed);
     tsc_rec_thread_put(t, kind, flags, aux, desc, start_ns, end_ns, val);
-}
-
-void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint64_t seq,
-                   uint64_t comm_id, const char *name)
-{
-    if (atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) != TSC_REC_ACTIVE || !desc)
-        return;
-    tsc_thread *t = get_thread();
-    if (__builtin_expect(t != NULL, 1))
-        tsc_rec_thread_enter(t, desc, (uint32_t)flags | (uint32_t)aux << 16, t0, seq, comm_id,
-                             name);
 }
 
 void tsc_rec_set_exit_code(int code) { atomic_store(&g_exit_code, code); }

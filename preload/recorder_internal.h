@@ -36,16 +36,6 @@ void tsc_warn_set_quiet(int quiet);
 /* Host name as written in the metadata (empty before set-up). */
 const char *tsc_rec_host(void);
 
-/* The entry marker of an NCCL call, right before the real call: the
- * thread's in-flight record (descriptor the wrapper already interned,
- * entry time, sequence number), a few stores and no ring slot.  Every
- * drain writes the record of a call still in flight as one
- * TSC_EV_NCCL_ENTER (once per call), and the TSCOPE_HANG_S watchdog reads
- * it; the call's TSC_EV_NCCL record (tsc_rec_event) closes it.  name is a
- * static string ("ncclAllReduce") for the watchdog's message. */
-void tsc_rec_enter(uint32_t desc, uint8_t flags, uint16_t aux, uint64_t t0, uint64_t seq,
-                   uint64_t comm_id, const char *name);
-
 /* For the GPU record stream (bulk_stream.c), drain lock held: write n
  * slots (holding `events` events) as one EVENTS chunk of thread `tid`.
  * 0, or -1 when the write failed (counted as lost bytes, said once). */
