@@ -91,10 +91,24 @@ static void mode_basic(void)
     CHECK(ncclCommDestroy(world) == tsc_ncclSuccess);
 }
 
+/* NCCL forbids using one communicator from two threads at once: threads
+ * sharing one take turns, one call at a time, as a correct program must
+ * (tscope's per-communicator sequence counter relies on it). */
+static pthread_mutex_t world_turn = PTHREAD_MUTEX_INITIALIZER;
+
+static void shared_world_allreduces(int n)
+{
+    for (int i = 0; i < n; i++) {
+        pthread_mutex_lock(&world_turn);
+        allreduces(world, 1);
+        pthread_mutex_unlock(&world_turn);
+    }
+}
+
 static void *thread_calls(void *arg)
 {
     (void)arg;
-    allreduces(world, 500);
+    shared_world_allreduces(500);
     return NULL;
 }
 
@@ -104,7 +118,7 @@ static void *thread_paced_calls(void *arg)
 {
     (void)arg;
     for (int i = 0; i < 500; i += 32) {
-        allreduces(world, i + 32 <= 500 ? 32 : 500 - i);
+        shared_world_allreduces(i + 32 <= 500 ? 32 : 500 - i);
         usleep(2000);
     }
     return NULL;
