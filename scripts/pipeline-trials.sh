@@ -8,28 +8,36 @@
 # report names the right class and worker / stage ((d): nothing), and its
 # S is within 5% of the truth: the case's step time over (d)'s.
 #
-#   scripts/pipeline-trials.sh [-b BUILD] [-n TRIALS] [--check]
+#   scripts/pipeline-trials.sh [-b BUILD] [-n TRIALS] [-k DIR] [--check]
+#
+# -k DIR keeps every job's dumps and report under DIR (to analyse them again).
 #
 # --check exits 1 unless every class and culprit is right (the test suite
 # runs one trial this way; S is reported, as one run on a shared machine
 # is too noisy to hold it to 5%).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=build trials=20 check=0
+build=build trials=20 check=0 keep=
 while [ $# -gt 0 ]; do
     case $1 in
     -b) build=$2; shift 2 ;;
     -n) trials=$2; shift 2 ;;
+    -k) keep=$2; shift 2 ;;
     --check) check=1; shift ;;
-    *) echo "usage: $0 [-b BUILD] [-n TRIALS] [--check]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-b BUILD] [-n TRIALS] [-k DIR] [--check]" >&2; exit 2 ;;
     esac
 done
 report=$build/analyzer/tscope-report
 for f in "$report" "$build/tests/testbed/tsc-testbed-rank" "$build/preload/libtscope_preload.so"; do
     [ -e "$f" ] || { echo "pipeline-trials: $f missing: build first" >&2; exit 77; }
 done
-tmp=$(mktemp -d /tmp/tsc_pipe_XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+if [ -n "$keep" ]; then
+    tmp=$keep
+    mkdir -p "$tmp" || exit 2
+else
+    tmp=$(mktemp -d /tmp/tsc_pipe_XXXXXX)
+    trap 'rm -rf "$tmp"' EXIT
+fi
 
 # run CASE ENV... : the job, then its report's pipeline section as one line
 run() {
