@@ -33,6 +33,7 @@ void tsa_pipe_add_json(void *root_v, const tsa_pipe_result *r)
     cJSON_AddNumberToObject(p, "recorded_s", sec(r->recorded_ns));
     cJSON_AddNumberToObject(p, "actual_s", sec(r->actual_ns));
     cJSON_AddNumberToObject(p, "ideal_s", sec(r->ideal_ns));
+    cJSON_AddNumberToObject(p, "typical_s", sec(r->typical_ns));
     cJSON_AddNumberToObject(p, "slowdown", r->slowdown);
     const char *id = tsa_pipe_class_id(r->cls);
     if (id)
@@ -63,6 +64,7 @@ void tsa_pipe_add_json(void *root_v, const tsa_pipe_result *r)
         cJSON_AddNumberToObject(o, "step", r->step_number[s]);
         cJSON_AddNumberToObject(o, "actual", sec(r->step_actual_ns[s]));
         cJSON_AddNumberToObject(o, "ideal", sec(r->step_ideal_ns[s]));
+        cJSON_AddNumberToObject(o, "typical", sec(r->step_typical_ns[s]));
         cJSON_AddItemToArray(st, o);
     }
     cJSON *cp = cJSON_AddObjectToObject(p, "critical_path");

@@ -68,11 +68,13 @@ typedef struct tsa_pipe_result {
     size_t cut_links;            /* links dropped to break equal-time cycles */
     int64_t actual_ns, ideal_ns; /* summed over the analysed steps: the what-if's
                                     baseline (the record with every launch gap at
-                                    its peers') and everything at its peers' */
+                                    its peers') and every slow operation fixed
+                                    (none longer than its peers' median) */
+    int64_t typical_ns;          /* every operation at its peers' median */
     int64_t recorded_ns;         /* the record's step times, summed */
     int64_t replay_error_ns;     /* largest |replay of the record - record| over steps */
-    double slowdown;             /* S = actual / ideal, 1 when ideal is 0 */
-    int64_t *step_actual_ns, *step_ideal_ns;   /* per step */
+    double slowdown;             /* S = actual / typical, 1 when typical is 0 */
+    int64_t *step_actual_ns, *step_ideal_ns, *step_typical_ns;   /* per step */
     int64_t *saved_worker_ns;    /* per rank index: fixing that worker alone */
     int64_t *saved_stage_ns;     /* per stage */
     int64_t *saved_dp_ns;        /* per DP rank */

@@ -1,7 +1,11 @@
 /* Replays, savings and the class of the problem.
  *
  * Per step: the record replayed as is (its length is the step's actual
- * time), with every operation at its ideal (the ideal time), and with one
+ * time), with every operation at its ideal (the ideal time: every slow
+ * operation fixed; actual - ideal is the recoverable time R the fixes are
+ * measured against), at its typical duration (the typical time: the job as
+ * its peers run it, S's denominator; it keeps no luck that made an
+ * operation faster than usual, which the ideal keeps), and with one
  * group at a time fixed: a worker, a stage, a DP rank, a kind of
  * operation.  A group that has no operation with a gap to its ideal on the
  * step's critical path cannot shorten the step (that path keeps its length
@@ -114,6 +118,7 @@ int wi_blame(wi_build *b, tsa_pipe_result *r)
     int rc = -1;
     r->step_actual_ns = calloc(S + 1, sizeof *r->step_actual_ns);
     r->step_ideal_ns = calloc(S + 1, sizeof *r->step_ideal_ns);
+    r->step_typical_ns = calloc(S + 1, sizeof *r->step_typical_ns);
     r->hop_first = calloc(S + 1, sizeof *r->hop_first);
     int64_t *xw = malloc((r->n_ranks + 1) * sizeof *xw);
     int64_t *xs = malloc((r->n_stages + 1) * sizeof *xs);
@@ -122,9 +127,9 @@ int wi_blame(wi_build *b, tsa_pipe_result *r)
     if (!xw || !xs || !xd)
         goto out;
     if (!path || !via || !cands || wi_times_alloc(&t, g) || !r->step_actual_ns ||
-        !r->step_ideal_ns || !r->hop_first)
+        !r->step_ideal_ns || !r->step_typical_ns || !r->hop_first)
         goto out;
-    wi_fix all = {.by = WI_FIX_ALL}, none = {.by = WI_FIX_NONE};
+    wi_fix all = {.by = WI_FIX_ALL}, none = {.by = WI_FIX_NONE}, typ = {.by = WI_FIX_TYPICAL};
     wi_fix record = {.by = WI_FIX_NONE, .raw_gaps = 1};
     int64_t slowest = -1;
     for (size_t s = 0; s < S; s++) {
@@ -151,6 +156,7 @@ int wi_blame(wi_build *b, tsa_pipe_result *r)
         if (len > WI_PATH_CAP)
             len = WI_PATH_CAP;
         int64_t ideal = wi_replay_step(g, s, &all, &t);
+        int64_t typical = wi_replay_step(g, s, &typ, &t);
         /* the groups met on the path where a fix could change something */
         excess(g, s, r, xw, xs, xd, xk);
         int64_t floor = (int64_t)(WI_MIN_EXCESS * (double)(actual - ideal));
@@ -178,11 +184,13 @@ int wi_blame(wi_build *b, tsa_pipe_result *r)
         }
         r->step_actual_ns[s] = actual;
         r->step_ideal_ns[s] = ideal;
+        r->step_typical_ns[s] = typical;
         r->actual_ns += actual;
         r->ideal_ns += ideal;
+        r->typical_ns += typical;
     }
     r->steps = S;
-    r->slowdown = r->ideal_ns > 0 ? (double)r->actual_ns / (double)r->ideal_ns : 1.0;
+    r->slowdown = r->typical_ns > 0 ? (double)r->actual_ns / (double)r->typical_ns : 1.0;
 
     /* the class */
     int64_t R = r->actual_ns - r->ideal_ns;

@@ -61,8 +61,9 @@ void wi_add_finding(const tsa_pipe_result *r, tsa_findings *f)
     }
     tsa_finding *x = tsa_findings_add(f, id, severity_of(saved, r->actual_ns), (double)saved / 1e9,
         rank, text[r->cls].fix,
-        "%s; the step runs %.2fx its ideal (S) and %s gives back %.1f%% of step time (%.2f ms "
-        "per step); the best single fix (%s) explains %.0f%% of the slowdown",
+        "%s; the step runs %.2fx as long as with every operation at its peers' median (S), "
+        "and %s gives back %.1f%% of step time (%.2f ms per step); the best single fix (%s) "
+        "explains %.0f%% of the slowdown",
         lead, r->slowdown, text[r->cls].what, share, per_step, best, 100.0 * r->explained);
     if (!x)
         return;

@@ -21,7 +21,9 @@
  * Replaying the recorded durations gives back the recorded times; the
  * what-if replays with some nodes' durations set to their ideal.  Every
  * term is a max of sums, so shorter durations never make anything later:
- * no what-if can come out slower than the record.
+ * no fix can come out slower than the record.  The typical replay (every
+ * node at its peers' median, longer or shorter) is the exception: it is the
+ * job as its peers run it, not a fix.
  *
  * Steps are independent graphs (a node's deps, hubs and members are all in
  * its step); nodes and hubs of step s are contiguous. */
@@ -36,7 +38,8 @@ enum { WI_COMPUTE = 0, WI_COMM = 1 };
 typedef struct wi_node {
     int64_t rec_start, rec_end;  /* recorded, on the common clock */
     int64_t dur;                 /* compute: duration; communication: transfer */
-    int64_t ideal;               /* the duration peers of its role take (<= dur) */
+    int64_t ideal;               /* min(dur, typical): a fix only shortens */
+    int64_t typical;             /* the duration peers of its role take (their median) */
     int64_t gap;                 /* after its dependencies' ends, as recorded */
     int64_t ideal_gap;           /* the gap peers of its role leave (<= gap) */
     int32_t rank;                /* worker (rank index) */
@@ -76,7 +79,8 @@ typedef struct wi_graph {
 
 /* Which nodes a replay sets to their ideal. */
 typedef enum wi_fix_by {
-    WI_FIX_NONE = 0, WI_FIX_ALL, WI_FIX_WORKER, WI_FIX_STAGE, WI_FIX_DP, WI_FIX_KIND
+    WI_FIX_NONE = 0, WI_FIX_ALL, WI_FIX_WORKER, WI_FIX_STAGE, WI_FIX_DP, WI_FIX_KIND,
+    WI_FIX_TYPICAL   /* every node at its typical duration, not its ideal */
 } wi_fix_by;
 
 typedef struct wi_fix {

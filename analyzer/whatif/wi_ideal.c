@@ -11,9 +11,13 @@
  * pieces are scaled down by that ratio.  The gap an operation leaves after
  * its dependencies (a launch delay) is set to its peers' median the same
  * way, in every replay: a gap far beyond its peers' is a wait for
- * something the records do not show (a barrier, a host thread).  An ideal is never longer than
- * the record (a fix makes nothing slower), and a signature seen fewer than
- * WI_MIN_PEERS times keeps its own durations. */
+ * something the records do not show (a barrier, a host thread).
+ *
+ * Two durations come out of the median: the typical one (the median itself,
+ * for S: the job as its peers run it, where an operation that was luckily
+ * fast takes its usual time too) and the ideal one (never longer than the
+ * record, for the fixes: fixing a worker makes nothing of it slower).  A
+ * signature seen fewer than WI_MIN_PEERS times keeps its own durations. */
 #include <stdlib.h>
 
 #include "wi_internal.h"
@@ -64,6 +68,7 @@ static int per_signature(wi_build *b)
             int64_t med_gap = wi_median_i64(vals, j - i);
             for (size_t q = i; q < j; q++) {
                 wi_node *v = &g->nodes[k[q].node];
+                v->typical = med;
                 v->ideal = v->dur < med ? v->dur : med;
                 v->ideal_gap = v->gap < med_gap ? v->gap : med_gap;
             }
@@ -102,8 +107,11 @@ static int host_compute(wi_build *b)
             if (v->kind != WI_COMPUTE || !b->host_mode[v->rank])
                 continue;
             int64_t cell = w[(size_t)v->rank * S + v->step];
-            if ((double)cell > med)
-                v->ideal = (int64_t)((double)v->dur * med / (double)cell);
+            if (cell <= 0)
+                continue;
+            v->typical = (int64_t)((double)v->dur * med / (double)cell);
+            if (v->typical < v->dur)
+                v->ideal = v->typical;
         }
     }
     free(w);
@@ -114,7 +122,7 @@ static int host_compute(wi_build *b)
 int wi_set_ideal(wi_build *b)
 {
     for (size_t i = 0; i < b->g.n_nodes; i++) {
-        b->g.nodes[i].ideal = b->g.nodes[i].dur;
+        b->g.nodes[i].ideal = b->g.nodes[i].typical = b->g.nodes[i].dur;
         b->g.nodes[i].ideal_gap = b->g.nodes[i].gap;
     }
     if (per_signature(b) || host_compute(b))

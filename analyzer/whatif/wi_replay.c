@@ -7,6 +7,7 @@ int wi_fix_applies(const wi_fix *f, const wi_node *n)
 {
     switch (f ? f->by : WI_FIX_NONE) {
     case WI_FIX_ALL:
+    case WI_FIX_TYPICAL:
         return 1;
     case WI_FIX_WORKER:
         return n->rank == f->value;
@@ -24,6 +25,13 @@ int wi_fix_applies(const wi_fix *f, const wi_node *n)
 static int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;
+}
+
+static int64_t replayed_dur(const wi_fix *f, const wi_node *v)
+{
+    if (!wi_fix_applies(f, v))
+        return v->dur;
+    return f->by == WI_FIX_TYPICAL ? v->typical : v->ideal;
 }
 
 int64_t wi_replay_step(const wi_graph *g, size_t s, const wi_fix *f, wi_times *t)
@@ -57,7 +65,7 @@ int64_t wi_replay_step(const wi_graph *g, size_t s, const wi_fix *f, wi_times *t
                 if (h != GONE)
                     at = max64(at, t->open[h]);
             }
-            int64_t e = at + (wi_fix_applies(f, v) ? v->ideal : v->dur);
+            int64_t e = at + replayed_dur(f, v);
             t->end[n0 + i] = e;
             if (e > last)
                 last = e;

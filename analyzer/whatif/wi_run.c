@@ -65,6 +65,7 @@ void tsa_pipe_free(tsa_pipe_result *r)
     free(r->global_rank);
     free(r->step_actual_ns);
     free(r->step_ideal_ns);
+    free(r->step_typical_ns);
     free(r->saved_worker_ns);
     free(r->saved_stage_ns);
     free(r->saved_dp_ns);

@@ -119,6 +119,29 @@ static void overlapping_fixes(void **state)
     wi_graph_free(&g);
 }
 
+/* One worker, two operations whose peers both take 10: the first was
+ * luckily fast (6), the second slow (14).  Fixing every slow operation gives
+ * 6 + 10 = 16 (a fix keeps the luck); the job as its peers run it takes
+ * 10 + 10 = 20, as long as the record: S is 1, with 4 recoverable. */
+static void typical_keeps_no_luck(void **state)
+{
+    (void)state;
+    wi_graph g = {0};
+    uint32_t a = node(&g, 0, WI_COMPUTE, 0, 6, 6, 6);
+    uint32_t b = node(&g, 0, WI_COMPUTE, 6, 20, 14, 10);
+    g.nodes[a].typical = g.nodes[b].typical = 10;
+    assert_int_equal(wi_graph_add_dep(&g, b, a), 0);
+    done(&g);
+    wi_times t;
+    assert_int_equal(wi_times_alloc(&t, &g), 0);
+    assert_int_equal(replay(&g, WI_FIX_NONE, 0, &t), 20);
+    assert_int_equal(replay(&g, WI_FIX_ALL, 0, &t), 16);
+    assert_int_equal(replay(&g, WI_FIX_TYPICAL, 0, &t), 20);
+    assert_int_equal(t.end[a], 10);
+    wi_times_free(&t);
+    wi_graph_free(&g);
+}
+
 /* A two-stage pipeline step: stage 0 computes (10, ideal 5) and sends;
  * stage 1 posted its receive at 2, gets the data, computes 8.  The send
  * meets its receive (rendezvous), the receive waits for the send.  Stage 1
@@ -205,6 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(collective_waits_for_last),
         cmocka_unit_test(overlapping_fixes),
+        cmocka_unit_test(typical_keeps_no_luck),
         cmocka_unit_test(upstream_wait_is_not_blamed),
         cmocka_unit_test(eager_send_is_not_gated),
         cmocka_unit_test(gaps_and_cycles),
