@@ -1,0 +1,24 @@
+/* The charts of the HTML report (docs/html.md), one function each, all
+ * reading a finished analysis.  Each writes one <figure> with an SVG whose
+ * id is given in the comment (the browser test looks for these). */
+#ifndef TSA_HTML_CHARTS_H
+#define TSA_HTML_CHARTS_H
+
+#include <stdio.h>
+
+#include "model/analysis.h"
+
+/* "budget-waterfall": the budget lines stacked end to end up to wall. */
+void tsa_html_budget(FILE *out, const tsa_analysis *a);
+
+/* "heatmap-step" and "heatmap-idle": rank x step of step time and of the
+ * time each step spent not computing; ranks and steps in bands when many. */
+void tsa_html_heatmaps(FILE *out, const tsa_analysis *a);
+
+/* "kernel-categories": GPU kernel time by category. */
+void tsa_html_kernels(FILE *out, const tsa_analysis *a);
+
+/* "collective-sizes": collective time by operation and message size. */
+void tsa_html_collectives(FILE *out, const tsa_analysis *a);
+
+#endif
