@@ -1,0 +1,85 @@
+#!/bin/sh
+# tscope-report html on generated dumps, generated torch.profiler traces
+# and, where present, the shared corpus of real traces: every chart is
+# there, the waterfall sums to wall exactly, the straggler is the light
+# stripe of "time not computing", and names carrying markup (run id,
+# device, kernel) come out escaped and inert.
+#
+#   test_html.sh TSCOPE_REPORT TSC_GEN_JOB TSC_GEN_KINETO [CORPUS_DIR]
+set -u
+report=$1 gen=$2 genk=$3 corpus=${4:-}
+T=$(mktemp -d "${TMPDIR:-/tmp}/tsc_html_XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/html_checks.sh"
+
+# Dumps: 8 ranks, rank 5 computes 30% longer; markup in the run id and device.
+"$gen" -o "$T/g8" --ranks 8 --steps 20 --straggler 5:0.3 \
+    --run-id '<script>alert(1)</script>' --device '<img src=x onerror=alert(2)>' >/dev/null ||
+    fail "tsc-gen-job"
+"$report" html "$T/g8" -o "$T/g8.html" 2>"$T/err" || { cat "$T/err"; fail "html on dumps"; }
+grep -q "^wrote $T/g8.html\$" "$T/err" || fail "no 'wrote' line"
+has_charts "$T/g8.html"
+no_active_content "$T/g8.html"
+waterfall_sums "$T/g8.html"
+grep -q '<h1>tscope report: run &lt;script&gt;alert(1)&lt;/script&gt;</h1>' "$T/g8.html" ||
+    fail "the run id is not escaped in the title"
+grep -q 'device &lt;img src=x onerror=alert(2)&gt;' "$T/g8.html" || fail "the device is not escaped"
+grep -q 'Time not computing per step: most on rank [0-7] ([0-9.]* ms mean), least on rank 5 ' \
+    "$T/g8.html" || fail "the straggler (rank 5) is not the row that waits least"
+grep -q '<b>straggler-bound</b>: rank 5 ' "$T/g8.html" || fail "the verdict"
+grep -q 'class="id">DIST.STRAGGLER</span>' "$T/g8.html" || fail "the straggler finding"
+# 8 ranks x 18 analysed steps: one cell each, no bands.
+[ "$(sed -n '/id="heatmap-step"/,/<\/svg>/p' "$T/g8.html" | grep -o '</title></rect>' | wc -l)" -eq 144 ] ||
+    fail "the step heatmap does not have 8 x 18 cells"
+grep -q 'bands, to keep' "$T/g8.html" && fail "8 ranks are banded"
+# The same page on stdout, and through report --html.
+"$report" html "$T/g8" -o - >"$T/stdout.html" 2>/dev/null || fail "html -o -"
+cmp -s "$T/g8.html" "$T/stdout.html" || fail "-o - differs from the file"
+"$report" "$T/g8" --html >"$T/rep.html" 2>/dev/null || fail "report --html"
+cmp -s "$T/g8.html" "$T/rep.html" || fail "report --html differs from html -o"
+
+# 200 ranks: rows in bands of 4, said in the chart.
+"$gen" -o "$T/g200" --ranks 200 --steps 8 --events-per-step 16 >/dev/null || fail "tsc-gen-job 200"
+"$report" html "$T/g200" -o "$T/g200.html" 2>/dev/null || fail "html on 200 ranks"
+grep -q 'Each row is the mean of 4 ranks and each column of 1 step (bands' "$T/g200.html" ||
+    fail "200 ranks are not said to be in bands of 4"
+grep -q '>ranks 196-199, step ' "$T/g200.html" || fail "the last band is not ranks 196-199"
+waterfall_sums "$T/g200.html"
+
+# Usage errors.
+"$report" html "$T/g8" 2>/dev/null
+[ $? -eq 2 ] || fail "html without -o"
+"$report" html "$T/nowhere" -o "$T/x.html" 2>/dev/null
+[ $? -eq 2 ] || fail "html on a missing directory"
+[ -e "$T/x.html" ] && fail "a page was written for a missing directory"
+"$report" html --help | grep -q 'tscope-report html DIR -o FILE' || fail "html --help"
+
+# torch.profiler traces, a kernel name carrying a script tag.
+"$genk" "$T/k2" 2 20 5 >/dev/null || fail "tsc-gen-kineto"
+sed -i 's#"cutlass_80_wgrad_gemm_kernel"#"<script>alert(3)</script>wgrad"#' "$T"/k2/*.json
+"$report" html "$T/k2" -o "$T/k2.html" 2>/dev/null || fail "html on traces"
+has_charts "$T/k2.html"
+no_active_content "$T/k2.html"
+waterfall_sums "$T/k2.html"
+grep -q '<td class="name">&lt;script&gt;alert(3)&lt;/script&gt;wgrad</td>' "$T/k2.html" ||
+    fail "the kernel name is not escaped in the kernel table"
+grep -q 'vectorized_elementwise_kernel&lt;4&gt;' "$T/k2.html" || fail "template brackets not escaped"
+
+# Real traces recorded by others (the shared corpus next to the source
+# tree, or TSC_GOLDEN_CORPUS=DIR as for the golden outputs).
+n=0
+[ -d "$corpus" ] || corpus=${TSC_GOLDEN_CORPUS:-}
+if [ -n "$corpus" ] && [ -d "$corpus" ]; then
+    for d in "$corpus"/*/; do
+        name=$(basename "$d")
+        "$report" html "$d" -o "$T/c_$name.html" 2>/dev/null
+        rc=$?
+        [ $rc -le 1 ] || fail "html on $d: exit status $rc"
+        has_charts "$T/c_$name.html"
+        no_active_content "$T/c_$name.html"
+        waterfall_sums "$T/c_$name.html"
+        n=$((n + 1))
+    done
+fi
+echo "ok ($n corpus pages)"
