@@ -42,6 +42,12 @@ if command -v bash >/dev/null 2>&1; then
 fi
 
 tscope=$bin/tscope
+# An ASan build's preload brings the ASan runtime with it, but the launcher
+# puts the preload first in LD_PRELOAD, where ASan wants its runtime: its
+# order check is off (and leak checks, for the uninstrumented shells).
+if [ -n "${TB_ASAN_RUNTIME:-}" ]; then
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
+fi
 # Nothing from the build tree: the installed files only.
 unset TSCOPE_PRELOAD TSCOPE_REPORT TSCOPE_DISABLE CUDA_INJECTION64_PATH
 "$tscope" --help | grep -q 'tscope run' || fail "--help"
@@ -67,11 +73,10 @@ seen=$(LD_PRELOAD="$fake" "$tscope" run --no-report --out "$T/o" --mode light --
 want="$(cd "$lib" && pwd -P)/libtscope_preload.so $fake|$T/o|light"
 [ "$seen" = "$want" ] || fail "child environment '$seen', want '$want'"
 
-# The real job.  An ASan build's preload needs the ASan runtime loaded
-# first; the launcher puts its preload in front, so the order check is off.
+# The real job.  An ASan build's instrumented programs want the ASan
+# runtime preloaded (as the other test-bed tests do).
 if [ -n "${TB_ASAN_RUNTIME:-}" ]; then
     export LD_PRELOAD="$TB_ASAN_RUNTIME"
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 fi
 LD_LIBRARY_PATH="$TB_FAKENCCL_DIR" TSCOPE_RUN_ID=installtb FAKENCCL_TIMEOUT_S=20 \
     "$tscope" run --out "$T/job" -- \
