@@ -15,6 +15,10 @@ void tsa_html_budget(FILE *out, const tsa_analysis *a);
  * time each step spent not computing; ranks and steps in bands when many. */
 void tsa_html_heatmaps(FILE *out, const tsa_analysis *a);
 
+/* "blamed-rank": the blamed rank's time computing per step against the
+ * median rank's. */
+void tsa_html_blame(FILE *out, const tsa_analysis *a);
+
 /* "kernel-categories": GPU kernel time by category. */
 void tsa_html_kernels(FILE *out, const tsa_analysis *a);
 

@@ -21,7 +21,9 @@ static const char page_style[] =
     "svg text{font:11px system-ui,sans-serif;fill:#333}svg .unit{fill:#555}"
     "svg .axis line{stroke:#888}svg .nm{fill:#999;font-style:italic}"
     "rect.good{fill:#2e8b57}rect.loss{fill:#d9822b}rect.neutral{fill:#5b7fa6}"
-    "rect.nm{fill:#ccc}rect.wall{fill:#444}"
+    "rect.nm{fill:#ccc}rect.wall{fill:#444}polyline{stroke-width:2}"
+    "polyline.median{stroke:#5b7fa6}polyline.blamed{stroke:#c0392b}"
+    "text.key.median{fill:#5b7fa6}text.key.blamed{fill:#c0392b}"
     ".finding{border-left:4px solid #999;padding:4px 10px;margin:0 0 12px}"
     ".finding.critical{border-color:#c0392b}.finding.warning{border-color:#e08a00}"
     ".finding .id{font-family:monospace;color:#555}.finding .fix{color:#225}"
@@ -91,6 +93,7 @@ int tsa_report_write_html(FILE *out, const tsa_analysis *a, int color)
     tsa_html_budget(out, a);
     fprintf(out, "<h2>Ranks and steps</h2>\n");
     tsa_html_heatmaps(out, a);
+    tsa_html_blame(out, a);
     fprintf(out, "<h2>GPU kernels and collectives</h2>\n");
     tsa_html_kernels(out, a);
     tsa_html_collectives(out, a);

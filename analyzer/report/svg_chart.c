@@ -35,6 +35,33 @@ double tsa_svg_x(const tsa_svg *s, double v, double max)
     return s->left + (s->right - s->left) * v / max;
 }
 
+double tsa_svg_y(const tsa_svg *s, double v, double max)
+{
+    if (!(max > 0) || !(v > 0))
+        return s->bottom;
+    if (v > max)
+        v = max;
+    return s->bottom - (s->bottom - s->top) * v / max;
+}
+
+void tsa_svg_y_axis(const tsa_svg *s, double max, double scale, const char *unit)
+{
+    FILE *out = s->out;
+    fprintf(out, "<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", s->left,
+            s->top, s->left, s->bottom);
+    for (int i = 0; i <= 5; i++) {
+        double v = max * i / 5;
+        double y = tsa_svg_y(s, v, max);
+        fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+                     "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
+                s->left - 4, y, s->left, y, s->left - 6, y + 4, v * scale);
+    }
+    fprintf(out, "<text class=\"unit\" transform=\"translate(%d %d) rotate(-90)\" "
+                 "text-anchor=\"middle\">", s->left - 44, (s->top + s->bottom) / 2);
+    tsa_html_escape(out, unit);
+    fprintf(out, "</text></g>\n");
+}
+
 double tsa_svg_nice_max(double v)
 {
     if (!(v > 0) || !isfinite(v))

@@ -27,6 +27,13 @@ double tsa_svg_x(const tsa_svg *s, double v, double max);
  * round ticks, labelled in `unit` (value shown = v * scale). */
 void tsa_svg_x_axis(const tsa_svg *s, double max, double scale, const char *unit);
 
+/* y position of v on a linear axis 0..max, 0 at the plot's bottom. */
+double tsa_svg_y(const tsa_svg *s, double v, double max);
+
+/* A vertical axis left of the plot area from 0 to max, five ticks,
+ * labelled in `unit` (value shown = v * scale). */
+void tsa_svg_y_axis(const tsa_svg *s, double max, double scale, const char *unit);
+
 /* A round upper bound for an axis holding v (1, 2, 2.5, 5 x 10^k). */
 double tsa_svg_nice_max(double v);
 
