@@ -19,6 +19,10 @@ void tsa_html_heatmaps(FILE *out, const tsa_analysis *a);
  * median rank's. */
 void tsa_html_blame(FILE *out, const tsa_analysis *a);
 
+/* "memory-over-time": reserved device memory of the ranks with the
+ * highest and the lowest peak. */
+void tsa_html_memory(FILE *out, const tsa_analysis *a);
+
 /* "kernel-categories": GPU kernel time by category. */
 void tsa_html_kernels(FILE *out, const tsa_analysis *a);
 

@@ -24,10 +24,12 @@ static const char page_style[] =
     "rect.nm{fill:#ccc}rect.wall{fill:#444}polyline{stroke-width:2}"
     "polyline.median{stroke:#5b7fa6}polyline.blamed{stroke:#c0392b}"
     "text.key.median{fill:#5b7fa6}text.key.blamed{fill:#c0392b}"
+    "line.cap{stroke:#999;stroke-dasharray:4 3}"
     ".finding{border-left:4px solid #999;padding:4px 10px;margin:0 0 12px}"
     ".finding.critical{border-color:#c0392b}.finding.warning{border-color:#e08a00}"
     ".finding .id{font-family:monospace;color:#555}.finding .fix{color:#225}"
-    "aside{position:sticky;top:8px;align-self:start}"
+    "aside{position:sticky;top:8px;align-self:start}svg{max-width:100%;height:auto}"
+    "@media (max-width:1100px){.layout{display:block}aside{position:static}}"
     "table{border-collapse:collapse;font-size:12px;margin:0 0 28px}caption{text-align:left;"
     "font-weight:600;padding:0 0 4px}td,th{padding:2px 8px;border-bottom:1px solid #ddd;"
     "text-align:right}td.name{text-align:left;font-family:monospace;max-width:480px;"
@@ -97,6 +99,8 @@ int tsa_report_write_html(FILE *out, const tsa_analysis *a, int color)
     fprintf(out, "<h2>GPU kernels and collectives</h2>\n");
     tsa_html_kernels(out, a);
     tsa_html_collectives(out, a);
+    fprintf(out, "<h2>Device memory</h2>\n");
+    tsa_html_memory(out, a);
     fprintf(out, "</main>\n");
     findings(out, a);
     fprintf(out, "</div>\n<footer><p class=\"facts\">tscope-report %s; the text report "

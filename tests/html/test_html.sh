@@ -44,6 +44,17 @@ cmp -s "$T/g8.html" "$T/stdout.html" || fail "-o - differs from the file"
 "$report" "$T/g8" --html >"$T/rep.html" 2>/dev/null || fail "report --html"
 cmp -s "$T/g8.html" "$T/rep.html" || fail "report --html differs from html -o"
 
+grep -q 'No device memory records in this input.' "$T/g8.html" || fail "memory: no records said"
+
+# Device memory: 2 GiB at start, a 256 MiB pool, rank 1 leaks 16 MiB a step.
+"$gen" -o "$T/mem" --ranks 4 --steps 24 --mem-base 2048 --mem-leak 16@1 --mem-churn 64 \
+    --mem-pool 256 --mem-total 81559 --mem-free 80000 >/dev/null || fail "tsc-gen-job mem"
+"$report" html "$T/mem" -o "$T/mem.html" 2>/dev/null || fail "html on the memory job"
+grep -q 'Rank 1 peaks at 2.69 GiB of 78.12 GiB it could hold (3.4%); it grows 16.0 MiB per step.' \
+    "$T/mem.html" || fail "memory: rank 1's peak and growth"
+[ "$(sed -n '/id="memory-over-time"/,/<\/svg>/p' "$T/mem.html" | grep -c '<polyline')" -eq 2 ] ||
+    fail "memory: not two lines (highest and lowest peak)"
+
 # 200 ranks: rows in bands of 4, said in the chart.
 "$gen" -o "$T/g200" --ranks 200 --steps 8 --events-per-step 16 >/dev/null || fail "tsc-gen-job 200"
 "$report" html "$T/g200" -o "$T/g200.html" 2>/dev/null || fail "html on 200 ranks"

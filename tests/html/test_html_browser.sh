@@ -39,7 +39,7 @@ for case in dumps traces; do
     run_browser --dump-dom "file://$page" >"$T/$case.dom" 2>"$T/$case.log" ||
         { tail -5 "$T/$case.log"; fail "$case: chromium did not load the page"; }
     for id in budget-waterfall heatmap-step heatmap-idle blamed-rank kernel-categories \
-              collective-sizes; do
+              collective-sizes memory-over-time; do
         grep -q "<svg id=\"$id\"" "$T/$case.dom" || fail "$case: no svg $id in the DOM"
     done
     grep -q '<aside id="findings">' "$T/$case.dom" || fail "$case: no findings in the DOM"
