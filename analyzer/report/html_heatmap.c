@@ -78,6 +78,10 @@ static int grid_build(const tsa_analysis *a, hm_grid *g)
 static void row_name(const tsa_analysis *a, const hm_grid *g, size_t row, char *buf, size_t cap)
 {
     size_t lo = row * g->rank_band, hi = lo + g->rank_band - 1;
+    if (lo >= a->job->n_ranks) {
+        snprintf(buf, cap, "no rank");
+        return;
+    }
     if (hi >= a->job->n_ranks)
         hi = a->job->n_ranks - 1;
     if (lo == hi)

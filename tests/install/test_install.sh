@@ -58,6 +58,12 @@ unset TSCOPE_PRELOAD TSCOPE_REPORT TSCOPE_DISABLE CUDA_INJECTION64_PATH
 [ $? -eq 7 ] || fail "exit code 7 not passed through"
 "$tscope" run --no-report --out "$T/x" -- sh -c 'kill -TERM $$'
 [ $? -eq 143 ] || fail "death by SIGTERM is not 143"
+# SIGINT to the launcher and the job together, as Ctrl-C sends it to the
+# foreground group (here a group of their own): the launcher stays, passes
+# 130 on and still reports.
+setsid -w "$tscope" run --out "$T/int" -- sh -c 'kill -INT 0; sleep 1; exit 3' 2>"$T/int.err"
+[ $? -eq 130 ] || { cat "$T/int.err"; fail "Ctrl-C: the launcher did not pass 130 on"; }
+grep -q "no dumps in $T/int" "$T/int.err" || fail "Ctrl-C: the launcher did not go on to report"
 "$tscope" run --mode blackbox -- true 2>"$T/err"
 [ $? -eq 2 ] && grep -q 'not implemented' "$T/err" || fail "blackbox mode not refused"
 "$tscope" run --mode fast -- true 2>/dev/null
