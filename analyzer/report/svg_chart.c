@@ -44,24 +44,6 @@ double tsa_svg_y(const tsa_svg *s, double v, double max)
     return s->bottom - (s->bottom - s->top) * v / max;
 }
 
-void tsa_svg_y_axis(const tsa_svg *s, double max, double scale, const char *unit)
-{
-    FILE *out = s->out;
-    fprintf(out, "<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", s->left,
-            s->top, s->left, s->bottom);
-    for (int i = 0; i <= 5; i++) {
-        double v = max * i / 5;
-        double y = tsa_svg_y(s, v, max);
-        fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-                     "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
-                s->left - 4, y, s->left, y, s->left - 6, y + 4, v * scale);
-    }
-    fprintf(out, "<text class=\"unit\" transform=\"translate(%d %d) rotate(-90)\" "
-                 "text-anchor=\"middle\">", s->left - 44, (s->top + s->bottom) / 2);
-    tsa_html_escape(out, unit);
-    fprintf(out, "</text></g>\n");
-}
-
 double tsa_svg_nice_max(double v)
 {
     if (!(v > 0) || !isfinite(v))
@@ -74,22 +56,42 @@ double tsa_svg_nice_max(double v)
     return 10 * p;
 }
 
-void tsa_svg_x_axis(const tsa_svg *s, double max, double scale, const char *unit)
+/* One axis from 0 to max with six ticks; vertical: left of the plot, the
+ * unit turned along it; else under the plot. */
+static void axis(const tsa_svg *s, double max, double scale, const char *unit, int vertical)
 {
     FILE *out = s->out;
     fprintf(out, "<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", s->left,
-            s->bottom, s->right, s->bottom);
+            vertical ? s->top : s->bottom, vertical ? s->left : s->right, s->bottom);
     for (int i = 0; i <= 5; i++) {
         double v = max * i / 5;
-        double x = tsa_svg_x(s, v, max);
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-                     "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.4g</text>\n",
-                x, s->bottom, x, s->bottom + 4, x, s->bottom + 16, v * scale);
+        /* The tick's end on the plot, its other end, and the label's anchor. */
+        double x = vertical ? s->left : tsa_svg_x(s, v, max);
+        double y = vertical ? tsa_svg_y(s, v, max) : s->bottom;
+        double dx = vertical ? -4 : 0, dy = vertical ? 0 : 4;
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%.4g</text>\n",
+                x + dx, y + dy, x, y, vertical ? x - 6 : x, vertical ? y + 4 : y + 16,
+                vertical ? "end" : "middle", v * scale);
     }
-    fprintf(out, "<text class=\"unit\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
-            (s->left + s->right) / 2, s->bottom + 32);
+    if (vertical)
+        fprintf(out, "<text class=\"unit\" transform=\"translate(%d %d) rotate(-90)\" "
+                     "text-anchor=\"middle\">", s->left - 44, (s->top + s->bottom) / 2);
+    else
+        fprintf(out, "<text class=\"unit\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+                (s->left + s->right) / 2, s->bottom + 32);
     tsa_html_escape(out, unit);
     fprintf(out, "</text></g>\n");
+}
+
+void tsa_svg_x_axis(const tsa_svg *s, double max, double scale, const char *unit)
+{
+    axis(s, max, scale, unit, 0);
+}
+
+void tsa_svg_y_axis(const tsa_svg *s, double max, double scale, const char *unit)
+{
+    axis(s, max, scale, unit, 1);
 }
 
 void tsa_svg_ramp(char *buf, size_t cap, double t)
