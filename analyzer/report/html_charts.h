@@ -8,6 +8,10 @@
 
 #include "model/analysis.h"
 
+/* The page's head: policy (no script, no fetch), title (escaped), styles;
+ * the body is open after it (html_report.c). */
+void tsa_html_page_begin(FILE *out, const char *title);
+
 /* "budget-waterfall": the budget lines stacked end to end up to wall. */
 void tsa_html_budget(FILE *out, const tsa_analysis *a);
 

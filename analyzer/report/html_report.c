@@ -82,14 +82,21 @@ static void findings(FILE *out, const tsa_analysis *a)
     fprintf(out, "</aside>\n");
 }
 
+void tsa_html_page_begin(FILE *out, const char *title)
+{
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                 "style-src 'unsafe-inline'\">\n<title>");
+    tsa_html_escape(out, title);
+    fprintf(out, "</title>\n<style>%s</style></head><body>\n", page_style);
+}
+
 int tsa_report_write_html(FILE *out, const tsa_analysis *a, int color)
 {
     (void)color;
-    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-                 "style-src 'unsafe-inline'\">\n<title>tscope report ");
-    tsa_html_escape(out, a->job->run_id);
-    fprintf(out, "</title>\n<style>%s</style></head><body>\n", page_style);
+    char title[256];
+    snprintf(title, sizeof title, "tscope report %s", a->job->run_id ? a->job->run_id : "");
+    tsa_html_page_begin(out, title);
     header(out, a);
     fprintf(out, "<div class=\"layout\"><main>\n<h2>Where the time went</h2>\n");
     tsa_html_budget(out, a);

@@ -55,6 +55,18 @@ grep -q 'Rank 1 peaks at 2.69 GiB of 78.12 GiB it could hold (3.4%); it grows 16
 [ "$(sed -n '/id="memory-over-time"/,/<\/svg>/p' "$T/mem.html" | grep -c '<polyline')" -eq 2 ] ||
     fail "memory: not two lines (highest and lowest peak)"
 
+# Two runs on one page: the budget pairs and every row of the diff, the
+# line that changed most the same as the JSON diff's.
+"$report" diff "$T/g8" "$T/mem" --html >"$T/diff.html" 2>/dev/null || fail "diff --html"
+no_active_content "$T/diff.html"
+grep -q '<svg id="diff-budget"' "$T/diff.html" && grep -q '<table id="diff-rows">' "$T/diff.html" ||
+    fail "diff --html: no budget chart or rows table"
+most=$("$report" diff "$T/g8" "$T/mem" --json 2>/dev/null | sed -n 's/^[[:space:]]*"text":[[:space:]]*"\(.*\)"$/\1/p')
+[ -n "$most" ] && grep -qF "$most" "$T/diff.html" || fail "diff --html: the changed-most line '$most'"
+grep -q 'device &lt;img src=x onerror=alert(2)&gt;' "$T/diff.html" || fail "diff --html: device not escaped"
+[ "$(sed -n '/id="diff-budget"/,/<\/svg>/p' "$T/diff.html" | grep -o '<rect ' | wc -l)" -eq 16 ] ||
+    fail "diff --html: not two bars for each of the 8 budget lines"
+
 # 200 ranks: rows in bands of 4, said in the chart.
 "$gen" -o "$T/g200" --ranks 200 --steps 8 --events-per-step 16 >/dev/null || fail "tsc-gen-job 200"
 "$report" html "$T/g200" -o "$T/g200.html" 2>/dev/null || fail "html on 200 ranks"
