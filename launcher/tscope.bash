@@ -11,7 +11,7 @@ _tscope_report() {
         COMPREPLY=($(compgen -W "$_tscope_report_commands --help --version" -- "$cur")
                    $(compgen -d -- "$cur"))
     elif [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--help --json --color -o --output --run-id" -- "$cur"))
+        COMPREPLY=($(compgen -W "--help --json --html --color -o --output --run-id" -- "$cur"))
     else
         COMPREPLY=($(compgen -d -- "$cur"))
     fi
