@@ -19,6 +19,7 @@ static const command commands[] = {
     {"diff", tsa_cmd_diff, "compare two runs side by side"},
     {"batch", tsa_cmd_batch, "analyze many job directories, one row per job"},
     {"hang", tsa_cmd_hang, "hung job: the stuck collective, missing ranks, desyncs, early exits"},
+    {"html", tsa_cmd_html, "one self-contained HTML page with charts (-o FILE)"},
 };
 
 static void usage(FILE *out)

@@ -29,16 +29,33 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
     need+=(libcjson-dev libcmocka-dev)
 fi
+# The package manager's output goes to a log file, shown only on failure.
+mkdir -p "$BUILD_DIR"
+APT_LOG=$BUILD_DIR/demo-apt.log
 if [ ${#need[@]} -gt 0 ]; then
-    say "installing ${need[*]}"
+    say "installing with apt-get: ${need[*]} (log: $APT_LOG)"
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo=sudo
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "${need[@]}"
+    if ! { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+            $sudo apt-get install -y -q "${need[@]}"; } >"$APT_LOG" 2>&1; then
+        tail -n 20 "$APT_LOG" >&2
+        echo "demo: apt-get failed; the whole log is in $APT_LOG" >&2
+        exit 1
+    fi
 fi
-# The project's own list may name more (other parts' libraries).
+# The project's own list may name more (other parts' libraries); it says
+# what it installs in one line.
 if [ -x scripts/install-deps.sh ]; then
-    scripts/install-deps.sh
+    seen=0
+    [ -f "$APT_LOG" ] && seen=$(wc -l <"$APT_LOG")
+    rc=0
+    scripts/install-deps.sh >>"$APT_LOG" 2>&1 || rc=$?
+    tail -n +"$((seen + 1))" "$APT_LOG" | grep '^tscope: installing' >&2 || true
+    if [ "$rc" -ne 0 ]; then
+        tail -n 20 "$APT_LOG" >&2
+        echo "demo: scripts/install-deps.sh failed; the whole log is in $APT_LOG" >&2
+        exit 1
+    fi
 fi
 
 # 2. Build (only what the demo runs, so an unrelated broken test cannot
@@ -96,5 +113,9 @@ if printf '%s' "$report_out" | grep -qi "not available"; then
 elif [ $rc -gt 1 ]; then
     echo "demo: tscope-report failed with status $rc" >&2
     exit $rc
+else
+    # The same analysis as one page with charts, to open in a browser.
+    "$REPORT" html "$OUT_DIR" -o "$OUT_DIR/report.html" 2>/dev/null &&
+        say "charts: $OUT_DIR/report.html (tscope-report html $OUT_DIR -o FILE)"
 fi
 say "demo finished"

@@ -19,6 +19,7 @@ static void usage(FILE *out)
             "usage: tscope-report diff A B [options]\n"
             "  A, B           job directories (tscope dumps or torch.profiler traces)\n"
             "  --json         machine-readable (docs/views.md)\n"
+            "  --html         one self-contained HTML page on stdout (docs/html.md)\n"
             "  --warmup N     steps to skip at the start of both runs\n"
             "  --peak-tflops X  peak TFLOP/s per GPU for both runs\n"
             "Times are ms per rank-step: a line's total over ranks and analysed steps,\n"
@@ -55,9 +56,10 @@ static void free_run(run *r)
 
 int tsa_cmd_diff(int argc, char **argv)
 {
-    enum { O_JSON = 1000, O_WARMUP, O_PEAK };
+    enum { O_JSON = 1000, O_WARMUP, O_PEAK, O_HTML };
     static const struct option longopts[] = {
         {"json", no_argument, NULL, O_JSON},
+        {"html", no_argument, NULL, O_HTML},
         {"warmup", required_argument, NULL, O_WARMUP},
         {"peak-tflops", required_argument, NULL, O_PEAK},
         {"help", no_argument, NULL, 'h'},
@@ -65,12 +67,13 @@ int tsa_cmd_diff(int argc, char **argv)
     };
     tsa_analysis_options opt;
     tsa_analysis_default_options(&opt);
-    int json = 0, c;
+    int json = 0, html = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case O_JSON: json = 1; break;
+        case O_JSON: json = 1; html = 0; break;
+        case O_HTML: html = 1; json = 0; break;
         case O_WARMUP: {
             long v;
             if (tsa_cli_long(optarg, 0, 1000000, &v)) {
@@ -120,6 +123,8 @@ int tsa_cmd_diff(int argc, char **argv)
     if (tsa_diff_compute(&sa, &sb, &d)) {
         fprintf(stderr, "tscope-report: out of memory\n");
         rc = 2;
+    } else if (html) {
+        tsa_diff_print_html(stdout, &sa, &sb, &d);
     } else if (json) {
         char *s = tsa_diff_json(&sa, &sb, &d);
         if (s) {

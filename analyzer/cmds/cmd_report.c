@@ -169,7 +169,7 @@ int tsa_report_finish(const char *prog, tsa_job *job, const tsa_report_args *ra)
     }
     int rc = 0;
     const tsa_report_format *fmt = &tsa_report_formats[ra->format];
-    if (fmt->write(stdout, a, ra->color)) {
+    if (fmt->write(ra->out ? ra->out : stdout, a, ra->color)) {
         fprintf(stderr, "%s: out of memory writing %s\n", prog, fmt->what);
         rc = 2;
     }

@@ -17,5 +17,6 @@ int tsa_cmd_batch(int argc, char **argv);  /* cmd_batch.c */
 /* `tscope-report batch merge FILE... [--top N]` (cmd_batch passes it on). */
 int tsa_cmd_batch_merge(int argc, char **argv);
 int tsa_cmd_hang(int argc, char **argv);   /* cmd_hang.c */
+int tsa_cmd_html(int argc, char **argv);   /* cmd_html.c */
 
 #endif

@@ -5,6 +5,8 @@
 #ifndef TSA_REPORT_CLI_H
 #define TSA_REPORT_CLI_H
 
+#include <stdio.h>
+
 #include "model/analysis.h"
 #include "load/job_load.h"
 
@@ -16,6 +18,7 @@ typedef struct tsa_report_args {
     const char *dir;          /* the job directory (borrowed from argv) */
     /* Who runs the per-rank stages (rank_stages.h); NULL: this process. */
     const struct tsa_rank_runner *runner;
+    FILE *out;                /* where the report goes; NULL: stdout */
 } tsa_report_args;
 
 /* prog names the tool in messages.  Returns -1 when the report should run,

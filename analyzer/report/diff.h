@@ -61,6 +61,9 @@ typedef struct tsa_diff {
 int tsa_diff_compute(const tsa_diff_side *a, const tsa_diff_side *b, tsa_diff *out);
 void tsa_diff_print_text(FILE *out, const tsa_diff_side *a, const tsa_diff_side *b,
                          const tsa_diff *d);
+/* One self-contained HTML page (html_diff.c, docs/html.md). */
+void tsa_diff_print_html(FILE *out, const tsa_diff_side *a, const tsa_diff_side *b,
+                         const tsa_diff *d);
 /* malloc'd JSON text (docs/views.md), NULL out of memory. */
 char *tsa_diff_json(const tsa_diff_side *a, const tsa_diff_side *b, const tsa_diff *d);
 void tsa_diff_free(tsa_diff *d);

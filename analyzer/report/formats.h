@@ -15,7 +15,8 @@
 
 #define TSA_REPORT_FORMATS(X)                                               \
     X(text, "the text report", "the terminal report (default)")             \
-    X(json, "JSON", "machine-readable report (docs/report.md)")
+    X(json, "JSON", "machine-readable report (docs/report.md)")                 \
+    X(html, "HTML", "one self-contained HTML page with charts (docs/html.md)")
 
 #define TSA_REPORT_FORMAT_DECL(name, what, help) \
     int tsa_report_write_##name(FILE *out, const tsa_analysis *a, int color);

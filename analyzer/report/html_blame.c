@@ -1,0 +1,133 @@
+/* The blamed rank against the median rank, step by step (html_charts.h):
+ * the work (time computing) of the rank the verdict or the straggler
+ * figure names, and the median over all ranks of the same step.  A
+ * persistent straggler is a line above the median all along; an
+ * intermittent one rises in bursts. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "html_charts.h"
+#include "html_escape.h"
+#include "svg_chart.h"
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The rank to show: the verdict's, else the named straggler; -1 none. */
+static long blamed_index(const tsa_analysis *a)
+{
+    int32_t rank = a->verdict_rank;
+    if (rank < 0 && a->have_xrank && a->xrank.straggler)
+        rank = a->xrank.straggler->rank;
+    for (size_t i = 0; rank >= 0 && i < a->job->n_ranks; i++)
+        if (a->job->ranks[i].rank == rank)
+            return (long)i;
+    return -1;
+}
+
+/* Index of rank r's k-th analysed step, or -1. */
+static long analysed_step(const tsa_rank *r, size_t k)
+{
+    size_t i = 0;
+    while (i < r->n_steps && r->steps[i].warmup)
+        i++;
+    return i + k < r->n_steps ? (long)(i + k) : -1;
+}
+
+static void polyline(FILE *out, const tsa_svg *s, const double *ms, size_t n, double max,
+                     const char *cls)
+{
+    fprintf(out, "<polyline class=\"%s\" fill=\"none\" points=\"", cls);
+    for (size_t k = 0; k < n; k++) {
+        if (ms[k] < 0)
+            continue;
+        double x = n > 1 ? s->left + (double)(s->right - s->left) * (double)k / (double)(n - 1)
+                         : (s->left + s->right) / 2.0;
+        fprintf(out, "%.1f,%.1f ", x, tsa_svg_y(s, ms[k], max));
+    }
+    fprintf(out, "\"/>\n");
+}
+
+void tsa_html_blame(FILE *out, const tsa_analysis *a)
+{
+    const tsa_job *job = a->job;
+    long bi = blamed_index(a);
+    size_t n = a->steps, nr = job->n_ranks;
+    double *mine = calloc(n ? n : 1, sizeof *mine), *median = calloc(n ? n : 1, sizeof *median);
+    int64_t *col = calloc(nr ? nr : 1, sizeof *col);
+    if (!mine || !median || !col)
+        goto done;
+    double max = 0, sum_mine = 0, sum_med = 0;
+    size_t both = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < nr; i++) {
+            long si = analysed_step(&job->ranks[i], k);
+            if (si >= 0)
+                col[m++] = job->ranks[i].steps[si].compute_ns;
+        }
+        median[k] = -1;
+        if (m) {
+            qsort(col, m, sizeof *col, cmp_i64);
+            median[k] = (double)col[m / 2] / 1e6;
+        }
+        mine[k] = -1;
+        long si = bi >= 0 ? analysed_step(&job->ranks[bi], k) : -1;
+        if (si >= 0)
+            mine[k] = (double)job->ranks[bi].steps[si].compute_ns / 1e6;
+        if (mine[k] > max)
+            max = mine[k];
+        if (median[k] > max)
+            max = median[k];
+        if (mine[k] >= 0 && median[k] > 0) {
+            sum_mine += mine[k];
+            sum_med += median[k];
+            both++;
+        }
+    }
+    char title[96], reading[256];
+    if (bi >= 0) {
+        snprintf(title, sizeof title, "Rank %d against the median rank: time computing per step (ms)",
+                 job->ranks[bi].rank);
+        if (both && sum_med > 0)
+            snprintf(reading, sizeof reading, "Rank %d computes %+.1f%% against the median rank "
+                     "over %zu steps; a line above the median all along is a persistent "
+                     "straggler, bursts an intermittent one.", job->ranks[bi].rank,
+                     100 * (sum_mine / sum_med - 1), both);
+        else
+            snprintf(reading, sizeof reading, "Rank %d has no analysed steps to compare.",
+                     job->ranks[bi].rank);
+    } else {
+        snprintf(title, sizeof title, "Median rank: time computing per step (ms)");
+        snprintf(reading, sizeof reading, "No rank is blamed: the median rank alone.");
+    }
+    tsa_svg s;
+    tsa_svg_begin(&s, out, "blamed-rank", title, reading, 760, 300, 80, 20, 130, 50);
+    double ymax = tsa_svg_nice_max(max);
+    tsa_svg_y_axis(&s, ymax, 1, "ms per step");
+    polyline(out, &s, median, n, ymax, "median");
+    if (bi >= 0)
+        polyline(out, &s, mine, n, ymax, "blamed");
+    fprintf(out, "<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+                 "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>"
+                 "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%zu</text>"
+                 "<text class=\"unit\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step</text></g>\n",
+            s.left, s.bottom, s.right, s.bottom, s.left, s.bottom + 16, a->warmup, s.right,
+            s.bottom + 16, (size_t)a->warmup + (n ? n - 1 : 0), (s.left + s.right) / 2,
+            s.bottom + 34);
+    fprintf(out, "<text class=\"key median\" x=\"%d\" y=\"%d\">median rank</text>", s.right + 8,
+            s.top + 12);
+    if (bi >= 0)
+        fprintf(out, "<text class=\"key blamed\" x=\"%d\" y=\"%d\">rank %d</text>", s.right + 8,
+                s.top + 28, job->ranks[bi].rank);
+    fprintf(out, "\n");
+    tsa_svg_end(&s);
+done:
+    free(mine);
+    free(median);
+    free(col);
+}
