@@ -80,6 +80,7 @@ static double f_recv(const cm_rank *m) { return m->recv_step_ns; }
  * comparison.  `extra` is the rank's extra work per step. */
 typedef struct candidate {
     double explained, own, peers;
+    const char *metric;         /* what own and peers measure */
     char evidence[TSA_CAUSE_TEXT];
 } candidate;
 
@@ -112,6 +113,7 @@ static void device(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t n
     int at = 0;
     if (matched && rel_above(own_ns, peer_ns)) {
         out->explained = (own_ns - peer_ns) / steps;
+        out->metric = "compute_kernel_ns_per_step";
         out->own = own_ns / steps;
         out->peers = peer_ns / steps;
         at = snprintf(out->evidence, sizeof out->evidence,
@@ -122,6 +124,7 @@ static void device(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t n
     } else if (!m->kernels && !isnan(clk) && !isnan(peer_clk) &&
                clk < peer_clk * (1 - TSA_TH_CAUSE_REL)) {
         /* No kernel records: the clock alone, as if the work were GPU-bound. */
+        out->metric = "sm_clock_mhz";
         out->own = clk;
         out->peers = peer_clk;
         out->explained = -1;   /* set by the caller from the clock ratio */
@@ -145,6 +148,7 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     double pk = median_of(c, peers, np, f_kernels), pb = median_of(c, peers, np, f_busy);
     double pbytes = median_of(c, peers, np, f_bytes);
     if (m->kernels && rel_above(m->kernels_step, pk) && pk > 0) {
+        out->metric = "kernels_per_step";
         out->own = m->kernels_step;
         out->peers = pk;
         out->explained = (m->kernels_step - pk) * (pb / pk);
@@ -165,6 +169,7 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     if (!m->kernels && rel_above(cpu, pcpu) && pcpu > 0 &&
         cpu - pcpu >= TSA_TH_CAUSE_REL * pstep) {
         double pace = pstep > pcpu ? pstep / pcpu : 1;
+        out->metric = "main_thread_cpu_ns_per_step";
         out->own = cpu;
         out->peers = pcpu;
         out->explained = (cpu - pcpu) * pace;
@@ -204,6 +209,7 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
         double gap = m->gap_median_ns;
         if (!rel_above(gap, pgap) || gap - pgap < 1000)
             return;
+        out->metric = "kernel_gap_ns";
         out->own = gap;
         out->peers = pgap;
         out->explained = (gap - pgap) * m->kernels_step;
@@ -225,6 +231,7 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     if (!stray_busy && !crowded && !limited)
         return;
     out->explained = extra - (work_ns > 0 ? work_ns : 0);
+    out->metric = stray_busy ? "other_threads_cpus" : crowded ? "runnable_threads" : "cpu_limit";
     out->own = stray_busy ? stray : crowded ? run : lim;
     out->peers = stray_busy ? pstray : crowded ? prun : plim;
     snprintf(out->evidence, sizeof out->evidence, "CPU contention: %s", cpu);
@@ -235,6 +242,7 @@ static void arrival(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t 
     double pr = median_of(c, peers, np, f_recv);
     if (!m->n_recv_peers || !rel_above(m->recv_step_ns, pr))
         return;
+    out->metric = "recv_ns_per_step";
     out->own = m->recv_step_ns;
     out->peers = pr;
     out->explained = m->recv_step_ns - pr;
@@ -245,11 +253,6 @@ static void arrival(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t 
         at += snprintf(out->evidence + at, sizeof out->evidence - (size_t)at, "%s rank %d (%.3f ms)",
                        i ? "," : "", m->recv_peer[i], m->recv_peer_ns[i] / 1e6);
 }
-
-static const char *const metrics[TSA_CAUSE_KINDS] = {
-    "compute_kernel_ns_per_step", "kernels_per_step", "kernel_gap_ns", "recv_ns_per_step"};
-static const char *const metrics_cpu[TSA_CAUSE_KINDS] = {
-    "sm_clock_mhz", "main_thread_cpu_ns_per_step", "contention", "recv_ns_per_step"};
 
 static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_block *b)
 {
@@ -300,7 +303,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
         cs->kind = (tsa_cause_kind)k;
         cs->explained_ns = (int64_t)llround(cd->explained);
         cs->share = extra > 0 ? fmin(1, cd->explained / extra) : 1;
-        cs->metric = m->kernels ? metrics[k] : metrics_cpu[k];
+        cs->metric = cd->metric;
         cs->own = cd->own;
         cs->peers = cd->peers;
         memcpy(cs->evidence, cd->evidence, sizeof cs->evidence);

@@ -2,7 +2,7 @@
  * cross-rank pass blames, and for a slow host, the causes the records
  * support, ranked by how much of its extra step time each explains, each
  * with the comparison against its peers (types only).  docs/findings.md
- * defines the rules (CAUSE.*), docs/report.md the output. */
+ * ("Causes") defines the rules, docs/report.md the output. */
 #ifndef TSA_CAUSE_H
 #define TSA_CAUSE_H
 
