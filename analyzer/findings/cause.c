@@ -68,6 +68,7 @@ static double median_of(cause_ctx *c, const size_t *idx, size_t n, figure_fn f)
 static double f_kernels(const cm_rank *m) { return m->kernels ? m->kernels_step : NAN; }
 static double f_busy(const cm_rank *m) { return m->kernels ? m->busy_step_ns : NAN; }
 static double f_gap(const cm_rank *m) { return m->kernels > 1 ? m->gap_median_ns : NAN; }
+static double f_idle(const cm_rank *m) { return m->kernels > 1 ? m->idle_step_ns : NAN; }
 static double f_bytes(const cm_rank *m) { return m->bytes_step; }
 static double f_main_cpu(const cm_rank *m) { return m->main_cpu_step_ns >= 0 ? m->main_cpu_step_ns : NAN; }
 static double f_stray(const cm_rank *m) { return m->cpu.have ? m->stray_cpus : NAN; }
@@ -198,25 +199,29 @@ static void host_cpu_words(cause_ctx *c, const cm_rank *m, const size_t *peers, 
                  cpu / 1e6, pcpu / 1e6);
 }
 
-static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np, double extra,
-                 double work_ns, candidate *out)
+static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
+                 const tsa_cause_block *b, double work_ns, candidate *out)
 {
     char cpu[200] = "";
     host_cpu_words(c, m, peers, np, cpu, sizeof cpu);
-    double pgap = median_of(c, peers, np, f_gap);
+    double pgap = median_of(c, peers, np, f_gap), pidle = median_of(c, peers, np, f_idle);
     if (m->kernels > 1) {
-        /* The same kernels with the device idle longer between them. */
-        double gap = m->gap_median_ns;
-        if (!rel_above(gap, pgap) || gap - pgap < 1000)
+        /* The same kernels with the device idle longer between them: all
+         * the idle time between its kernels (not the median gap, which a
+         * few long stalls of a preempted thread would not move), leaving
+         * out the gaps where it waited in an NCCL call. */
+        double idle = m->idle_step_ns;
+        if (!rel_above(idle, pidle) || idle - pidle < TSA_TH_CAUSE_REL * (double)b->peer_step_ns)
             return;
-        out->metric = "kernel_gap_ns";
-        out->own = gap;
-        out->peers = pgap;
-        out->explained = (gap - pgap) * m->kernels_step;
+        out->metric = "kernel_idle_ns_per_step";
+        out->own = idle;
+        out->peers = pidle;
+        out->explained = idle - pidle;
         snprintf(out->evidence, sizeof out->evidence,
-                 "the device idles %.1f us between kernels (median) vs %.1f us on its peers, "
-                 "%.1f kernels per step%s%s",
-                 gap / 1e3, pgap / 1e3, m->kernels_step, cpu[0] ? "; " : "", cpu);
+                 "the device idles %.3f ms per step between its kernels vs %.3f ms on its peers "
+                 "(median gap %.1f vs %.1f us, %.1f kernels per step)%s%s",
+                 idle / 1e6, pidle / 1e6, m->gap_median_ns / 1e3, pgap / 1e3, m->kernels_step,
+                 cpu[0] ? "; " : "", cpu);
         return;
     }
     if (!m->cpu.have)
@@ -230,7 +235,7 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     int limited = !isnan(lim) && !isnan(plim) && lim < plim;
     if (!stray_busy && !crowded && !limited)
         return;
-    out->explained = extra - (work_ns > 0 ? work_ns : 0);
+    out->explained = (double)b->extra_ns - (work_ns > 0 ? work_ns : 0);
     out->metric = stray_busy ? "other_threads_cpus" : crowded ? "runnable_threads" : "cpu_limit";
     out->own = stray_busy ? stray : crowded ? run : lim;
     out->peers = stray_busy ? pstray : crowded ? prun : plim;
@@ -292,7 +297,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
         cand[TSA_CAUSE_DEVICE].explained =
             f_step(c->a, i) * (1 - cand[TSA_CAUSE_DEVICE].own / cand[TSA_CAUSE_DEVICE].peers);
     work(c, m, peers, np, b, &cand[TSA_CAUSE_WORK]);
-    host(c, m, peers, np, extra, cand[TSA_CAUSE_WORK].explained, &cand[TSA_CAUSE_HOST]);
+    host(c, m, peers, np, b, cand[TSA_CAUSE_WORK].explained, &cand[TSA_CAUSE_HOST]);
     arrival(c, m, peers, np, &cand[TSA_CAUSE_ARRIVAL]);
     checked_words(c, m, np, b);
     for (int k = 0; k < TSA_CAUSE_KINDS; k++) {

@@ -54,8 +54,8 @@ static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double
         free(gaps);
         return -1;
     }
-    size_t j = 0, ng = 0;
-    int64_t busy = 0, reach = INT64_MIN;
+    size_t j = 0, ng = 0, op = 0;
+    int64_t busy = 0, reach = INT64_MIN, idle = 0;
     for (size_t k = 0; k < r->n_kernels; k++) {
         const tsa_kernel *kr = &r->kernels[k];
         if (!is_compute(kr) || kr->start_ns < w0 || kr->start_ns >= w1)
@@ -63,9 +63,16 @@ static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double
         int64_t d = kr->end_ns > kr->start_ns ? kr->end_ns - kr->start_ns : 0;
         v[j++] = (sig_dur){signature(r, kr), d};
         busy += d;
-        /* kernels are sorted by start: the gap is from the furthest end so far */
-        if (reach != INT64_MIN)
-            gaps[ng++] = kr->start_ns > reach ? kr->start_ns - reach : 0;
+        /* kernels are sorted by start: the gap is from the furthest end so
+         * far; NCCL calls too, so one pointer finds a call inside it */
+        if (reach != INT64_MIN) {
+            int64_t g = kr->start_ns > reach ? kr->start_ns - reach : 0;
+            gaps[ng++] = g;
+            while (op < r->n_nccl && r->nccl[op].start_ns < reach)
+                op++;
+            if (g > 0 && !(op < r->n_nccl && r->nccl[op].start_ns < kr->start_ns))
+                idle += g;
+        }
         if (kr->end_ns > reach)
             reach = kr->end_ns;
     }
@@ -91,6 +98,7 @@ static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double
     m->kernels_step = (double)n / steps;
     m->busy_step_ns = (double)busy / steps;
     m->gap_median_ns = ng ? (double)xr_median_i64(gaps, ng) : 0;
+    m->idle_step_ns = (double)idle / steps;
     free(v);
     free(gaps);
     return 0;

@@ -28,6 +28,8 @@ typedef struct cm_rank {
     double busy_step_ns;        /* their summed duration per step */
     double bytes_step;          /* copied and communicated bytes per step */
     double gap_median_ns;       /* median idle gap between consecutive compute kernels */
+    double idle_step_ns;        /* those gaps summed per step, leaving out the gaps
+                                 * an NCCL call starts in (waits for other ranks) */
     tsa_cpu_window cpu;
     double main_cpu_step_ns;    /* the main thread's CPU time per step, -1 unknown */
     double stray_cpus;          /* CPUs used by threads other than main, NCCL, tscope */
