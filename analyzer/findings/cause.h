@@ -11,6 +11,10 @@
 /* ... and its own figure differs from its peers' by at least this much
  * (relative), so run-to-run noise on a quiet rank names nothing. */
 #define TSA_TH_CAUSE_REL 0.03
+/* Without GPU records, more main-thread CPU is work only on a rank whose
+ * main thread is on the CPU for at least this share of its step (a
+ * sleeping rank's few CPU ticks are sampling noise, not its work). */
+#define TSA_TH_CAUSE_CPU_BOUND 0.1
 /* Peers measured per blamed rank, spread over the rank order: the medians
  * settle long before, and a 1,000-rank job should not read every rank. */
 #define TSA_CAUSE_PEERS_MAX 16
