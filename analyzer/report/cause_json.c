@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 
 #include "cause_render.h"
+#include "reader/utf8_clean.h"
 #include "util/json_int.h"
 
 static cJSON *cause_json(const tsa_cause *c)
@@ -28,10 +29,7 @@ void tsa_cause_add_json(void *cjson_root, const tsa_cause_result *r)
             cJSON_AddNumberToObject(o, "rank", b->rank);
         else
             cJSON_AddNullToObject(o, "rank");
-        if (b->host)
-            cJSON_AddStringToObject(o, "host", b->host);
-        else
-            cJSON_AddNullToObject(o, "host");
+        tsr_json_add_text(o, "host", b->host);   /* from a dump: may not be UTF-8 */
         cJSON_AddStringToObject(o, "blamed_as", b->blamed_as);
         tsa_json_add_i64(o, "step_ns", b->step_ns);
         tsa_json_add_i64(o, "peer_step_ns", b->peer_step_ns);
