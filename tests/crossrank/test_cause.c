@@ -1,7 +1,8 @@
 /* The cause pass on synthetic jobs whose truth is known: one rank's extra
  * work per step is made of longer kernels (device), more kernels (work),
  * wider gaps between the same kernels (host) or idle time no record
- * explains (unknown); a balanced job gets no cause block. */
+ * explains (unknown); a slow host gets one block; a balanced job gets no
+ * cause block. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,29 +52,37 @@ static void add_kernels(tsa_rank *r, fill how, int slow, int64_t base)
     }
 }
 
-static tsa_analysis *run(fill how, double slowdown, tsa_job **job_out)
+/* n_ranks ranks, ranks_per_host a host; the ranks whose slowdown is
+ * non-zero get the slow fill. */
+static tsa_analysis *run_sd(fill how, int n_ranks, int ranks_per_host, const double *sd,
+                            tsa_job **job_out)
 {
     synth_params p;
     synth_defaults(&p);
-    p.n_ranks = 4;
-    p.ranks_per_host = 4;
+    p.n_ranks = n_ranks;
+    p.ranks_per_host = ranks_per_host;
     p.per_step = 2;
     p.n_steps = 40;
     p.jitter = 0.005;
     p.with_steps = 1;
     p.seed = 7;
-    double sd[4] = {0};
-    sd[SLOW_RANK] = slowdown;
     p.slowdown = sd;
     tsa_job *job = synth_job(&p, NULL);
     assert_non_null(job);
     int64_t base = p.work_ns / p.per_step;
     for (size_t i = 0; i < job->n_ranks; i++)
-        add_kernels(&job->ranks[i], how, job->ranks[i].rank == SLOW_RANK && slowdown > 0, base);
+        add_kernels(&job->ranks[i], how, sd[job->ranks[i].rank] > 0, base);
     tsa_analysis *a = tsa_analyze(job, NULL);
     assert_non_null(a);
     *job_out = job;
     return a;
+}
+
+static tsa_analysis *run(fill how, double slowdown, tsa_job **job_out)
+{
+    double sd[4] = {0};
+    sd[SLOW_RANK] = slowdown;
+    return run_sd(how, 4, 4, sd, job_out);
 }
 
 static const tsa_cause_block *slow_block(const tsa_analysis *a)
@@ -154,6 +163,26 @@ static void test_unknown(void **state)
     done(a, job);
 }
 
+/* Both ranks of one host (of four) run longer kernels: one host block,
+ * compared with the six ranks of the other hosts. */
+static void test_slow_host(void **state)
+{
+    (void)state;
+    double sd[8] = {0, 0, 0, 0, 0.3, 0.3, 0, 0};
+    tsa_job *job;
+    tsa_analysis *a = run_sd(FILL_DEVICE, 8, 2, sd, &job);
+    assert_non_null(a->xrank.slow_host);
+    assert_int_equal(a->cause.n_blocks, 1);
+    const tsa_cause_block *b = &a->cause.blocks[0];
+    assert_int_equal(b->rank, -1);
+    assert_string_equal(b->host, a->xrank.slow_host);
+    assert_string_equal(b->blamed_as, "slow host");
+    assert_int_equal(b->peers, 6);
+    assert_true(b->n_causes >= 1);
+    assert_int_equal(b->causes[0].kind, TSA_CAUSE_DEVICE);
+    done(a, job);
+}
+
 static void test_balanced(void **state)
 {
     (void)state;
@@ -171,6 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device), cmocka_unit_test(test_work),
         cmocka_unit_test(test_host), cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_slow_host),
         cmocka_unit_test(test_balanced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
