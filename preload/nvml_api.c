@@ -31,10 +31,17 @@ struct tsc_nvml {
     nvml_ret (*util)(nvml_dev, nvml_util *);
     nvml_ret (*memory)(nvml_dev, nvml_memory *);
     nvml_ret (*ecc)(nvml_dev, int, int, unsigned long long *);
+    nvml_ret (*pcie[5])(nvml_dev, unsigned *);   /* in the order of pcie_syms */
     nvml_dev dev;
 };
 
 #define RESOLVE(n, field, sym) (*(void **)&(n)->field = dlsym((n)->lib, sym))
+
+/* The PCIe link's entry points, metric by metric (TSC_GPU_PCIE_GEN + i). */
+static const char *const pcie_syms[5] = {
+    "nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkGeneration",
+    "nvmlDeviceGetCurrPcieLinkWidth", "nvmlDeviceGetMaxPcieLinkWidth",
+    "nvmlDeviceGetPcieReplayCounter"};
 
 tsc_nvml *tsc_nvml_open(const char *lib, char *why, size_t cap)
 {
@@ -76,6 +83,8 @@ tsc_nvml *tsc_nvml_open(const char *lib, char *why, size_t cap)
     RESOLVE(n, util, "nvmlDeviceGetUtilizationRates");
     RESOLVE(n, memory, "nvmlDeviceGetMemoryInfo");
     RESOLVE(n, ecc, "nvmlDeviceGetTotalEccErrors");
+    for (int i = 0; i < 5; i++)
+        RESOLVE(n, pcie[i], pcie_syms[i]);
     nvml_ret rc = n->init();
     if (rc != NVML_OK) {
         snprintf(why, cap, "nvmlInit_v2 failed (%d)", rc);
@@ -175,6 +184,9 @@ void tsc_nvml_sample(const tsc_nvml *n, tsc_gpu_sample *s)
         put(s, TSC_GPU_MEM_USED_BYTES, mem.used);
     if (n->ecc && n->ecc(n->dev, NVML_ERR_UNCORRECTED, NVML_ECC_VOLATILE, &ull) == NVML_OK)
         put(s, TSC_GPU_ECC_UNCORRECTED, ull);
+    for (int i = 0; i < 5; i++)
+        if (n->pcie[i] && n->pcie[i](n->dev, &u) == NVML_OK)
+            put(s, TSC_GPU_PCIE_GEN + i, u);
 }
 
 void tsc_nvml_close(tsc_nvml *n)

@@ -63,7 +63,7 @@ for case in $cases; do
         out=$work/$case.$t
         mkdir -p "$out/rdzv"
         case $case in
-        gpu-device) FAKE_NVML_THROTTLE_RANK=$slow gpu_job "$out" --slow-rank $slow --kernel-factor 1.3 ;;
+        gpu-device) FAKE_NVML_THROTTLE_RANK=$slow FAKE_NVML_PCIE_RANK=$slow gpu_job "$out" --slow-rank $slow --kernel-factor 1.3 ;;
         gpu-work) gpu_job "$out" --slow-rank $slow --extra-launches 18 ;;
         gpu-host) gpu_job "$out" --slow-rank $slow --launch-gap-us 400 ;;
         gpu-unknown) gpu_job "$out" --slow-rank $slow --idle-us 6000 ;;

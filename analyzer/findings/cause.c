@@ -138,9 +138,20 @@ static void device(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t n
         at += snprintf(out->evidence + at, sizeof out->evidence - (size_t)at,
                        "; SM clock %.0f vs %.0f MHz", clk, peer_clk);
     if (m->gpu.have && m->gpu.reasons && at > 0 && (size_t)at < sizeof out->evidence)
-        snprintf(out->evidence + at, sizeof out->evidence - (size_t)at,
-                 "; held down by %s for %.0f%% of the window", tsa_throttle_cause(m->gpu.reasons),
-                 100 * m->gpu.throttled_share);
+        at += snprintf(out->evidence + at, sizeof out->evidence - (size_t)at,
+                       "; held down by %s for %.0f%% of the window",
+                       tsa_throttle_cause(m->gpu.reasons), 100 * m->gpu.throttled_share);
+    /* A narrower PCIe link than the slot allows (the generation alone also
+     * drops at idle), and link-level retries. */
+    const tsa_gpu_window *g = &m->gpu;
+    if (g->have && g->pcie_width && g->pcie_width < g->pcie_width_max && at > 0 &&
+        (size_t)at < sizeof out->evidence)
+        at += snprintf(out->evidence + at, sizeof out->evidence - (size_t)at,
+                       "; PCIe link down-trained to gen %u x%u of gen %u x%u", g->pcie_gen,
+                       g->pcie_width, g->pcie_gen_max, g->pcie_width_max);
+    if (g->have && g->pcie_replays_new && at > 0 && (size_t)at < sizeof out->evidence)
+        snprintf(out->evidence + at, sizeof out->evidence - (size_t)at, "; %llu PCIe replays",
+                 (unsigned long long)g->pcie_replays_new);
 }
 
 static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,

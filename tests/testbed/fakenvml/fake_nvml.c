@@ -5,6 +5,10 @@
  *                               slowdown (clock-event reasons 0x60), SM
  *                               clock 1100 MHz and 92 C; others 1980 MHz,
  *                               no reasons, 60 C.
+ *   FAKE_NVML_PCIE_RANK=R       the process with RANK=R has a down-trained
+ *                               PCIe link: gen 3 x8 of gen 4 x16, its replay
+ *                               counter growing by 7 a call; others gen 4
+ *                               x16, no replays.
  *   FAKE_NVML_FAIL_INIT=1       nvmlInit_v2 fails.
  * Two devices named "Fake GPU", maximum SM clock 1980 MHz, 1 GiB used,
  * power 300 W (450 W when throttled).  nvmlDeviceGetTotalEccErrors is
@@ -20,11 +24,15 @@ typedef struct { unsigned long long total, free, used; } fake_memory;
 
 static int g_devices[2];
 
-static int throttled(void)
+/* Is this process the rank the variable names? */
+static int named_rank(const char *var)
 {
-    const char *t = getenv("FAKE_NVML_THROTTLE_RANK"), *r = getenv("RANK");
+    const char *t = getenv(var), *r = getenv("RANK");
     return t && r && *t && atoi(t) == atoi(r);
 }
+
+static int throttled(void) { return named_rank("FAKE_NVML_THROTTLE_RANK"); }
+static int down_trained(void) { return named_rank("FAKE_NVML_PCIE_RANK"); }
 
 static int valid(void *dev) { return dev == &g_devices[0] || dev == &g_devices[1]; }
 
@@ -114,5 +122,48 @@ API int nvmlDeviceGetMemoryInfo(void *dev, fake_memory *m)
     m->total = 80ull << 30;
     m->used = 1ull << 30;
     m->free = m->total - m->used;
+    return 0;
+}
+
+API int nvmlDeviceGetCurrPcieLinkGeneration(void *dev, unsigned *g)
+{
+    if (!valid(dev))
+        return 2;
+    *g = down_trained() ? 3 : 4;
+    return 0;
+}
+
+API int nvmlDeviceGetMaxPcieLinkGeneration(void *dev, unsigned *g)
+{
+    if (!valid(dev))
+        return 2;
+    *g = 4;
+    return 0;
+}
+
+API int nvmlDeviceGetCurrPcieLinkWidth(void *dev, unsigned *w)
+{
+    if (!valid(dev))
+        return 2;
+    *w = down_trained() ? 8 : 16;
+    return 0;
+}
+
+API int nvmlDeviceGetMaxPcieLinkWidth(void *dev, unsigned *w)
+{
+    if (!valid(dev))
+        return 2;
+    *w = 16;
+    return 0;
+}
+
+API int nvmlDeviceGetPcieReplayCounter(void *dev, unsigned *n)
+{
+    static unsigned replays;
+    if (!valid(dev))
+        return 2;
+    if (down_trained())
+        replays += 7;
+    *n = replays;
     return 0;
 }
