@@ -178,7 +178,7 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
      * CPU millisecond of every rank alike). */
     double pcpu = median_of(c, peers, np, f_main_cpu), cpu = f_main_cpu(m);
     double pstep = (double)b->peer_step_ns, extra = (double)b->extra_ns;
-    if (!m->kernels && rel_above(cpu, pcpu) && pcpu > 0 &&
+    if (!m->kernels && !isnan(cpu) && pcpu > 0 && cpu > pcpu * (1 + TSA_TH_CAUSE_CPU_REL) &&
         cpu - pcpu >= TSA_TH_CAUSE_REL * pstep &&
         cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns) {
         double pace = pstep > pcpu ? pstep / pcpu : 1;

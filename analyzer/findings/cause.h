@@ -15,6 +15,10 @@
  * main thread is on the CPU for at least this share of its step (a
  * sleeping rank's few CPU ticks are sampling noise, not its work). */
 #define TSA_TH_CAUSE_CPU_BOUND 0.1
+/* ... and its main thread's CPU per step must exceed its peers' by this
+ * much: a figure read in 10 ms ticks every 100 ms, which also holds the
+ * CPU its NCCL calls take, differs by up to ~10% between equal ranks. */
+#define TSA_TH_CAUSE_CPU_REL 0.15
 /* Peers measured per blamed rank, spread over the rank order: the medians
  * settle long before, and a 1,000-rank job should not read every rank. */
 #define TSA_CAUSE_PEERS_MAX 16
