@@ -125,37 +125,19 @@ API int nvmlDeviceGetMemoryInfo(void *dev, fake_memory *m)
     return 0;
 }
 
-API int nvmlDeviceGetCurrPcieLinkGeneration(void *dev, unsigned *g)
-{
-    if (!valid(dev))
-        return 2;
-    *g = down_trained() ? 3 : 4;
-    return 0;
-}
-
-API int nvmlDeviceGetMaxPcieLinkGeneration(void *dev, unsigned *g)
-{
-    if (!valid(dev))
-        return 2;
-    *g = 4;
-    return 0;
-}
-
-API int nvmlDeviceGetCurrPcieLinkWidth(void *dev, unsigned *w)
-{
-    if (!valid(dev))
-        return 2;
-    *w = down_trained() ? 8 : 16;
-    return 0;
-}
-
-API int nvmlDeviceGetMaxPcieLinkWidth(void *dev, unsigned *w)
-{
-    if (!valid(dev))
-        return 2;
-    *w = 16;
-    return 0;
-}
+/* The PCIe link: what a down-trained rank reports, and the others. */
+#define PCIE_LINK(fn, bad, good)                  \
+    API int fn(void *dev, unsigned *v)            \
+    {                                             \
+        if (!valid(dev))                          \
+            return 2;                             \
+        *v = down_trained() ? (bad) : (good);     \
+        return 0;                                 \
+    }
+PCIE_LINK(nvmlDeviceGetCurrPcieLinkGeneration, 3, 4)
+PCIE_LINK(nvmlDeviceGetMaxPcieLinkGeneration, 4, 4)
+PCIE_LINK(nvmlDeviceGetCurrPcieLinkWidth, 8, 16)
+PCIE_LINK(nvmlDeviceGetMaxPcieLinkWidth, 16, 16)
 
 API int nvmlDeviceGetPcieReplayCounter(void *dev, unsigned *n)
 {
