@@ -231,6 +231,8 @@ enum tsc_gpu_metric {
     TSC_GPU_PCIE_WIDTH = 12,
     TSC_GPU_PCIE_WIDTH_MAX = 13,
     TSC_GPU_PCIE_REPLAYS = 14,   /* PCIe replay counter (link-level retries) */
+    TSC_GPU_XID_EVENTS = 15,     /* critical XID events seen since the sampler began */
+    TSC_GPU_XID_LAST = 16,       /* the last one's XID code */
     TSC_GPU_METRIC_COUNT
 };
 

@@ -32,7 +32,8 @@ int tsc_nvml_pick(tsc_nvml *n, int local_rank, const char *visible, char *name, 
 /* Maximum SM clock of the picked device in MHz, 0 unknown. */
 unsigned tsc_nvml_max_sm_clock(const tsc_nvml *n);
 
-void tsc_nvml_sample(const tsc_nvml *n, tsc_gpu_sample *s);
+/* Reads every metric of the picked device; XID events are counted in n. */
+void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s);
 
 /* nvmlShutdown and dlclose. */
 void tsc_nvml_close(tsc_nvml *n);

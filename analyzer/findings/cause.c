@@ -150,8 +150,13 @@ static void device(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t n
                        "; PCIe link down-trained to gen %u x%u of gen %u x%u", g->pcie_gen,
                        g->pcie_width, g->pcie_gen_max, g->pcie_width_max);
     if (g->have && g->pcie_replays_new && at > 0 && (size_t)at < sizeof out->evidence)
-        snprintf(out->evidence + at, sizeof out->evidence - (size_t)at, "; %llu PCIe replays",
-                 (unsigned long long)g->pcie_replays_new);
+        at += snprintf(out->evidence + at, sizeof out->evidence - (size_t)at, "; %llu PCIe replays",
+                       (unsigned long long)g->pcie_replays_new);
+    if (g->have && g->xid_events && at > 0 && (size_t)at < sizeof out->evidence)
+        snprintf(out->evidence + at, sizeof out->evidence - (size_t)at,
+                 "; %llu XID event%s in the run, the last XID %llu",
+                 (unsigned long long)g->xid_events, g->xid_events > 1 ? "s" : "",
+                 (unsigned long long)g->xid_last);
 }
 
 static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,

@@ -345,6 +345,10 @@ void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window
             counter_at(&ecc, tm->gpu[i].t <= w0, cur[m]);
         if (m == TSC_GPU_PCIE_REPLAYS)
             counter_at(&replays, tm->gpu[i].t <= w0, cur[m]);
+        if (m == TSC_GPU_XID_EVENTS)
+            out->xid_events = cur[m];
+        if (m == TSC_GPU_XID_LAST)
+            out->xid_last = cur[m];
         lowest(m == TSC_GPU_PCIE_WIDTH, cur[m], &out->pcie_width);
         lowest(m == TSC_GPU_PCIE_GEN, cur[m], &out->pcie_gen);
         if (m == TSC_GPU_PCIE_WIDTH_MAX && cur[m] < 1024)

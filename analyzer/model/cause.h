@@ -18,7 +18,7 @@ typedef enum tsa_cause_kind {
     TSA_CAUSE_KINDS
 } tsa_cause_kind;
 
-#define TSA_CAUSE_TEXT 320
+#define TSA_CAUSE_TEXT 512
 
 typedef struct tsa_cause {
     tsa_cause_kind kind;

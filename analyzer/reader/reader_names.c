@@ -190,6 +190,7 @@ const char *tsr_gpu_metric_name(uint16_t metric)
         [TSC_GPU_ECC_UNCORRECTED] = "ecc_uncorrected", [TSC_GPU_PCIE_GEN] = "pcie_gen",
         [TSC_GPU_PCIE_GEN_MAX] = "pcie_gen_max", [TSC_GPU_PCIE_WIDTH] = "pcie_width",
         [TSC_GPU_PCIE_WIDTH_MAX] = "pcie_width_max", [TSC_GPU_PCIE_REPLAYS] = "pcie_replays",
+        [TSC_GPU_XID_EVENTS] = "xid_events", [TSC_GPU_XID_LAST] = "xid_last",
     };
     return LOOKUP(t, metric);
 }

@@ -128,6 +128,7 @@ static void test_nvml_decode(void **state)
     setenv("RANK", "3", 1);
     setenv("FAKE_NVML_THROTTLE_RANK", "3", 1);
     setenv("FAKE_NVML_PCIE_RANK", "3", 1);
+    setenv("FAKE_NVML_XID_RANK", "3", 1);
     tsc_nvml *n = tsc_nvml_open(fake_lib, why, sizeof why);
     assert_non_null(n);
     char name[64];
@@ -153,6 +154,9 @@ static void test_nvml_decode(void **state)
     assert_int_equal(s.v[TSC_GPU_PCIE_WIDTH], 8);
     assert_int_equal(s.v[TSC_GPU_PCIE_WIDTH_MAX], 16);
     assert_int_equal(s.v[TSC_GPU_PCIE_REPLAYS], 7);
+    /* one XID 79 event, read without waiting */
+    assert_int_equal(s.v[TSC_GPU_XID_EVENTS], 1);
+    assert_int_equal(s.v[TSC_GPU_XID_LAST], 79);
     /* The fake has no ECC entry point: that metric is absent, not 0. */
     assert_false(s.have & (1u << TSC_GPU_ECC_UNCORRECTED));
     assert_int_equal(s.have, ((1u << TSC_GPU_METRIC_COUNT) - 2) & ~(1u << TSC_GPU_ECC_UNCORRECTED));
@@ -163,8 +167,11 @@ static void test_nvml_decode(void **state)
     assert_int_equal(t.v[TSC_GPU_CLOCK_REASONS], 0);
     assert_int_equal(t.v[TSC_GPU_PCIE_WIDTH], 16);
     assert_int_equal(t.v[TSC_GPU_PCIE_REPLAYS], 7);   /* no new replays */
+    assert_int_equal(t.v[TSC_GPU_XID_EVENTS], 1);      /* no new event */
+    assert_int_equal(t.v[TSC_GPU_XID_LAST], 79);
     tsc_nvml_close(n);
     unsetenv("FAKE_NVML_PCIE_RANK");
+    unsetenv("FAKE_NVML_XID_RANK");
 
     setenv("FAKE_NVML_FAIL_INIT", "1", 1);
     assert_null(tsc_nvml_open(fake_lib, why, sizeof why));

@@ -9,6 +9,9 @@
  *                               PCIe link: gen 3 x8 of gen 4 x16, its replay
  *                               counter growing by 7 a call; others gen 4
  *                               x16, no replays.
+ *   FAKE_NVML_XID_RANK=R        the process with RANK=R gets one critical
+ *                               XID event, code 79 (fallen off the bus),
+ *                               at its first event wait.
  *   FAKE_NVML_FAIL_INIT=1       nvmlInit_v2 fails.
  * Two devices named "Fake GPU", maximum SM clock 1980 MHz, 1 GiB used,
  * power 300 W (450 W when throttled).  nvmlDeviceGetTotalEccErrors is
@@ -147,5 +150,44 @@ API int nvmlDeviceGetPcieReplayCounter(void *dev, unsigned *n)
     if (down_trained())
         replays += 7;
     *n = replays;
+    return 0;
+}
+
+/* nvmlEventData_t */
+typedef struct {
+    void *device;
+    unsigned long long type, data;
+    unsigned gpu_instance, compute_instance;
+} fake_event;
+
+static int g_set;
+static void *g_watched;
+static int g_xid_sent;
+
+API int nvmlEventSetCreate(void **set)
+{
+    *set = &g_set;
+    return 0;
+}
+
+API int nvmlEventSetFree(void *set) { return set == &g_set ? 0 : 2; }
+
+API int nvmlDeviceRegisterEvents(void *dev, unsigned long long types, void *set)
+{
+    if (!valid(dev) || set != &g_set || !(types & 0x8))
+        return 2;
+    g_watched = dev;
+    return 0;
+}
+
+API int nvmlEventSetWait_v2(void *set, fake_event *e, unsigned timeout_ms)
+{
+    (void)timeout_ms;
+    if (set != &g_set)
+        return 2;
+    if (g_xid_sent || !g_watched || !named_rank("FAKE_NVML_XID_RANK"))
+        return 10; /* NVML_ERROR_TIMEOUT: nothing happened */
+    g_xid_sent = 1;
+    *e = (fake_event){.device = g_watched, .type = 0x8, .data = 79};
     return 0;
 }
