@@ -185,7 +185,12 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     double pstep = (double)b->peer_step_ns, extra = (double)b->extra_ns;
     if (!m->kernels && !isnan(cpu) && pcpu > 0 && cpu > pcpu * (1 + TSA_TH_CAUSE_CPU_REL) &&
         cpu - pcpu >= TSA_TH_CAUSE_REL * pstep &&
-        cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns) {
+        cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns &&
+        cpu - pcpu >= TSA_TH_CAUSE_SHARE * extra) {
+        /* the extra CPU itself must cover the share, before any pace: a
+         * rank that arrives last does the test NCCL's reductions for the
+         * others (real NCCL spins), a little CPU that the pace would
+         * multiply into most of a sleep it did not cause */
         double pace = pstep > pcpu ? pstep / pcpu : 1;
         out->metric = "main_thread_cpu_ns_per_step";
         out->own = cpu;
