@@ -188,9 +188,9 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
         cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns &&
         cpu - pcpu >= TSA_TH_CAUSE_SHARE * extra) {
         /* the extra CPU itself must cover the share, before any pace: a
-         * rank that arrives last does the test NCCL's reductions for the
-         * others (real NCCL spins), a little CPU that the pace would
-         * multiply into most of a sleep it did not cause */
+         * sleeping slowed rank's main thread was seen using a little more
+         * CPU than its peers (its NCCL calls' CPU is in the figure), which
+         * the pace would multiply into most of a sleep it did not cause */
         double pace = pstep > pcpu ? pstep / pcpu : 1;
         out->metric = "main_thread_cpu_ns_per_step";
         out->own = cpu;
