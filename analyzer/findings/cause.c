@@ -414,6 +414,12 @@ int tsa_cause_run(tsa_analysis *a)
     if (!a->have_xrank || a->n_ranks < 2 || x->n_ranks != a->n_ranks ||
         !(x->straggler || x->slow_host || x->n_imbalanced))
         return 0;
+    /* tscope-report-mpi: a remote rank's kernels stay on the process that
+     * loaded it, so its figures cannot be measured here; no cause rather
+     * than one from half the records (docs/findings.md, "Limits"). */
+    for (size_t i = 0; i < a->n_ranks; i++)
+        if (a->job->ranks[i].remote)
+            return 0;
     cause_ctx c = {.a = a};
     c.m = calloc(a->n_ranks, sizeof *c.m);
     c.done = calloc(a->n_ranks, 1);
