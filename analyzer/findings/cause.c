@@ -185,12 +185,13 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     double pstep = (double)b->peer_step_ns, extra = (double)b->extra_ns;
     if (!m->kernels && !isnan(cpu) && pcpu > 0 && cpu > pcpu * (1 + TSA_TH_CAUSE_CPU_REL) &&
         cpu - pcpu >= TSA_TH_CAUSE_REL * pstep &&
-        cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns &&
-        cpu - pcpu >= TSA_TH_CAUSE_SHARE * extra) {
-        /* the extra CPU itself must cover the share, before any pace: a
-         * sleeping slowed rank's main thread was seen using a little more
-         * CPU than its peers (its NCCL calls' CPU is in the figure), which
-         * the pace would multiply into most of a sleep it did not cause */
+        cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns && pstep > 0 &&
+        cpu / pcpu - 1 >= 0.5 * ((double)b->step_ns / pstep - 1)) {
+        /* more work grows its CPU in proportion to its step (at least half
+         * as much, relatively); a sleeping slowed rank's main thread was
+         * seen using a little more CPU than its peers (its NCCL calls' CPU
+         * is in the figure), which the pace would otherwise multiply into
+         * most of a sleep it did not cause */
         double pace = pstep > pcpu ? pstep / pcpu : 1;
         out->metric = "main_thread_cpu_ns_per_step";
         out->own = cpu;

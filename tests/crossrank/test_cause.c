@@ -97,9 +97,15 @@ static const tsa_cause_block *slow_block(const tsa_analysis *a)
     return b;
 }
 
+/* The synthetic job frees what it built; the kernels and names added here
+ * are freed here. */
 static void done(tsa_analysis *a, tsa_job *job)
 {
     tsa_analysis_free(a);
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        free(job->ranks[i].kernels);
+        tsa_rank_strings_free(&job->ranks[i]);
+    }
     synth_job_free(job);
 }
 

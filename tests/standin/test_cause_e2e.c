@@ -32,15 +32,18 @@ typedef struct kase {
     const char *want;          /* cause kind, "unknown", or NULL: no block */
 } kase;
 
-/* Sizes as in scripts/cause-trials.sh, fewer steps. */
+/* Sizes as in scripts/cause-trials.sh, fewer steps (CPU cases: see there). */
 static const kase cases[] = {
     {"gpu-device", {"--slow-rank", SLOW, "--kernel-factor", "1.3"}, "device"},
     {"gpu-work", {"--slow-rank", SLOW, "--extra-launches", "18"}, "work"},
     {"gpu-host", {"--slow-rank", SLOW, "--launch-gap-us", "400"}, "host"},
     {"gpu-unknown", {"--slow-rank", SLOW, "--idle-us", "6000"}, "unknown"},
     {"gpu-balanced", {NULL}, NULL},
-    {"cpu-work", {"--cpu-work", "--slow-ranks", SLOW, "--slow-factor", "1.5"}, "work"},
-    {"cpu-unknown", {"--slow-ranks", SLOW, "--slow-factor", "1.5"}, "unknown"},
+    /* 2x, not the trials' 1.5x: under ASan beside other tests the CPU
+     * ranks' noise reaches the point where 1.5x is sometimes not named a
+     * straggler at all (nothing for the cause pass to explain) */
+    {"cpu-work", {"--cpu-work", "--slow-ranks", SLOW, "--slow-factor", "2"}, "work"},
+    {"cpu-unknown", {"--slow-ranks", SLOW, "--slow-factor", "2"}, "unknown"},
 };
 
 static tsa_job *gpu_job(const kase *k, sj_run *run)
