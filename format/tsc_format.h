@@ -223,6 +223,16 @@ enum tsc_gpu_metric {
     TSC_GPU_MEM_UTIL_PCT = 7,
     TSC_GPU_MEM_USED_BYTES = 8,
     TSC_GPU_ECC_UNCORRECTED = 9, /* volatile uncorrected ECC error count */
+    /* PCIe link (added 2026-11-25): the generation and lane width now and
+     * the most the device and slot support; a width below its maximum is a
+     * down-trained link (the generation also drops at idle to save power) */
+    TSC_GPU_PCIE_GEN = 10,
+    TSC_GPU_PCIE_GEN_MAX = 11,
+    TSC_GPU_PCIE_WIDTH = 12,
+    TSC_GPU_PCIE_WIDTH_MAX = 13,
+    TSC_GPU_PCIE_REPLAYS = 14,   /* PCIe replay counter (link-level retries) */
+    TSC_GPU_XID_EVENTS = 15,     /* critical XID events seen since the sampler began */
+    TSC_GPU_XID_LAST = 16,       /* the last one's XID code */
     TSC_GPU_METRIC_COUNT
 };
 

@@ -13,6 +13,13 @@ enum { NVML_OK = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMP_GPU = 0,
        NVML_ERR_UNCORRECTED = 1, NVML_ECC_VOLATILE = 0 };
 typedef struct { unsigned gpu, memory; } nvml_util;
 typedef struct { unsigned long long total, free, used; } nvml_memory;
+/* nvmlEventData_t */
+typedef struct {
+    nvml_dev device;
+    unsigned long long type, data;
+    unsigned gpu_instance, compute_instance;
+} nvml_event;
+enum { NVML_EVENT_XID = 0x8 };   /* nvmlEventTypeXidCriticalError */
 
 struct tsc_nvml {
     void *lib;
@@ -31,10 +38,23 @@ struct tsc_nvml {
     nvml_ret (*util)(nvml_dev, nvml_util *);
     nvml_ret (*memory)(nvml_dev, nvml_memory *);
     nvml_ret (*ecc)(nvml_dev, int, int, unsigned long long *);
+    nvml_ret (*pcie[5])(nvml_dev, unsigned *);   /* in the order of pcie_syms */
+    nvml_ret (*set_create)(void **);
+    nvml_ret (*set_free)(void *);
+    nvml_ret (*register_events)(nvml_dev, unsigned long long, void *);
+    nvml_ret (*set_wait)(void *, nvml_event *, unsigned);
+    void *xid_set;              /* XID events of dev, NULL when unsupported */
+    uint64_t xid_events, xid_last;
     nvml_dev dev;
 };
 
 #define RESOLVE(n, field, sym) (*(void **)&(n)->field = dlsym((n)->lib, sym))
+
+/* The PCIe link's entry points, metric by metric (TSC_GPU_PCIE_GEN + i). */
+static const char *const pcie_syms[5] = {
+    "nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkGeneration",
+    "nvmlDeviceGetCurrPcieLinkWidth", "nvmlDeviceGetMaxPcieLinkWidth",
+    "nvmlDeviceGetPcieReplayCounter"};
 
 tsc_nvml *tsc_nvml_open(const char *lib, char *why, size_t cap)
 {
@@ -76,6 +96,12 @@ tsc_nvml *tsc_nvml_open(const char *lib, char *why, size_t cap)
     RESOLVE(n, util, "nvmlDeviceGetUtilizationRates");
     RESOLVE(n, memory, "nvmlDeviceGetMemoryInfo");
     RESOLVE(n, ecc, "nvmlDeviceGetTotalEccErrors");
+    for (int i = 0; i < 5; i++)
+        RESOLVE(n, pcie[i], pcie_syms[i]);
+    RESOLVE(n, set_create, "nvmlEventSetCreate");
+    RESOLVE(n, set_free, "nvmlEventSetFree");
+    RESOLVE(n, register_events, "nvmlDeviceRegisterEvents");
+    RESOLVE(n, set_wait, "nvmlEventSetWait_v2");
     nvml_ret rc = n->init();
     if (rc != NVML_OK) {
         snprintf(why, cap, "nvmlInit_v2 failed (%d)", rc);
@@ -84,6 +110,23 @@ tsc_nvml *tsc_nvml_open(const char *lib, char *why, size_t cap)
         return NULL;
     }
     return n;
+}
+
+/* Critical XID events of the picked device, read without waiting at each
+ * sample (the sampler thread must never block on NVML). */
+static void watch_xids(tsc_nvml *n)
+{
+    if (n->xid_set && n->set_free)
+        n->set_free(n->xid_set);
+    n->xid_set = NULL;
+    n->xid_events = n->xid_last = 0;
+    if (!n->set_create || !n->register_events || !n->set_wait || !n->set_free ||
+        n->set_create(&n->xid_set) != NVML_OK)
+        return;
+    if (n->register_events(n->dev, NVML_EVENT_XID, n->xid_set) != NVML_OK) {
+        n->set_free(n->xid_set);
+        n->xid_set = NULL;
+    }
 }
 
 int tsc_nvml_pick(tsc_nvml *n, int local_rank, const char *visible, char *name, size_t cap)
@@ -125,6 +168,7 @@ int tsc_nvml_pick(tsc_nvml *n, int local_rank, const char *visible, char *name, 
             return -1;
         }
     }
+    watch_xids(n);
     if (cap) {
         name[0] = 0;
         if (n->name && n->name(n->dev, name, (unsigned)cap) != NVML_OK)
@@ -148,7 +192,7 @@ static void put(tsc_gpu_sample *s, int m, uint64_t v)
     s->v[m] = v;
 }
 
-void tsc_nvml_sample(const tsc_nvml *n, tsc_gpu_sample *s)
+void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s)
 {
     memset(s, 0, sizeof *s);
     if (!n->dev)
@@ -175,12 +219,29 @@ void tsc_nvml_sample(const tsc_nvml *n, tsc_gpu_sample *s)
         put(s, TSC_GPU_MEM_USED_BYTES, mem.used);
     if (n->ecc && n->ecc(n->dev, NVML_ERR_UNCORRECTED, NVML_ECC_VOLATILE, &ull) == NVML_OK)
         put(s, TSC_GPU_ECC_UNCORRECTED, ull);
+    for (int i = 0; i < 5; i++)
+        if (n->pcie[i] && n->pcie[i](n->dev, &u) == NVML_OK)
+            put(s, TSC_GPU_PCIE_GEN + i, u);
+    if (n->xid_set) {
+        nvml_event e;
+        /* a bounded drain: a flood of events must not hold the sampler */
+        for (int i = 0; i < 16 && n->set_wait(n->xid_set, &e, 0) == NVML_OK; i++)
+            if (e.type & NVML_EVENT_XID) {
+                n->xid_events++;
+                n->xid_last = e.data;
+            }
+        put(s, TSC_GPU_XID_EVENTS, n->xid_events);
+        if (n->xid_events)
+            put(s, TSC_GPU_XID_LAST, n->xid_last);
+    }
 }
 
 void tsc_nvml_close(tsc_nvml *n)
 {
     if (!n)
         return;
+    if (n->xid_set)
+        n->set_free(n->xid_set);
     n->shutdown();
     dlclose(n->lib);
     free(n);

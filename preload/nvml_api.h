@@ -32,13 +32,14 @@ int tsc_nvml_pick(tsc_nvml *n, int local_rank, const char *visible, char *name, 
 /* Maximum SM clock of the picked device in MHz, 0 unknown. */
 unsigned tsc_nvml_max_sm_clock(const tsc_nvml *n);
 
-void tsc_nvml_sample(const tsc_nvml *n, tsc_gpu_sample *s);
+/* Reads every metric of the picked device; XID events are counted in n. */
+void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s);
 
 /* nvmlShutdown and dlclose. */
 void tsc_nvml_close(tsc_nvml *n);
 
 /* The metrics of cur worth recording against prev (all of cur's when prev
- * is NULL): exact for clocks, temperature, reasons and ECC; power within
+ * is NULL): exact for clocks, temperature, reasons, ECC and PCIe; power within
  * 5 W, utilisation within 5 points and memory within 64 MiB count as
  * unchanged, so the dump keeps only real changes.  Writes metric ids and
  * values, returns how many (at most TSC_GPU_METRIC_COUNT). */

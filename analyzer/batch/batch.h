@@ -37,6 +37,8 @@ typedef struct tsa_batch_row {
     double recoverable_gpu_hours;   /* all recoverable lines, summed over GPUs */
     long problems;              /* input problems met while loading */
     int cached;                 /* 1: taken from an up-to-date summary file */
+    char *straggler_cause;      /* the cause pass's first cause of the straggler
+                                 * ("device", ... or "unknown"), NULL no straggler */
 } tsa_batch_row;
 
 void tsa_batch_row_init(tsa_batch_row *r, const char *job);

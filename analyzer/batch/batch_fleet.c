@@ -96,7 +96,9 @@ void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_
         for (size_t i = 0; i < n; i++)
             if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
                 !strcmp(rows[i].straggler_host, h[k].host))
-                fprintf(out, " %s (rank %ld)", tsr_vis(rows[i].job), rows[i].straggler_rank);
+                fprintf(out, " %s (rank %ld%s%s)", tsr_vis(rows[i].job), rows[i].straggler_rank,
+                        rows[i].straggler_cause ? ", cause: " : "",
+                        rows[i].straggler_cause ? tsr_vis(rows[i].straggler_cause) : "");
         fputc('\n', out);
     }
     free(h);

@@ -7,14 +7,14 @@
 #include "batch.h"
 #include "reader/text_visible.h"
 
-#define N_COLS 21
+#define N_COLS 22
 
 static const char *const csv_header[N_COLS] = {
     "job", "run_id", "status", "ranks", "hosts", "steps", "median_step_s", "mfu",
     "top_recoverable", "top_recoverable_s", "exposed_comm_share", "data_stall_share",
     "straggler_rank", "straggler_host", "recoverable_gpu_hours", "problems", "error",
     /* added in 0.1 after error: columns only ever grow at the end */
-    "verdict", "confidence", "lead_finding", "lead_finding_s"};
+    "verdict", "confidence", "lead_finding", "lead_finding_s", "straggler_cause"};
 
 static void fmt_count(char *b, size_t cap, long v)
 {
@@ -58,6 +58,7 @@ static void csv_fields(const tsa_batch_row *r, char f[N_COLS][64], const char *p
     ptr[18] = r->confidence ? r->confidence : "";
     ptr[19] = r->lead_finding ? r->lead_finding : "";
     fmt_num(f[20], 64, r->lead_finding_s, "%.6f");
+    ptr[21] = r->straggler_cause ? r->straggler_cause : "";
 }
 
 /* A text cell a spreadsheet would run as a formula (= + - @, or a tab or

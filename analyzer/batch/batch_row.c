@@ -38,6 +38,7 @@ void tsa_batch_row_free(tsa_batch_row *r)
     free(r->confidence);
     free(r->lead_finding);
     free(r->straggler_host);
+    free(r->straggler_cause);
     memset(r, 0, sizeof *r);
 }
 
@@ -56,6 +57,20 @@ void tsa_batch_row_fail(tsa_batch_row *r, const char *status, const char *fmt, .
 static char *dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
+}
+
+/* The straggler's cause block (cause pass): its first cause, "unknown"
+ * when none was named, NULL when no straggler was named. */
+static const char *straggler_cause(const tsa_analysis *a)
+{
+    if (!a->have_xrank || !a->xrank.straggler)
+        return NULL;
+    for (size_t i = 0; i < a->cause.n_blocks; i++) {
+        const tsa_cause_block *b = &a->cause.blocks[i];
+        if (b->rank == a->xrank.straggler->rank)
+            return b->n_causes ? tsa_cause_kind_name(b->causes[0].kind) : "unknown";
+    }
+    return NULL;
 }
 
 void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
@@ -103,6 +118,7 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
             : NAN;
     row->straggler_rank = s->straggler_rank;
     row->straggler_host = s->straggler_rank >= 0 ? dup_or_null(s->straggler_host) : NULL;
+    row->straggler_cause = dup_or_null(straggler_cause(a));
     row->problems = (long)job->n_problems;
     if (job->n_problems) {
         tsa_batch_row_fail(row, "partial", "%s: %s", job->problems[0].file,
@@ -158,6 +174,7 @@ void *tsa_batch_row_to_json(const tsa_batch_row *r)
     add_str(o, "confidence", r->confidence);
     add_str(o, "lead_finding", r->lead_finding);
     tsa_json_add_num(o, "lead_finding_s", r->lead_finding_s);
+    add_str(o, "straggler_cause", r->straggler_cause);
     cJSON_AddBoolToObject(o, "cached", r->cached);
     return o;
 }
@@ -213,6 +230,7 @@ int tsa_batch_row_from_json(const void *cjson, const char *job, tsa_batch_row *r
     r->data_stall_share = get_num(o, "data_stall_share");
     r->straggler_rank = get_count(o, "straggler_rank");
     r->straggler_host = get_str(o, "straggler_host");
+    r->straggler_cause = get_str(o, "straggler_cause");
     r->recoverable_gpu_hours = get_num(o, "recoverable_gpu_hours");
     r->problems = get_count(o, "problems");
     r->error = get_str(o, "error");

@@ -5,7 +5,8 @@
  *   step statistics, FLOPs and peak          passes/job_steps.c, job_flops.c
  *   per-rank stage 3 (overlap, budget)       passes/rank_stages.c
  *   job budget, tables, memory               passes/job_budget.c, tables.c, memory.c
- *   finding rules, attribution, verdict      findings/
+ *   finding rules, causes, attribution,
+ *   verdict                                  findings/
  *   throughput, hangs                        passes/throughput.c, hang/
  *   finding order, summary                   findings/verdict.c, passes/summary.c
  *
@@ -19,6 +20,7 @@
 
 #include "crossrank/crossrank.h"
 #include "findings/attribution.h"
+#include "findings/cause.h"
 #include "findings/rules.h"
 #include "findings/verdict.h"
 #include "hang/hang.h"
@@ -98,7 +100,7 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
 
     if (tsa_build_tables(a) || tsa_memory_measure(job, &a->memory))
         goto fail;
-    if (tsa_findings_run(a, &a->findings))
+    if (tsa_findings_run(a, &a->findings) || tsa_cause_run(a))
         goto fail;
     /* Each recoverable nanosecond to one finding, then the verdict on
      * that disjoint budget. */
@@ -139,5 +141,6 @@ void tsa_analysis_free(tsa_analysis *a)
     tsa_findings_free(&a->findings);
     tsa_memory_free(&a->memory);
     tsa_hang_free(a->hang);
+    tsa_cause_free(&a->cause);
     free(a);
 }

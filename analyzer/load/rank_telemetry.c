@@ -265,6 +265,31 @@ void tsa_cpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_cpu_window
         out->worker_cpus_mean = worker_cpus / (double)out->workers;
 }
 
+/* A counter (ECC errors, PCIe replays) over a window: its value at the
+ * window's start (the last sample before it, else the first inside) and
+ * how far it grew since. */
+typedef struct counter {
+    uint64_t start, grown;
+    int started;
+} counter;
+
+static void counter_at(counter *c, int before_window, uint64_t v)
+{
+    if (!c->started || before_window) {
+        c->start = v;
+        c->started = 1;
+    } else if (v > c->start) {
+        c->grown = v - c->start;
+    }
+}
+
+/* The lowest plausible value of a metric seen, when `is` it. */
+static void lowest(int is, uint64_t v, uint32_t *low)
+{
+    if (is && v > 0 && v < 1024 && (!*low || v < *low))
+        *low = (uint32_t)v;
+}
+
 void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window *out)
 {
     memset(out, 0, sizeof *out);
@@ -280,8 +305,7 @@ void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window
     int known[TSC_GPU_METRIC_COUNT] = {0};
     int64_t from = w0;
     double sm_ns = 0, sm_time = 0, util_ns = 0, util_time = 0, throttled = 0;
-    uint64_t ecc_start = 0;
-    int ecc_started = 0;
+    counter ecc = {0}, replays = {0};
     uint32_t highest = 0;
     for (size_t i = 0; i <= tm->n_gpu; i++) {
         int64_t t = i < tm->n_gpu ? tm->gpu[i].t : w1;
@@ -317,20 +341,28 @@ void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window
         known[m] = 1;
         if (m == TSC_GPU_SM_CLOCK_MHZ && cur[m] > highest && cur[m] < 100000)
             highest = (uint32_t)cur[m];
-        if (m == TSC_GPU_ECC_UNCORRECTED) {
-            if (!ecc_started || tm->gpu[i].t <= w0) {
-                ecc_start = cur[m];
-                ecc_started = 1;
-            } else if (cur[m] > ecc_start) {
-                out->ecc_new = cur[m] - ecc_start;
-            }
-        }
+        if (m == TSC_GPU_ECC_UNCORRECTED)
+            counter_at(&ecc, tm->gpu[i].t <= w0, cur[m]);
+        if (m == TSC_GPU_PCIE_REPLAYS)
+            counter_at(&replays, tm->gpu[i].t <= w0, cur[m]);
+        if (m == TSC_GPU_XID_EVENTS)
+            out->xid_events = cur[m];
+        if (m == TSC_GPU_XID_LAST)
+            out->xid_last = cur[m];
+        lowest(m == TSC_GPU_PCIE_WIDTH, cur[m], &out->pcie_width);
+        lowest(m == TSC_GPU_PCIE_GEN, cur[m], &out->pcie_gen);
+        if (m == TSC_GPU_PCIE_WIDTH_MAX && cur[m] < 1024)
+            out->pcie_width_max = (uint32_t)cur[m];
+        if (m == TSC_GPU_PCIE_GEN_MAX && cur[m] < 1024)
+            out->pcie_gen_max = (uint32_t)cur[m];
     }
     double span = (double)(w1 - w0);
     out->throttled_share = throttled / span;
     out->sm_clock_mean = sm_time > 0 ? sm_ns / sm_time : 0;
     out->util_mean = util_time > 0 ? util_ns / util_time : -1;
     out->max_sm_clock = tm->max_sm_clock_mhz ? tm->max_sm_clock_mhz : highest;
+    out->ecc_new = ecc.grown;
+    out->pcie_replays_new = replays.grown;
 }
 
 const char *tsa_throttle_cause(uint64_t reasons)

@@ -89,6 +89,13 @@ typedef struct tsa_gpu_window {
     double power_max_w;
     double util_mean;            /* time-weighted, percent; -1 unknown */
     uint64_t ecc_new;            /* uncorrected ECC errors during the window */
+    uint32_t pcie_width, pcie_width_max; /* narrowest link seen, its maximum; 0 unknown */
+    uint32_t pcie_gen, pcie_gen_max;     /* lowest generation seen, its maximum; 0 unknown */
+    uint64_t pcie_replays_new;   /* PCIe replays during the window */
+    uint64_t xid_events;         /* critical XID events from the start to the
+                                  * window's end (one before the window still
+                                  * marks the device) */
+    uint64_t xid_last;           /* the last one's code, 0 none */
 } tsa_gpu_window;
 
 /* Summaries over [w0, w1) on the rank's clock; have = 0 when the rank has

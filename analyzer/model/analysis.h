@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cause.h"
 #include "xrank.h"
 #include "findings.h"
 #include "memory.h"
@@ -287,6 +288,8 @@ typedef struct tsa_analysis {
     int64_t idle_ns[TSA_IDLE_COUNT];
     int host_records;
     int host_data;
+    /* --- appended: why each blamed rank or host is slow (cause.h) --- */
+    tsa_cause_result cause;
 } tsa_analysis;
 
 #endif

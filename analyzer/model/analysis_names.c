@@ -72,3 +72,9 @@ const char *tsa_size_bucket_name(int b)
         "bytes unknown"};
     return b >= 0 && b < TSA_SIZE_BUCKETS ? names[b] : "?";
 }
+
+const char *tsa_cause_kind_name(tsa_cause_kind k)
+{
+    static const char *const names[TSA_CAUSE_KINDS] = {"device", "work", "host", "arrival"};
+    return (unsigned)k < TSA_CAUSE_KINDS ? names[k] : "?";
+}

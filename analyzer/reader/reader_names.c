@@ -187,7 +187,10 @@ const char *tsr_gpu_metric_name(uint16_t metric)
         [TSC_GPU_POWER_MW] = "power_mw", [TSC_GPU_TEMP_C] = "temp_c",
         [TSC_GPU_CLOCK_REASONS] = "clock_reasons", [TSC_GPU_UTIL_PCT] = "util_pct",
         [TSC_GPU_MEM_UTIL_PCT] = "mem_util_pct", [TSC_GPU_MEM_USED_BYTES] = "mem_used_bytes",
-        [TSC_GPU_ECC_UNCORRECTED] = "ecc_uncorrected",
+        [TSC_GPU_ECC_UNCORRECTED] = "ecc_uncorrected", [TSC_GPU_PCIE_GEN] = "pcie_gen",
+        [TSC_GPU_PCIE_GEN_MAX] = "pcie_gen_max", [TSC_GPU_PCIE_WIDTH] = "pcie_width",
+        [TSC_GPU_PCIE_WIDTH_MAX] = "pcie_width_max", [TSC_GPU_PCIE_REPLAYS] = "pcie_replays",
+        [TSC_GPU_XID_EVENTS] = "xid_events", [TSC_GPU_XID_LAST] = "xid_last",
     };
     return LOOKUP(t, metric);
 }

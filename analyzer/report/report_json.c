@@ -12,6 +12,7 @@
 #include "phase_view.h"
 #include "telemetry_json.h"
 #include "xrank_render.h"
+#include "cause_render.h"
 #include "memory_view.h"
 #include "formats.h"
 #include "hang_render.h"
@@ -249,8 +250,10 @@ char *tsa_report_json(const tsa_analysis *a)
     str(v, "partial", a->partial[0] ? a->partial : NULL);
     cJSON_AddBoolToObject(root, "cpu_only", a->cpu_only);
     tsa_hta_view_add_json(root, a);
-    if (a->have_xrank)
+    if (a->have_xrank) {
         tsa_xrank_add_json(root, &a->xrank);
+        tsa_cause_add_json(root, &a->cause);
+    }
     tsa_pipe_add_json(root, a->pipe);
     add_findings(root, a);
     add_ranks(root, a);

@@ -21,6 +21,7 @@
 #include "passes/throughput.h"
 #include "reader/text_visible.h"
 #include "xrank_render.h"
+#include "cause_render.h"
 #include "memory_view.h"
 #include "formats.h"
 #include "hang_render.h"
@@ -475,6 +476,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
     if (a->have_xrank && a->xrank.instances) {
         section(out, &st, "CROSS-RANK (one row per rank: that rank's own totals)");
         tsa_xrank_print(out, &a->xrank, color);
+        if (a->cause.n_blocks) {
+            section(out, &st, "CAUSE (each blamed rank against its peers, same steps)");
+            tsa_cause_print(out, &a->cause);
+        }
     } else if (a->have_xrank) {
         /* No table to head: say why in one line. */
         section(out, &st, "CROSS-RANK");

@@ -9,8 +9,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "load/dup_ranks.h"
@@ -102,6 +104,26 @@ static void refuses_damaged(tsa_pack_buf *b, const char *dir)
     }
 }
 
+/* The split report is the local one, except that with every rank remote
+ * the cause pass names nothing (the kernels stayed home; docs/findings.md
+ * "Causes", Limits): its causes list must be empty, the rest identical. */
+static void same_but_causes(const char *got, const char *want)
+{
+    cJSON *g = cJSON_Parse(got), *w = cJSON_Parse(want);
+    assert_non_null(g);
+    assert_non_null(w);
+    cJSON *gc = cJSON_GetObjectItemCaseSensitive(g, "causes");
+    assert_true(cJSON_IsArray(gc) && cJSON_GetArraySize(gc) == 0);
+    assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(w, "causes")));
+    cJSON_ReplaceItemInObjectCaseSensitive(w, "causes", cJSON_CreateArray());
+    char *a = cJSON_Print(g), *b = cJSON_Print(w);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    cJSON_Delete(g);
+    cJSON_Delete(w);
+}
+
 static void same_report_split(const char *name, const tsa_analysis_options *opt)
 {
     gen_options o;
@@ -170,7 +192,7 @@ static void same_report_split(const char *name, const tsa_analysis_options *opt)
     assert_int_equal(tsa_host_maps_build(root, held, PROCS, w.maps), 0);
     tsa_rank_runner runner = {by_hand_steps, by_hand_window, by_hand_pass, &w};
     char *got = report_json_with(root, opt, &runner);
-    assert_string_equal(got, want);
+    same_but_causes(got, want);
     /* What travels back is a small part of what stayed home. */
     print_message("%s: answers %zu bytes for %zu bulk records\n", name, w.reply_bytes, bulk);
     assert_true(w.reply_bytes < bulk * 4);

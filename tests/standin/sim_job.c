@@ -42,6 +42,16 @@ typedef struct options {
     int kineto_at, kineto_v2, kineto_clock;
     uint64_t kernel_ns;
     const char *truth;
+    /* One rank's fault, for the cause tests: its kernels last kernel_factor
+     * times longer (a slow device), it launches extra_launches more kernels
+     * per step (more work), or its host spins launch_gap_us before each
+     * launch (a slow host: the device waits for work). */
+    int slow_rank, extra_launches;
+    int sync_first;        /* wait for the device before the all-reduce */
+    long idle_us;          /* the slow rank sleeps this long before its all-reduce:
+                            * late for a reason no record shows */
+    double kernel_factor;
+    long launch_gap_us;
 } options;
 
 typedef struct tally {
@@ -67,9 +77,12 @@ static int parse(options *o, int argc, char **argv)
         {"graph-gemms", 1, 0, 'M'}, {"graph-allreduce", 0, 0, 'A'},
         {"nvtx", 0, 0, 'n'}, {"kineto-at", 1, 0, 'K'}, {"kineto-v1", 0, 0, '1'},
         {"kineto-clock", 0, 0, 'c'}, {"kernel-ns", 1, 0, 'd'}, {"truth", 1, 0, 't'},
+        {"slow-rank", 1, 0, 'r'}, {"kernel-factor", 1, 0, 'f'}, {"extra-launches", 1, 0, 'x'},
+        {"launch-gap-us", 1, 0, 'L'}, {"sync-first", 0, 0, 'S'},
+        {"idle-us", 1, 0, 'I'},
         {0, 0, 0, 0}};
     *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
-                   .kineto_v2 = 1};
+                   .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1};
     int c;
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
         switch (c) {
@@ -87,6 +100,12 @@ static int parse(options *o, int argc, char **argv)
         case 'c': o->kineto_clock = 1; break;
         case 'd': o->kernel_ns = strtoull(optarg, NULL, 10); break;
         case 't': o->truth = optarg; break;
+        case 'r': o->slow_rank = atoi(optarg); break;
+        case 'f': o->kernel_factor = strtod(optarg, NULL); break;
+        case 'x': o->extra_launches = atoi(optarg); break;
+        case 'L': o->launch_gap_us = atol(optarg); break;
+        case 'S': o->sync_first = 1; break;
+        case 'I': o->idle_us = atol(optarg); break;
         default: return -1;
         }
     }
@@ -135,6 +154,14 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Host work before a launch: a busy wait, so the CPU time shows it. */
+static void spin_us(long us)
+{
+    uint64_t until = now_ns() + (uint64_t)us * 1000u;
+    while (now_ns() < until)
+        ;
 }
 
 /* The job's GEMM library, loaded as Python loads extensions. */
@@ -231,7 +258,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: tsc-standin-job [--steps N] [--launches K] [--gemms G] "
                         "[--burst N] [--graph K] [--graph-gemms G] [--graph-allreduce] [--checked-gemm] "
                         "[--nvtx] [--kineto-at STEP] "
-                        "[--kineto-v1] [--kineto-clock] [--kernel-ns NS] [--truth FILE]\n");
+                        "[--kineto-v1] [--kineto-clock] [--kernel-ns NS] [--truth FILE] "
+                        "[--slow-rank R [--kernel-factor F] [--extra-launches N] "
+                        "[--launch-gap-us US] [--idle-us US]] [--sync-first]\n");
         return 2;
     }
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
@@ -310,8 +339,14 @@ int main(int argc, char **argv)
             kineto(&t, &o);
         uint64_t t0 = now_ns();
         cudaMemcpyAsync(dev_batch, host_batch, BATCH, cudaMemcpyHostToDevice, NULL);
-        for (int i = 0; i < o.launches; i++)
-            launch(&t, i, o.kernel_ns, NULL);
+        int faulty = rank == o.slow_rank;
+        int n_launch = o.launches + (faulty ? o.extra_launches : 0);
+        uint64_t kns = faulty ? (uint64_t)((double)o.kernel_ns * o.kernel_factor) : o.kernel_ns;
+        for (int i = 0; i < n_launch; i++) {
+            if (faulty && o.launch_gap_us > 0)
+                spin_us(o.launch_gap_us);
+            launch(&t, i, kns, NULL);
+        }
         for (int i = 0; i < o.gemms; i++)
             gemm(&t, &glib, A, B, C, N);
         if (exec) {
@@ -319,6 +354,12 @@ int main(int argc, char **argv)
             t.graph_launches++;
             t.graph_kernels += (uint64_t)graph_nodes;
         }
+        if (o.sync_first) {   /* as a loss.item() before the gradients' all-reduce */
+            cudaDeviceSynchronize();
+            t.syncs++;
+        }
+        if (faulty && o.idle_us > 0)
+            usleep((useconds_t)o.idle_us);
         uint64_t a0 = now_ns();
         if (ncclAllReduce(grad, grad, 1024, ncclFloat32, ncclSum, comm, NULL) != ncclSuccess)
             return 5;

@@ -102,8 +102,11 @@ static void compute(int rank)
         ns = (long long)((double)ns * opt.slow_factor) + opt.slow_ms * 1000000LL;
     if (ns <= 0)
         return;
+    /* --cpu-work counts the thread's own CPU time: a fixed amount of work
+     * that CPU contention stretches, as real compute on the host is. */
+    clockid_t clk = opt.spin == 2 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
     struct timespec until, now;
-    clock_gettime(CLOCK_MONOTONIC, &until);
+    clock_gettime(clk, &until);
     add_ns(&until, ns);
     if (!opt.spin) {
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
@@ -111,7 +114,7 @@ static void compute(int rank)
         return;
     }
     do
-        clock_gettime(CLOCK_MONOTONIC, &now);
+        clock_gettime(clk, &now);
     while (now.tv_sec < until.tv_sec ||
            (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec));
 }

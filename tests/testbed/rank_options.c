@@ -80,7 +80,7 @@ int tb_is_slow(const tb_options *o, int rank)
 
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
-       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_HELP };
+       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -92,7 +92,7 @@ static const struct option longopts[] = {
     {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
     {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
     {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
-    {"pin-cpu", 1, 0, O_PIN}, {"help", 0, 0, O_HELP},
+    {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -101,7 +101,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: tsc-testbed-rank [options]   (one rank; reads RANK, WORLD_SIZE,\n"
             "       LOCAL_RANK, TSC_TESTBED_RDZV from the environment)\n"
-            "  --steps N  --compute-us US  --spin\n"
+            "  --steps N  --compute-us US  --spin | --cpu-work (US of the main thread's\n"
+            "      CPU time: contention stretches it)\n"
             "  --buckets 256K,64K,4K  --grouped-buckets N\n"
             "  --fsdp-bytes B  --ring-bytes B  --bcast-bytes B  --no-extras\n"
             "  --slow-ranks 1,3 --slow-factor F | --slow-ms MS\n"
@@ -134,6 +135,7 @@ static int apply(tb_options *o, int id, const char *arg)
     case O_STEPS: o->steps = (int)parse_count(arg); return o->steps < 0 ? -1 : 0;
     case O_COMPUTE: o->compute_us = parse_count(arg); return o->compute_us < 0 ? -1 : 0;
     case O_SPIN: o->spin = 1; return 0;
+    case O_CPUWORK: o->spin = 2; return 0;
     case O_BUCKETS: return set_buckets(o, arg);
     case O_GROUPED:
         o->grouped_buckets = (int)parse_count(arg);

@@ -12,7 +12,8 @@
 typedef struct tb_options {
     int steps;
     long compute_us;           /* per step, per rank */
-    int spin;                  /* busy-wait instead of sleeping */
+    int spin;                  /* busy-wait instead of sleeping; 2: until the main
+                                * thread has used compute_us of CPU (--cpu-work) */
     size_t buckets[TB_MAX_BUCKETS]; /* gradient bucket sizes in bytes (float32) */
     int nbuckets;
     int grouped_buckets;       /* the last N buckets of a step go in one group */

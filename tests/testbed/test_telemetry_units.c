@@ -127,6 +127,8 @@ static void test_nvml_decode(void **state)
     char why[256];
     setenv("RANK", "3", 1);
     setenv("FAKE_NVML_THROTTLE_RANK", "3", 1);
+    setenv("FAKE_NVML_PCIE_RANK", "3", 1);
+    setenv("FAKE_NVML_XID_RANK", "3", 1);
     tsc_nvml *n = tsc_nvml_open(fake_lib, why, sizeof why);
     assert_non_null(n);
     char name[64];
@@ -146,6 +148,15 @@ static void test_nvml_decode(void **state)
     assert_int_equal(s.v[TSC_GPU_UTIL_PCT], 90);
     assert_int_equal(s.v[TSC_GPU_MEM_UTIL_PCT], 40);
     assert_int_equal(s.v[TSC_GPU_MEM_USED_BYTES], 1ull << 30);
+    /* a down-trained PCIe link, retrying */
+    assert_int_equal(s.v[TSC_GPU_PCIE_GEN], 3);
+    assert_int_equal(s.v[TSC_GPU_PCIE_GEN_MAX], 4);
+    assert_int_equal(s.v[TSC_GPU_PCIE_WIDTH], 8);
+    assert_int_equal(s.v[TSC_GPU_PCIE_WIDTH_MAX], 16);
+    assert_int_equal(s.v[TSC_GPU_PCIE_REPLAYS], 7);
+    /* one XID 79 event, read without waiting */
+    assert_int_equal(s.v[TSC_GPU_XID_EVENTS], 1);
+    assert_int_equal(s.v[TSC_GPU_XID_LAST], 79);
     /* The fake has no ECC entry point: that metric is absent, not 0. */
     assert_false(s.have & (1u << TSC_GPU_ECC_UNCORRECTED));
     assert_int_equal(s.have, ((1u << TSC_GPU_METRIC_COUNT) - 2) & ~(1u << TSC_GPU_ECC_UNCORRECTED));
@@ -154,7 +165,13 @@ static void test_nvml_decode(void **state)
     tsc_nvml_sample(n, &t);
     assert_int_equal(t.v[TSC_GPU_SM_CLOCK_MHZ], 1980);
     assert_int_equal(t.v[TSC_GPU_CLOCK_REASONS], 0);
+    assert_int_equal(t.v[TSC_GPU_PCIE_WIDTH], 16);
+    assert_int_equal(t.v[TSC_GPU_PCIE_REPLAYS], 7);   /* no new replays */
+    assert_int_equal(t.v[TSC_GPU_XID_EVENTS], 1);      /* no new event */
+    assert_int_equal(t.v[TSC_GPU_XID_LAST], 79);
     tsc_nvml_close(n);
+    unsetenv("FAKE_NVML_PCIE_RANK");
+    unsetenv("FAKE_NVML_XID_RANK");
 
     setenv("FAKE_NVML_FAIL_INIT", "1", 1);
     assert_null(tsc_nvml_open(fake_lib, why, sizeof why));

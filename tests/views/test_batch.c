@@ -199,7 +199,8 @@ static void test_batch_end_to_end(void **state)
     static const char header[] =
         "job,run_id,status,ranks,hosts,steps,median_step_s,mfu,top_recoverable,"
         "top_recoverable_s,exposed_comm_share,data_stall_share,straggler_rank,straggler_host,"
-        "recoverable_gpu_hours,problems,error,verdict,confidence,lead_finding,lead_finding_s\n";
+        "recoverable_gpu_hours,problems,error,verdict,confidence,lead_finding,lead_finding_s,"
+        "straggler_cause\n";
     assert_true(!strncmp(out, header, sizeof header - 1));
     size_t lines = 0;
     for (char *p = out; *p; p++)
@@ -222,7 +223,8 @@ static void test_csv_quoting_and_roundtrip(void **state)
     tsa_batch_print_csv(mem, &r, 1);
     fclose(mem);
     assert_non_null(strstr(buf, "\n\"jobs/a,b \"\"x\"\"\",,failed,"));
-    assert_non_null(strstr(buf, ",\"line1\nline2\",,,,\n")); /* no verdict: 4 empty cells */
+    /* no verdict, finding or cause: 5 empty cells */
+    assert_non_null(strstr(buf, ",\"line1\nline2\",,,,,\n"));
     free(buf);
     /* JSON round trip keeps every column */
     r.ranks = 8;
@@ -232,6 +234,7 @@ static void test_csv_quoting_and_roundtrip(void **state)
     r.verdict = strdup("straggler-bound");
     r.lead_finding = strdup("DIST.STRAGGLER");
     r.lead_finding_s = 1.5;
+    r.straggler_cause = strdup("device");
     char *text = tsa_batch_row_json_text(&r);
     cJSON *j = cJSON_Parse(text);
     tsa_batch_row back;
@@ -245,6 +248,7 @@ static void test_csv_quoting_and_roundtrip(void **state)
     assert_null(back.confidence);
     assert_string_equal(back.lead_finding, "DIST.STRAGGLER");
     assert_float_equal(back.lead_finding_s, 1.5, 0);
+    assert_string_equal(back.straggler_cause, "device");
     assert_string_equal(back.error, "line1\nline2");
     assert_string_equal(back.status, "failed");
     cJSON_Delete(j);

@@ -36,7 +36,7 @@ static const field job_fields[] = {
     {"recoverable_gpu_hours", T_NUM | T_NULL}, {"problems", T_NUM | T_NULL},
     {"error", T_STR | T_NULL}, {"verdict", T_STR | T_NULL}, {"confidence", T_STR | T_NULL},
     {"lead_finding", T_STR | T_NULL}, {"lead_finding_s", T_NUM | T_NULL},
-    {"cached", T_BOOL}, {NULL, 0}};
+    {"straggler_cause", T_STR | T_NULL}, {"cached", T_BOOL}, {NULL, 0}};
 static const field host_fields[] = {
     {"type", T_STR}, {"schema_version", T_NUM}, {"host", T_STR}, {"job_count", T_NUM},
     {"jobs", T_STRS}, {NULL, 0}};

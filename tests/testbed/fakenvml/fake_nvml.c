@@ -5,6 +5,13 @@
  *                               slowdown (clock-event reasons 0x60), SM
  *                               clock 1100 MHz and 92 C; others 1980 MHz,
  *                               no reasons, 60 C.
+ *   FAKE_NVML_PCIE_RANK=R       the process with RANK=R has a down-trained
+ *                               PCIe link: gen 3 x8 of gen 4 x16, its replay
+ *                               counter growing by 7 a call; others gen 4
+ *                               x16, no replays.
+ *   FAKE_NVML_XID_RANK=R        the process with RANK=R gets one critical
+ *                               XID event, code 79 (fallen off the bus),
+ *                               at its first event wait.
  *   FAKE_NVML_FAIL_INIT=1       nvmlInit_v2 fails.
  * Two devices named "Fake GPU", maximum SM clock 1980 MHz, 1 GiB used,
  * power 300 W (450 W when throttled).  nvmlDeviceGetTotalEccErrors is
@@ -20,11 +27,15 @@ typedef struct { unsigned long long total, free, used; } fake_memory;
 
 static int g_devices[2];
 
-static int throttled(void)
+/* Is this process the rank the variable names? */
+static int named_rank(const char *var)
 {
-    const char *t = getenv("FAKE_NVML_THROTTLE_RANK"), *r = getenv("RANK");
+    const char *t = getenv(var), *r = getenv("RANK");
     return t && r && *t && atoi(t) == atoi(r);
 }
+
+static int throttled(void) { return named_rank("FAKE_NVML_THROTTLE_RANK"); }
+static int down_trained(void) { return named_rank("FAKE_NVML_PCIE_RANK"); }
 
 static int valid(void *dev) { return dev == &g_devices[0] || dev == &g_devices[1]; }
 
@@ -114,5 +125,69 @@ API int nvmlDeviceGetMemoryInfo(void *dev, fake_memory *m)
     m->total = 80ull << 30;
     m->used = 1ull << 30;
     m->free = m->total - m->used;
+    return 0;
+}
+
+/* The PCIe link: what a down-trained rank reports, and the others. */
+#define PCIE_LINK(fn, bad, good)                  \
+    API int fn(void *dev, unsigned *v)            \
+    {                                             \
+        if (!valid(dev))                          \
+            return 2;                             \
+        *v = down_trained() ? (bad) : (good);     \
+        return 0;                                 \
+    }
+PCIE_LINK(nvmlDeviceGetCurrPcieLinkGeneration, 3, 4)
+PCIE_LINK(nvmlDeviceGetMaxPcieLinkGeneration, 4, 4)
+PCIE_LINK(nvmlDeviceGetCurrPcieLinkWidth, 8, 16)
+PCIE_LINK(nvmlDeviceGetMaxPcieLinkWidth, 16, 16)
+
+API int nvmlDeviceGetPcieReplayCounter(void *dev, unsigned *n)
+{
+    static unsigned replays;
+    if (!valid(dev))
+        return 2;
+    if (down_trained())
+        replays += 7;
+    *n = replays;
+    return 0;
+}
+
+/* nvmlEventData_t */
+typedef struct {
+    void *device;
+    unsigned long long type, data;
+    unsigned gpu_instance, compute_instance;
+} fake_event;
+
+static int g_set;
+static void *g_watched;
+static int g_xid_sent;
+
+API int nvmlEventSetCreate(void **set)
+{
+    *set = &g_set;
+    return 0;
+}
+
+API int nvmlEventSetFree(void *set) { return set == &g_set ? 0 : 2; }
+
+API int nvmlDeviceRegisterEvents(void *dev, unsigned long long types, void *set)
+{
+    if (!valid(dev) || set != &g_set || !(types & 0x8))
+        return 2;
+    g_watched = dev;
+    return 0;
+}
+
+API int nvmlEventSetWait_v2(void *set, fake_event *e, unsigned timeout_ms)
+{
+    (void)timeout_ms;
+    if (set != &g_set)
+        return 2;
+    if (g_xid_sent || !g_watched || !named_rank("FAKE_NVML_XID_RANK"))
+        return 10; /* NVML_ERROR_TIMEOUT: nothing happened */
+    g_xid_sent = 1;
+    *e = (fake_event){.device = g_watched, .type = 0x8, .data = 79};
     return 0;
 }

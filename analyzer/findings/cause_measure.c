@@ -1,0 +1,205 @@
+/* Per-rank figures for the cause pass.  Everything is per analysed step
+ * over the rank's own analysis window, so ranks that ran the same steps
+ * compare directly whatever their clock offsets. */
+#include "cause_measure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crossrank/xr_internal.h"   /* medians */
+#include "load/rank_strings.h"
+#include "tsc_format.h"
+#include "util/hash.h"
+
+static int is_compute(const tsa_kernel *k)
+{
+    return k->nccl < 0 && k->category != TSA_KCAT_COMM;
+}
+
+static uint64_t signature(const tsa_rank *r, const tsa_kernel *k)
+{
+    const char *name = tsa_rank_string(r, k->name);
+    uint64_t h = tsa_fnv1a(name, strlen(name));
+    uint32_t dims[6] = {k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]};
+    return tsa_fnv1a_from(h, (const char *)dims, sizeof dims);
+}
+
+typedef struct sig_dur {
+    uint64_t sig;
+    int64_t ns;
+} sig_dur;
+
+static int by_sig_then_ns(const void *pa, const void *pb)
+{
+    const sig_dur *a = pa, *b = pb;
+    if (a->sig != b->sig)
+        return a->sig < b->sig ? -1 : 1;
+    return (a->ns > b->ns) - (a->ns < b->ns);
+}
+
+/* Kernels in [w0, w1): signatures with their medians, counts, busy time
+ * and the median gap the device sat idle between two of them. */
+static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < r->n_kernels; k++)
+        if (is_compute(&r->kernels[k]) && r->kernels[k].start_ns >= w0 && r->kernels[k].start_ns < w1)
+            n++;
+    if (!n)
+        return 0;
+    sig_dur *v = malloc(n * sizeof *v);
+    int64_t *gaps = malloc(n * sizeof *gaps);
+    if (!v || !gaps) {
+        free(v);
+        free(gaps);
+        return -1;
+    }
+    size_t j = 0, ng = 0, op = 0;
+    int64_t busy = 0, reach = INT64_MIN, idle = 0;
+    for (size_t k = 0; k < r->n_kernels; k++) {
+        const tsa_kernel *kr = &r->kernels[k];
+        if (!is_compute(kr) || kr->start_ns < w0 || kr->start_ns >= w1)
+            continue;
+        int64_t d = kr->end_ns > kr->start_ns ? kr->end_ns - kr->start_ns : 0;
+        v[j++] = (sig_dur){signature(r, kr), d};
+        busy += d;
+        /* kernels are sorted by start: the gap is from the furthest end so
+         * far; NCCL calls too, so one pointer finds a call inside it */
+        if (reach != INT64_MIN) {
+            int64_t g = kr->start_ns > reach ? kr->start_ns - reach : 0;
+            gaps[ng++] = g;
+            while (op < r->n_nccl && r->nccl[op].start_ns < reach)
+                op++;
+            if (g > 0 && !(op < r->n_nccl && r->nccl[op].start_ns < kr->start_ns))
+                idle += g;
+        }
+        if (kr->end_ns > reach)
+            reach = kr->end_ns;
+    }
+    qsort(v, n, sizeof *v, by_sig_then_ns);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        distinct += !i || v[i].sig != v[i - 1].sig;
+    m->sigs = malloc(distinct * sizeof *m->sigs);
+    if (!m->sigs) {
+        free(v);
+        free(gaps);
+        return -1;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && v[e].sig == v[i].sig)
+            e++;
+        /* sorted by duration within a signature: the median is the middle */
+        m->sigs[m->n_sigs++] = (cm_sig){v[i].sig, (uint32_t)(e - i), v[i + (e - i) / 2].ns};
+        i = e;
+    }
+    m->kernels = n;
+    m->kernels_step = (double)n / steps;
+    m->busy_step_ns = (double)busy / steps;
+    m->gap_median_ns = ng ? (double)xr_median_i64(gaps, ng) : 0;
+    m->idle_step_ns = (double)idle / steps;
+    free(v);
+    free(gaps);
+    return 0;
+}
+
+/* Bytes moved per step (copies and NCCL calls) and time in Recv calls,
+ * by the rank received from. */
+static void traffic(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
+{
+    double bytes = 0;
+    for (size_t i = 0; i < r->n_copies; i++)
+        if (r->copies[i].start_ns >= w0 && r->copies[i].start_ns < w1)
+            bytes += (double)r->copies[i].bytes;
+    double recv = 0;
+    for (size_t i = 0; i < r->n_nccl; i++) {
+        const tsa_nccl_op *op = &r->nccl[i];
+        if (op->start_ns < w0 || op->start_ns >= w1)
+            continue;
+        bytes += (double)op->bytes;
+        if (op->op != TSC_NCCL_RECV || op->end_ns <= op->start_ns)
+            continue;
+        double t = (double)(op->end_ns - op->start_ns);
+        recv += t;
+        size_t p = 0;
+        while (p < m->n_recv_peers && m->recv_peer[p] != op->peer)
+            p++;
+        if (p == m->n_recv_peers) {
+            if (p == CM_RECV_PEERS)
+                continue;
+            m->recv_peer[m->n_recv_peers++] = op->peer;
+            m->recv_peer_ns[p] = 0;
+        }
+        m->recv_peer_ns[p] += t;
+    }
+    /* most time first (a handful of entries) */
+    for (size_t i = 1; i < m->n_recv_peers; i++)
+        for (size_t k = i; k > 0 && m->recv_peer_ns[k] > m->recv_peer_ns[k - 1]; k--) {
+            double t = m->recv_peer_ns[k];
+            int32_t p = m->recv_peer[k];
+            m->recv_peer_ns[k] = m->recv_peer_ns[k - 1];
+            m->recv_peer[k] = m->recv_peer[k - 1];
+            m->recv_peer_ns[k - 1] = t;
+            m->recv_peer[k - 1] = p;
+        }
+    for (size_t i = 0; i < m->n_recv_peers; i++)
+        m->recv_peer_ns[i] /= steps;
+    m->bytes_step = bytes / steps;
+    m->recv_step_ns = recv / steps;
+}
+
+/* The main thread's CPU per step and the CPUs other busy threads took. */
+static void host(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
+{
+    tsa_cpu_window_of(r, w0, w1, &m->cpu);
+    m->main_cpu_step_ns = -1;
+    if (!m->cpu.have)
+        return;
+    double span = (double)(w1 - w0);
+    for (size_t i = 0; i < m->cpu.n_top; i++) {
+        const tsa_task_use *u = &m->cpu.top[i];
+        if (u->role == TSC_TASK_MAIN)
+            m->main_cpu_step_ns = u->cpus * span / steps;
+        else if (u->role != TSC_TASK_NCCL && u->role != TSC_TASK_TSCOPE)
+            m->stray_cpus += u->cpus;
+    }
+}
+
+int cm_measure(const tsa_analysis *a, size_t i, cm_rank *m)
+{
+    memset(m, 0, sizeof *m);
+    const tsa_rank *r = &a->job->ranks[i];
+    const tsa_rank_result *rr = &a->ranks[i];
+    int64_t w0 = rr->window_start_ns, w1 = rr->window_end_ns;
+    double steps = a->steps ? (double)a->steps : 1;
+    m->main_cpu_step_ns = -1;
+    if (w1 <= w0)
+        return 0;
+    if (kernels(r, w0, w1, m, steps))
+        return -1;
+    traffic(r, w0, w1, m, steps);
+    host(r, w0, w1, m, steps);
+    tsa_gpu_window_of(r, w0, w1, &m->gpu);
+    return 0;
+}
+
+void cm_free(cm_rank *m)
+{
+    free(m->sigs);
+    m->sigs = NULL;
+    m->n_sigs = 0;
+}
+
+int64_t cm_sig_median(const cm_rank *m, uint64_t sig)
+{
+    size_t lo = 0, hi = m->n_sigs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->sigs[mid].sig < sig)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n_sigs && m->sigs[lo].sig == sig ? m->sigs[lo].median_ns : -1;
+}
