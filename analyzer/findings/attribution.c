@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "whatif/whatif.h"
+
 #define LINE(l) (1u << (l))
 #define RECOVERABLE_LINES                                                                  \
     (LINE(TSA_BL_OVERHEAD) | LINE(TSA_BL_DATA_STALL) | LINE(TSA_BL_COMM_WAIT) |             \

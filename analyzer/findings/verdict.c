@@ -7,6 +7,7 @@
 #include "util/fmt_duration.h"
 #include "passes/idle_cause.h"
 #include "passes/input_facts.h"
+#include "whatif/whatif.h"
 
 /* The late-rank finding that costs the most, or NULL. */
 static const tsa_finding *top_late_rank(const tsa_analysis *a)
