@@ -60,6 +60,42 @@ static void header(FILE *out, const tsa_analysis *a)
     fprintf(out, "<br>confidence: %s</p></header>\n", tsa_confidence_name(a->confidence));
 }
 
+/* Why each blamed rank or host is slow, beside the findings that name it. */
+static void causes(FILE *out, const tsa_cause_result *r)
+{
+    if (!r->n_blocks)
+        return;
+    fprintf(out, "<h2>Why</h2>\n");
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const tsa_cause_block *b = &r->blocks[i];
+        char own[32], peer[32];
+        fprintf(out, "<div class=\"finding cause\" id=\"cause-%zu\"><b>", i);
+        if (b->rank >= 0)
+            tsa_html_escapef(out, "rank %d (%s), %s", b->rank, b->host ? b->host : "?",
+                             b->blamed_as);
+        else
+            tsa_html_escapef(out, "host %s, %s", b->host ? b->host : "?", b->blamed_as);
+        fprintf(out, "</b><br>");
+        tsa_html_escapef(out, "work %s per step against %s on %zu peers",
+                         tsa_fmt_duration(own, sizeof own, (double)b->step_ns),
+                         tsa_fmt_duration(peer, sizeof peer, (double)b->peer_step_ns), b->peers);
+        if (!b->n_causes)
+            fprintf(out, "<br>cause unknown: no recorded figure explains it");
+        for (size_t k = 0; k < b->n_causes; k++) {
+            const tsa_cause *c = &b->causes[k];
+            fprintf(out, "<br>%zu. <b>%s</b> explains %.0f%%: ", k + 1,
+                    tsa_cause_kind_name(c->kind), 100 * c->share);
+            tsa_html_escape(out, c->evidence);
+            fprintf(out, "<br><span class=\"fix\">fix: ");
+            tsa_html_escape(out, c->fix);
+            fprintf(out, "</span>");
+        }
+        fprintf(out, "<br><span class=\"reading\">checked: ");
+        tsa_html_escape(out, b->checked);
+        fprintf(out, "</span></div>\n");
+    }
+}
+
 static void findings(FILE *out, const tsa_analysis *a)
 {
     fprintf(out, "<aside id=\"findings\"><h2>Findings and fixes</h2>\n");
@@ -79,6 +115,7 @@ static void findings(FILE *out, const tsa_analysis *a)
         tsa_html_escape(out, f->fix);
         fprintf(out, "</span></div>\n");
     }
+    causes(out, &a->cause);
     fprintf(out, "</aside>\n");
 }
 

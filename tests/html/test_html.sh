@@ -34,6 +34,9 @@ grep -qE 'Rank 5 computes \+(29\.[5-9]|30\.[0-4])% against the median rank over 
 [ "$(sed -n '/id="blamed-rank"/,/<\/svg>/p' "$T/g8.html" | grep -c '<polyline')" -eq 2 ] ||
     fail "the blamed-rank chart has not two lines"
 grep -q 'class="id">DIST.STRAGGLER</span>' "$T/g8.html" || fail "the straggler finding"
+grep -q '<div class="finding cause" id="cause-0"><b>rank 5 ([^)]*), straggler</b>' "$T/g8.html" &&
+    grep -q '<br>1\. <b>device</b> explains' "$T/g8.html" ||
+    fail "the straggler's cause block (its kernels run 30% longer: device)"
 # 8 ranks x 18 analysed steps: one cell each, no bands.
 [ "$(sed -n '/id="heatmap-step"/,/<\/svg>/p' "$T/g8.html" | grep -o '</title></rect>' | wc -l)" -eq 144 ] ||
     fail "the step heatmap does not have 8 x 18 cells"
