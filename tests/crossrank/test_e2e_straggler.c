@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "tb_harness.h"
-#include "tb_job.h"
+#include "tb_assert.h"
 
 static int n_ranks = 4, slow_rank = -1, small_messages = 0;
 
@@ -48,14 +48,11 @@ static void test_e2e_straggler(void **state)
     args[n] = NULL;
     tb_job job = {.nranks = n_ranks, .out_dir = out, .with_preload = 1, .rank_args = args,
                   .timeout_s = 60};
-    tb_result r;
-    assert_int_equal(tb_run_job(&job, &r), 0);
-    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
-        fail_msg("job failed: status 0x%x\n%.2000s", r.status, r.err);
-    tb_result_free(&r);
+    tb_run_job_ok(&job);
     assert_int_equal(tb_count_dumps(out), n_ranks);
 
     const char *argv[] = {tb_tool("REPORT"), out, "--json", NULL};
+    tb_result r;
     assert_int_equal(tb_run(argv, NULL, 60, &r), 0);
     assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) <= 1);
     cJSON *root = cJSON_Parse(r.out);

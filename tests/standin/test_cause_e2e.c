@@ -19,7 +19,7 @@
 #include "driver/analyze.h"
 #include "load/job_load.h"
 #include "standin_run.h"
-#include "tb_job.h"
+#include "tb_assert.h"
 
 #define RANKS 4
 #define SLOW "2"
@@ -70,11 +70,7 @@ static tsa_job *cpu_job(const kase *k, char **dir_out)
         args[n++] = k->args[i];
     tb_job job = {.nranks = RANKS, .out_dir = out, .with_preload = 1, .rank_args = args,
                   .timeout_s = 60};
-    tb_result r;
-    assert_int_equal(tb_run_job(&job, &r), 0);
-    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
-        fail_msg("job failed: status 0x%x\n%.2000s", r.status, r.err);
-    tb_result_free(&r);
+    tb_run_job_ok(&job);
     tsa_load_options opt = {.quiet = 1};
     tsa_job *j = NULL;
     char err[512];
