@@ -5,7 +5,8 @@
 # installed preload, and the installed tscope-report reads what it wrote.
 # Also the launcher's contract: exit status passed through (a signal as
 # 128+N), LD_PRELOAD put in front of the value already set, blackbox
-# refused.  Skips (77) without the test bed.
+# refused.  Real torchrun through the launcher where Debian's python3-torch
+# is installed.  Skips (77) without the test bed.
 #
 #   test_install.sh BUILD_DIR MESON PREFIX BINDIR LIBDIR DATADIR HAVE_MPI
 set -u
@@ -94,6 +95,28 @@ grep -q "^VERDICT  straggler-bound: rank 2 " "$T/log" || { cat "$T/log"; fail "n
 grep -q "^tscope: dumps in $T/job\$" "$T/log" || fail "where the dumps are"
 grep -q "^tscope: report in $T/job/report.txt\$" "$T/log" || fail "where the report is"
 [ -s "$T/job/report.txt" ] || fail "no report.txt"
+
+# Real torchrun (Debian's python3-torch) through the launcher: two ranks of
+# DDP over gloo that also all-reduce through the test NCCL; torchrun and the
+# DataLoader workers write no dump, the two ranks do.  Not in an ASan build
+# (torch is not built with it); skipped where no Python has torch.
+py=/usr/bin/python3
+if [ -z "${TB_ASAN_RUNTIME:-}" ] && [ -x "$py" ] &&
+    "$py" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)'; then
+    job=$(cd "$(dirname "$0")/../torch" && pwd)/gloo_job.py
+    LD_LIBRARY_PATH="$TB_FAKENCCL_DIR" OMP_NUM_THREADS=1 "$tscope" run --out "$T/torch" -- \
+        "$py" -m torch.distributed.run --nnodes 1 --nproc_per_node 2 --rdzv_backend c10d \
+        --rdzv_endpoint 127.0.0.1:0 -r 2 -t 2 --log_dir "$T/torch-logs" \
+        "$job" --result "$T/torch-result" --steps 6 --nccl "$TB_FAKENCCL_DIR/libnccl.so.2" \
+        >"$T/torch.log" 2>&1 || { tail -40 "$T/torch.log"; fail "torchrun under tscope run"; }
+    [ "$(ls "$T/torch" | grep -c '\.tsd$')" -eq 2 ] ||
+        { ls "$T/torch"; tail -40 "$T/torch.log"; fail "torchrun: not 2 rank dumps"; }
+    grep -q "^tscope: report in $T/torch/report.txt\$" "$T/torch.log" ||
+        { tail -40 "$T/torch.log"; fail "torchrun: no report"; }
+    grep -q '^  ranks 2 ' "$T/torch/report.txt" || fail "torchrun: the report is not of 2 ranks"
+else
+    echo "no torch (or an ASan build): the torchrun case is skipped"
+fi
 
 # The installed analyzer on the output, directly and through the launcher.
 "$bin/tscope-report" "$T/job" --json >"$T/r.json" || fail "installed tscope-report"
