@@ -7,13 +7,17 @@ python3-torch) for the analyzer's corpus, tests/data/corpus/:
                            training thread)
   cpu_dataloader_workers4  the same loop with num_workers=4
   cpu_gloo_2rank           a 2-process DDP job over gloo (one trace per rank)
+  cpu_serving_loop         an inference loop without step records: each
+                           request is one record_function("serve_request")
+                           inside one wrapping record_function("serve_loop")
+
 
 Each sample costs a fixed storage latency plus a little decoding work, the
 shape of the usual input-bound job, so more workers must shorten the wait
 for data; the model is small enough that its step is shorter than one
 batch's loading on the training thread.
 
-usage: /usr/bin/python3 scripts/record-cpu-traces.py OUT_DIR
+usage: /usr/bin/python3 scripts/record-cpu-traces.py OUT_DIR [TRACE...]
 """
 import gzip
 import os
@@ -118,11 +122,39 @@ def record_gloo(out_dir, world=2):
     shutil.rmtree(tmp)
 
 
+SERVING_REQUESTS = 8
+SERVING_GAP_S = 0.005         # time between requests, spent waiting for one
+
+
+def record_serving(out_dir):
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = small_cnn().eval()
+    tmp = tempfile.mkdtemp()
+    with profile(activities=[ProfilerActivity.CPU],
+                 on_trace_ready=torch.profiler.tensorboard_trace_handler(tmp)):
+        with torch.no_grad(), torch.profiler.record_function("serve_loop"):
+            for i in range(SERVING_REQUESTS):
+                time.sleep(SERVING_GAP_S)
+                with torch.profiler.record_function("serve_request"):
+                    x = torch.rand(BATCH, 3, 32, 32)
+                    model(x).argmax(dim=1)
+    gzip_traces(tmp, out_dir, "worker0")
+    shutil.rmtree(tmp)
+
+
+TRACES = {
+    "cpu_dataloader_workers0": lambda d: record_dataloader(d, 0),
+    "cpu_dataloader_workers4": lambda d: record_dataloader(d, 4),
+    "cpu_gloo_2rank": record_gloo,
+    "cpu_serving_loop": record_serving,
+}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "tests/data/corpus"
-    record_dataloader(os.path.join(out, "cpu_dataloader_workers0"), 0)
-    record_dataloader(os.path.join(out, "cpu_dataloader_workers4"), 4)
-    record_gloo(os.path.join(out, "cpu_gloo_2rank"))
+    for name in sys.argv[2:] or list(TRACES):
+        TRACES[name](os.path.join(out, name))
 
 
 if __name__ == "__main__":

@@ -367,6 +367,7 @@ void tsa_rank_free_contents(tsa_rank *r)
     free(r->mem);
     free(r->pending);
     free(r->host_spans);
+    free(r->top_calls);
     memset(r, 0, sizeof *r);
 }
 

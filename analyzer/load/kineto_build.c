@@ -3,6 +3,7 @@
  * launching API by correlation id, NCCL kernel to the collective's CPU op)
  * are made once parsing ends. */
 #include "kineto/kineto_internal.h"
+#include "kineto_loop.h"
 #include "kineto_host.h"
 #include "kineto_load.h"
 
@@ -72,6 +73,7 @@ typedef struct builder {
     int api_kind;
     int failed;
     kineto_host host;       /* host activity spans (kineto_host.c) */
+    kineto_loop loop;       /* CPU-side calls, for iterations (kineto_loop.c) */
 } builder;
 
 /* ------------------------------------------------------------ strings */
@@ -307,6 +309,15 @@ static int add_range(builder *b, const kineto_event *ev)
     return TSA_VEC_PUSH(b->r->ranges, b->r->n_ranges, b->r->cap_ranges, g);
 }
 
+static int add_call(builder *b, const kineto_event *ev)
+{
+    int64_t name = intern_text(b, &ev->name);
+    if (name < 0)
+        return -1;
+    return kineto_loop_add(&b->loop, ev->ts_ns, ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0),
+                           (uint32_t)ev->tid, (uint32_t)name);
+}
+
 static int pg_index(builder *b, const kineto_event *ev)
 {
     if (!ev->pg_name[0])
@@ -497,9 +508,10 @@ static int on_event(void *ctx, const kineto_event *ev)
             if (!rc)
                 rc = kineto_host_api_event(b->r, &b->host, ev);
         } else if (is_cpu_cat(cat)) {
+            rc = add_call(b, ev);
             /* a bare-array trace of a PyTorch built without Kineto has no
              * categories: its events are all CPU operators */
-            if (!CAT_IS(cat, "python_function")) {
+            if (!rc && !CAT_IS(cat, "python_function")) {
                 if (!b->r->pid && ev->has_pid && ev->pid > 0 && ev->pid <= UINT32_MAX)
                     b->r->pid = (uint32_t)ev->pid;
                 rc = kineto_host_cpu_event(b->r, &b->host, ev, CAT_IS(cat, "user_annotation"));
@@ -958,6 +970,8 @@ static int finish(builder *b, const kineto_header *hdr)
         }
     sort_(b->hints, b->n_hints, sizeof *b->hints, cmp_comm_hint);
     kineto_host_finish(r, hdr->has_base ? hdr->base_ns : 0);
+    if (kineto_loop_finish(&b->loop, r, hdr->has_base ? hdr->base_ns : 0))
+        return -1;
     if (build_nccl(b))
         return -1;
     extent(r);
@@ -996,5 +1010,6 @@ int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *sta
     free(b.pgs);
     free(b.khints);
     free(b.khint_corr);
+    free(b.loop.calls);
     return rc;
 }

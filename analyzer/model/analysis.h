@@ -90,6 +90,7 @@ typedef enum tsa_step_method {
     TSA_STEPS_AUTOGRAD,          /* forward/backward launch-thread cycle */
     TSA_STEPS_DATALOADER,        /* starts of DataLoader __next__ (torch.profiler) */
     TSA_STEPS_OPTIMIZER,         /* starts of Optimizer.step (torch.profiler) */
+    TSA_STEPS_TOP_CALL,          /* starts of a repeated top-level call (torch.profiler) */
     TSA_STEPS_METHODS
 } tsa_step_method;
 

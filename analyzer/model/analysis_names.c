@@ -48,6 +48,7 @@ const char *tsa_step_method_name(tsa_step_method m)
     case TSA_STEPS_AUTOGRAD: return "forward/backward thread cycle";
     case TSA_STEPS_DATALOADER: return "DataLoader iterations";
     case TSA_STEPS_OPTIMIZER: return "Optimizer.step calls";
+    case TSA_STEPS_TOP_CALL: return "a repeated top-level call";
     default: return "none (whole run)";
     }
 }

@@ -296,6 +296,10 @@ typedef struct tsa_rank {
     tsa_host_span *host_spans; size_t n_host_spans, cap_host_spans;
     int host_records;
     uint64_t launches;            /* kernel launch API calls seen (0 unknown) */
+    /* --- appended: the main thread's top-level calls under its wrappers, in
+     * order (torch.profiler traces; load/kineto_loop.h): a loop without
+     * step records repeats one of them each iteration.  Empty for dumps. --- */
+    tsa_range *top_calls; size_t n_top_calls, cap_top_calls;
 } tsa_rank;
 
 /* Kernel records of a rank, wherever they are (see tsa_rank.remote). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_span.h"
+#include "steps_toplevel.h"
 #include "load/job_build.h"
 #include "tsc_format.h"
 
@@ -284,6 +285,20 @@ static int steps_from_autograd_cycle(tsa_rank *r, size_t *cap)
     return 0;
 }
 
+/* A loop's repeated top-level call: a step from each start to the next. */
+static int steps_from_top_call(tsa_rank *r, size_t *cap)
+{
+    int64_t *starts;
+    size_t n;
+    if (tsa_top_call_starts(r, &starts, &n))
+        return -1;
+    int rc = 0;
+    for (size_t k = 1; k < n && !rc; k++)
+        rc = tsa_step_append(r, cap, starts[k - 1], starts[k]);
+    free(starts);
+    return rc;
+}
+
 /* Attach each step's NCCL calls (those starting inside it). */
 static void attach_nccl(tsa_rank *r)
 {
@@ -345,6 +360,12 @@ int tsa_find_steps(tsa_rank *r, const char *marker, tsa_step_method *method)
             return -1;
         if (r->n_steps)
             *method = TSA_STEPS_AUTOGRAD;
+    }
+    if (!r->n_steps) {
+        if (steps_from_top_call(r, &cap))
+            return -1;
+        if (r->n_steps)
+            *method = TSA_STEPS_TOP_CALL;
     }
     if (!r->n_steps) {
         /* No step markers: one step over the GPU records' span (the host's

@@ -7,7 +7,8 @@
 /* Finds r's steps with, in order of preference: the --step-marker (NVTX
  * range, else kernel, matched as a substring), NVTX "ProfilerStep#" ranges,
  * the period of the collective sequence, the forward/backward thread cycle
- * of the kernels' launches (GPU records).  Without any, one step spans the
+ * of the kernels' launches (GPU records), a repeated top-level call of a
+ * torch.profiler trace (steps_toplevel.h).  Without any, one step spans the
  * GPU records (the whole extent of a host-only input; TSA_STEPS_NONE).  Replaces r->steps.  -1 on OOM. */
 int tsa_find_steps(tsa_rank *r, const char *marker, tsa_step_method *method);
 

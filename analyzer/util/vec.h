@@ -7,14 +7,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Make room for one more element in *items (count n, capacity *cap).
- * Returns 0, or -1 when out of memory (the array is left as it was). */
+/* Make room for element n in *items (capacity *cap): one more after n
+ * elements, or index n of a table indexed by a number that can jump ahead
+ * (an interned string's).  Returns 0, or -1 when out of memory (the array
+ * is left as it was). */
 static inline int tsa_vec_reserve(void **items, size_t *cap, size_t n, size_t elem)
 {
     if (n < *cap)
         return 0;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    if (ncap < *cap || ncap > SIZE_MAX / elem)
+    size_t ncap = *cap ? *cap : 32;
+    while (ncap <= n) {
+        if (ncap > SIZE_MAX / 2)
+            return -1;
+        ncap *= 2;
+    }
+    if (ncap > SIZE_MAX / elem)
         return -1;
     void *p = realloc(*items, ncap * elem);
     if (!p)

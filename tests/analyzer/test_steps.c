@@ -10,7 +10,11 @@
 #include <cmocka.h>
 
 #include "load/job_build.h"
+#include "load/kineto_loop.h"
+#include "load/rank_strings.h"
 #include "passes/steps.h"
+#include "passes/steps_toplevel.h"
+#include "util/vec.h"
 #include "tsc_format.h"
 
 static void test_sequence_period(void **state)
@@ -240,6 +244,117 @@ static void test_autograd_cycle(void **state)
     tsa_job_free(job);
 }
 
+static void add_top_call(tsa_rank *r, const char *name, int64_t s, int64_t e)
+{
+    tsa_range c = {s, e, 1, tsa_rank_intern(r, name)};
+    assert_int_equal(TSA_VEC_PUSH(r->top_calls, r->n_top_calls, r->cap_top_calls, c), 0);
+}
+
+static tsa_step_method find(tsa_job *job, tsa_rank *r)
+{
+    tsa_step_method m;
+    assert_int_equal(tsa_job_finish(job), 0);
+    assert_int_equal(tsa_find_steps(r, NULL, &m), 0);
+    return m;
+}
+
+/* A serving loop: 4 requests between small library calls give 3 steps,
+ * each from one request's start to the next one's. */
+static void test_top_call_steps(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    for (int i = 0; i < 4; i++) {
+        add_top_call(r, "aten::copy_", 1000 * i, 1000 * i + 50);
+        add_top_call(r, "serve_request", 1000 * i + 100, 1000 * i + 900);
+    }
+    assert_int_equal(find(job, r), TSA_STEPS_TOP_CALL);
+    assert_int_equal(r->n_steps, 3);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(r->steps[k].start_ns, 1000 * k + 100);
+        assert_int_equal(r->steps[k].end_ns, 1000 * (k + 1) + 100);
+    }
+    tsa_job_free(job);
+}
+
+/* What is not a loop: an operator repeated (one forward calls linear many
+ * times), a call seen twice, a repeated call that holds under half of the
+ * time. */
+static void test_top_call_not_a_loop(void **state)
+{
+    (void)state;
+    static const struct { const char *name; int repeats; int64_t dur; } cases[] = {
+        {"aten::linear", 10, 900}, {"serve_request", 2, 900}, {"serve_request", 4, 400}};
+    for (size_t c = 0; c < 3; c++) {
+        tsa_job *job = tsa_job_new("mem");
+        tsa_rank *r = tsa_job_add_rank(job);
+        for (int i = 0; i < cases[c].repeats; i++)
+            add_top_call(r, cases[c].name, 1000 * i, 1000 * i + cases[c].dur);
+        add_top_call(r, "model_load", 1000 * cases[c].repeats, 1000 * cases[c].repeats + 1);
+        assert_int_equal(find(job, r), TSA_STEPS_NONE);
+        tsa_job_free(job);
+    }
+    assert_true(tsa_is_library_call("aten::mm"));
+    assert_true(tsa_is_library_call("torch/_tensor.py(575): backward"));
+    assert_false(tsa_is_library_call("nn.Module: Net_0"));
+    assert_false(tsa_is_library_call("Stage::runRemote"));
+}
+
+/* The loader's reduction: the busier thread, under its two wrappers (one
+ * of them called twice over the same span), top-level calls only, shifted
+ * by the trace's base time. */
+static void test_loop_reduce(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    uint32_t main_ = tsa_rank_intern(r, "train.py(1): <module>");
+    uint32_t loop = tsa_rank_intern(r, "serve_loop");
+    uint32_t req = tsa_rank_intern(r, "serve_request");
+    uint32_t mm = tsa_rank_intern(r, "aten::mm");
+    uint32_t setup = tsa_rank_intern(r, "setup");
+    kineto_loop l;
+    memset(&l, 0, sizeof l);
+    /* out of order, as a trace may list them */
+    for (int i = 2; i >= 0; i--) {
+        assert_int_equal(kineto_loop_add(&l, 3000 * i + 200, 3000 * i + 2900, 7, req), 0);
+        assert_int_equal(kineto_loop_add(&l, 3000 * i + 300, 3000 * i + 900, 7, mm), 0);
+    }
+    assert_int_equal(kineto_loop_add(&l, 0, 10000, 7, main_), 0);
+    assert_int_equal(kineto_loop_add(&l, 10, 9990, 7, loop), 0);
+    assert_int_equal(kineto_loop_add(&l, 10, 9990, 7, loop), 0);
+    assert_int_equal(kineto_loop_add(&l, 20, 120, 7, setup), 0);
+    assert_int_equal(kineto_loop_add(&l, 0, 9000, 8, req), 0); /* another thread */
+    assert_int_equal(kineto_loop_finish(&l, r, 1000000), 0);
+    assert_null(l.calls);
+    assert_int_equal(r->n_top_calls, 4);
+    assert_int_equal(r->top_calls[0].name, setup);
+    assert_int_equal(r->top_calls[0].start_ns, 1000020);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r->top_calls[1 + i].name, req);
+        assert_int_equal(r->top_calls[1 + i].tid, 7);
+        assert_int_equal(r->top_calls[1 + i].start_ns, 1000000 + 3000 * i + 200);
+        assert_int_equal(r->top_calls[1 + i].end_ns, 1000000 + 3000 * i + 2900);
+    }
+    tsa_job_free(job);
+}
+
+/* Room for an index that jumps far past the capacity (an interned
+ * string's index into a per-string table). */
+static void test_vec_reserve_jump(void **state)
+{
+    (void)state;
+    uint8_t *t = NULL;
+    size_t cap = 0;
+    assert_int_equal(tsa_vec_reserve((void **)&t, &cap, 0, 1), 0);
+    assert_true(cap > 0);
+    assert_int_equal(tsa_vec_reserve((void **)&t, &cap, 100000, 1), 0);
+    assert_true(cap > 100000);
+    t[100000] = 1;
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +365,10 @@ int main(void)
         cmocka_unit_test(test_nvtx_and_marker),
         cmocka_unit_test(test_no_pattern_is_one_step),
         cmocka_unit_test(test_autograd_cycle),
+        cmocka_unit_test(test_top_call_steps),
+        cmocka_unit_test(test_top_call_not_a_loop),
+        cmocka_unit_test(test_loop_reduce),
+        cmocka_unit_test(test_vec_reserve_jump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

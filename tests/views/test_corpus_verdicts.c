@@ -179,6 +179,7 @@ static const struct expect {
     {"cpu_dataloader_workers0", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_dataloader_workers4", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_gloo_2rank", TSA_VERDICT_UNKNOWN, 0},
+    {"cpu_serving_loop", TSA_VERDICT_UNKNOWN, 0},
 };
 
 static void test_verdicts(void **state)
@@ -372,6 +373,25 @@ static void test_steps_without_profilerstep(void **state)
     done(&l);
 }
 
+/* A serving loop without step records: each request is one top-level
+ * "serve_request" under the "serve_loop" wrapper, so the 8 requests give 7
+ * steps, each from one request's start to the next (EXPECTED.md: the gaps
+ * between the starts in the JSON, in us). */
+static void test_steps_from_top_call(void **state)
+{
+    (void)state;
+    static const int64_t gaps_us[] = {110973, 64766, 44302, 56005, 50324, 30031, 41953};
+    loaded l;
+    LOAD_OR_SKIP("cpu_serving_loop", &l);
+    assert_int_equal(l.a->method, TSA_STEPS_TOP_CALL);
+    assert_int_equal(l.a->steps_total, 7);
+    const tsa_rank *r = &l.job->ranks[0];
+    assert_int_equal(r->n_steps, 7);
+    for (size_t k = 0; k < 7; k++)
+        assert_int_equal(r->steps[k].end_ns - r->steps[k].start_ns, gaps_us[k] * 1000);
+    done(&l);
+}
+
 /* sglang decode on MI300X: the host sits 463 ms in one hipMemcpyWithStream
  * (a blocking copy, the longest runtime call in the JSON) while the GPU
  * idles: a sync to remove, not a reason for CUDA graphs. */
@@ -485,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_dataloader_diff),  cmocka_unit_test(test_cpu_traces),
         cmocka_unit_test(test_comm_beyond_nccl), cmocka_unit_test(test_sizes_dlrm),
         cmocka_unit_test(test_turing_advice),    cmocka_unit_test(test_steps_without_profilerstep),
+        cmocka_unit_test(test_steps_from_top_call),
         cmocka_unit_test(test_gpu_only),         cmocka_unit_test(test_launches_without_kernels),
         cmocka_unit_test(test_blocking_copy),    cmocka_unit_test(test_gpu_span_one_step),
     };
