@@ -176,6 +176,8 @@ static const struct expect {
     {"tracelens_mi300_qwen05b", TSA_VERDICT_GPU_BOUND, 0.01},
     {"tracelens_mi300_compile_triton", TSA_VERDICT_GPU_BOUND, 0.01},
     {"tracelens_mi300_normalization", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"switchtf_a100_fwd_8192tok", TSA_VERDICT_GPU_BOUND, 0.01},
+    {"switchtf_a100_fwd_10tok", TSA_VERDICT_HOST_BOUND, 0.01},
     {"cpu_dataloader_workers0", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_dataloader_workers4", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_gloo_2rank", TSA_VERDICT_UNKNOWN, 0},
@@ -478,6 +480,32 @@ static void test_launches_without_kernels(void **state)
     free(paths);
 }
 
+/* One cold forward pass of a mixture-of-experts model on an A100, no step
+ * marker of any kind: the window is the GPU span, first to last GPU record
+ * (the script's numbers, exact in microseconds).  With 8,192 tokens the
+ * fp32 sgemm kernels bound it; with 10 tokens the host does. */
+static void test_one_forward_pass(void **state)
+{
+    (void)state;
+    loaded l;
+    LOAD_OR_SKIP("switchtf_a100_fwd_8192tok", &l);
+    assert_int_equal(l.a->method, TSA_STEPS_NONE);
+    assert_int_equal(l.a->budget.wall_ns, 764201000);
+    assert_int_equal(l.a->n_colls, 0);
+    assert_string_equal(l.a->peak_source, "A100");
+    const tsa_finding *f = finding(l.a, "EFF.FP32_GEMM");
+    assert_non_null(f);
+    assert_non_null(strstr(f->fix, "TF32"));
+    done(&l);
+
+    LOAD_OR_SKIP("switchtf_a100_fwd_10tok", &l);
+    assert_int_equal(l.a->budget.wall_ns, 550102000);
+    assert_int_equal(l.a->n_colls, 0);
+    /* 216.40 ms of GPU idle inside cudaLaunchKernel, by the script */
+    assert_true(fabs((double)l.a->idle_ns[TSA_IDLE_LAUNCH] / 1e6 - 216.40) < 1.0);
+    done(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_turing_advice),    cmocka_unit_test(test_steps_without_profilerstep),
         cmocka_unit_test(test_gpu_only),         cmocka_unit_test(test_launches_without_kernels),
         cmocka_unit_test(test_blocking_copy),    cmocka_unit_test(test_gpu_span_one_step),
+        cmocka_unit_test(test_one_forward_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
