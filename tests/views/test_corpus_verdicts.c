@@ -178,6 +178,7 @@ static const struct expect {
     {"tracelens_mi300_normalization", TSA_VERDICT_HOST_BOUND, 0.01},
     {"switchtf_a100_fwd_8192tok", TSA_VERDICT_GPU_BOUND, 0.01},
     {"switchtf_a100_fwd_10tok", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"hpctrain_mi300_ddp4", TSA_VERDICT_HOST_BOUND, 0.01},
     {"cpu_dataloader_workers0", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_dataloader_workers4", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_gloo_2rank", TSA_VERDICT_UNKNOWN, 0},
@@ -506,6 +507,28 @@ static void test_one_forward_pass(void **state)
     done(&l);
 }
 
+/* Every rank of a 4-rank DDP job on MI300 (RCCL Generic kernels): the
+ * sizes come from record_param_comms, summed over the ranks as counted in
+ * the JSON by a script. */
+static void test_all_ranks_ddp4(void **state)
+{
+    (void)state;
+    loaded l;
+    LOAD_OR_SKIP("hpctrain_mi300_ddp4", &l);
+    assert_int_equal(l.job->n_ranks, 4);
+    assert_false(has_finding(l.a, "LOAD.MISSING_RANKS"));
+    const tsa_coll_row *ar = coll(l.a, TSC_NCCL_ALLREDUCE), *bc = coll(l.a, TSC_NCCL_BROADCAST);
+    assert_non_null(ar);
+    assert_non_null(bc);
+    assert_int_equal(ar->count, 40);
+    assert_int_equal(ar->bytes, 758813824);
+    assert_int_equal(ar->bytes_unknown, 0);
+    assert_int_equal(bc->count, 16);
+    assert_int_equal(bc->bytes, 1703232);
+    assert_int_equal(bc->bytes_unknown, 0);
+    done(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,7 +538,7 @@ int main(void)
         cmocka_unit_test(test_turing_advice),    cmocka_unit_test(test_steps_without_profilerstep),
         cmocka_unit_test(test_gpu_only),         cmocka_unit_test(test_launches_without_kernels),
         cmocka_unit_test(test_blocking_copy),    cmocka_unit_test(test_gpu_span_one_step),
-        cmocka_unit_test(test_one_forward_pass),
+        cmocka_unit_test(test_one_forward_pass), cmocka_unit_test(test_all_ranks_ddp4),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
