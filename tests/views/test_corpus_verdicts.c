@@ -179,6 +179,9 @@ static const struct expect {
     {"switchtf_a100_fwd_8192tok", TSA_VERDICT_GPU_BOUND, 0.01},
     {"switchtf_a100_fwd_10tok", TSA_VERDICT_HOST_BOUND, 0.01},
     {"hpctrain_mi300_ddp4", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"part_a100_fwd_bs2", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"part_a100_fwd_bs128", TSA_VERDICT_GPU_BOUND, 0.01},
+    {"part_cpu_model_a100_host", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_dataloader_workers0", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_dataloader_workers4", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_gloo_2rank", TSA_VERDICT_UNKNOWN, 0},
@@ -507,6 +510,36 @@ static void test_one_forward_pass(void **state)
     done(&l);
 }
 
+/* The same warm ParT forward pass at 2 and at 128 jets: the GPU idle while
+ * the host works falls from 20.93 to 3.50 ms (the script's numbers) and the
+ * verdict turns from host-bound to GPU-bound.  The windows are GPU spans,
+ * to the nanosecond of the trace's fractional-microsecond stamps. */
+static void check_part(const char *name, int64_t wall_ns, double host_idle_ms, const char *finding_id)
+{
+    loaded l;
+    if (!load(name, &l))
+        return;
+    assert_true(llabs(l.a->budget.wall_ns - wall_ns) <= 1);
+    assert_true(fabs((double)l.a->budget.line_ns[TSA_BL_HOST_IDLE] / 1e6 - host_idle_ms) < 0.05);
+    assert_int_equal(l.a->n_colls, 0);
+    if (finding_id)
+        assert_true(has_finding(l.a, finding_id));
+    done(&l);
+}
+
+static void test_batch_size_pair(void **state)
+{
+    (void)state;
+    check_part("part_a100_fwd_bs2", 31435734, 20.93, "HOST.CPU_BOUND");
+    check_part("part_a100_fwd_bs128", 30614922, 3.50, NULL);
+    /* a model left on the CPU beside an A100: no GPU verdict, and why */
+    loaded l;
+    LOAD_OR_SKIP("part_cpu_model_a100_host", &l);
+    assert_int_equal(l.a->verdict, TSA_VERDICT_UNKNOWN);
+    assert_non_null(strstr(l.a->verdict_reason, "no GPU records"));
+    done(&l);
+}
+
 /* Every rank of a 4-rank DDP job on MI300 (RCCL Generic kernels): the
  * sizes come from record_param_comms, summed over the ranks as counted in
  * the JSON by a script. */
@@ -539,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_gpu_only),         cmocka_unit_test(test_launches_without_kernels),
         cmocka_unit_test(test_blocking_copy),    cmocka_unit_test(test_gpu_span_one_step),
         cmocka_unit_test(test_one_forward_pass), cmocka_unit_test(test_all_ranks_ddp4),
+        cmocka_unit_test(test_batch_size_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
