@@ -331,6 +331,21 @@ static void test_comm_beyond_nccl(void **state)
     done(&l);
 }
 
+/* Every one of the job's n ranks is there, and the two collective rows
+ * asked for exist with every size known. */
+static void all_ranks_sized(const loaded *l, size_t n, int op_a, const tsa_coll_row **a, int op_b,
+                            const tsa_coll_row **b)
+{
+    assert_int_equal(l->job->n_ranks, n);
+    assert_false(has_finding(l->a, "LOAD.MISSING_RANKS"));
+    *a = coll(l->a, op_a);
+    *b = coll(l->a, op_b);
+    assert_non_null(*a);
+    assert_non_null(*b);
+    assert_int_equal((*a)->bytes_unknown, 0);
+    assert_int_equal((*b)->bytes_unknown, 0);
+}
+
 /* Sizes where older PyTorch put them: the nccl:* op's first input tensor
  * (Input Dims, Input type), every rank of the 8-rank DLRM job present. */
 static void test_sizes_dlrm(void **state)
@@ -338,13 +353,8 @@ static void test_sizes_dlrm(void **state)
     (void)state;
     loaded l;
     LOAD_OR_SKIP("param_dlrm_8rank", &l);
-    assert_int_equal(l.job->n_ranks, 8);
-    assert_false(has_finding(l.a, "LOAD.MISSING_RANKS"));
-    const tsa_coll_row *ar = coll(l.a, TSC_NCCL_ALLREDUCE), *aa = coll(l.a, TSC_NCCL_ALLTOALL);
-    assert_non_null(ar);
-    assert_non_null(aa);
-    assert_int_equal(ar->bytes_unknown, 0);
-    assert_int_equal(aa->bytes_unknown, 0);
+    const tsa_coll_row *ar, *aa;
+    all_ranks_sized(&l, 8, TSC_NCCL_ALLREDUCE, &ar, TSC_NCCL_ALLTOALL, &aa);
     /* the file names (worker3_step_12...) say nothing of the hosts */
     assert_true(tsa_hosts_unknown(l.job));
     done(&l);
@@ -548,17 +558,12 @@ static void test_all_ranks_ddp4(void **state)
     (void)state;
     loaded l;
     LOAD_OR_SKIP("hpctrain_mi300_ddp4", &l);
-    assert_int_equal(l.job->n_ranks, 4);
-    assert_false(has_finding(l.a, "LOAD.MISSING_RANKS"));
-    const tsa_coll_row *ar = coll(l.a, TSC_NCCL_ALLREDUCE), *bc = coll(l.a, TSC_NCCL_BROADCAST);
-    assert_non_null(ar);
-    assert_non_null(bc);
+    const tsa_coll_row *ar, *bc;
+    all_ranks_sized(&l, 4, TSC_NCCL_ALLREDUCE, &ar, TSC_NCCL_BROADCAST, &bc);
     assert_int_equal(ar->count, 40);
     assert_int_equal(ar->bytes, 758813824);
-    assert_int_equal(ar->bytes_unknown, 0);
     assert_int_equal(bc->count, 16);
     assert_int_equal(bc->bytes, 1703232);
-    assert_int_equal(bc->bytes_unknown, 0);
     done(&l);
 }
 
