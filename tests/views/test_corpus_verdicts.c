@@ -176,6 +176,12 @@ static const struct expect {
     {"tracelens_mi300_qwen05b", TSA_VERDICT_GPU_BOUND, 0.01},
     {"tracelens_mi300_compile_triton", TSA_VERDICT_GPU_BOUND, 0.01},
     {"tracelens_mi300_normalization", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"switchtf_a100_fwd_8192tok", TSA_VERDICT_GPU_BOUND, 0.01},
+    {"switchtf_a100_fwd_10tok", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"hpctrain_mi300_ddp4", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"part_a100_fwd_bs2", TSA_VERDICT_HOST_BOUND, 0.01},
+    {"part_a100_fwd_bs128", TSA_VERDICT_GPU_BOUND, 0.01},
+    {"part_cpu_model_a100_host", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_dataloader_workers0", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_dataloader_workers4", TSA_VERDICT_UNKNOWN, 0},
     {"cpu_gloo_2rank", TSA_VERDICT_UNKNOWN, 0},
@@ -326,6 +332,21 @@ static void test_comm_beyond_nccl(void **state)
     done(&l);
 }
 
+/* Every one of the job's n ranks is there, and the two collective rows
+ * asked for exist with every size known. */
+static void all_ranks_sized(const loaded *l, size_t n, int op_a, const tsa_coll_row **a, int op_b,
+                            const tsa_coll_row **b)
+{
+    assert_int_equal(l->job->n_ranks, n);
+    assert_false(has_finding(l->a, "LOAD.MISSING_RANKS"));
+    *a = coll(l->a, op_a);
+    *b = coll(l->a, op_b);
+    assert_non_null(*a);
+    assert_non_null(*b);
+    assert_int_equal((*a)->bytes_unknown, 0);
+    assert_int_equal((*b)->bytes_unknown, 0);
+}
+
 /* Sizes where older PyTorch put them: the nccl:* op's first input tensor
  * (Input Dims, Input type), every rank of the 8-rank DLRM job present. */
 static void test_sizes_dlrm(void **state)
@@ -333,13 +354,8 @@ static void test_sizes_dlrm(void **state)
     (void)state;
     loaded l;
     LOAD_OR_SKIP("param_dlrm_8rank", &l);
-    assert_int_equal(l.job->n_ranks, 8);
-    assert_false(has_finding(l.a, "LOAD.MISSING_RANKS"));
-    const tsa_coll_row *ar = coll(l.a, TSC_NCCL_ALLREDUCE), *aa = coll(l.a, TSC_NCCL_ALLTOALL);
-    assert_non_null(ar);
-    assert_non_null(aa);
-    assert_int_equal(ar->bytes_unknown, 0);
-    assert_int_equal(aa->bytes_unknown, 0);
+    const tsa_coll_row *ar, *aa;
+    all_ranks_sized(&l, 8, TSC_NCCL_ALLREDUCE, &ar, TSC_NCCL_ALLTOALL, &aa);
     /* the file names (worker3_step_12...) say nothing of the hosts */
     assert_true(tsa_hosts_unknown(l.job));
     done(&l);
@@ -498,6 +514,79 @@ static void test_launches_without_kernels(void **state)
     free(paths);
 }
 
+/* One cold forward pass of a mixture-of-experts model on an A100, no step
+ * marker of any kind: the window is the GPU span, first to last GPU record
+ * (the script's numbers, exact in microseconds).  With 8,192 tokens the
+ * fp32 sgemm kernels bound it; with 10 tokens the host does. */
+static void test_one_forward_pass(void **state)
+{
+    (void)state;
+    loaded l;
+    LOAD_OR_SKIP("switchtf_a100_fwd_8192tok", &l);
+    assert_int_equal(l.a->method, TSA_STEPS_NONE);
+    assert_int_equal(l.a->budget.wall_ns, 764201000);
+    assert_int_equal(l.a->n_colls, 0);
+    assert_string_equal(l.a->peak_source, "A100");
+    const tsa_finding *f = finding(l.a, "EFF.FP32_GEMM");
+    assert_non_null(f);
+    assert_non_null(strstr(f->fix, "TF32"));
+    done(&l);
+
+    LOAD_OR_SKIP("switchtf_a100_fwd_10tok", &l);
+    assert_int_equal(l.a->budget.wall_ns, 550102000);
+    assert_int_equal(l.a->n_colls, 0);
+    /* 216.40 ms of GPU idle inside cudaLaunchKernel, by the script */
+    assert_true(fabs((double)l.a->idle_ns[TSA_IDLE_LAUNCH] / 1e6 - 216.40) < 1.0);
+    done(&l);
+}
+
+/* The same warm ParT forward pass at 2 and at 128 jets: the GPU idle while
+ * the host works falls from 20.93 to 3.50 ms (the script's numbers) and the
+ * verdict turns from host-bound to GPU-bound.  The windows are GPU spans,
+ * to the nanosecond of the trace's fractional-microsecond stamps. */
+static void check_part(const char *name, int64_t wall_ns, double host_idle_ms, const char *finding_id)
+{
+    loaded l;
+    if (!load(name, &l))
+        return;
+    assert_true(llabs(l.a->budget.wall_ns - wall_ns) <= 1);
+    assert_true(fabs((double)l.a->budget.line_ns[TSA_BL_HOST_IDLE] / 1e6 - host_idle_ms) < 0.05);
+    assert_int_equal(l.a->n_colls, 0);
+    if (finding_id)
+        assert_true(has_finding(l.a, finding_id));
+    done(&l);
+}
+
+static void test_batch_size_pair(void **state)
+{
+    (void)state;
+    check_part("part_a100_fwd_bs2", 31435734, 20.93, "HOST.CPU_BOUND");
+    check_part("part_a100_fwd_bs128", 30614922, 3.50, NULL);
+    /* a model left on the CPU beside an A100: no GPU verdict, and why */
+    loaded l;
+    LOAD_OR_SKIP("part_cpu_model_a100_host", &l);
+    assert_int_equal(l.a->verdict, TSA_VERDICT_UNKNOWN);
+    assert_non_null(strstr(l.a->verdict_reason, "no GPU records"));
+    done(&l);
+}
+
+/* Every rank of a 4-rank DDP job on MI300 (RCCL Generic kernels): the
+ * sizes come from record_param_comms, summed over the ranks as counted in
+ * the JSON by a script. */
+static void test_all_ranks_ddp4(void **state)
+{
+    (void)state;
+    loaded l;
+    LOAD_OR_SKIP("hpctrain_mi300_ddp4", &l);
+    const tsa_coll_row *ar, *bc;
+    all_ranks_sized(&l, 4, TSC_NCCL_ALLREDUCE, &ar, TSC_NCCL_BROADCAST, &bc);
+    assert_int_equal(ar->count, 40);
+    assert_int_equal(ar->bytes, 758813824);
+    assert_int_equal(bc->count, 16);
+    assert_int_equal(bc->bytes, 1703232);
+    done(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +597,8 @@ int main(void)
         cmocka_unit_test(test_steps_from_top_call),
         cmocka_unit_test(test_gpu_only),         cmocka_unit_test(test_launches_without_kernels),
         cmocka_unit_test(test_blocking_copy),    cmocka_unit_test(test_gpu_span_one_step),
+        cmocka_unit_test(test_one_forward_pass), cmocka_unit_test(test_all_ranks_ddp4),
+        cmocka_unit_test(test_batch_size_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
