@@ -15,6 +15,11 @@ static const host_cause causes[] = {
     {TSA_IDLE_LAUNCH, "HOST.LAUNCH_BOUND", "while the host launches work",
      "Cut launch overhead: capture the step in CUDA graphs (torch.compile "
      "mode=\"reduce-overhead\"), use fused / foreach optimizers, raise the per-GPU batch size"},
+    {TSA_IDLE_FIRST_LAUNCH, "HOST.COLD_START",
+     "while the host launches kernels for the first time (module loading, lazy initialisation)",
+     "A one-off start-up cost, not the loop's: profile after warm-up iterations (torch.profiler "
+     "schedule(wait=1, warmup=1, active=N)); where start-up time matters (serving), run one "
+     "warm-up request before taking traffic or set CUDA_MODULE_LOADING=EAGER"},
     {TSA_IDLE_SYNC, "HOST.BLOCKING",
      "while the host waits in synchronisations (.item(), .cpu(), stream syncs, blocking copies)",
      "Remove the synchronisation from the loop: keep values on the GPU instead of .item()/.cpu() "
@@ -60,7 +65,7 @@ int tsa_idle_findings(const tsa_analysis *a, tsa_findings *out)
     if (!f)
         return -1;
     tsa_finding_number(f, "host_idle_share", host);
-    for (int c = TSA_IDLE_SYNC; c <= TSA_IDLE_LAUNCH; c++)
+    for (int c = TSA_IDLE_SYNC; c <= TSA_IDLE_FIRST_LAUNCH; c++)
         tsa_finding_number(f, tsa_idle_cause_key((tsa_idle_cause)c), (double)a->idle_ns[c] / w);
     return 0;
 }

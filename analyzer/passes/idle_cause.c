@@ -58,6 +58,7 @@ static const char *const labels[TSA_IDLE_COUNT][2] = {
     {"allocator", "allocator calls (cudaFree/cudaMalloc)"},
     {"cpu_ops", "CPU operators"},
     {"launch", "kernel launches"},
+    {"first_launch", "first launches of kernels (module loading)"},
     {"untraced", "nothing traced on the host"},
 };
 

@@ -13,6 +13,7 @@
  *      counts it; idle is the window minus G, C and M)
  *   H  host idle: the remaining GPU idle while a host launch API call runs
  *   other = window - G - E - D - H - M  */
+#include "first_launch.h"
 #include "rank_pass.h"
 
 #include <math.h>
@@ -127,13 +128,13 @@ void tsa_budget_fill(tsa_budget *b, int64_t wall, int64_t compute, double flops,
 }
 
 typedef struct sets {
-    tsa_ivset g, c, e, wt, d, h, busy, idle, tmp, fwd, bwd, opt, copies, api, gc;
+    tsa_ivset g, c, e, wt, d, h, busy, idle, tmp, fwd, bwd, opt, copies, api, gc, first;
 } sets;
 
 static void sets_free(sets *s)
 {
     tsa_ivset *all[] = {&s->g, &s->c, &s->e, &s->wt, &s->d, &s->h, &s->busy, &s->idle,
-                        &s->tmp, &s->fwd, &s->bwd, &s->opt, &s->copies, &s->api, &s->gc};
+                        &s->tmp, &s->fwd, &s->bwd, &s->opt, &s->copies, &s->api, &s->gc, &s->first};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         tsa_ivset_free(all[i]);
 }
@@ -171,12 +172,14 @@ static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
  * calls (api), CPU operators; these join h, the host idle line, and what
  * no host record covers stays "other". */
 static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
-                        const tsa_ivset *api, tsa_ivset *h, tsa_rank_result *res)
+                        const tsa_ivset *api, const tsa_ivset *first, tsa_ivset *h,
+                        tsa_rank_result *res)
 {
-    tsa_ivset rest, tmp, launch, out[TSA_HOST_KINDS];
+    tsa_ivset rest, tmp, launch, cold, out[TSA_HOST_KINDS];
     tsa_ivset_init(&rest);
     tsa_ivset_init(&tmp);
     tsa_ivset_init(&launch);
+    tsa_ivset_init(&cold);
     for (int k = 0; k < TSA_HOST_KINDS; k++)
         tsa_ivset_init(&out[k]);
     res->idle_ns[TSA_IDLE_DATA_START] = tsa_ivset_length(d);
@@ -187,7 +190,11 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
              tsa_ivset_intersect(&rest, api, &launch) || tsa_ivset_subtract(&rest, &launch, &tmp) ||
              tsa_ivset_copy(&tmp, &rest) ||
              tsa_idle_split(r, &rest, TSA_HOST_CPU_OP, TSA_HOST_CPU_OP, out);
-    res->idle_ns[TSA_IDLE_LAUNCH] = tsa_ivset_length(&launch);
+    /* a kernel's first launch loads its module: a start-up cost */
+    rc = rc || tsa_ivset_intersect(&launch, first, &cold) ||
+         tsa_ivset_subtract(&launch, &cold, &tmp);
+    res->idle_ns[TSA_IDLE_LAUNCH] = tsa_ivset_length(&tmp);
+    res->idle_ns[TSA_IDLE_FIRST_LAUNCH] = tsa_ivset_length(&cold);
     tsa_ivset_clear(h);
     rc = rc || tsa_ivset_copy(&launch, h);
     for (int k = 0; k < TSA_HOST_KINDS && !rc; k++) {
@@ -199,6 +206,7 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
     tsa_ivset_free(&rest);
     tsa_ivset_free(&tmp);
     tsa_ivset_free(&launch);
+    tsa_ivset_free(&cold);
     for (int k = 0; k < TSA_HOST_KINDS; k++)
         tsa_ivset_free(&out[k]);
     return rc ? -1 : 0;
@@ -403,7 +411,8 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         for (size_t i = 0; i < r->n_apis; i++)
             oom |= tsa_ivset_push(&s.api, r->apis[i].start_ns, r->apis[i].end_ns);
         tsa_ivset_normalize(&s.api);
-        if (oom || explain_idle(r, &s.idle, &s.d, &s.api, &s.h, res))
+        oom |= tsa_first_launches(r, &s.first);
+        if (oom || explain_idle(r, &s.idle, &s.d, &s.api, &s.first, &s.h, res))
             goto fail;
         data = tsa_ivset_length(&s.d);
         host = tsa_ivset_length(&s.h);

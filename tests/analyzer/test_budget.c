@@ -66,6 +66,57 @@ static tsa_job *gpu_job(void)
     return job;
 }
 
+static int has_finding_id(const tsa_analysis *a, const char *id)
+{
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (!strcmp(a->findings.items[i].id, id))
+            return 1;
+    return 0;
+}
+
+/* GPU idle inside a kernel's first launch (module loading) is apart from
+ * later launches; the larger names the finding.  One step [0, 1000):
+ *   kernels a 100-200, b 400-500, a 600-700, b 800-900;
+ *   launches 90-95 (a), first_b-390 (b, its first), 510-590 (a), 710-790 (b).
+ * Idle 0-100 is the step-start stall; first launch: first_b..390 inside
+ * 200-400; later launches 80 + 80. */
+static void check_first_launch(int64_t first_b, int64_t want_first, const char *finding)
+{
+    tsa_job *job = tsa_job_new("mem");
+    tsa_rank *r = tsa_job_add_rank(job);
+    r->rank = 0;
+    add_step_range(r, 0, 1000);
+    static const char *const names[] = {"a", "b", "a", "b"};
+    const int64_t api_s[] = {90, first_b, 510, 710}, api_e[] = {95, 390, 590, 790};
+    for (int i = 0; i < 4; i++) {
+        add_kernel(r, names[i], 100 + 200 * i + 100 * (i > 0), 200 + 200 * i + 100 * (i > 0),
+                   (uint32_t)i + 1);
+        tsa_api api = {.start_ns = api_s[i], .end_ns = api_e[i], .tid = 5,
+                       .correlation = (uint32_t)i + 1};
+        assert_int_equal(tsa_rank_add_api(r, &api), 0);
+    }
+    assert_int_equal(tsa_job_finish(job), 0);
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    assert_int_equal(a->idle_ns[TSA_IDLE_FIRST_LAUNCH], want_first);
+    assert_int_equal(a->idle_ns[TSA_IDLE_LAUNCH], 160);
+    assert_int_equal(a->budget.line_ns[TSA_BL_HOST_IDLE], want_first + 160);
+    assert_int_equal(a->budget.line_ns[TSA_BL_DATA_STALL], 100);
+    assert_true(has_finding_id(a, finding));
+    tsa_analysis_free(a);
+    tsa_job_free(job);
+}
+
+static void test_first_launch(void **state)
+{
+    (void)state;
+    check_first_launch(250, 140, "HOST.LAUNCH_BOUND");
+    check_first_launch(210, 180, "HOST.COLD_START");
+}
+
 static void test_gpu_budget_by_hand(void **state)
 {
     (void)state;
@@ -392,6 +443,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_budget_by_hand),
+        cmocka_unit_test(test_first_launch),
         cmocka_unit_test(test_host_only_wait),
         cmocka_unit_test(test_grouped_wait),
         cmocka_unit_test(test_group_shares),
