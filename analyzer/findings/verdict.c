@@ -64,15 +64,27 @@ void tsa_decide_verdict(tsa_analysis *a)
     a->verdict_host = NULL;
     if (a->cpu_only) { /* no GPU work to attribute: no GPU-bound claim */
         a->verdict = TSA_VERDICT_UNKNOWN;
-        int at = snprintf(a->verdict_reason, sizeof a->verdict_reason, "%s",
-                          a->cut_short ? "no GPU records before the input ends (cut short)"
-                          : tsa_rank_launches_only(a->job)
-                              ? "no GPU records: the trace has kernel launches but no kernel "
-                                "records (CUDA activity off, or a CUPTI range-profiler trace), "
-                                "so there is no GPU time to attribute"
-                              : "no GPU records: no CUDA kernels, copies or NCCL calls (a "
-                                "CPU-only trace, or an accelerator tscope does not read), so "
-                                "there is no GPU time to attribute");
+        const char *idle_gpu = tsa_job_idle_gpu(a->job);
+        int at;
+        if (a->cut_short)
+            at = snprintf(a->verdict_reason, sizeof a->verdict_reason,
+                          "no GPU records before the input ends (cut short)");
+        else if (tsa_rank_launches_only(a->job))
+            at = snprintf(a->verdict_reason, sizeof a->verdict_reason,
+                          "no GPU records: the trace has kernel launches but no kernel records "
+                          "(CUDA activity off, or a CUPTI range-profiler trace), so there is no "
+                          "GPU time to attribute");
+        else if (idle_gpu)
+            at = snprintf(a->verdict_reason, sizeof a->verdict_reason,
+                          "no GPU records: the trace names a GPU (%s) and holds CUDA runtime "
+                          "calls, but no kernel or copy ran on it: the model ran on the CPU "
+                          "(move the model and its inputs with .to(\"cuda\")), so there is no "
+                          "GPU time to attribute", idle_gpu);
+        else
+            at = snprintf(a->verdict_reason, sizeof a->verdict_reason,
+                          "no GPU records: no CUDA kernels, copies or NCCL calls (a CPU-only "
+                          "trace, or an accelerator tscope does not read), so there is no GPU "
+                          "time to attribute");
         if (a->host_data && b->wall_ns > 0 && at > 0 && (size_t)at < sizeof a->verdict_reason)
             snprintf(a->verdict_reason + at, sizeof a->verdict_reason - (size_t)at,
                      "; its host records show the loop waiting for its DataLoader %.1f%% of "

@@ -942,6 +942,7 @@ static void extent(tsa_rank *r)
     EXT(r->apis, r->n_apis)
     EXT(r->ranges, r->n_ranges)
     EXT(r->nccl, r->n_nccl)
+    EXT(r->host_spans, r->n_host_spans)
 #undef EXT
     r->first_ns = lo == INT64_MAX ? 0 : lo;
     r->last_ns = hi == INT64_MIN ? 0 : hi;

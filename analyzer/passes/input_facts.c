@@ -13,6 +13,19 @@ int tsa_rank_launches_only(const tsa_job *job)
     return launches > 0;
 }
 
+const char *tsa_job_idle_gpu(const tsa_job *job)
+{
+    const char *named = NULL;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const tsa_rank *r = &job->ranks[i];
+        if (tsa_rank_kernel_count(r) || r->n_copies)
+            return NULL;
+        if (!named && r->device_name && r->device_name[0] && (r->n_syncs || r->n_apis))
+            named = r->device_name;
+    }
+    return named;
+}
+
 size_t tsa_rank_gpu_collectives(const tsa_rank *r)
 {
     size_t n = 0;

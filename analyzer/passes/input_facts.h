@@ -12,6 +12,11 @@
  * activity off, or a CUPTI range-profiler trace). */
 int tsa_rank_launches_only(const tsa_job *job);
 
+/* The GPU a job's traces name while no rank has a kernel or copy record
+ * but one holds CUDA runtime calls (a sync, a launch API): the model ran
+ * on the CPU beside a GPU.  NULL otherwise. */
+const char *tsa_job_idle_gpu(const tsa_job *job);
+
 /* NCCL calls of r that are not a CPU backend's (TSA_NCCL_F_CPU_BACKEND). */
 size_t tsa_rank_gpu_collectives(const tsa_rank *r);
 

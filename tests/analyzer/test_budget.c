@@ -117,6 +117,35 @@ static void test_first_launch(void **state)
     check_first_launch(210, 180, "HOST.COLD_START");
 }
 
+/* A trace that names a GPU and holds a CUDA runtime call but no kernel:
+ * the model ran on the CPU, and the verdict's reason says so; without the
+ * runtime call it is a CPU-only input. */
+static void test_idle_gpu_reason(void **state)
+{
+    (void)state;
+    for (int with_sync = 0; with_sync < 2; with_sync++) {
+        tsa_job *job = tsa_job_new("mem");
+        tsa_rank *r = tsa_job_add_rank(job);
+        r->rank = 0;
+        r->device_name = strdup("NVIDIA A100-PCIE-40GB");
+        add_step_range(r, 0, 1000);
+        tsa_sync s = {.start_ns = 900, .end_ns = 930, .tid = 5};
+        if (with_sync)
+            assert_int_equal(tsa_rank_add_sync(r, &s), 0);
+        assert_int_equal(tsa_job_finish(job), 0);
+        tsa_analysis_options o;
+        tsa_analysis_default_options(&o);
+        tsa_analysis *a = tsa_analyze(job, &o);
+        assert_non_null(a);
+        assert_int_equal(a->verdict, TSA_VERDICT_UNKNOWN);
+        assert_int_equal(strstr(a->verdict_reason, "(NVIDIA A100-PCIE-40GB)") != NULL, with_sync);
+        assert_int_equal(strstr(a->verdict_reason, "ran on the CPU") != NULL, with_sync);
+        assert_int_equal(strstr(a->verdict_reason, "CPU-only trace") != NULL, !with_sync);
+        tsa_analysis_free(a);
+        tsa_job_free(job);
+    }
+}
+
 static void test_gpu_budget_by_hand(void **state)
 {
     (void)state;
@@ -444,6 +473,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_budget_by_hand),
         cmocka_unit_test(test_first_launch),
+        cmocka_unit_test(test_idle_gpu_reason),
         cmocka_unit_test(test_host_only_wait),
         cmocka_unit_test(test_grouped_wait),
         cmocka_unit_test(test_group_shares),

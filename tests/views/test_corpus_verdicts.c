@@ -587,6 +587,12 @@ static void test_batch_size_pair(void **state)
     LOAD_OR_SKIP("part_cpu_model_a100_host", &l);
     assert_int_equal(l.a->verdict, TSA_VERDICT_UNKNOWN);
     assert_non_null(strstr(l.a->verdict_reason, "no GPU records"));
+    /* the GPU it names, and where the model ran instead */
+    assert_non_null(strstr(l.a->verdict_reason, "A100"));
+    assert_non_null(strstr(l.a->verdict_reason, "ran on the CPU"));
+    /* the window: every CPU-side record, 5.138406 s by the script (not the
+     * one 29 us cudaDeviceSynchronize) */
+    assert_true(llabs(l.a->budget.wall_ns - 5138406361) <= 1000);
     done(&l);
 }
 
