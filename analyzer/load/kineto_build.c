@@ -689,17 +689,20 @@ static const comm_hint *find_sized_hint(const builder *b, uint32_t tid, int64_t 
                                         comm_hint *merged)
 {
     const comm_hint *inner = find_hint(b, tid, t);
-    if (!inner || inner->has_size)
+    /* an inner op sized from its own input still lacks the group */
+    if (!inner || (inner->has_size && inner->group_size && inner->pg >= 0))
         return inner;
     for (size_t i = first_hint_after(b, t), looked = 0; i > 0 && looked < 256; i--, looked++) {
         const comm_hint *h = &b->hints[i - 1];
-        if (h->tid != tid || h->end_ns < t || !h->has_size)
+        if (h == inner || h->tid != tid || h->end_ns < t || !h->has_size)
             continue;
         *merged = *inner;
-        merged->dtype = h->dtype;
-        merged->count = h->count;
-        merged->bytes = h->bytes;
-        merged->has_size = 1;
+        if (!inner->has_size) {
+            merged->dtype = h->dtype;
+            merged->count = h->count;
+            merged->bytes = h->bytes;
+            merged->has_size = 1;
+        }
         if (!merged->group_size)
             merged->group_size = h->group_size;
         if (merged->pg < 0)

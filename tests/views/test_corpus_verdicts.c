@@ -610,6 +610,13 @@ static void test_all_ranks_ddp4(void **state)
     assert_int_equal(ar->bytes, 758813824);
     assert_int_equal(bc->count, 16);
     assert_int_equal(bc->bytes, 1703232);
+    /* Rank 3 comes last: the others' all-reduce kernels start up to 9.8 ms
+     * before its own and all end within 25 us, so the exposed time is
+     * waiting (the group size comes from record_param_comms around the
+     * sized nccl:* op: without it no collective had a peer to wait for). */
+    const tsa_budget *b = &l.a->budget;
+    int64_t wait = b->line_ns[TSA_BL_COMM_WAIT], transfer = b->line_ns[TSA_BL_COMM_TRANSFER];
+    assert_true(wait > 0 && (double)wait >= 0.8 * (double)(wait + transfer));
     done(&l);
 }
 
