@@ -118,6 +118,32 @@ else
     echo "no torch (or an ASan build): the torchrun case is skipped"
 fi
 
+# mpirun (Open MPI) through the launcher: 4 test-bed ranks started by
+# mpirun, which names their ranks in OMPI_COMM_WORLD_*; mpirun and its
+# daemon are preloaded too and write no dump.  Skipped without mpirun.
+if command -v mpirun >/dev/null 2>&1; then
+    mkdir -p "$T/mpi-rdzv"
+    cat >"$T/mpi-rank.sh" <<RANK
+#!/bin/sh
+export RANK=\$OMPI_COMM_WORLD_RANK WORLD_SIZE=\$OMPI_COMM_WORLD_SIZE
+exec "$TB_RANK" --steps 10 --compute-us 2000
+RANK
+    chmod +x "$T/mpi-rank.sh"
+    [ -n "${TB_ASAN_RUNTIME:-}" ] && export LD_PRELOAD="$TB_ASAN_RUNTIME"
+    LD_LIBRARY_PATH="$TB_FAKENCCL_DIR" TSC_TESTBED_RDZV="$T/mpi-rdzv" FAKENCCL_TIMEOUT_S=20 \
+        OMPI_MCA_plm_rsh_agent=false "$tscope" run --out "$T/mpi" -- \
+        mpirun --allow-run-as-root --oversubscribe -np 4 -x TSC_TESTBED_RDZV -x LD_LIBRARY_PATH \
+        -x FAKENCCL_TIMEOUT_S "$T/mpi-rank.sh" >"$T/mpi.log" 2>&1 ||
+        { tail -40 "$T/mpi.log"; fail "mpirun under tscope run"; }
+    unset LD_PRELOAD
+    [ "$(ls "$T/mpi" | grep -c '^tscope_r[0-3]_.*\.tsd$')" -eq 4 ] ||
+        { ls "$T/mpi"; tail -40 "$T/mpi.log"; fail "mpirun: not 4 rank dumps"; }
+    [ "$(ls "$T/mpi" | grep -c '\.tsd$')" -eq 4 ] || { ls "$T/mpi"; fail "mpirun: dumps beyond the ranks"; }
+    grep -q '^  ranks 4 ' "$T/mpi/report.txt" || fail "mpirun: the report is not of 4 ranks"
+else
+    echo "no mpirun: the Open MPI case is skipped"
+fi
+
 # The installed analyzer on the output, directly and through the launcher.
 "$bin/tscope-report" "$T/job" --json >"$T/r.json" || fail "installed tscope-report"
 tr -d '\n\t ' <"$T/r.json" | grep -q '"straggler":{"rank":2,' || fail "the straggler is not rank 2"
