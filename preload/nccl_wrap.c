@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "comm_id.h"
+#include "nprof.h"
 #include "call_cache.h"
 #include "comm_registry.h"
 #include "cupti_hooks.h"
@@ -469,6 +470,7 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
     c->d.comm_rank = (uint32_t)rank;
     c->d.comm_size = (uint32_t)nranks;
     c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
+    tsc_np_set_init_comm(comm_id); /* NCCL initialises its profiler plugin inside */
     call_start(c);
     call_enter(c, 0, comm_id, blocking_call_name(c->op));
 }
@@ -479,6 +481,7 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
 static tsc_nccl_result_t init_rank_end(call *c, tsc_nccl_result_t rc, tsc_nccl_comm_t *comm,
                                        uint64_t comm_id, int rank, int nranks)
 {
+    tsc_np_set_init_comm(0);
     c->d.comm_id = comm_id;
     c->d.comm_rank = (uint32_t)rank;
     c->d.comm_size = (uint32_t)nranks;
