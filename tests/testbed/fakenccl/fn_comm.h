@@ -57,6 +57,9 @@ struct ncclComm {
     uint64_t split_count;     /* splits done on this comm: names the children */
     char name[FN_NAME_MAX];
     unsigned long long dev_buffers; /* cuMemCreate handle of its device buffers, 0 none */
+    void *prof_ctx;           /* profiler plugin context (fn_prof.h), NULL none */
+    int prof_mask;            /* event types the plugin asked for */
+    uint64_t prof_seq[16];    /* per-function sequence numbers, by enum fn_kind */
 };
 
 #define FN_COMM_MAGIC 0x6e63636cu
