@@ -1,0 +1,274 @@
+/* NET.SLOW_LINK (netlink.h).  Every proxy operation of a sender says how
+ * long its steps were on the wire to one peer over one channel; a link
+ * that is slow makes every step over it slow, while scheduling noise hits
+ * steps at random.  So each pair's typical (median) step is compared with
+ * the typical pair's, and a pair is named only when most of its operations
+ * are slow.  Advisory: the time it costs is already in the communication
+ * lines the cross-rank findings attribute. */
+#include "netlink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/rank_nprof.h"
+#include "util/vec.h"
+
+typedef struct {
+    int src, dst, ch, send;
+    double per_step;
+    uint64_t bytes, wire;
+} sample;
+
+/* (communicator id, rank in it) -> global rank, from the NCCL call records. */
+typedef struct { uint64_t comm_id; uint32_t comm_rank; int global; } rank_map;
+
+static int by_comm_rank(const void *pa, const void *pb)
+{
+    const rank_map *a = pa, *b = pb;
+    if (a->comm_id != b->comm_id)
+        return a->comm_id < b->comm_id ? -1 : 1;
+    return (a->comm_rank > b->comm_rank) - (a->comm_rank < b->comm_rank);
+}
+
+static rank_map *build_rank_map(const tsa_job *job, size_t *n)
+{
+    rank_map *m = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const tsa_rank *r = &job->ranks[i];
+        uint64_t last = 0;
+        for (size_t k = 0; k < r->n_nccl; k++) {
+            const tsa_nccl_op *o = &r->nccl[k];
+            if (!o->comm_id || o->comm_id == last || o->comm_rank == UINT32_MAX)
+                continue;
+            last = o->comm_id;
+            if (tsa_grow((void **)&m, *n, &cap, sizeof *m)) {
+                free(m);
+                return NULL;
+            }
+            m[(*n)++] = (rank_map){o->comm_id, o->comm_rank, r->rank};
+        }
+    }
+    if (*n)
+        qsort(m, *n, sizeof *m, by_comm_rank);
+    return m ? m : calloc(1, sizeof *m);
+}
+
+/* A comm rank as a global rank; the comm rank itself when the
+ * communicator is not known (a world communicator numbers ranks alike). */
+static int global_of(const rank_map *m, size_t n, uint64_t comm_id, int comm_rank)
+{
+    rank_map want = {comm_id, (uint32_t)comm_rank, 0};
+    const rank_map *hit = comm_id ? bsearch(&want, m, n, sizeof *m, by_comm_rank) : NULL;
+    return hit ? hit->global : comm_rank;
+}
+
+static int by_pair(const void *pa, const void *pb)
+{
+    const sample *a = pa, *b = pb;
+    if (a->src != b->src)
+        return a->src - b->src;
+    if (a->dst != b->dst)
+        return a->dst - b->dst;
+    return (a->per_step > b->per_step) - (a->per_step < b->per_step);
+}
+
+static int by_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+static double median_of(double *v, size_t n)
+{
+    if (!n)
+        return -1;
+    qsort(v, n, sizeof *v, by_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int collect(const tsa_job *job, sample **out, size_t *n)
+{
+    size_t nm, cap = 0;
+    rank_map *m = build_rank_map(job, &nm);
+    if (!m)
+        return -1;
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const tsa_rank *r = &job->ranks[i];
+        const struct tsa_nprof *np = r->nprof;
+        for (size_t k = 0; np && k < np->n_proxies; k++) {
+            const tsa_np_proxy *p = &np->proxies[k];
+            if (!p->have_wait || !p->steps || p->peer < 0)
+                continue;
+            const tsa_np_comm *cm = tsa_nprof_comm(np, p->comm);
+            uint64_t cid = cm ? cm->comm_id : 0;
+            int peer = global_of(m, nm, cid, p->peer);
+            if (tsa_grow((void **)out, *n, &cap, sizeof **out)) {
+                free(m);
+                return -1;
+            }
+            uint64_t t = p->is_send ? p->wire_ns : p->wait_peer_ns;
+            (*out)[(*n)++] = (sample){.src = p->is_send ? r->rank : peer,
+                                      .dst = p->is_send ? peer : r->rank, .ch = p->channel,
+                                      .send = p->is_send, .per_step = (double)t / p->steps,
+                                      .bytes = p->bytes, .wire = p->wire_ns};
+        }
+    }
+    free(m);
+    return 0;
+}
+
+/* Median per step of the samples [b, e) that match (send, channel; -1 any). */
+static double median_where(const sample *s, size_t b, size_t e, int send, int ch, double *tmp)
+{
+    size_t k = 0;
+    for (size_t i = b; i < e; i++)
+        if (s[i].send == send && (ch < 0 || s[i].ch == ch))
+            tmp[k++] = s[i].per_step;
+    return median_of(tmp, k);
+}
+
+static int fill_pair(const sample *s, size_t b, size_t e, double *tmp, tsa_link_stat *l)
+{
+    *l = (tsa_link_stat){.src = s[b].src, .dst = s[b].dst};
+    for (size_t i = b; i < e; i++)
+        if (s[i].send) {
+            l->ops++;
+            l->bytes += s[i].bytes;
+            l->wire_ns += s[i].wire;
+        }
+    if (!l->ops)
+        return 0;
+    l->step_ns_median = median_where(s, b, e, 1, -1, tmp);
+    l->recv_wait_ns_median = median_where(s, b, e, 0, -1, tmp);
+    return 1;
+}
+
+/* What only the median pair tells: consistency and the slow channels. */
+static void judge_pair(const sample *s, size_t b, size_t e, double median, double *tmp,
+                       tsa_link_stat *l)
+{
+    size_t above = 0;
+    for (size_t i = b; i < e; i++)
+        if (s[i].send && s[i].per_step > 1.5 * median)
+            above++;
+    l->consistent = l->ops ? (double)above / (double)l->ops : 0;
+    for (int ch = 0; ch < 32; ch++) {
+        double m = median_where(s, b, e, 1, ch, tmp);
+        if (m >= 0 && m >= TSA_TH_LINK_RATIO * median)
+            l->channels_slow |= 1u << ch;
+    }
+}
+
+int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_ns)
+{
+    sample *s;
+    size_t ns;
+    *out = NULL;
+    *n = 0;
+    *median_ns = -1;
+    if (collect(job, &s, &ns))
+        return -1;
+    double *tmp = malloc(sizeof *tmp * (ns ? ns : 1));
+    tsa_link_stat *l = malloc(sizeof *l * (ns ? ns : 1));
+    if (!tmp || !l) {
+        free(s), free(tmp), free(l);
+        return -1;
+    }
+    qsort(s, ns, sizeof *s, by_pair);
+    size_t nl = 0;
+    for (size_t b = 0, e; b < ns; b = e) {
+        for (e = b + 1; e < ns && s[e].src == s[b].src && s[e].dst == s[b].dst; e++)
+            ;
+        nl += fill_pair(s, b, e, tmp, &l[nl]);
+    }
+    for (size_t i = 0; i < nl; i++)
+        tmp[i] = l[i].step_ns_median;
+    double med = median_of(tmp, nl);
+    for (size_t b = 0, e, k = 0; b < ns && nl; b = e) {
+        for (e = b + 1; e < ns && s[e].src == s[b].src && s[e].dst == s[b].dst; e++)
+            ;
+        if (k < nl && l[k].src == s[b].src && l[k].dst == s[b].dst)
+            judge_pair(s, b, e, med, tmp, &l[k++]);
+    }
+    free(s);
+    free(tmp);
+    *out = l;
+    *n = nl;
+    *median_ns = med;
+    return 0;
+}
+
+static void channel_list(uint32_t bits, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int ch = 0; ch < 32 && at + 8 < cap; ch++)
+        if (bits & 1u << ch)
+            at += (size_t)snprintf(buf + at, cap - at, "%s%d", at ? "," : "", ch);
+}
+
+/* GB/s of the pairs other than l. */
+static double others_gbps(const tsa_link_stat *all, size_t n, const tsa_link_stat *l)
+{
+    uint64_t bytes = 0, wire = 0;
+    for (size_t i = 0; i < n; i++)
+        if (&all[i] != l) {
+            bytes += all[i].bytes;
+            wire += all[i].wire_ns;
+        }
+    return wire ? (double)bytes / (double)wire : 0;
+}
+
+static int report(const tsa_link_stat *all, size_t n, const tsa_link_stat *l, double med,
+                  tsa_findings *out)
+{
+    char chans[128];
+    channel_list(l->channels_slow, chans, sizeof chans);
+    double ratio = l->step_ns_median / med;
+    double gbps = l->wire_ns ? (double)l->bytes / (double)l->wire_ns : 0;
+    double other = others_gbps(all, n, l);
+    tsa_finding *f = tsa_findings_add(
+        out, "NET.SLOW_LINK", ratio >= 3 ? TSA_SEV_WARNING : TSA_SEV_INFO, 0, l->src,
+        "Test the link between the two ranks' hosts (ib_write_bw / nccl-tests between that "
+        "pair), check the NIC and cable counters (ibstat, ethtool -S: symbol errors, link "
+        "downgrades), and the PCIe link of the NIC; exclude the node if it persists",
+        "link rank %d -> rank %d (channel%s %s) is %.1fx slower than the median pair: "
+        "%.0f us per network step vs %.0f us, %.2f GB/s vs %.2f GB/s for the others, "
+        "slow in %.0f%% of its %zu proxy operations%s",
+        l->src, l->dst, strchr(chans, ',') ? "s" : "", chans[0] ? chans : "all", ratio,
+        l->step_ns_median / 1e3, med / 1e3, gbps, other, 100 * l->consistent, l->ops,
+        l->recv_wait_ns_median >= 0 ? "; the receiver waits for its data too" : "");
+    if (!f)
+        return -1;
+    tsa_finding_number(f, "src_rank", l->src);
+    tsa_finding_number(f, "dst_rank", l->dst);
+    tsa_finding_number(f, "ratio", ratio);
+    tsa_finding_number(f, "step_us", l->step_ns_median / 1e3);
+    tsa_finding_number(f, "median_pair_step_us", med / 1e3);
+    tsa_finding_number(f, "gbps", gbps);
+    tsa_finding_number(f, "others_gbps", other);
+    tsa_finding_number(f, "channels_slow_mask", (double)l->channels_slow);
+    return 0;
+}
+
+int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)
+{
+    tsa_link_stat *l;
+    size_t n;
+    double med;
+    if (tsa_link_stats(a->job, &l, &n, &med))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; n >= TSA_LINK_MIN_PAIRS && med > 0 && i < n && !rc; i++)
+        if (l[i].step_ns_median >= TSA_TH_LINK_RATIO * med &&
+            l[i].step_ns_median - med >= TSA_TH_LINK_ABS_NS &&
+            l[i].consistent >= TSA_TH_LINK_CONSISTENT)
+            rc = report(l, n, &l[i], med, out);
+    free(l);
+    return rc;
+}
