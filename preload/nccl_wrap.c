@@ -587,9 +587,12 @@ EXPORT tsc_nccl_result_t ncclCommSplit(tsc_nccl_comm_t comm, int color, int key,
     uint64_t idx = parent ? atomic_fetch_add(&parent->splits, 1) : 0;
     c.d.parent_comm_id = parent ? parent->comm_id : 0;
     c.d.color = color;
+    if (color != TSC_NCCL_SPLIT_NOCOLOR)
+        tsc_np_set_init_comm(tsc_comm_id_split(c.d.parent_comm_id, idx, color));
     call_start(&c);
     tsc_nccl_result_t rc = real(comm, color, key, newcomm, config);
     call_returned(&c);
+    tsc_np_set_init_comm(0);
     if (created(rc) && color != TSC_NCCL_SPLIT_NOCOLOR && newcomm && *newcomm) {
         int32_t r = -1, s = 0;
         query_rank_size(*newcomm, &r, &s);
@@ -616,10 +619,12 @@ EXPORT tsc_nccl_result_t ncclCommShrink(tsc_nccl_comm_t comm, int *excludeRanksL
     uint64_t idx = parent ? atomic_fetch_add(&parent->shrinks, 1) : 0;
     c.d.parent_comm_id = parent ? parent->comm_id : 0;
     c.d.count = excludeRanksCount > 0 ? (uint64_t)excludeRanksCount : 0;
+    tsc_np_set_init_comm(tsc_comm_id_shrink(c.d.parent_comm_id, idx));
     call_start(&c);
     tsc_nccl_result_t rc =
         real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     call_returned(&c);
+    tsc_np_set_init_comm(0);
     if (created(rc) && newcomm && *newcomm) {
         int32_t r = -1, s = 0;
         query_rank_size(*newcomm, &r, &s);

@@ -72,6 +72,8 @@ static int by_pair(const void *pa, const void *pb)
         return a->src - b->src;
     if (a->dst != b->dst)
         return a->dst - b->dst;
+    if (a->ch != b->ch)
+        return a->ch - b->ch;
     return (a->per_step > b->per_step) - (a->per_step < b->per_step);
 }
 
@@ -122,19 +124,19 @@ static int collect(const tsa_job *job, sample **out, size_t *n)
     return 0;
 }
 
-/* Median per step of the samples [b, e) that match (send, channel; -1 any). */
-static double median_where(const sample *s, size_t b, size_t e, int send, int ch, double *tmp)
+/* Median per step of the samples [b, e) of one direction. */
+static double median_where(const sample *s, size_t b, size_t e, int send, double *tmp)
 {
     size_t k = 0;
     for (size_t i = b; i < e; i++)
-        if (s[i].send == send && (ch < 0 || s[i].ch == ch))
+        if (s[i].send == send)
             tmp[k++] = s[i].per_step;
     return median_of(tmp, k);
 }
 
-static int fill_pair(const sample *s, size_t b, size_t e, double *tmp, tsa_link_stat *l)
+static int fill_link(const sample *s, size_t b, size_t e, double *tmp, tsa_link_stat *l)
 {
-    *l = (tsa_link_stat){.src = s[b].src, .dst = s[b].dst};
+    *l = (tsa_link_stat){.src = s[b].src, .dst = s[b].dst, .channel = s[b].ch};
     for (size_t i = b; i < e; i++)
         if (s[i].send) {
             l->ops++;
@@ -143,25 +145,28 @@ static int fill_pair(const sample *s, size_t b, size_t e, double *tmp, tsa_link_
         }
     if (!l->ops)
         return 0;
-    l->step_ns_median = median_where(s, b, e, 1, -1, tmp);
-    l->recv_wait_ns_median = median_where(s, b, e, 0, -1, tmp);
+    l->step_ns_median = median_where(s, b, e, 1, tmp);
+    l->recv_wait_ns_median = median_where(s, b, e, 0, tmp);
     return 1;
 }
 
-/* What only the median pair tells: consistency and the slow channels. */
-static void judge_pair(const sample *s, size_t b, size_t e, double median, double *tmp,
-                       tsa_link_stat *l)
+/* Against the median link: the share of its operations above 1.5x. */
+static void judge_link(const sample *s, size_t b, size_t e, double median, tsa_link_stat *l)
 {
     size_t above = 0;
     for (size_t i = b; i < e; i++)
         if (s[i].send && s[i].per_step > 1.5 * median)
             above++;
     l->consistent = l->ops ? (double)above / (double)l->ops : 0;
-    for (int ch = 0; ch < 32; ch++) {
-        double m = median_where(s, b, e, 1, ch, tmp);
-        if (m >= 0 && m >= TSA_TH_LINK_RATIO * median)
-            l->channels_slow |= 1u << ch;
-    }
+}
+
+/* The end of the run of samples of one link starting at b. */
+static size_t link_end(const sample *s, size_t ns, size_t b)
+{
+    size_t e = b + 1;
+    while (e < ns && s[e].src == s[b].src && s[e].dst == s[b].dst && s[e].ch == s[b].ch)
+        e++;
+    return e;
 }
 
 int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_ns)
@@ -182,18 +187,16 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
     qsort(s, ns, sizeof *s, by_pair);
     size_t nl = 0;
     for (size_t b = 0, e; b < ns; b = e) {
-        for (e = b + 1; e < ns && s[e].src == s[b].src && s[e].dst == s[b].dst; e++)
-            ;
-        nl += fill_pair(s, b, e, tmp, &l[nl]);
+        e = link_end(s, ns, b);
+        nl += fill_link(s, b, e, tmp, &l[nl]);
     }
     for (size_t i = 0; i < nl; i++)
         tmp[i] = l[i].step_ns_median;
     double med = median_of(tmp, nl);
     for (size_t b = 0, e, k = 0; b < ns && nl; b = e) {
-        for (e = b + 1; e < ns && s[e].src == s[b].src && s[e].dst == s[b].dst; e++)
-            ;
-        if (k < nl && l[k].src == s[b].src && l[k].dst == s[b].dst)
-            judge_pair(s, b, e, med, tmp, &l[k++]);
+        e = link_end(s, ns, b);
+        if (k < nl && l[k].src == s[b].src && l[k].dst == s[b].dst && l[k].channel == s[b].ch)
+            judge_link(s, b, e, med, &l[k++]);
     }
     free(s);
     free(tmp);
@@ -203,56 +206,81 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
     return 0;
 }
 
-static void channel_list(uint32_t bits, char *buf, size_t cap)
+static int is_slow(const tsa_link_stat *l, double med)
 {
-    size_t at = 0;
-    buf[0] = 0;
-    for (int ch = 0; ch < 32 && at + 8 < cap; ch++)
-        if (bits & 1u << ch)
-            at += (size_t)snprintf(buf + at, cap - at, "%s%d", at ? "," : "", ch);
+    return l->step_ns_median >= TSA_TH_LINK_RATIO * med &&
+           l->step_ns_median - med >= TSA_TH_LINK_ABS_NS && l->consistent >= TSA_TH_LINK_CONSISTENT;
 }
 
-/* GB/s of the pairs other than l. */
-static double others_gbps(const tsa_link_stat *all, size_t n, const tsa_link_stat *l)
+/* The slow channels of one pair, [b, e) of the links, as one finding. */
+typedef struct {
+    char channels[128];
+    size_t ops, links;
+    double step_ns, consistent, recv_wait_ns;
+    uint64_t bytes, wire;
+} slow_pair;
+
+static void sum_pair(const tsa_link_stat *l, size_t b, size_t e, double med, slow_pair *p)
+{
+    size_t at = 0;
+    *p = (slow_pair){.consistent = 1, .recv_wait_ns = -1};
+    for (size_t i = b; i < e; i++) {
+        if (!is_slow(&l[i], med))
+            continue;
+        if (at + 8 < sizeof p->channels)
+            at += (size_t)snprintf(p->channels + at, sizeof p->channels - at, "%s%d",
+                                   at ? "," : "", l[i].channel);
+        p->links++;
+        p->ops += l[i].ops;
+        p->bytes += l[i].bytes;
+        p->wire += l[i].wire_ns;
+        if (l[i].step_ns_median > p->step_ns)
+            p->step_ns = l[i].step_ns_median;
+        if (l[i].consistent < p->consistent)
+            p->consistent = l[i].consistent;
+        if (l[i].recv_wait_ns_median > p->recv_wait_ns)
+            p->recv_wait_ns = l[i].recv_wait_ns_median;
+    }
+}
+
+/* GB/s of the links that are not slow. */
+static double others_gbps(const tsa_link_stat *all, size_t n, double med)
 {
     uint64_t bytes = 0, wire = 0;
     for (size_t i = 0; i < n; i++)
-        if (&all[i] != l) {
+        if (!is_slow(&all[i], med)) {
             bytes += all[i].bytes;
             wire += all[i].wire_ns;
         }
     return wire ? (double)bytes / (double)wire : 0;
 }
 
-static int report(const tsa_link_stat *all, size_t n, const tsa_link_stat *l, double med,
+static int report(const tsa_link_stat *first, const slow_pair *p, double med, double other,
                   tsa_findings *out)
 {
-    char chans[128];
-    channel_list(l->channels_slow, chans, sizeof chans);
-    double ratio = l->step_ns_median / med;
-    double gbps = l->wire_ns ? (double)l->bytes / (double)l->wire_ns : 0;
-    double other = others_gbps(all, n, l);
+    double ratio = p->step_ns / med;
+    double gbps = p->wire ? (double)p->bytes / (double)p->wire : 0;
     tsa_finding *f = tsa_findings_add(
-        out, "NET.SLOW_LINK", ratio >= 3 ? TSA_SEV_WARNING : TSA_SEV_INFO, 0, l->src,
+        out, "NET.SLOW_LINK", ratio >= 3 ? TSA_SEV_WARNING : TSA_SEV_INFO, 0, first->src,
         "Test the link between the two ranks' hosts (ib_write_bw / nccl-tests between that "
         "pair), check the NIC and cable counters (ibstat, ethtool -S: symbol errors, link "
         "downgrades), and the PCIe link of the NIC; exclude the node if it persists",
-        "link rank %d -> rank %d (channel%s %s) is %.1fx slower than the median pair: "
-        "%.0f us per network step vs %.0f us, %.2f GB/s vs %.2f GB/s for the others, "
+        "link rank %d -> rank %d (channel%s %s) is %.1fx slower than the median link: "
+        "%.0f us per network step vs %.0f us, %.3f GB/s vs %.3f GB/s on the other links, "
         "slow in %.0f%% of its %zu proxy operations%s",
-        l->src, l->dst, strchr(chans, ',') ? "s" : "", chans[0] ? chans : "all", ratio,
-        l->step_ns_median / 1e3, med / 1e3, gbps, other, 100 * l->consistent, l->ops,
-        l->recv_wait_ns_median >= 0 ? "; the receiver waits for its data too" : "");
+        first->src, first->dst, strchr(p->channels, ',') ? "s" : "", p->channels, ratio,
+        p->step_ns / 1e3, med / 1e3, gbps, other, 100 * p->consistent, p->ops,
+        p->recv_wait_ns >= 0 ? "; the receiver waits for its data as long" : "");
     if (!f)
         return -1;
-    tsa_finding_number(f, "src_rank", l->src);
-    tsa_finding_number(f, "dst_rank", l->dst);
+    tsa_finding_number(f, "src_rank", first->src);
+    tsa_finding_number(f, "dst_rank", first->dst);
     tsa_finding_number(f, "ratio", ratio);
-    tsa_finding_number(f, "step_us", l->step_ns_median / 1e3);
-    tsa_finding_number(f, "median_pair_step_us", med / 1e3);
+    tsa_finding_number(f, "step_us", p->step_ns / 1e3);
+    tsa_finding_number(f, "median_link_step_us", med / 1e3);
     tsa_finding_number(f, "gbps", gbps);
     tsa_finding_number(f, "others_gbps", other);
-    tsa_finding_number(f, "channels_slow_mask", (double)l->channels_slow);
+    tsa_finding_number(f, "slow_channels", (double)p->links);
     return 0;
 }
 
@@ -264,11 +292,15 @@ int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)
     if (tsa_link_stats(a->job, &l, &n, &med))
         return -1;
     int rc = 0;
-    for (size_t i = 0; n >= TSA_LINK_MIN_PAIRS && med > 0 && i < n && !rc; i++)
-        if (l[i].step_ns_median >= TSA_TH_LINK_RATIO * med &&
-            l[i].step_ns_median - med >= TSA_TH_LINK_ABS_NS &&
-            l[i].consistent >= TSA_TH_LINK_CONSISTENT)
-            rc = report(l, n, &l[i], med, out);
+    double other = others_gbps(l, n, med);
+    for (size_t b = 0, e; n >= TSA_LINK_MIN_PAIRS && med > 0 && b < n && !rc; b = e) {
+        for (e = b + 1; e < n && l[e].src == l[b].src && l[e].dst == l[b].dst; e++)
+            ;
+        slow_pair p;
+        sum_pair(l, b, e, med, &p);
+        if (p.links)
+            rc = report(&l[b], &p, med, other, out);
+    }
     free(l);
     return rc;
 }

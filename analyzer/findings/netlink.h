@@ -9,30 +9,30 @@
 
 #include "model/analysis.h"
 
-/* A pair's median time on the wire per step, over the median pair's. */
+/* A link's median time on the wire per step, over the median link's. */
 #define TSA_TH_LINK_RATIO 2.0
 /* ... and at least this much slower per step, so jitter of fast steps
  * (a few microseconds) never makes a link "slow". */
 #define TSA_TH_LINK_ABS_NS 20000.0
-/* Share of the pair's proxy operations above 1.5x the median pair:
+/* Share of the link's proxy operations above 1.5x the median link:
  * slow across steps, not one bad moment. */
 #define TSA_TH_LINK_CONSISTENT 0.6
-/* Pairs needed for a median worth comparing against. */
+/* Links needed for a median worth comparing against. */
 #define TSA_LINK_MIN_PAIRS 3
 
-/* One direction between two ranks (global ranks), over all channels. */
+/* One link: a direction between two ranks (global ranks) on one channel. */
 typedef struct tsa_link_stat {
-    int src, dst;
+    int src, dst, channel;
     size_t ops;                 /* sender-side proxy operations */
     double step_ns_median;      /* time on the wire per step, median over ops */
-    double consistent;          /* share of ops above 1.5x the median pair */
+    double consistent;          /* share of ops above 1.5x the median link */
     uint64_t bytes, wire_ns;    /* sums: bandwidth = bytes / wire */
-    uint32_t channels_slow;     /* bit c: channel c's median >= ratio x the median pair */
     double recv_wait_ns_median; /* receiver's wait for data per step, median (-1 none) */
 } tsa_link_stat;
 
-/* Every pair with sender-side step records, and the median pair's step
- * time; the caller frees *out.  0, or -1 when out of memory. */
+/* Every link with sender-side step records, sorted by (src, dst, channel),
+ * and the median link's step time; the caller frees *out.  0, or -1 when
+ * out of memory. */
 int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_ns);
 
 int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out);

@@ -211,6 +211,8 @@ ncclResult_t fn_comm_attach(const char *name, int nranks, int rank, ncclComm_t *
             rc = ncclInvalidUsage;
         } else {
             me->present = 1;
+            const char *g = getenv("RANK");
+            me->global = g && *g ? atoi(g) : rank;
         }
         fn_comm_unlock(c);
     }

@@ -23,7 +23,8 @@ typedef struct fn_rank_info {
     int32_t color, key; /* CommSplit arguments */
     uint32_t op, dtype, redop;
     int32_t root;
-    uint32_t pad;
+    int32_t global;     /* the process's RANK (else its rank here): the simulated
+                         * network's links join processes, not comm ranks */
     uint64_t count;
 } fn_rank_info;
 

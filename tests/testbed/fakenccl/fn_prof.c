@@ -140,9 +140,11 @@ static void pause_us(long us)
         ;
 }
 
-/* Wire time of one step from src to dst on channel ch. */
-static long wire_us(int src, int dst, int ch)
+/* Wire time of one step from comm rank src to dst on channel ch. */
+static long wire_us(ncclComm_t c, int src, int dst, int ch)
 {
+    src = fn_info(c, src)->global;
+    dst = fn_info(c, dst)->global;
     if (src == g.slow_src && dst == g.slow_dst && (g.slow_ch < 0 || g.slow_ch == ch))
         return (long)((double)g.step_us * g.slow_factor);
     return g.step_us;
@@ -172,10 +174,10 @@ static void proxy_op(ncclComm_t c, void *parent, int ch, int peer, int is_send, 
             pause_us(gpu);
             record(st, fnStepSendPeerWait, step_bytes);
             record(st, fnStepSendWait, step_bytes);
-            pause_us(wire_us(c->rank, peer, ch));
+            pause_us(wire_us(c, c->rank, peer, ch));
         } else {
             record(st, fnStepRecvWait, step_bytes);
-            pause_us(wire_us(peer, c->rank, ch));
+            pause_us(wire_us(c, peer, c->rank, ch));
             record(st, fnStepRecvFlushWait, step_bytes);
             record(st, fnStepRecvGpuWait, step_bytes);
             pause_us(gpu);
