@@ -482,6 +482,8 @@ static tsc_nccl_result_t init_rank_end(call *c, tsc_nccl_result_t rc, tsc_nccl_c
                                        uint64_t comm_id, int rank, int nranks)
 {
     tsc_np_set_init_comm(0);
+    if (created(rc))
+        tsc_np_after_init();
     c->d.comm_id = comm_id;
     c->d.comm_rank = (uint32_t)rank;
     c->d.comm_size = (uint32_t)nranks;

@@ -59,7 +59,20 @@ static _Atomic uint32_t g_comm_index;
 static _Atomic uint32_t g_op_id;
 static TSC_TLS uint64_t tls_init_comm;
 
+static _Atomic uint32_t g_inits;
+static int g_pointed;
+
 void tsc_np_set_init_comm(uint64_t comm_id) { tls_init_comm = comm_id; }
+void tsc_np_count_init(void) { atomic_fetch_add(&g_inits, 1); }
+void tsc_np_set_pointed(void) { g_pointed = 1; }
+
+void tsc_np_after_init(void)
+{
+    if (g_pointed && tsc_np_mode() != TSC_NP_OFF && atomic_load(&g_inits) == 0)
+        tsc_warn_once("np_absent", "NCCL did not load tscope's NCCL profiler plugin (it serves "
+                      "ncclProfiler_v1..v5, NCCL 2.23-2.28): NCCL calls are recorded without "
+                      "their network steps");
+}
 
 int tsc_np_mask(enum tsc_np_mode m)
 {

@@ -54,4 +54,14 @@ void tsc_np_env_setup(void);
  * inside (nccl_wrap.c sets it around the real call), 0 outside one. */
 void tsc_np_set_init_comm(uint64_t comm_id);
 
+/* After a rank-init call that created a communicator: when NCCL should
+ * have loaded the plugin (tscope pointed it here) and never called its
+ * init, one line says so (an NCCL before 2.23, or one that wants a plugin
+ * version tscope lacks). */
+void tsc_np_after_init(void);
+
+/* Counts init calls (the check above); 1 when tscope pointed NCCL here. */
+void tsc_np_count_init(void);
+void tsc_np_set_pointed(void);
+
 #endif

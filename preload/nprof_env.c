@@ -45,9 +45,12 @@ void tsc_np_env_setup(void)
     const char *user = getenv("NCCL_PROFILER_PLUGIN");
     if (!user || !*user) {
         setenv("NCCL_PROFILER_PLUGIN", info.dli_fname, 1);
+        tsc_np_set_pointed();
         return;
     }
-    if (!names_us(user, info.dli_fname))
+    if (names_us(user, info.dli_fname))
+        tsc_np_set_pointed();
+    else
         tsc_warn_once("np_user", "NCCL_PROFILER_PLUGIN=%s is the user's: tscope's NCCL profiler "
                       "plugin stepped aside (NCCL calls are still recorded, without their "
                       "proxy steps)", user);
