@@ -206,10 +206,20 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
     return 0;
 }
 
-static int is_slow(const tsa_link_stat *l, double med)
+/* The medians a link is judged against: the sender's time on the wire
+ * and the receiver's wait for the data, per step, of the median link. */
+typedef struct { double send, recv; } medians;
+
+/* Slow from the sender's side, step after step, and confirmed by the
+ * receiver when it recorded its side (noise on one process does not make
+ * both ends of one link slow). */
+static int is_slow(const tsa_link_stat *l, const medians *m)
 {
-    return l->step_ns_median >= TSA_TH_LINK_RATIO * med &&
-           l->step_ns_median - med >= TSA_TH_LINK_ABS_NS && l->consistent >= TSA_TH_LINK_CONSISTENT;
+    return l->step_ns_median >= TSA_TH_LINK_RATIO * m->send &&
+           l->step_ns_median - m->send >= TSA_TH_LINK_ABS_NS &&
+           l->consistent >= TSA_TH_LINK_CONSISTENT &&
+           (l->recv_wait_ns_median < 0 || m->recv <= 0 ||
+            l->recv_wait_ns_median >= TSA_TH_LINK_RECV_RATIO * m->recv);
 }
 
 /* The slow channels of one pair, [b, e) of the links, as one finding. */
@@ -220,7 +230,8 @@ typedef struct {
     uint64_t bytes, wire;
 } slow_pair;
 
-static void sum_pair(const tsa_link_stat *l, size_t b, size_t e, double med, slow_pair *p)
+static void sum_pair(const tsa_link_stat *l, size_t b, size_t e, const medians *med,
+                     slow_pair *p)
 {
     size_t at = 0;
     *p = (slow_pair){.consistent = 1, .recv_wait_ns = -1};
@@ -244,7 +255,7 @@ static void sum_pair(const tsa_link_stat *l, size_t b, size_t e, double med, slo
 }
 
 /* GB/s of the links that are not slow. */
-static double others_gbps(const tsa_link_stat *all, size_t n, double med)
+static double others_gbps(const tsa_link_stat *all, size_t n, const medians *med)
 {
     uint64_t bytes = 0, wire = 0;
     for (size_t i = 0; i < n; i++)
@@ -255,10 +266,10 @@ static double others_gbps(const tsa_link_stat *all, size_t n, double med)
     return wire ? (double)bytes / (double)wire : 0;
 }
 
-static int report(const tsa_link_stat *first, const slow_pair *p, double med, double other,
-                  tsa_findings *out)
+static int report(const tsa_link_stat *first, const slow_pair *p, const medians *m,
+                  double other, tsa_findings *out)
 {
-    double ratio = p->step_ns / med;
+    double med = m->send, ratio = p->step_ns / med;
     double gbps = p->wire ? (double)p->bytes / (double)p->wire : 0;
     tsa_finding *f = tsa_findings_add(
         out, "NET.SLOW_LINK", ratio >= 3 ? TSA_SEV_WARNING : TSA_SEV_INFO, 0, first->src,
@@ -270,7 +281,7 @@ static int report(const tsa_link_stat *first, const slow_pair *p, double med, do
         "slow in %.0f%% of its %zu proxy operations%s",
         first->src, first->dst, strchr(p->channels, ',') ? "s" : "", p->channels, ratio,
         p->step_ns / 1e3, med / 1e3, gbps, other, 100 * p->consistent, p->ops,
-        p->recv_wait_ns >= 0 ? "; the receiver waits for its data as long" : "");
+        p->recv_wait_ns >= 0 && m->recv > 0 ? "; the receiver waits for its data as long" : "");
     if (!f)
         return -1;
     tsa_finding_number(f, "src_rank", first->src);
@@ -284,6 +295,18 @@ static int report(const tsa_link_stat *first, const slow_pair *p, double med, do
     return 0;
 }
 
+static double recv_median(const tsa_link_stat *l, size_t n)
+{
+    double *v = malloc(sizeof *v * (n ? n : 1));
+    size_t k = 0;
+    for (size_t i = 0; v && i < n; i++)
+        if (l[i].recv_wait_ns_median >= 0)
+            v[k++] = l[i].recv_wait_ns_median;
+    double m = v ? median_of(v, k) : -1;
+    free(v);
+    return m;
+}
+
 int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)
 {
     tsa_link_stat *l;
@@ -292,14 +315,15 @@ int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)
     if (tsa_link_stats(a->job, &l, &n, &med))
         return -1;
     int rc = 0;
-    double other = others_gbps(l, n, med);
+    medians m = {.send = med, .recv = recv_median(l, n)};
+    double other = others_gbps(l, n, &m);
     for (size_t b = 0, e; n >= TSA_LINK_MIN_PAIRS && med > 0 && b < n && !rc; b = e) {
         for (e = b + 1; e < n && l[e].src == l[b].src && l[e].dst == l[b].dst; e++)
             ;
         slow_pair p;
-        sum_pair(l, b, e, med, &p);
+        sum_pair(l, b, e, &m, &p);
         if (p.links)
-            rc = report(&l[b], &p, med, other, out);
+            rc = report(&l[b], &p, &m, other, out);
     }
     free(l);
     return rc;

@@ -17,6 +17,10 @@
 /* Share of the link's proxy operations above 1.5x the median link:
  * slow across steps, not one bad moment. */
 #define TSA_TH_LINK_CONSISTENT 0.6
+/* The receiver's wait for the data per step, over the median link's
+ * (looser: its wait starts when it posts the receive, not when data
+ * leaves). */
+#define TSA_TH_LINK_RECV_RATIO 1.5
 /* Links needed for a median worth comparing against. */
 #define TSA_LINK_MIN_PAIRS 3
 
