@@ -10,6 +10,7 @@
 #
 #   scripts/link-trials.sh BUILD_DIR [TRIALS] [RANKS] [CASES] [FACTOR]
 #
+# KEEP_FAILED=PREFIX keeps the dumps of a trial that missed in PREFIX.CASE.N.
 # Prints one line per trial, a count per case, and exits 1 when a case
 # scores below its bar (slow: 19 of 20, i.e. 95%; balanced: all).
 set -u
@@ -60,6 +61,9 @@ for case in $cases; do
         [ "$got" = "$want" ] && ok=$((ok + 1))
         [ "$case" = slow ] || ch=""
         echo "$case trial $t: $got (want $want${ch:+, channel ${ch#:} only})"
+        if [ "$got" != "$want" ] && [ -n "${KEEP_FAILED:-}" ]; then
+            mv "$out" "$KEEP_FAILED.$case.$t"; echo "  kept in $KEEP_FAILED.$case.$t"
+        fi
         rm -rf "$out"
     done
     echo "$case: $ok of $trials"

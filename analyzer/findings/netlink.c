@@ -16,6 +16,7 @@
 
 typedef struct {
     int src, dst, ch, send;
+    int owner;          /* the rank whose dump holds it */
     double per_step;
     uint64_t bytes, wire;
 } sample;
@@ -114,7 +115,7 @@ static int collect(const tsa_job *job, sample **out, size_t *n)
                 return -1;
             }
             uint64_t t = p->is_send ? p->wire_ns : p->wait_peer_ns;
-            (*out)[(*n)++] = (sample){.src = p->is_send ? r->rank : peer,
+            (*out)[(*n)++] = (sample){.owner = r->rank, .src = p->is_send ? r->rank : peer,
                                       .dst = p->is_send ? peer : r->rank, .ch = p->channel,
                                       .send = p->is_send, .per_step = (double)t / p->steps,
                                       .bytes = p->bytes, .wire = p->wire_ns};
@@ -169,6 +170,46 @@ static size_t link_end(const sample *s, size_t ns, size_t b)
     return e;
 }
 
+static int by_owner(const void *pa, const void *pb)
+{
+    const sample *a = pa, *b = pb;
+    return (a->owner > b->owner) - (a->owner < b->owner);
+}
+
+/* Median per step of owner's samples other than those of link l seen from
+ * that side (send: l's own; receive: l's receiver's); s sorted by owner. */
+static double owner_base(const sample *s, size_t ns, int owner, const tsa_link_stat *l, int send,
+                         double *tmp)
+{
+    sample key = {.owner = owner};
+    const sample *hit = bsearch(&key, s, ns, sizeof *s, by_owner);
+    if (!hit)
+        return -1;
+    size_t b = (size_t)(hit - s), k = 0;
+    while (b > 0 && s[b - 1].owner == owner)
+        b--;
+    for (size_t i = b; i < ns && s[i].owner == owner; i++)
+        if (!(s[i].send == send && s[i].src == l->src && s[i].dst == l->dst &&
+              s[i].ch == l->channel))
+            tmp[k++] = s[i].per_step;
+    return median_of(tmp, k);
+}
+
+/* A link against the other links of its two ends: a process starved of
+ * CPU is slow on all of them, a slow link only on itself. */
+static void own_ratios(sample *s, size_t ns, tsa_link_stat *l, size_t nl, double *tmp)
+{
+    qsort(s, ns, sizeof *s, by_owner);
+    for (size_t k = 0; k < nl; k++) {
+        double sb = owner_base(s, ns, l[k].src, &l[k], 1, tmp);
+        double rb = owner_base(s, ns, l[k].dst, &l[k], 0, tmp);
+        l[k].sender_rel = sb > 0 ? l[k].step_ns_median / sb : -1;
+        l[k].receiver_rel = rb > 0 && l[k].recv_wait_ns_median >= 0
+                                ? l[k].recv_wait_ns_median / rb
+                                : -1;
+    }
+}
+
 int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_ns)
 {
     sample *s;
@@ -198,6 +239,7 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
         if (k < nl && l[k].src == s[b].src && l[k].dst == s[b].dst && l[k].channel == s[b].ch)
             judge_link(s, b, e, med, &l[k++]);
     }
+    own_ratios(s, ns, l, nl, tmp);
     free(s);
     free(tmp);
     *out = l;
@@ -210,16 +252,16 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
  * and the receiver's wait for the data, per step, of the median link. */
 typedef struct { double send, recv; } medians;
 
-/* Slow from the sender's side, step after step, and confirmed by the
- * receiver when it recorded its side (noise on one process does not make
- * both ends of one link slow). */
+/* Slow against the job's median link, step after step; slow against the
+ * sender's other links too, and, when the receiver recorded its side,
+ * confirmed by the receiver against its other links. */
 static int is_slow(const tsa_link_stat *l, const medians *m)
 {
     return l->step_ns_median >= TSA_TH_LINK_RATIO * m->send &&
            l->step_ns_median - m->send >= TSA_TH_LINK_ABS_NS &&
            l->consistent >= TSA_TH_LINK_CONSISTENT &&
-           (l->recv_wait_ns_median < 0 || m->recv <= 0 ||
-            l->recv_wait_ns_median >= TSA_TH_LINK_RECV_RATIO * m->recv);
+           l->sender_rel >= TSA_TH_LINK_RATIO &&
+           (l->receiver_rel < 0 || l->receiver_rel >= TSA_TH_LINK_RECV_RATIO);
 }
 
 /* The slow channels of one pair, [b, e) of the links, as one finding. */

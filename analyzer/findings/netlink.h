@@ -17,7 +17,7 @@
 /* Share of the link's proxy operations above 1.5x the median link:
  * slow across steps, not one bad moment. */
 #define TSA_TH_LINK_CONSISTENT 0.6
-/* The receiver's wait for the data per step, over the median link's
+/* The receiver's wait for the data per step over its other links'
  * (looser: its wait starts when it posts the receive, not when data
  * leaves). */
 #define TSA_TH_LINK_RECV_RATIO 1.5
@@ -32,6 +32,8 @@ typedef struct tsa_link_stat {
     double consistent;          /* share of ops above 1.5x the median link */
     uint64_t bytes, wire_ns;    /* sums: bandwidth = bytes / wire */
     double recv_wait_ns_median; /* receiver's wait for data per step, median (-1 none) */
+    double sender_rel;          /* step median over the sender's other links' (-1 none) */
+    double receiver_rel;        /* receiver's wait over its other links' (-1 none) */
 } tsa_link_stat;
 
 /* Every link with sender-side step records, sorted by (src, dst, channel),

@@ -1,0 +1,176 @@
+/* Cost of the NCCL profiler plugin callbacks per event, side by side:
+ * NCCL without a plugin (no call: the pointer test NCCL makes), a plugin
+ * whose callbacks do nothing (the bare indirect call), and tscope's
+ * plugin in full capture.  The work is what NCCL's proxy thread reports
+ * for one ring collective on 2 channels: per channel a send and a receive
+ * proxy op of 8 network steps, each step started, moved through its
+ * states, stopped.
+ *
+ *   bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS]
+ *
+ * Loads the preload library as NCCL loads its plugin (dlopen, the v5
+ * table), recording into TSCOPE_OUT (a temporary directory by default). */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fakenccl/fn_prof_abi.h"
+
+#define CHANNELS 2
+#define STEPS 8
+
+static ncclResult_t nop_init(void **ctx, uint64_t id, int *mask, const char *n, int nn, int nr,
+                             int r, fn_logger l)
+{
+    (void)id, (void)n, (void)nn, (void)nr, (void)r, (void)l;
+    static int dummy;
+    *ctx = &dummy;
+    *mask = fnProfColl | fnProfP2p | fnProfProxyOp | fnProfProxyStep;
+    return ncclSuccess;
+}
+static ncclResult_t nop_start(void *ctx, void **h, fn_descr_v5 *d)
+{
+    (void)d;
+    *h = ctx;
+    return ncclSuccess;
+}
+static ncclResult_t nop_stop(void *h) { (void)h; return ncclSuccess; }
+static ncclResult_t nop_record(void *h, int s, fn_state_args *a)
+{
+    (void)h, (void)s, (void)a;
+    return ncclSuccess;
+}
+static ncclResult_t nop_finalize(void *ctx) { (void)ctx; return ncclSuccess; }
+
+static const fn_profiler_v5 nop_plugin = {"nop", nop_init, nop_start, nop_stop, nop_record,
+                                          nop_finalize};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The callbacks of one collective; returns how many were made.  plugin
+ * NULL: NCCL without a plugin tests the pointer and goes on. */
+static uint64_t one_collective(const fn_profiler_v5 *const volatile *pp, void *ctx, uint64_t seq)
+{
+    const fn_profiler_v5 *p = *pp;
+    uint64_t calls = 0;
+    void *coll = NULL;
+    fn_descr_v5 d = {.type = fnProfColl};
+    d.coll.seqNumber = seq;
+    d.coll.func = "AllReduce";
+    d.coll.nChannels = CHANNELS;
+    if (p) {
+        p->startEvent(ctx, &coll, &d);
+        p->stopEvent(coll);
+        calls += 2;
+    }
+    for (int ch = 0; ch < CHANNELS; ch++)
+        for (int send = 0; send < 2; send++) {
+            fn_descr_v5 od = {.type = fnProfProxyOp, .parentObj = coll};
+            od.proxyOp.pid = getpid();
+            od.proxyOp.channelId = (uint8_t)ch;
+            od.proxyOp.peer = 1;
+            od.proxyOp.nSteps = STEPS;
+            od.proxyOp.isSend = send;
+            void *op = NULL;
+            if (p) {
+                p->startEvent(ctx, &op, &od);
+                calls++;
+            }
+            for (int s = 0; s < STEPS; s++) {
+                fn_state_args a = {.proxyStep = {.transSize = 524288}};
+                fn_descr_v5 sd = {.type = fnProfProxyStep, .parentObj = op};
+                sd.proxyStep.step = s;
+                void *st = NULL;
+                if (!p)
+                    continue;
+                p->startEvent(ctx, &st, &sd);
+                p->recordEventState(st, send ? fnStepSendGpuWait : fnStepRecvWait, &a);
+                p->recordEventState(st, send ? fnStepSendPeerWait : fnStepRecvFlushWait, &a);
+                p->recordEventState(st, send ? fnStepSendWait : fnStepRecvGpuWait, &a);
+                p->stopEvent(st);
+                calls += 5;
+            }
+            if (p) {
+                p->stopEvent(op);
+                calls++;
+            }
+        }
+    return calls;
+}
+
+/* Best of rounds: ns per collective and callbacks per collective. */
+static double run(const fn_profiler_v5 *p, void *ctx, long colls, int rounds, uint64_t *calls)
+{
+    const fn_profiler_v5 *const volatile pp = p;
+    double best = 1e30;
+    for (int r = 0; r < rounds; r++) {
+        uint64_t c = 0, t0 = now_ns();
+        for (long i = 0; i < colls; i++)
+            c += one_collective(&pp, ctx, (uint64_t)i);
+        double per = (double)(now_ns() - t0) / (double)colls;
+        if (per < best)
+            best = per;
+        *calls = c / (uint64_t)colls;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS]\n");
+        return 2;
+    }
+    long colls = argc > 2 ? atol(argv[2]) : 20000;
+    int rounds = argc > 3 ? atoi(argv[3]) : 5;
+    char tmp[] = "/tmp/bench_nprof.XXXXXX";
+    if (!getenv("TSCOPE_OUT")) {
+        if (!mkdtemp(tmp))
+            return 1;
+        setenv("TSCOPE_OUT", tmp, 1);
+    }
+    setenv("TSCOPE_NCCL_PROFILER", "full", 1);
+    setenv("TSCOPE_NVML_MS", "0", 1);
+    /* Large per-thread buffers so the writer never drops at this rate. */
+    if (!getenv("TSCOPE_BUFFER_KB"))
+        setenv("TSCOPE_BUFFER_KB", "65536", 1);
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    const fn_profiler_v5 *ts = lib ? dlsym(lib, "ncclProfiler_v5") : NULL;
+    if (!ts) {
+        fprintf(stderr, "bench_nprof: no ncclProfiler_v5 in %s: %s\n", argv[1], dlerror());
+        return 1;
+    }
+    void *ts_ctx = NULL, *nop_ctx = NULL;
+    int mask = 0;
+    if (ts->init(&ts_ctx, 1, &mask, "bench", 1, 2, 0, NULL) != ncclSuccess) {
+        fprintf(stderr, "bench_nprof: tscope's plugin init failed\n");
+        return 1;
+    }
+    nop_plugin.init(&nop_ctx, 1, &mask, "bench", 1, 2, 0, NULL);
+    uint64_t c_none = 0, c_nop = 0, c_ts = 0;
+    run(ts, ts_ctx, colls / 10, 1, &c_ts); /* warm up: set-up, thread slot, pages */
+    double none = run(NULL, NULL, colls, rounds, &c_none);
+    double nop = run(&nop_plugin, nop_ctx, colls, rounds, &c_nop);
+    double tsc = run(ts, ts_ctx, colls, rounds, &c_ts);
+    printf("bench_nprof: %ld collectives x %d rounds (best), %d channels x 2 proxy ops x %d "
+           "steps, %llu callbacks per collective\n",
+           colls, rounds, CHANNELS, STEPS, (unsigned long long)c_ts);
+    printf("%-22s %12s %14s %16s\n", "plugin", "ns/coll", "ns/callback", "added ns/step");
+    printf("%-22s %12.0f %14s %16s\n", "none (NCCL, no plugin)", none, "-", "-");
+    printf("%-22s %12.0f %14.1f %16.1f\n", "no-op callbacks", nop, (nop - none) / (double)c_nop,
+           (nop - none) / (CHANNELS * 2 * STEPS));
+    printf("%-22s %12.0f %14.1f %16.1f\n", "tscope (full)", tsc, (tsc - none) / (double)c_ts,
+           (tsc - none) / (CHANNELS * 2 * STEPS));
+    printf("tscope / no-op added cost: %.2fx\n", (tsc - none) / (nop - none));
+    ts->finalize(ts_ctx);
+    return 0;
+}
