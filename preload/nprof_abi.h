@@ -91,66 +91,41 @@ typedef struct {
     };
 } tsc_np_descr_v1;
 
-typedef struct {
-    uint8_t type;
-    void *parent;
-    int rank;
-    union {
-        struct {
-            const char *name;
-            uint64_t comm_hash;
-            uint64_t seq;
-            const char *func;
-            const void *send_buf;
-            void *recv_buf;
-            size_t count;
-            int root;
-            const char *dtype;
-            size_t traffic_bytes; /* v2 only; v3 starts channels here */
-            uint8_t channels;
-        } coll;
-        struct {
-            const char *name;
-            uint64_t comm_hash;
-            const char *func;
-            void *buf;
-            const char *dtype;
-            size_t count;
-            int peer;
-        } p2p;
-        tsc_np_proxy_op proxy_op;
-    };
-} tsc_np_descr_v2;
+/* v2 and v3: the same but for v2's traffic byte count. */
+#define TSC_NP_DESCR_V23(TRAFFIC)                                                \
+    struct {                                                                     \
+        uint8_t type;                                                            \
+        void *parent;                                                            \
+        int rank;                                                                \
+        union {                                                                  \
+            struct {                                                             \
+                const char *name;                                                \
+                uint64_t comm_hash;                                              \
+                uint64_t seq;                                                    \
+                const char *func;                                                \
+                const void *send_buf;                                            \
+                void *recv_buf;                                                  \
+                size_t count;                                                    \
+                int root;                                                        \
+                const char *dtype;                                               \
+                TRAFFIC                                                          \
+                uint8_t channels;                                                \
+            } coll;                                                              \
+            struct {                                                             \
+                const char *name;                                                \
+                uint64_t comm_hash;                                              \
+                const char *func;                                                \
+                void *buf;                                                       \
+                const char *dtype;                                               \
+                size_t count;                                                    \
+                int peer;                                                        \
+            } p2p;                                                               \
+            tsc_np_proxy_op proxy_op;                                            \
+        };                                                                       \
+    }
 
-typedef struct {
-    uint8_t type;
-    void *parent;
-    int rank;
-    union {
-        struct {
-            const char *name;
-            uint64_t comm_hash;
-            uint64_t seq;
-            const char *func;
-            const void *send_buf;
-            void *recv_buf;
-            size_t count;
-            int root;
-            const char *dtype;
-            uint8_t channels;
-        } coll;
-        struct {
-            const char *name;
-            uint64_t comm_hash;
-            const char *func;
-            void *buf;
-            const char *dtype;
-            size_t count;
-            int peer;
-        } p2p;
-        tsc_np_proxy_op proxy_op;
-    };
-} tsc_np_descr_v3;
+typedef TSC_NP_DESCR_V23(size_t traffic_bytes;) tsc_np_descr_v2;
+typedef TSC_NP_DESCR_V23() tsc_np_descr_v3;
 
 /* v4 (type is a byte) and v5 (type is 64-bit): the same union head. */
 #define TSC_NP_DESCR_V45_UNION                                                   \

@@ -117,26 +117,26 @@ static void check_full(const tsa_job *job, int version)
     }
 }
 
+static void full_capture(const char *tag, const char *env, int version)
+{
+    char dir[512];
+    assert_int_equal(run_job(tag, env, dir, sizeof dir), 0);
+    tsa_job *job = load(dir);
+    check_full(job, version);
+    tsa_job_free(job);
+}
+
 static void test_full_capture_v5(void **state)
 {
     (void)state;
-    char dir[512];
-    assert_int_equal(run_job("v5", "TSCOPE_NCCL_PROFILER=full", dir, sizeof dir), 0);
-    tsa_job *job = load(dir);
-    check_full(job, 5);
-    tsa_job_free(job);
+    full_capture("v5", "TSCOPE_NCCL_PROFILER=full", 5);
 }
 
 /* An NCCL 2.27 asks for v4 first: the same records. */
 static void test_full_capture_v4(void **state)
 {
     (void)state;
-    char dir[512];
-    assert_int_equal(run_job("v4", "TSCOPE_NCCL_PROFILER=full FAKENCCL_PROFILER_MAX_VERSION=4",
-                             dir, sizeof dir), 0);
-    tsa_job *job = load(dir);
-    check_full(job, 4);
-    tsa_job_free(job);
+    full_capture("v4", "TSCOPE_NCCL_PROFILER=full FAKENCCL_PROFILER_MAX_VERSION=4", 4);
 }
 
 /* The default, light: collectives without proxy operations. */
