@@ -2,11 +2,13 @@
 #include "nprof.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "recorder.h"
+#include "recorder_internal.h"
 #include "tsc_format.h"
 #include "tsc_nccl_ops.h"
 #include "tsc_tls.h"
@@ -66,12 +68,25 @@ void tsc_np_set_init_comm(uint64_t comm_id) { tls_init_comm = comm_id; }
 void tsc_np_count_init(void) { atomic_fetch_add(&g_inits, 1); }
 void tsc_np_set_pointed(void) { g_pointed = 1; }
 
+/* In the dump rather than on stderr: an NCCL older than 2.23 has no
+ * plugin at all, and saying so on every run of such a job is noise. */
 void tsc_np_after_init(void)
 {
     if (g_pointed && tsc_np_mode() != TSC_NP_OFF && atomic_load(&g_inits) == 0)
-        tsc_warn_once("np_absent", "NCCL did not load tscope's NCCL profiler plugin (it serves "
-                      "ncclProfiler_v1..v5, NCCL 2.23-2.28): NCCL calls are recorded without "
-                      "their network steps");
+        tsc_rec_meta("nccl_profiler", "not loaded by NCCL (tscope serves ncclProfiler_v1..v5, "
+                                      "NCCL 2.23-2.28)");
+}
+
+/* Why a communicator gets no context, in one line where nothing else said
+ * it: a recorder that failed to set up has already said why. */
+static void declined(int active)
+{
+    if (active)
+        tsc_warn_once("np_oom", "tscope's NCCL profiler plugin is out of memory for a "
+                      "communicator: NCCL runs on without it");
+    else if (tsc_rec_config()->disabled)
+        tsc_warn_once("np_disabled", "tscope's NCCL profiler plugin declined a communicator: "
+                      "TSCOPE_DISABLE is set; NCCL runs on without it");
 }
 
 int tsc_np_mask(enum tsc_np_mode m)
@@ -85,11 +100,19 @@ int tsc_np_mask(enum tsc_np_mode m)
 
 tsc_np_ctx *tsc_np_ctx_new(int version, int rank)
 {
-    if (!tsc_rec_active())
+    if (!tsc_rec_active()) {
+        declined(0);
         return NULL;
+    }
     tsc_np_ctx *c = calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        declined(1);
         return NULL;
+    }
+    static const char *const modes[] = {"off", "light", "full"};
+    char what[32];
+    snprintf(what, sizeof what, "v%d %s", version, modes[tsc_np_mode()]);
+    tsc_rec_meta("nccl_profiler", what);
     uint32_t idx = atomic_fetch_add(&g_comm_index, 1) + 1;
     c->comm = (uint16_t)(idx > 0xffff ? 0xffff : idx);
     uint64_t now = tsc_now_ns();

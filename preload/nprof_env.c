@@ -40,18 +40,23 @@ void tsc_np_env_setup(void)
     if (g_mode == TSC_NP_OFF)
         return;
     Dl_info info;
-    if (!dladdr((void *)tsc_np_env_setup, &info) || !info.dli_fname || info.dli_fname[0] != '/')
+    char self[PATH_MAX];
+    /* An absolute path: NCCL may dlopen it from another working directory. */
+    if (!dladdr((void *)tsc_np_env_setup, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, self))
         return;
     const char *user = getenv("NCCL_PROFILER_PLUGIN");
     if (!user || !*user) {
-        setenv("NCCL_PROFILER_PLUGIN", info.dli_fname, 1);
+        setenv("NCCL_PROFILER_PLUGIN", self, 1);
         tsc_np_set_pointed();
         return;
     }
-    if (names_us(user, info.dli_fname))
+    if (names_us(user, self)) {
         tsc_np_set_pointed();
-    else
-        tsc_warn_once("np_user", "NCCL_PROFILER_PLUGIN=%s is the user's: tscope's NCCL profiler "
+        return;
+    }
+    tsc_rec_meta("nccl_profiler", "stepped aside for the user's NCCL_PROFILER_PLUGIN");
+    tsc_warn_once("np_user", "NCCL_PROFILER_PLUGIN=%s is the user's: tscope's NCCL profiler "
                       "plugin stepped aside (NCCL calls are still recorded, without their "
                       "proxy steps)", user);
 }

@@ -5,7 +5,6 @@
 #include <stddef.h>
 
 #include "nprof.h"
-#include "recorder.h"
 #include "tsc_nccl_ops.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -36,10 +35,6 @@ static tsc_np_result np_init(void **ctx, int *mask, int version, int rank)
     tsc_np_count_init();
     *ctx = m == TSC_NP_OFF ? NULL : tsc_np_ctx_new(version, rank);
     *mask = *ctx ? tsc_np_mask(m) : 0;
-    if (!*ctx && m != TSC_NP_OFF)
-        tsc_warn_once("np_init", "tscope's NCCL profiler plugin declined a communicator (tscope "
-                      "is not recording in this process, or out of memory): NCCL runs on "
-                      "without it");
     return *ctx || m == TSC_NP_OFF ? 0 : 1;
 }
 

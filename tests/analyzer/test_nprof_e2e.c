@@ -57,6 +57,26 @@ static int log_has(const char *dir, const char *needle)
     return strstr(buf, needle) != NULL;
 }
 
+/* 1 when a dump in dir holds the META pair key=value (raw key\0value\0). */
+static int meta_has(const char *dir, const char *key, const char *value)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cat '%s'/*.tsd", dir);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    size_t cap = 1 << 24, n = 0;
+    char *buf = malloc(cap);
+    while (buf && n < cap && (n += fread(buf + n, 1, cap - n, p)) && !feof(p))
+        ;
+    pclose(p);
+    char want[256];
+    int wl = snprintf(want, sizeof want, "%s%c%s", key, 0, value);
+    int hit = buf && memmem(buf, n, want, (size_t)wl) != NULL;
+    free(buf);
+    return hit;
+}
+
 static int is_coll(uint8_t op) { return op >= TSC_NCCL_ALLREDUCE && op <= TSC_NCCL_SCATTER; }
 static int is_p2p(uint8_t op) { return op == TSC_NCCL_SEND || op == TSC_NCCL_RECV; }
 
@@ -124,6 +144,9 @@ static void full_capture(const char *tag, const char *env, int version)
     tsa_job *job = load(dir);
     check_full(job, version);
     tsa_job_free(job);
+    char what[16];
+    snprintf(what, sizeof what, "v%d full", version);
+    assert_true(meta_has(dir, "nccl_profiler", what));
 }
 
 static void test_full_capture_v5(void **state)
@@ -156,8 +179,9 @@ static void test_light_capture(void **state)
 }
 
 /* Cases where the plugin is not used: the job runs, records of NCCL calls
- * are there, no plugin record, and tscope says why in one line. */
-static void no_plugin(const char *tag, const char *env, const char *why)
+ * are there, no plugin record, and tscope says why: on stderr (`why`) or
+ * in the dump (`meta`). */
+static void no_plugin(const char *tag, const char *env, const char *why, const char *meta)
 {
     char dir[512];
     assert_int_equal(run_job(tag, env, dir, sizeof dir), 0);
@@ -169,25 +193,27 @@ static void no_plugin(const char *tag, const char *env, const char *why)
     tsa_job_free(job);
     if (why)
         assert_true(log_has(dir, why));
+    if (meta)
+        assert_true(meta_has(dir, "nccl_profiler", meta));
 }
 
 static void test_user_plugin_respected(void **state)
 {
     (void)state;
     no_plugin("user", "NCCL_PROFILER_PLUGIN=/nonexistent/libnccl-profiler-user.so",
-              "stepped aside");
+              "stepped aside", "stepped aside");
 }
 
 static void test_version_missing(void **state)
 {
     (void)state;
-    no_plugin("old", "FAKENCCL_PROFILER_MAX_VERSION=3", "did not load tscope's NCCL profiler");
+    no_plugin("old", "FAKENCCL_PROFILER_MAX_VERSION=3", NULL, "not loaded by NCCL");
 }
 
 static void test_plugin_off(void **state)
 {
     (void)state;
-    no_plugin("off", "TSCOPE_NCCL_PROFILER=off", NULL);
+    no_plugin("off", "TSCOPE_NCCL_PROFILER=off", NULL, NULL);
 }
 
 /* The plugin named by the user while tscope records nothing: its init
@@ -198,7 +224,7 @@ static void test_init_failure(void **state)
     char dir[512], env[1024];
     snprintf(env, sizeof env, "TSCOPE_DISABLE=1 NCCL_PROFILER_PLUGIN='%s'", getenv("TB_PRELOAD"));
     assert_int_equal(run_job("fail", env, dir, sizeof dir), 0);
-    assert_true(log_has(dir, "declined a communicator"));
+    assert_true(log_has(dir, "declined a communicator: TSCOPE_DISABLE is set"));
 }
 
 int main(void)
