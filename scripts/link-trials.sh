@@ -10,6 +10,7 @@
 #
 #   scripts/link-trials.sh BUILD_DIR [TRIALS] [RANKS] [CASES] [FACTOR]
 #
+# TB_ASAN_RUNTIME (an ASan build's libasan.so) is preloaded first when set.
 # KEEP_FAILED=PREFIX keeps the dumps of a trial that missed in PREFIX.CASE.N.
 # Prints one line per trial, a count per case, and exits 1 when a case
 # scores below its bar (slow: 19 of 20, i.e. 95%; balanced: all).
@@ -31,7 +32,8 @@ fakenccl=$build/tests/testbed/fakenccl
 job() {
     local out=$1; shift
     env "$@" TSCOPE_NCCL_PROFILER=full FAKENCCL_NET_STEP_US="$step_us" FAKENCCL_CHANNELS=2 \
-        LD_PRELOAD="$preload" LD_LIBRARY_PATH="$fakenccl" TSCOPE_OUT="$out/d" \
+        LD_PRELOAD="${TB_ASAN_RUNTIME:+$TB_ASAN_RUNTIME }$preload" LD_LIBRARY_PATH="$fakenccl" \
+        TSCOPE_OUT="$out/d" \
         "$launch" -n "$ranks" --rdzv "$out/rdzv" -- "$build/tests/testbed/tsc-testbed-rank" \
         --steps 6 --compute-us 1000 --buckets 64K,16K --no-extras >/dev/null 2>&1
 }
