@@ -219,6 +219,11 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
     *median_ns = -1;
     if (collect(job, &s, &ns))
         return -1;
+    if (!ns) { /* no proxy records (and qsort may not be given NULL) */
+        free(s);
+        *out = calloc(1, sizeof **out);
+        return *out ? 0 : -1;
+    }
     double *tmp = malloc(sizeof *tmp * (ns ? ns : 1));
     tsa_link_stat *l = malloc(sizeof *l * (ns ? ns : 1));
     if (!tmp || !l) {
