@@ -104,17 +104,22 @@ static void test_one_slow_link_exact(void **state)
     free_ring(ranks);
 }
 
+static void assert_no_finding(tsa_job *job)
+{
+    tsa_analysis a = {.job = job};
+    tsa_findings out = {0};
+    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
+    assert_int_equal(out.n, 0);
+    tsa_findings_free(&out);
+}
+
 static void test_balanced_ring_names_nothing(void **state)
 {
     (void)state;
     tsa_rank ranks[RANKS];
     tsa_job job;
     ring(&job, ranks, -1, 0, 1, -1);
-    tsa_analysis a = {.job = &job};
-    tsa_findings out = {0};
-    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
-    assert_int_equal(out.n, 0);
-    tsa_findings_free(&out);
+    assert_no_finding(&job);
     free_ring(ranks);
 }
 
@@ -135,11 +140,7 @@ static void test_starved_process_is_not_a_link(void **state)
         if (l[i].src == 2)
             assert_float_equal(l[i].sender_rel, 1.0, 1e-9);
     free(l);
-    tsa_analysis a = {.job = &job};
-    tsa_findings out = {0};
-    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
-    assert_int_equal(out.n, 0);
-    tsa_findings_free(&out);
+    assert_no_finding(&job);
     free_ring(ranks);
 }
 
