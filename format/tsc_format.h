@@ -105,6 +105,11 @@ enum tsc_event_kind {
     TSC_EV_PROC_CPU = 0x41,   /* process CPU time and runnable threads */
     TSC_EV_TASK_CPU = 0x42,   /* one thread's (or worker process's) CPU time */
     TSC_EV_HOST_LOAD = 0x43,  /* host load average changed */
+    /* NCCL profiler plugin (0x50-0x5f), see TSC_EV_NP_* below. */
+    TSC_EV_NP_COMM = 0x50,    /* NCCL initialised the plugin for a communicator */
+    TSC_EV_NP_COLL = 0x51,    /* a collective or p2p NCCL enqueued */
+    TSC_EV_NP_PROXY = 0x52,   /* one proxy operation (channel, peer) ended */
+    TSC_EV_NP_PROXY_WAIT = 0x53, /* where that proxy operation's steps spent their time */
 };
 
 /* Every event slot.  Times are CLOCK_REALTIME nanoseconds since the epoch
@@ -120,6 +125,27 @@ typedef struct tsc_event {
     uint64_t val;       /* kind specific, see below */
 } tsc_event;
 _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
+
+/* NCCL profiler plugin records (docs/format.md, "NCCL profiler plugin").
+ * None refers to a descriptor; `aux` is the plugin communicator index (1..,
+ * per process, named by its TSC_EV_NP_COMM).
+ * TSC_EV_NP_COMM: flags = plugin ABI version NCCL chose; desc = rank in the
+ *   communicator; start = end = init time; val = tscope comm_id (0 unknown).
+ * TSC_EV_NP_COLL: flags = channels; desc = plugin op id (per process, from
+ *   1); start/end = NCCL's start/stop of the event (stop = enqueued);
+ *   val = TSC_NP_COLL_VAL(op, seq): op an enum tsc_nccl_op code; seq NCCL's
+ *   per-(communicator, function) sequence number for collectives, and for
+ *   send/recv (peer << 32 | the plugin's per-(communicator, op) ordinal).
+ * TSC_EV_NP_PROXY: flags = channel; desc = plugin op id of its collective
+ *   (0 unknown); start/end = proxy op start/stop; val = bytes its steps moved.
+ * TSC_EV_NP_PROXY_WAIT, right after its TSC_EV_NP_PROXY in the same thread:
+ *   flags = 1 send, 0 receive; desc = peer rank; aux = steps (capped 65535);
+ *   start = ns waiting for the peer (send: for clear-to-send credit;
+ *   receive: for the data to arrive); end = ns on the network (send: from
+ *   posting to completion; receive: flushing); val = ns waiting for the GPU. */
+#define TSC_NP_COLL_VAL(op, seq) ((uint64_t)(op) << 56 | ((seq) & 0x00ffffffffffffffull))
+#define TSC_NP_COLL_OP(val) ((uint8_t)((val) >> 56))
+#define TSC_NP_COLL_SEQ(val) ((val) & 0x00ffffffffffffffull)
 
 /* TSC_EV_NCCL: desc -> TSC_DESC_NCCL_CALL; val = per-communicator sequence
  * number of this call (0-based, counted per (comm_id, comm_rank) for

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cupti_hooks.h"
+#include "nprof.h"
 #include "recorder.h"
 #include "real_sym.h"
 #include "recorder_internal.h"
@@ -271,5 +272,7 @@ __attribute__((constructor)) static void tsc_constructor(void)
     tsc_rec_load_config();
     if (!tsc_rec_config()->disabled && tsc_cupti_constructor_hook)
         tsc_cupti_constructor_hook();
+    if (!tsc_rec_config()->disabled)
+        tsc_np_env_setup();
     errno = saved;
 }

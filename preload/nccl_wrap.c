@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "comm_id.h"
+#include "nprof.h"
 #include "call_cache.h"
 #include "comm_registry.h"
 #include "cupti_hooks.h"
@@ -469,6 +470,7 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
     c->d.comm_rank = (uint32_t)rank;
     c->d.comm_size = (uint32_t)nranks;
     c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
+    tsc_np_set_init_comm(comm_id); /* NCCL initialises its profiler plugin inside */
     call_start(c);
     call_enter(c, 0, comm_id, blocking_call_name(c->op));
 }
@@ -479,6 +481,9 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
 static tsc_nccl_result_t init_rank_end(call *c, tsc_nccl_result_t rc, tsc_nccl_comm_t *comm,
                                        uint64_t comm_id, int rank, int nranks)
 {
+    tsc_np_set_init_comm(0);
+    if (created(rc))
+        tsc_np_after_init();
     c->d.comm_id = comm_id;
     c->d.comm_rank = (uint32_t)rank;
     c->d.comm_size = (uint32_t)nranks;
@@ -584,9 +589,12 @@ EXPORT tsc_nccl_result_t ncclCommSplit(tsc_nccl_comm_t comm, int color, int key,
     uint64_t idx = parent ? atomic_fetch_add(&parent->splits, 1) : 0;
     c.d.parent_comm_id = parent ? parent->comm_id : 0;
     c.d.color = color;
+    if (color != TSC_NCCL_SPLIT_NOCOLOR)
+        tsc_np_set_init_comm(tsc_comm_id_split(c.d.parent_comm_id, idx, color));
     call_start(&c);
     tsc_nccl_result_t rc = real(comm, color, key, newcomm, config);
     call_returned(&c);
+    tsc_np_set_init_comm(0);
     if (created(rc) && color != TSC_NCCL_SPLIT_NOCOLOR && newcomm && *newcomm) {
         int32_t r = -1, s = 0;
         query_rank_size(*newcomm, &r, &s);
@@ -613,10 +621,12 @@ EXPORT tsc_nccl_result_t ncclCommShrink(tsc_nccl_comm_t comm, int *excludeRanksL
     uint64_t idx = parent ? atomic_fetch_add(&parent->shrinks, 1) : 0;
     c.d.parent_comm_id = parent ? parent->comm_id : 0;
     c.d.count = excludeRanksCount > 0 ? (uint64_t)excludeRanksCount : 0;
+    tsc_np_set_init_comm(tsc_comm_id_shrink(c.d.parent_comm_id, idx));
     call_start(&c);
     tsc_nccl_result_t rc =
         real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     call_returned(&c);
+    tsc_np_set_init_comm(0);
     if (created(rc) && newcomm && *newcomm) {
         int32_t r = -1, s = 0;
         query_rank_size(*newcomm, &r, &s);

@@ -899,6 +899,8 @@ static int kind_needs_desc(uint8_t kind)
 {
     if (kind >= TSC_EV_GPU_METRIC && kind <= 0x4f)
         return kind == TSC_EV_TASK_CPU; /* telemetry: only task samples refer to one */
+    if (kind >= TSC_EV_NP_COMM && kind <= 0x5f)
+        return 0; /* NCCL profiler plugin records carry their ids in desc */
     return kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK;
 }
 

@@ -20,7 +20,8 @@
     X(sync)      /* HOST.SYNC */                                                  \
     X(nth_stall) /* DATA.EVERY_NTH */                                             \
     X(mem)       /* MEM.GROWTH, MEM.NEAR_OOM, MEM.CHURN */                        \
-    X(telemetry) /* HW.THROTTLE, HOST.CPU_OVERSUBSCRIBED, HOST.DATALOADER */
+    X(telemetry) /* HW.THROTTLE, HOST.CPU_OVERSUBSCRIBED, HOST.DATALOADER */ \
+    X(netlink)   /* NET.SLOW_LINK */
 
 #define TSA_FINDING_FAMILY_DECL(name) \
     int tsa_##name##_findings(const tsa_analysis *a, tsa_findings *out);

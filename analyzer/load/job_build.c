@@ -3,6 +3,7 @@
 #include "job_build.h"
 #include "kernel_category.h"
 #include "rank_telemetry.h"
+#include "rank_nprof.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -364,6 +365,7 @@ void tsa_rank_free_contents(tsa_rank *r)
     tsa_rank_strings_free(r);
     free(r->steps);
     tsa_telemetry_free(r);
+    tsa_nprof_free(r);
     free(r->mem);
     free(r->pending);
     free(r->host_spans);

@@ -22,6 +22,7 @@
 #include "dup_ranks.h"
 #include "util/radix_sort.h"
 #include "rank_telemetry.h"
+#include "rank_nprof.h"
 #include "reader/dump_reader.h"
 #include "reader/gpu_loss.h"
 
@@ -582,6 +583,11 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
     }
     if (e->kind >= TSC_EV_GPU_METRIC && e->kind <= 0x4f) {
         add_telemetry(c, e);
+        return;
+    }
+    if (e->kind >= TSC_EV_NP_COMM && e->kind <= 0x5f) {
+        if (tsa_nprof_on_event(c->rank, e))
+            c->oom = 1;
         return;
     }
     if (!e->desc)

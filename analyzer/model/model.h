@@ -288,6 +288,8 @@ typedef struct tsa_rank {
     uint64_t gpu_dropped_device;    /* device records CUPTI dropped, kind unknown */
     /* --- appended: NCCL's own device memory (format 1.2), kept out of mem --- */
     uint64_t mem_nccl_bytes, mem_nccl_peak_bytes; /* held now (at load), most held */
+    /* --- appended: NCCL profiler plugin records (analyzer/load/rank_nprof.h), NULL none --- */
+    struct tsa_nprof *nprof;
     uint64_t remote_records;      /* bulk records left there (tsa_rank_records) */
     uint64_t remote_kernels;      /* kernel records among them */
     /* --- appended: host activity of a torch.profiler trace (tsa_host_span),

@@ -32,6 +32,10 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_MEM_ALLOC: return "mem_alloc";
     case TSC_EV_MEM_FREE: return "mem_free";
     case TSC_EV_MEM_POOL: return "mem_pool";
+    case TSC_EV_NP_COMM: return "np_comm";
+    case TSC_EV_NP_COLL: return "np_coll";
+    case TSC_EV_NP_PROXY: return "np_proxy";
+    case TSC_EV_NP_PROXY_WAIT: return "np_proxy_wait";
     default: return NULL;
     }
 }

@@ -244,6 +244,33 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsa_json_add_u64(o, "load1_milli", e->val);
         tsa_json_add_u64(o, "running", e->aux);
         return 0;
+    case TSC_EV_NP_COMM:
+        tsa_json_add_u64(o, "plugin_version", e->flags);
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "comm_rank", e->desc_id);
+        add_hex(o, "comm_id", e->val);
+        return 0;
+    case TSC_EV_NP_COLL:
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "channels", e->flags);
+        tsa_json_add_u64(o, "op_id", e->desc_id);
+        tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
+        tsa_json_add_u64(o, "seq", TSC_NP_COLL_SEQ(e->val));
+        return 0;
+    case TSC_EV_NP_PROXY:
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "channel", e->flags);
+        tsa_json_add_u64(o, "op_id", e->desc_id);
+        tsa_json_add_u64(o, "bytes", e->val);
+        return 0;
+    case TSC_EV_NP_PROXY_WAIT: /* start/end hold durations here (format.md) */
+        tsa_json_add_u64(o, "send", e->flags);
+        tsa_json_add_u64(o, "peer", e->desc_id);
+        tsa_json_add_u64(o, "steps", e->aux);
+        tsa_json_add_u64(o, "wait_peer_ns", e->start_ns);
+        tsa_json_add_u64(o, "wire_ns", e->end_ns);
+        tsa_json_add_u64(o, "wait_gpu_ns", e->val);
+        return 0;
     case TSC_EV_MEM_ALLOC:
     case TSC_EV_MEM_FREE:
     case TSC_EV_MEM_POOL:

@@ -11,6 +11,7 @@
 #include "util/json_int.h"
 #include "phase_view.h"
 #include "telemetry_json.h"
+#include "links_text.h"
 #include "xrank_render.h"
 #include "cause_render.h"
 #include "memory_view.h"
@@ -258,6 +259,9 @@ char *tsa_report_json(const tsa_analysis *a)
     add_findings(root, a);
     add_ranks(root, a);
     cJSON_AddItemToObject(root, "memory", tsa_memory_json(&a->memory));
+    cJSON *links = tsa_links_json(a);
+    if (links) /* only with NCCL profiler plugin proxy records */
+        cJSON_AddItemToObject(root, "links", links);
     cJSON *other = cJSON_AddArrayToObject(root, "other_runs");
     for (size_t i = 0; i < job->n_other_runs; i++)
         cJSON_AddItemToArray(other, cJSON_CreateString(job->other_runs[i]));

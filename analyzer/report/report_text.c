@@ -17,6 +17,7 @@
 #include "load/job_build.h"
 #include "phase_view.h"
 #include "telemetry_text.h"
+#include "links_text.h"
 #include "util/sat_math.h"
 #include "passes/throughput.h"
 #include "reader/text_visible.h"
@@ -469,6 +470,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
         tsa_telemetry_print_rows(out, a, 16);
     }
     tables_section(out, a, &st);
+    if (tsa_links_any(a)) {
+        section(out, &st, "NETWORK LINKS (NCCL profiler plugin: sender -> receiver, channel)");
+        tsa_links_print(out, a, 12);
+    }
     if (a->memory.n_ranks) {
         section(out, &st, "MEMORY (reserved GPU memory per rank)");
         tsa_memory_print(out, &a->memory);

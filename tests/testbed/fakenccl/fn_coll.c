@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fn_coll.h"
+#include "fn_prof.h"
 #include "fn_reduce.h"
 
 static int per_dest_blocks(enum fn_kind k)
@@ -120,6 +121,7 @@ ncclResult_t fn_coll_run(const fn_op *op)
     const void **srcs = malloc(sizeof *srcs * (size_t)c->nranks);
     if (!srcs)
         return ncclSystemError;
+    fn_prof_coll(op);
     ncclResult_t rc = ncclSuccess;
     for (size_t off = 0; off < op->count && rc == ncclSuccess; off += sub) {
         size_t m = op->count - off < sub ? op->count - off : sub;

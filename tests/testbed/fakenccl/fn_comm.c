@@ -1,5 +1,6 @@
 /* Shared-memory communicator: creation, rendezvous, barrier, teardown. */
 #include "fn_comm.h"
+#include "fn_prof.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,6 +211,8 @@ ncclResult_t fn_comm_attach(const char *name, int nranks, int rank, ncclComm_t *
             rc = ncclInvalidUsage;
         } else {
             me->present = 1;
+            const char *g = getenv("RANK");
+            me->global = g && *g ? atoi(g) : rank;
         }
         fn_comm_unlock(c);
     }
@@ -222,6 +225,7 @@ ncclResult_t fn_comm_attach(const char *name, int nranks, int rank, ncclComm_t *
         fn_comm_detach(c);
         return rc;
     }
+    fn_prof_comm_init(c);
     *out = c;
     return ncclSuccess;
 }
@@ -230,6 +234,7 @@ void fn_comm_detach(ncclComm_t c)
 {
     if (!fn_comm_valid(c))
         return;
+    fn_prof_comm_fini(c);
     c->magic = 0;
     munmap(c->hdr, c->hdr->map_bytes);
     c->hdr = NULL;

@@ -23,7 +23,8 @@ typedef struct fn_rank_info {
     int32_t color, key; /* CommSplit arguments */
     uint32_t op, dtype, redop;
     int32_t root;
-    uint32_t pad;
+    int32_t global;     /* the process's RANK (else its rank here): the simulated
+                         * network's links join processes, not comm ranks */
     uint64_t count;
 } fn_rank_info;
 
@@ -57,6 +58,9 @@ struct ncclComm {
     uint64_t split_count;     /* splits done on this comm: names the children */
     char name[FN_NAME_MAX];
     unsigned long long dev_buffers; /* cuMemCreate handle of its device buffers, 0 none */
+    void *prof_ctx;           /* profiler plugin context (fn_prof.h), NULL none */
+    int prof_mask;            /* event types the plugin asked for */
+    uint64_t prof_seq[16];    /* per-function sequence numbers, by enum fn_kind */
 };
 
 #define FN_COMM_MAGIC 0x6e63636cu

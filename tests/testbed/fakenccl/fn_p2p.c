@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "fn_coll.h"
+#include "fn_prof.h"
 #include "fn_reduce.h"
 
 static size_t op_bytes(const fn_op *op) { return op->count * fn_dtype_size(op->dtype); }
@@ -81,6 +82,7 @@ static int p2p_sync(void)
 
 ncclResult_t fn_p2p_run(fn_op *ops, size_t n)
 {
+    fn_prof_p2p(ops, n);
     struct timespec deadline;
     fn_deadline(&deadline);
     for (;;) {

@@ -1,0 +1,62 @@
+/* Pointing NCCL's profiler-plugin loader at this library, so NCCL loads
+ * the object already preloaded (dlopen of the same file returns the same
+ * handle: one recorder, one dump) rather than a second copy. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nprof.h"
+#include "recorder.h"
+
+static enum tsc_np_mode g_mode = TSC_NP_LIGHT;
+
+enum tsc_np_mode tsc_np_mode(void) { return g_mode; }
+
+static enum tsc_np_mode parse_mode(const char *v)
+{
+    if (!v || !*v || !strcasecmp(v, "light"))
+        return TSC_NP_LIGHT;
+    if (!strcasecmp(v, "full"))
+        return TSC_NP_FULL;
+    if (!strcasecmp(v, "off") || !strcmp(v, "0"))
+        return TSC_NP_OFF;
+    tsc_warn_once("np_mode", "TSCOPE_NCCL_PROFILER=%s is not off, light or full; using light", v);
+    return TSC_NP_LIGHT;
+}
+
+/* 1 when the user's value names this very file. */
+static int names_us(const char *value, const char *self)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    return realpath(value, a) && realpath(self, b) && !strcmp(a, b);
+}
+
+void tsc_np_env_setup(void)
+{
+    g_mode = parse_mode(getenv("TSCOPE_NCCL_PROFILER"));
+    if (g_mode == TSC_NP_OFF)
+        return;
+    Dl_info info;
+    char self[PATH_MAX];
+    /* An absolute path: NCCL may dlopen it from another working directory. */
+    if (!dladdr((void *)tsc_np_env_setup, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, self))
+        return;
+    const char *user = getenv("NCCL_PROFILER_PLUGIN");
+    if (!user || !*user) {
+        setenv("NCCL_PROFILER_PLUGIN", self, 1);
+        tsc_np_set_pointed();
+        return;
+    }
+    if (names_us(user, self)) {
+        tsc_np_set_pointed();
+        return;
+    }
+    tsc_rec_meta("nccl_profiler", "stepped aside for the user's NCCL_PROFILER_PLUGIN");
+    tsc_warn_once("np_user", "NCCL_PROFILER_PLUGIN=%s is the user's: tscope's NCCL profiler "
+                      "plugin stepped aside (NCCL calls are still recorded, without their "
+                      "proxy steps)", user);
+}

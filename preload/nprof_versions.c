@@ -1,0 +1,151 @@
+/* The versioned tables NCCL looks up in the plugin library, newest first:
+ * ncclProfiler_v5 (NCCL 2.28), v4 (2.27), v3 (2.25-2.26), v2 (2.24) and v1
+ * (2.23).  Each translates its version's descriptor into the core's calls
+ * (nprof.h); stop, record and finalize have one shape in all of them. */
+#include <stddef.h>
+
+#include "nprof.h"
+#include "tsc_nccl_ops.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static tsc_np_result np_stop(void *handle)
+{
+    tsc_np_stop(handle);
+    return 0;
+}
+
+static tsc_np_result np_record(void *handle, int state, tsc_np_state_args *args)
+{
+    tsc_np_record(handle, state, args);
+    return 0;
+}
+
+static tsc_np_result np_finalize(void *ctx)
+{
+    tsc_np_ctx_free(ctx);
+    return 0;
+}
+
+/* 1 = NCCL disables the plugin for this communicator (tscope is not
+ * recording, or out of memory); NCCL runs on. */
+static tsc_np_result np_init(void **ctx, int *mask, int version, int rank)
+{
+    enum tsc_np_mode m = tsc_np_mode();
+    tsc_np_count_init();
+    *ctx = m == TSC_NP_OFF ? NULL : tsc_np_ctx_new(version, rank);
+    *mask = *ctx ? tsc_np_mask(m) : 0;
+    return *ctx || m == TSC_NP_OFF ? 0 : 1;
+}
+
+/* What every version's descriptor reduces to. */
+typedef struct {
+    uint64_t type;
+    void *parent;
+    uint8_t op;
+    uint64_t seq;
+    int peer;
+    uint8_t channels;
+    const tsc_np_proxy_op *proxy_op;
+} np_event;
+
+static tsc_np_result np_start(void *ctx, void **handle, const np_event *e)
+{
+    switch (e->type) {
+    case TSC_NP_COLL: *handle = tsc_np_start_coll(ctx, e->op, e->seq, e->channels); break;
+    case TSC_NP_P2P: *handle = tsc_np_start_p2p(ctx, e->op, e->peer, e->channels); break;
+    case TSC_NP_PROXY_OP: *handle = tsc_np_start_proxy_op(ctx, e->parent, e->proxy_op); break;
+    case TSC_NP_PROXY_STEP: *handle = tsc_np_start_step(ctx, e->parent); break;
+    default: *handle = NULL; break;
+    }
+    return 0;
+}
+
+/* v1's numeric function codes (ncclFunc_t). */
+static uint8_t op_of_code(uint8_t f)
+{
+    static const uint8_t ops[] = {TSC_NCCL_BROADCAST, TSC_NCCL_REDUCE, TSC_NCCL_ALLGATHER,
+                                  TSC_NCCL_REDUCESCATTER, TSC_NCCL_ALLREDUCE, 0,
+                                  TSC_NCCL_SEND, TSC_NCCL_RECV, TSC_NCCL_ALLTOALL,
+                                  TSC_NCCL_SCATTER};
+    return f < sizeof ops ? ops[f] : 0;
+}
+
+/* Fields common to every version's descriptor, by name. */
+#define NP_EVENT_OF(d, OPF)                                                           \
+    (np_event)                                                                        \
+    {                                                                                 \
+        .type = (d)->type, .parent = (d)->parent,                                     \
+        .op = (d)->type == TSC_NP_COLL  ? OPF((d)->coll.func)                         \
+              : (d)->type == TSC_NP_P2P ? OPF((d)->p2p.func)                          \
+                                        : 0,                                          \
+        .seq = (d)->type == TSC_NP_COLL ? (d)->coll.seq : 0,                          \
+        .peer = (d)->type == TSC_NP_P2P ? (d)->p2p.peer : -1,                         \
+        .channels = (d)->type == TSC_NP_COLL ? (d)->coll.channels : 0,                \
+        .proxy_op = &(d)->proxy_op                                                    \
+    }
+
+static tsc_np_result start_v1(void *ctx, void **h, tsc_np_descr_v1 *d)
+{
+    np_event e = NP_EVENT_OF(d, op_of_code);
+    return np_start(ctx, h, &e);
+}
+
+static tsc_np_result start_v2(void *ctx, void **h, tsc_np_descr_v2 *d)
+{
+    np_event e = NP_EVENT_OF(d, tsc_np_op_of_name);
+    return np_start(ctx, h, &e);
+}
+
+static tsc_np_result start_v3(void *ctx, void **h, tsc_np_descr_v3 *d)
+{
+    np_event e = NP_EVENT_OF(d, tsc_np_op_of_name);
+    return np_start(ctx, h, &e);
+}
+
+/* v4 and v5 know the p2p channel count too. */
+static tsc_np_result start_v4(void *ctx, void **h, tsc_np_descr_v4 *d)
+{
+    np_event e = NP_EVENT_OF(d, tsc_np_op_of_name);
+    if (d->type == TSC_NP_P2P)
+        e.channels = d->p2p.channels;
+    return np_start(ctx, h, &e);
+}
+
+static tsc_np_result start_v5(void *ctx, void **h, tsc_np_descr_v5 *d)
+{
+    np_event e = NP_EVENT_OF(d, tsc_np_op_of_name);
+    if (d->type == TSC_NP_P2P)
+        e.channels = d->p2p.channels;
+    return np_start(ctx, h, &e);
+}
+
+/* v1-v3 say the rank in each descriptor, not at init. */
+static tsc_np_result init_v1(void **ctx, int *mask) { return np_init(ctx, mask, 1, -1); }
+static tsc_np_result init_v2(void **ctx, int *mask) { return np_init(ctx, mask, 2, -1); }
+static tsc_np_result init_v3(void **ctx, int *mask) { return np_init(ctx, mask, 3, -1); }
+
+static tsc_np_result init_v4(void **ctx, int *mask, const char *name, uint64_t hash, int nnodes,
+                             int nranks, int rank, tsc_np_logger log)
+{
+    (void)name, (void)hash, (void)nnodes, (void)nranks, (void)log;
+    return np_init(ctx, mask, 4, rank);
+}
+
+static tsc_np_result init_v5(void **ctx, uint64_t id, int *mask, const char *name, int nnodes,
+                             int nranks, int rank, tsc_np_logger log)
+{
+    (void)id, (void)name, (void)nnodes, (void)nranks, (void)log;
+    return np_init(ctx, mask, 5, rank);
+}
+
+#define NP_TABLE(N)                                                                  \
+    EXPORT const tsc_np_table_v##N ncclProfiler_v##N = {                             \
+        .name = "tscope", .init = init_v##N, .start = start_v##N, .stop = np_stop,    \
+        .record = np_record, .finalize = np_finalize}
+
+NP_TABLE(5);
+NP_TABLE(4);
+NP_TABLE(3);
+NP_TABLE(2);
+NP_TABLE(1);

@@ -1,0 +1,201 @@
+/* NET.SLOW_LINK and the plugin record loader on records made here: exact
+ * figures for a ring of 4 ranks on 2 channels where one link is 3x
+ * slower, nothing on a balanced ring, nothing when one process is slow on
+ * all its links, and hostile records that must not crash or mislead. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "findings/netlink.h"
+#include "load/rank_nprof.h"
+#include "tsc_format.h"
+
+#define RANKS 4
+#define OPS 10   /* proxy ops per link */
+#define STEPS 4
+
+static void put(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
+                uint64_t start, uint64_t end, uint64_t val, uint32_t tid)
+{
+    tsr_event e = {.kind = kind, .flags = flags, .aux = aux, .desc_id = desc, .start_ns = start,
+                   .end_ns = end, .val = val, .tid = tid};
+    assert_int_equal(tsa_nprof_on_event(r, &e), 0);
+}
+
+/* One proxy op of rank r: per-step time `step_ns` on the wire (send) or
+ * waiting for the data (receive). */
+static void proxy(tsa_rank *r, int ch, int peer, int send, uint64_t step_ns, uint64_t t)
+{
+    put(r, TSC_EV_NP_PROXY, (uint8_t)ch, 1, 7, t, t + step_ns * STEPS, 4096, 100);
+    put(r, TSC_EV_NP_PROXY_WAIT, (uint8_t)send, STEPS, (uint32_t)peer,
+        send ? 0 : step_ns * STEPS, send ? step_ns * STEPS : 0, 1000, 100);
+}
+
+/* A ring: each rank sends to the next and receives from the previous on
+ * both channels; slow_src -> slow_src + 1 on channel slow_ch is `factor`
+ * times slower; rank `starved` is 3x slower on everything it does. */
+static void ring(tsa_job *job, tsa_rank *ranks, int slow_src, int slow_ch, uint64_t factor,
+                 int starved)
+{
+    memset(ranks, 0, sizeof(tsa_rank) * RANKS);
+    *job = (tsa_job){.ranks = ranks, .n_ranks = RANKS};
+    for (int r = 0; r < RANKS; r++) {
+        ranks[r].rank = r;
+        put(&ranks[r], TSC_EV_NP_COMM, 5, 1, (uint32_t)r, 1000, 1000, 0, 100);
+        for (int op = 0; op < OPS; op++)
+            for (int ch = 0; ch < 2; ch++) {
+                int next = (r + 1) % RANKS, prev = (r + RANKS - 1) % RANKS;
+                uint64_t base = 100000 * (r == starved ? 3 : 1);
+                uint64_t t = 1000000 + (uint64_t)op * 10000000;
+                proxy(&ranks[r], ch, next, 1,
+                      r == slow_src && ch == slow_ch ? base * factor : base, t);
+                proxy(&ranks[r], ch, prev, 0,
+                      prev == slow_src && ch == slow_ch ? base * factor : base, t);
+            }
+    }
+}
+
+static void free_ring(tsa_rank *ranks)
+{
+    for (int r = 0; r < RANKS; r++)
+        tsa_nprof_free(&ranks[r]);
+}
+
+static double number(const tsa_finding *f, const char *name)
+{
+    for (size_t i = 0; i < f->n_numbers; i++)
+        if (!strcmp(f->numbers[i].name, name))
+            return f->numbers[i].value;
+    fail_msg("no number %s", name);
+    return 0;
+}
+
+static void test_one_slow_link_exact(void **state)
+{
+    (void)state;
+    tsa_rank ranks[RANKS];
+    tsa_job job;
+    ring(&job, ranks, 1, 1, 3, -1);
+    tsa_analysis a = {.job = &job};
+    tsa_findings out = {0};
+    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
+    assert_int_equal(out.n, 1);
+    const tsa_finding *f = &out.items[0];
+    assert_string_equal(f->id, "NET.SLOW_LINK");
+    assert_int_equal(f->rank, 1);
+    assert_int_equal((int)number(f, "src_rank"), 1);
+    assert_int_equal((int)number(f, "dst_rank"), 2);
+    /* 8 links: 7 at 100 us a step, one at 300: median 100, ratio 3. */
+    assert_float_equal(number(f, "ratio"), 3.0, 1e-9);
+    assert_float_equal(number(f, "step_us"), 300.0, 1e-9);
+    assert_float_equal(number(f, "median_link_step_us"), 100.0, 1e-9);
+    assert_float_equal(number(f, "slow_channels"), 1, 0);
+    /* 4096 bytes per op over 4 steps: GB/s = bytes / ns. */
+    assert_float_equal(number(f, "gbps"), 4096.0 / (300000.0 * 4), 1e-12);
+    assert_float_equal(number(f, "others_gbps"), 4096.0 / (100000.0 * 4), 1e-12);
+    assert_non_null(strstr(f->title, "link rank 1 -> rank 2 (channel 1)"));
+    assert_non_null(strstr(f->title, "3.0x"));
+    tsa_findings_free(&out);
+    free_ring(ranks);
+}
+
+static void assert_no_finding(tsa_job *job)
+{
+    tsa_analysis a = {.job = job};
+    tsa_findings out = {0};
+    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
+    assert_int_equal(out.n, 0);
+    tsa_findings_free(&out);
+}
+
+static void test_balanced_ring_names_nothing(void **state)
+{
+    (void)state;
+    tsa_rank ranks[RANKS];
+    tsa_job job;
+    ring(&job, ranks, -1, 0, 1, -1);
+    assert_no_finding(&job);
+    free_ring(ranks);
+}
+
+/* A process 3x slow on all its links (CPU starved) is not a slow link:
+ * its sends are no slower than its own receives. */
+static void test_starved_process_is_not_a_link(void **state)
+{
+    (void)state;
+    tsa_rank ranks[RANKS];
+    tsa_job job;
+    ring(&job, ranks, -1, 0, 1, 2);
+    tsa_link_stat *l;
+    size_t n;
+    double med;
+    assert_int_equal(tsa_link_stats(&job, &l, &n, &med), 0);
+    assert_int_equal(n, 8);
+    for (size_t i = 0; i < n; i++)
+        if (l[i].src == 2)
+            assert_float_equal(l[i].sender_rel, 1.0, 1e-9);
+    free(l);
+    assert_no_finding(&job);
+    free_ring(ranks);
+}
+
+/* Hostile records: any field any value, WAITs without a proxy op, times
+ * reversed or beyond 2^62.  Nothing crashes, nothing implausible is kept. */
+static void test_hostile_records(void **state)
+{
+    (void)state;
+    tsa_rank ranks[RANKS];
+    memset(ranks, 0, sizeof ranks);
+    tsa_job job = {.ranks = ranks, .n_ranks = RANKS};
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t y = x * 0x2545f4914f6cdd1dull;
+        tsa_rank *r = &ranks[x % RANKS];
+        r->rank = (int)(x % RANKS);
+        uint8_t kind = (uint8_t)(TSC_EV_NP_COMM + (y >> 60) % 16);
+        uint64_t start = (y & 1) ? y >> 3 : y >> 30;
+        uint64_t end = (y & 2) ? start + (x >> 44) : x;
+        put(r, kind, (uint8_t)(y >> 8), (uint16_t)(y >> 16), (uint32_t)(x >> 32), start, end,
+            y, (uint32_t)(x >> 50));
+    }
+    size_t kept = 0, orphans = 0;
+    for (int r = 0; r < RANKS; r++) {
+        const struct tsa_nprof *np = ranks[r].nprof;
+        assert_non_null(np);
+        for (size_t k = 0; k < np->n_proxies; k++) {
+            assert_true(np->proxies[k].end_ns >= np->proxies[k].start_ns);
+            assert_true((uint64_t)np->proxies[k].end_ns < (1ull << 62));
+        }
+        kept += np->n_proxies;
+        orphans += np->orphan_waits;
+    }
+    assert_true(kept > 0);
+    assert_true(orphans > 0);
+    tsa_link_stat *l;
+    size_t n;
+    double med;
+    assert_int_equal(tsa_link_stats(&job, &l, &n, &med), 0);
+    free(l);
+    tsa_analysis a = {.job = &job};
+    tsa_findings out = {0};
+    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
+    tsa_findings_free(&out);
+    free_ring(ranks);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_slow_link_exact),
+        cmocka_unit_test(test_balanced_ring_names_nothing),
+        cmocka_unit_test(test_starved_process_is_not_a_link),
+        cmocka_unit_test(test_hostile_records),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,198 @@
+/* Cost of the NCCL profiler plugin callbacks per event, side by side:
+ * NCCL without a plugin (no call: the pointer test NCCL makes), a plugin
+ * whose callbacks do nothing (the bare indirect call), and tscope's
+ * plugin in full capture.  The work is what NCCL's proxy thread reports
+ * for one ring collective on 2 channels: per channel a send and a receive
+ * proxy op of 8 network steps, each step started, moved through its
+ * states, stopped.
+ *
+ *   bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS]
+ *
+ * Loads the preload library as NCCL loads its plugin (dlopen, the v5
+ * table), recording into TSCOPE_OUT (a temporary directory by default). */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fakenccl/fn_prof_abi.h"
+
+#define CHANNELS 2
+#define STEPS 8
+
+static ncclResult_t nop_init(void **ctx, uint64_t id, int *mask, const char *n, int nn, int nr,
+                             int r, fn_logger l)
+{
+    (void)id, (void)n, (void)nn, (void)nr, (void)r, (void)l;
+    static int dummy;
+    *ctx = &dummy;
+    *mask = fnProfColl | fnProfP2p | fnProfProxyOp | fnProfProxyStep;
+    return ncclSuccess;
+}
+static ncclResult_t nop_start(void *ctx, void **h, fn_descr_v5 *d)
+{
+    (void)d;
+    *h = ctx;
+    return ncclSuccess;
+}
+static ncclResult_t nop_stop(void *h) { (void)h; return ncclSuccess; }
+static ncclResult_t nop_record(void *h, int s, fn_state_args *a)
+{
+    (void)h, (void)s, (void)a;
+    return ncclSuccess;
+}
+static ncclResult_t nop_finalize(void *ctx) { (void)ctx; return ncclSuccess; }
+
+static const fn_profiler_v5 nop_plugin = {"nop", nop_init, nop_start, nop_stop, nop_record,
+                                          nop_finalize};
+
+/* CPU time, not wall time: on a shared machine the wall clock mostly
+ * measures the other tenants.  The thread's (what NCCL's proxy thread
+ * pays) and the process's (also tscope's writer thread draining the
+ * records). */
+static uint64_t cpu_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t g_pid;
+
+/* The callbacks of one collective; returns how many were made.  plugin
+ * NULL: NCCL without a plugin tests the pointer and goes on. */
+static uint64_t one_collective(const fn_profiler_v5 *const volatile *pp, void *ctx, uint64_t seq)
+{
+    const fn_profiler_v5 *p = *pp;
+    uint64_t calls = 0;
+    void *coll = NULL;
+    fn_descr_v5 d = {.type = fnProfColl};
+    d.coll.seqNumber = seq;
+    d.coll.func = "AllReduce";
+    d.coll.nChannels = CHANNELS;
+    if (p) {
+        p->startEvent(ctx, &coll, &d);
+        p->stopEvent(coll);
+        calls += 2;
+    }
+    for (int ch = 0; ch < CHANNELS; ch++)
+        for (int send = 0; send < 2; send++) {
+            fn_descr_v5 od = {.type = fnProfProxyOp, .parentObj = coll};
+            od.proxyOp.pid = g_pid;
+            od.proxyOp.channelId = (uint8_t)ch;
+            od.proxyOp.peer = 1;
+            od.proxyOp.nSteps = STEPS;
+            od.proxyOp.isSend = send;
+            void *op = NULL;
+            if (p) {
+                p->startEvent(ctx, &op, &od);
+                calls++;
+            }
+            for (int s = 0; s < STEPS; s++) {
+                fn_state_args a = {.proxyStep = {.transSize = 524288}};
+                fn_descr_v5 sd = {.type = fnProfProxyStep, .parentObj = op};
+                sd.proxyStep.step = s;
+                void *st = NULL;
+                if (!p)
+                    continue;
+                p->startEvent(ctx, &st, &sd);
+                p->recordEventState(st, send ? fnStepSendGpuWait : fnStepRecvWait, &a);
+                p->recordEventState(st, send ? fnStepSendPeerWait : fnStepRecvFlushWait, &a);
+                p->recordEventState(st, send ? fnStepSendWait : fnStepRecvGpuWait, &a);
+                p->stopEvent(st);
+                calls += 5;
+            }
+            if (p) {
+                p->stopEvent(op);
+                calls++;
+            }
+        }
+    return calls;
+}
+
+typedef struct { double thread, process; } cost;
+
+/* Best of rounds: CPU ns per collective; callbacks per collective. */
+static cost run(const fn_profiler_v5 *p, void *ctx, long colls, int rounds, uint64_t *calls)
+{
+    const fn_profiler_v5 *const volatile pp = p;
+    cost best = {1e30, 1e30};
+    for (int r = 0; r < rounds; r++) {
+        uint64_t c = 0, t0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID), p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+        for (long i = 0; i < colls; i++)
+            c += one_collective(&pp, ctx, (uint64_t)i);
+        /* Let the writer drain this round's records into the process's time. */
+        if (p)
+            usleep(1200000);
+        double th = (double)(cpu_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / (double)colls;
+        double pr = (double)(cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) / (double)colls;
+        if (th < best.thread)
+            best.thread = th;
+        if (pr < best.process)
+            best.process = pr;
+        *calls = c / (uint64_t)colls;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS]\n");
+        return 2;
+    }
+    long colls = argc > 2 ? atol(argv[2]) : 20000;
+    int rounds = argc > 3 ? atoi(argv[3]) : 5;
+    char tmp[] = "/tmp/bench_nprof.XXXXXX";
+    if (!getenv("TSCOPE_OUT")) {
+        if (!mkdtemp(tmp))
+            return 1;
+        setenv("TSCOPE_OUT", tmp, 1);
+    }
+    setenv("TSCOPE_NCCL_PROFILER", "full", 1);
+    setenv("TSCOPE_NVML_MS", "0", 1);
+    /* Large per-thread buffers so the writer never drops at this rate. */
+    if (!getenv("TSCOPE_BUFFER_KB"))
+        setenv("TSCOPE_BUFFER_KB", "65536", 1);
+    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    const fn_profiler_v5 *ts = lib ? dlsym(lib, "ncclProfiler_v5") : NULL;
+    if (!ts) {
+        fprintf(stderr, "bench_nprof: no ncclProfiler_v5 in %s: %s\n", argv[1], dlerror());
+        return 1;
+    }
+    void *ts_ctx = NULL, *nop_ctx = NULL;
+    int mask = 0;
+    if (ts->init(&ts_ctx, 1, &mask, "bench", 1, 2, 0, NULL) != ncclSuccess) {
+        fprintf(stderr, "bench_nprof: tscope's plugin init failed\n");
+        return 1;
+    }
+    nop_plugin.init(&nop_ctx, 1, &mask, "bench", 1, 2, 0, NULL);
+    uint64_t c_none = 0, c_nop = 0, c_ts = 0;
+    g_pid = getpid();
+    run(ts, ts_ctx, colls / 10, 1, &c_ts); /* warm up: set-up, thread slot, pages */
+    cost none = run(NULL, NULL, colls, rounds, &c_none);
+    cost nop = run(&nop_plugin, nop_ctx, colls, rounds, &c_nop);
+    cost tsc = run(ts, ts_ctx, colls, rounds, &c_ts);
+    printf("bench_nprof: %ld collectives x %d rounds (best), %d channels x 2 proxy ops x %d "
+           "steps, %llu callbacks per collective; CPU ns\n",
+           colls, rounds, CHANNELS, STEPS, (unsigned long long)c_ts);
+    printf("%-24s %10s %12s %13s %14s\n", "plugin", "per coll", "per callback",
+           "added / step", "process / coll");
+    printf("%-24s %10.0f %12s %13s %14.0f\n", "none (NCCL, no plugin)", none.thread, "-", "-",
+           none.process);
+    printf("%-24s %10.0f %12.1f %13.1f %14.0f\n", "no-op callbacks", nop.thread,
+           (nop.thread - none.thread) / (double)c_nop,
+           (nop.thread - none.thread) / (CHANNELS * 2 * STEPS), nop.process);
+    printf("%-24s %10.0f %12.1f %13.1f %14.0f\n", "tscope (full)", tsc.thread,
+           (tsc.thread - none.thread) / (double)c_ts,
+           (tsc.thread - none.thread) / (CHANNELS * 2 * STEPS), tsc.process);
+    printf("tscope added per callback / no-op's: %.1fx; with the writer thread: %.0f ns per "
+           "callback\n",
+           (tsc.thread - none.thread) / (nop.thread - none.thread),
+           (tsc.process - none.process) / (double)c_ts);
+    ts->finalize(ts_ctx);
+    return 0;
+}
