@@ -30,7 +30,9 @@ void tsa_html_bar_chart(FILE *out, const tsa_html_bar_spec *spec, tsa_html_bar *
                 bars[i].cls ? bars[i].cls : "neutral", s.left, y + 3, x1 - s.left, row - 6,
                 x1 + 4, y + 15);
         if (spec->integer)
-            tsa_html_escapef(out, "%.0f %s %s", bars[i].v, spec->unit, bars[i].note);
+            tsa_html_escapef(out, "%.0f %s %s", bars[i].v,
+                             bars[i].v == 1 && spec->unit_one ? spec->unit_one : spec->unit,
+                             bars[i].note);
         else
             tsa_html_escapef(out, "%.4g %s %s", bars[i].v, spec->unit, bars[i].note);
         fprintf(out, "</text>\n");

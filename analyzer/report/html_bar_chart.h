@@ -20,6 +20,7 @@ typedef struct tsa_html_bar_spec {
     const char *axis;           /* the axis label: "seconds per rank (analysis window)" */
     const char *empty;          /* said instead of bars when there are none */
     int integer;                /* values are counts: printed without decimals */
+    const char *unit_one;       /* integer charts: the unit after a 1 ("job"); NULL unit */
 } tsa_html_bar_spec;
 
 /* Sorts bars[0..n) biggest first and draws them. */

@@ -18,7 +18,7 @@ static void bar_chart(FILE *out, const char *id, const char *title, const char *
                       bar *bars, size_t n, const char *empty)
 {
     tsa_html_bar_spec spec = {id, title, reading, "s", "seconds per rank (analysis window)",
-                              empty, 0};
+                              empty, 0, NULL};
     tsa_html_bar_chart(out, &spec, bars, n);
 }
 
