@@ -408,6 +408,38 @@ static size_t index_of(const tsa_analysis *a, int32_t rank)
     return a->n_ranks;
 }
 
+static int has_block(const tsa_cause_result *r, int32_t rank)
+{
+    for (size_t k = 0; k < r->n_blocks; k++)
+        if (r->blocks[k].rank == rank)
+            return 1;
+    return 0;
+}
+
+/* A rank late because it waits in Recv (its first cause: arrival) points
+ * at the rank it waits for most; that rank, when not blamed already, gets
+ * a block of its own, so the report says why the upstream rank is slow
+ * and not only that the downstream one waits. */
+static int upstream_blocks(cause_ctx *c, size_t *group, size_t *peers)
+{
+    tsa_analysis *a = c->a;
+    size_t n = a->cause.n_blocks;
+    for (size_t k = 0; k < n; k++) {
+        const tsa_cause_block *b = &a->cause.blocks[k];
+        if (b->rank < 0 || !b->n_causes || b->causes[0].kind != TSA_CAUSE_ARRIVAL)
+            continue;
+        size_t i = index_of(a, b->rank);
+        if (i == a->n_ranks || !c->done[i] || !c->m[i].n_recv_peers)
+            continue;
+        int32_t up = c->m[i].recv_peer[0];
+        if (has_block(&a->cause, up) || (group[0] = index_of(a, up)) == a->n_ranks)
+            continue;
+        if (add_block(c, group, 1, "upstream of a late rank", 0, peers))
+            return -1;
+    }
+    return 0;
+}
+
 int tsa_cause_run(tsa_analysis *a)
 {
     memset(&a->cause, 0, sizeof a->cause);
@@ -446,6 +478,8 @@ int tsa_cause_run(tsa_analysis *a)
         if ((group[0] = index_of(a, x->imbalanced_ranks[k])) < a->n_ranks &&
             add_block(&c, group, 1, "imbalance", 0, peers))
             goto out;
+    if (upstream_blocks(&c, group, peers))
+        goto out;
     rc = 0;
 out:
     for (size_t i = 0; c.m && i < a->n_ranks; i++)
