@@ -190,6 +190,14 @@ static void traffic(const tsa_job *job, const tsa_rank *r, int64_t w0, int64_t w
 /* The main thread's CPU per step and the CPUs other busy threads took. */
 static void host(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
 {
+    m->switches_step = m->faults_step = -1;
+    const struct tsa_telemetry *tm = r->telemetry;
+    if (tm) {
+        double sw = tsa_counter_delta(tm->switches, tm->n_switches, w0, w1);
+        double pf = tsa_counter_delta(tm->faults, tm->n_faults, w0, w1);
+        m->switches_step = sw >= 0 ? sw / steps : -1;
+        m->faults_step = pf >= 0 ? pf / steps : -1;
+    }
     tsa_cpu_window_of(r, w0, w1, &m->cpu);
     m->main_cpu_step_ns = -1;
     if (!m->cpu.have)
@@ -212,6 +220,7 @@ int cm_measure(const tsa_analysis *a, size_t i, cm_rank *m)
     int64_t w0 = rr->window_start_ns, w1 = rr->window_end_ns;
     double steps = a->steps ? (double)a->steps : 1;
     m->main_cpu_step_ns = -1;
+    m->switches_step = m->faults_step = -1;
     if (w1 <= w0)
         return 0;
     if (kernels(r, w0, w1, m, steps))
