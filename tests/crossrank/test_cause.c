@@ -56,8 +56,8 @@ static void add_kernels(tsa_rank *r, fill how, int slow, int64_t base)
 
 /* n_ranks ranks, ranks_per_host a host; the ranks whose slowdown is
  * non-zero get the slow fill. */
-static tsa_analysis *run_sd(fill how, int n_ranks, int ranks_per_host, const double *sd,
-                            tsa_job **job_out)
+/* 40 steps of two intervals; *base: one interval's work. */
+static tsa_job *make_job(int n_ranks, int ranks_per_host, const double *sd, int64_t *base)
 {
     synth_params p;
     synth_defaults(&p);
@@ -71,7 +71,15 @@ static tsa_analysis *run_sd(fill how, int n_ranks, int ranks_per_host, const dou
     p.slowdown = sd;
     tsa_job *job = synth_job(&p, NULL);
     assert_non_null(job);
-    int64_t base = p.work_ns / p.per_step;
+    *base = p.work_ns / p.per_step;
+    return job;
+}
+
+static tsa_analysis *run_sd(fill how, int n_ranks, int ranks_per_host, const double *sd,
+                            tsa_job **job_out)
+{
+    int64_t base;
+    tsa_job *job = make_job(n_ranks, ranks_per_host, sd, &base);
     for (size_t i = 0; i < job->n_ranks; i++)
         add_kernels(&job->ranks[i], how, sd[job->ranks[i].rank] > 0, base);
     tsa_analysis *a = tsa_analyze(job, NULL);
@@ -217,18 +225,8 @@ static void test_preempted(void **state)
     (void)state;
     for (int variant = 0; variant < 2; variant++) {
         double sd[4] = {0, 0, 0.3, 0};
-        synth_params p;
-        synth_defaults(&p);
-        p.n_ranks = 4;
-        p.ranks_per_host = 4;
-        p.per_step = 2;
-        p.n_steps = 40;
-        p.jitter = 0.005;
-        p.with_steps = 1;
-        p.seed = 7;
-        p.slowdown = sd;
-        tsa_job *job = synth_job(&p, NULL);
-        assert_non_null(job);
+        int64_t base;
+        tsa_job *job = make_job(4, 4, sd, &base);
         for (size_t i = 0; i < job->n_ranks; i++)
             add_host_samples(&job->ranks[i], variant == 0 && job->ranks[i].rank == SLOW_RANK ? 40 : 4);
         tsa_analysis *a = tsa_analyze(job, NULL);
