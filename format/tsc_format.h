@@ -105,6 +105,8 @@ enum tsc_event_kind {
     TSC_EV_PROC_CPU = 0x41,   /* process CPU time and runnable threads */
     TSC_EV_TASK_CPU = 0x42,   /* one thread's (or worker process's) CPU time */
     TSC_EV_HOST_LOAD = 0x43,  /* host load average changed */
+    TSC_EV_PROC_SWITCHES = 0x44, /* main thread's involuntary context switches changed */
+    TSC_EV_PROC_FAULTS = 0x45,   /* process's major page faults changed */
     /* NCCL profiler plugin (0x50-0x5f), see TSC_EV_NP_* below. */
     TSC_EV_NP_COMM = 0x50,    /* NCCL initialised the plugin for a communicator */
     TSC_EV_NP_COLL = 0x51,    /* a collective or p2p NCCL enqueued */
@@ -238,7 +240,13 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  * TSC_EV_TASK_CPU: desc -> TSC_DESC_TASK; aux = state letter ('R', 'S',
  *   'D', ...); val = the task's CPU time in ns (utime + stime).
  * TSC_EV_HOST_LOAD: desc = 0; aux = runnable tasks on the host (capped at
- *   65535); val = 1-minute load average x 1000. */
+ *   65535); val = 1-minute load average x 1000.
+ * TSC_EV_PROC_SWITCHES (added 2026-11-25): desc = 0; val = involuntary
+ *   context switches of the main thread since it started (/proc/self/status
+ *   nonvoluntary_ctxt_switches: the CPU was taken from it while runnable).
+ * TSC_EV_PROC_FAULTS (added 2026-11-25): desc = 0; val = major page faults
+ *   of the process, all threads (/proc/self/stat majflt: a page read from
+ *   disk while the thread waited). */
 enum tsc_gpu_metric {
     TSC_GPU_SM_CLOCK_MHZ = 1,
     TSC_GPU_MEM_CLOCK_MHZ = 2,

@@ -76,8 +76,22 @@ int tsc_parse_task_stat(const char *text, size_t len, tsc_task_stat *out)
         if (next_u64(&p, end, &f[i]) < 0)
             return -1;
     out->ppid = (int32_t)f[0];
+    out->majflt = f[8];
     out->cpu_ticks = f[10] + f[11];
     return 0;
+}
+
+int tsc_parse_status_nonvoluntary(const char *text, uint64_t *switches)
+{
+    static const char key[] = "\nnonvoluntary_ctxt_switches:";
+    const char *p = strstr(text, key);
+    if (!p)
+        return -1;
+    p += sizeof key - 1;
+    while (*p == '\t' || *p == ' ')
+        p++;
+    const char *end = p + strlen(p);
+    return next_u64(&p, end, switches);
 }
 
 int tsc_parse_cpu_max(const char *text, int64_t *milli)

@@ -13,6 +13,7 @@ typedef struct tsc_task_stat {
     char comm[17];       /* the name between the parentheses, cut at 16 bytes */
     int32_t ppid;
     uint64_t cpu_ticks;  /* utime + stime, in clock ticks */
+    uint64_t majflt;     /* major page faults (of all threads in /proc/<pid>/stat) */
 } tsc_task_stat;
 
 /* 0, or -1 when the text is not a stat line.  The name may contain spaces
@@ -41,6 +42,10 @@ void tsc_cgroup_cpu_limit(const char *sys_root, const char *proc_cgroup, int64_t
 
 /* /proc/loadavg: 1-minute load x 1000 and the running-task count. */
 int tsc_parse_loadavg(const char *text, uint64_t *load_milli, uint32_t *running);
+
+/* /proc/<pid>/status: nonvoluntary_ctxt_switches of the (main) thread.
+ * 0, or -1 when the line is missing or bad. */
+int tsc_parse_status_nonvoluntary(const char *text, uint64_t *switches);
 
 /* Role of a thread from its name (enum tsc_task_role). */
 int tsc_task_role(const char *comm, int is_main);

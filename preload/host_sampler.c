@@ -27,10 +27,12 @@ typedef struct task_slot {
 static task_slot g_tasks[TSC_HOST_MAX_TASKS];
 static uint64_t g_last_load = UINT64_MAX;
 static uint32_t g_last_running = UINT32_MAX;
+static uint64_t g_last_switches = UINT64_MAX, g_last_faults = UINT64_MAX;
 
 void tsc_host_reset(void)
 {
     memset(g_tasks, 0, sizeof g_tasks);
+    g_last_switches = g_last_faults = UINT64_MAX;
     g_last_load = UINT64_MAX;
     g_last_running = UINT32_MAX;
 }
@@ -145,6 +147,26 @@ static void sample_load(uint64_t now)
                   now, load);
 }
 
+/* The main thread losing its CPU while runnable, and the process waiting
+ * on pages from disk: host evidence a busy CPU alone does not show. */
+static void sample_pressure(uint64_t now)
+{
+    char buf[2048];
+    uint64_t switches;
+    if (tsc_read_small("/proc/self/status", buf, sizeof buf) > 0 &&
+        tsc_parse_status_nonvoluntary(buf, &switches) == 0 && switches != g_last_switches) {
+        g_last_switches = switches;
+        tsc_rec_event(TSC_EV_PROC_SWITCHES, 0, 0, 0, now, now, switches);
+    }
+    long len = tsc_read_small("/proc/self/stat", buf, sizeof buf);
+    tsc_task_stat st;
+    if (len > 0 && tsc_parse_task_stat(buf, (size_t)len, &st) == 0 &&
+        st.majflt != g_last_faults) {
+        g_last_faults = st.majflt;
+        tsc_rec_event(TSC_EV_PROC_FAULTS, 0, 0, 0, now, now, st.majflt);
+    }
+}
+
 void tsc_host_sample(uint32_t self_tid)
 {
     uint64_t now = tsc_now_ns();
@@ -189,4 +211,5 @@ void tsc_host_sample(uint32_t self_tid)
     tsc_rec_event(TSC_EV_PROC_CPU, 0, (uint16_t)(runnable > 65535 ? 65535 : runnable), threads,
                   now, now, cpu);
     sample_load(now);
+    sample_pressure(now);
 }

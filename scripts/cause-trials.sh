@@ -10,12 +10,16 @@
 # CASES (default all), stand-in GPU job (CUPTI and CUDA stand-ins, kernel
 # records): gpu-device gpu-work gpu-host gpu-unknown gpu-balanced; CPU job
 # (tsc-testbed-rank, host telemetry only): cpu-work cpu-host cpu-unknown
-# cpu-balanced.  Prints one line per trial and a count per case.
+# cpu-balanced cpu-arrival.  cpu-arrival: the slow rank does 1.5x the CPU
+# work and the next rank receives from it before its own compute in every
+# step; right when the next rank's first cause is arrival naming the slow
+# rank and the slow rank's own block says work ("RANK arrival<-UP UP work").
+# Prints one line per trial and a count per case.
 set -u
 build=$(cd "${1:?usage: cause-trials.sh BUILD_DIR [TRIALS] [RANKS] [CASES]}" && pwd) || exit 2
 trials=${2:-20}
 ranks=${3:-4}
-cases=${4:-"gpu-device gpu-work gpu-host gpu-unknown gpu-balanced cpu-work cpu-host cpu-unknown cpu-balanced"}
+cases=${4:-"gpu-device gpu-work gpu-host gpu-unknown gpu-balanced cpu-work cpu-host cpu-unknown cpu-balanced cpu-arrival"}
 slow=$((ranks / 2))
 work=$(mktemp -d /tmp/cause-trials.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -42,6 +46,25 @@ cpu_job() {
     LD_PRELOAD="$preload" LD_LIBRARY_PATH="$fakenccl" TSCOPE_OUT="$out/d" \
         "$launch" -n "$ranks" --rdzv "$out/rdzv" -- "$build/tests/testbed/tsc-testbed-rank" \
         --steps 60 --compute-us 5000 "$@" >/dev/null 2>&1
+}
+
+# "LATE arrival<-FROM UP KIND": the late rank's first cause with the rank
+# its evidence names first, then the upstream rank's first cause ("none"
+# for a missing block).
+arrival_causes() {
+    "$report" "$1/d" --json 2>/dev/null | python3 -c '
+import json, re, sys
+late, up = int(sys.argv[1]), int(sys.argv[2])
+c = {b["rank"]: b for b in json.load(sys.stdin).get("causes") or []}
+def first(r):
+    b = c.get(r)
+    if b is None: return "none"
+    if not b["causes"]: return "unknown"
+    k = b["causes"][0]
+    if k["kind"] != "arrival": return k["kind"]
+    m = re.search(r"from rank (\d+) \(", k["evidence"])
+    return "arrival<-" + (m.group(1) if m else "?")
+print(late, first(late), up, first(up))' "$2" "$3"
 }
 
 # "RANK KIND" of the first cause block's first cause, "RANK unknown",
@@ -72,9 +95,14 @@ for case in $cases; do
         cpu-host) cpu_job "$out" --cpu-work --pin-cpu $slow:0 --burn-threads $slow:2 ;;
         cpu-unknown) cpu_job "$out" --slow-ranks $slow --slow-factor 1.5 ;;
         cpu-balanced) cpu_job "$out" --cpu-work; want=none ;;
+        cpu-arrival)
+            late=$(((slow + 1) % ranks))
+            cpu_job "$out" --cpu-work --slow-ranks $slow --slow-factor 1.5 --upstream $late:$slow
+            want="$late arrival<-$slow $slow work" ;;
         *) echo "unknown case $case" >&2; exit 2 ;;
         esac
-        got=$(first_cause "$out")
+        if [ "$case" = cpu-arrival ]; then got=$(arrival_causes "$out" "$late" "$slow")
+        else got=$(first_cause "$out"); fi
         [ "$got" = "$want" ] && ok=$((ok + 1))
         echo "$case trial $t: $got (want $want)"
         rm -rf "$out"

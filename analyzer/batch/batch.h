@@ -63,6 +63,29 @@ void tsa_batch_print_ndjson(FILE *out, const tsa_batch_row *rows, size_t n);
 void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_t top);
 void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n, size_t top);
 
+/* Hosts named straggler in at least min_jobs jobs, most jobs first (then
+ * by name); *out malloc'd (host strings borrowed from rows), NULL with 0
+ * when out of memory. */
+typedef struct tsa_batch_host {
+    const char *host;
+    size_t jobs;
+} tsa_batch_host;
+size_t tsa_batch_blamed_hosts(const tsa_batch_row *rows, size_t n, size_t min_jobs,
+                              tsa_batch_host **out);
+/* 1 when row r names `host` as its straggler's. */
+int tsa_batch_row_blames(const tsa_batch_row *r, const char *host);
+/* Indices of the rows with a known recoverable figure, most GPU-hours
+ * first (then by job); *out malloc'd. */
+size_t tsa_batch_ranked_jobs(const tsa_batch_row *rows, size_t n, size_t **out);
+
+/* The fleet view as one HTML page (batch_html.c): a chart of the hosts
+ * named straggler across jobs with their causes, the jobs by recoverable
+ * GPU-hours (top `top`), and every row.  0, or -1 on a write error. */
+int tsa_batch_write_html(FILE *out, const tsa_batch_row *rows, size_t n, size_t top);
+/* The same into the file at path ("wrote PATH" on stderr); 0, or -1 with
+ * the reason on stderr. */
+int tsa_batch_html_file(const char *path, const tsa_batch_row *rows, size_t n, size_t top);
+
 /* Rows in one format (0 table, 1 CSV, 2 NDJSON), then, when fleet is set,
  * the fleet view (text or NDJSON; none after CSV) with the top `top` jobs. */
 void tsa_batch_print(FILE *out, int format, const tsa_batch_row *rows, size_t n, size_t top,

@@ -11,23 +11,18 @@
 #include "reader/record_json.h"
 #include "reader/text_visible.h"
 
-typedef struct host_count {
-    const char *host;
-    size_t jobs;
-} host_count;
-
 static int cmp_host(const void *pa, const void *pb)
 {
-    const host_count *a = pa, *b = pb;
+    const tsa_batch_host *a = pa, *b = pb;
     if (a->jobs != b->jobs)
         return a->jobs < b->jobs ? 1 : -1;
     return strcmp(a->host, b->host);
 }
 
-/* Hosts named straggler in > 1 job, most first.  Returns count (0 on OOM). */
-static size_t repeat_hosts(const tsa_batch_row *rows, size_t n, host_count **out)
+size_t tsa_batch_blamed_hosts(const tsa_batch_row *rows, size_t n, size_t min_jobs,
+                              tsa_batch_host **out)
 {
-    host_count *h = calloc(n ? n : 1, sizeof *h);
+    tsa_batch_host *h = calloc(n ? n : 1, sizeof *h);
     size_t nh = 0;
     if (!h) {
         *out = NULL;
@@ -41,17 +36,22 @@ static size_t repeat_hosts(const tsa_batch_row *rows, size_t n, host_count **out
         while (k < nh && strcmp(h[k].host, host))
             k++;
         if (k == nh)
-            h[nh++] = (host_count){host, 0};
+            h[nh++] = (tsa_batch_host){host, 0};
         h[k].jobs++;
     }
     size_t keep = 0;
     for (size_t k = 0; k < nh; k++)
-        if (h[k].jobs > 1)
+        if (h[k].jobs >= min_jobs)
             h[keep++] = h[k];
     if (keep > 1)
         qsort(h, keep, sizeof *h, cmp_host);
     *out = h;
     return keep;
+}
+
+int tsa_batch_row_blames(const tsa_batch_row *r, const char *host)
+{
+    return r->straggler_rank >= 0 && r->straggler_host && !strcmp(r->straggler_host, host);
 }
 
 static const tsa_batch_row *g_rows;
@@ -66,8 +66,7 @@ static int cmp_recoverable(const void *pa, const void *pb)
     return strcmp(g_rows[*(const size_t *)pa].job, g_rows[*(const size_t *)pb].job);
 }
 
-/* Row indices with a known recoverable figure, most first. */
-static size_t ranked_jobs(const tsa_batch_row *rows, size_t n, size_t **out)
+size_t tsa_batch_ranked_jobs(const tsa_batch_row *rows, size_t n, size_t **out)
 {
     size_t *idx = malloc((n ? n : 1) * sizeof *idx), k = 0;
     if (!idx) {
@@ -86,16 +85,15 @@ static size_t ranked_jobs(const tsa_batch_row *rows, size_t n, size_t **out)
 
 void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_t top)
 {
-    host_count *h;
-    size_t nh = repeat_hosts(rows, n, &h);
+    tsa_batch_host *h;
+    size_t nh = tsa_batch_blamed_hosts(rows, n, 2, &h);
     fprintf(out, "\nfleet: hosts named straggler in more than one job\n");
     if (!nh)
         fprintf(out, "  none\n");
     for (size_t k = 0; k < nh; k++) {
         fprintf(out, "  %s: %zu jobs:", tsr_vis(h[k].host), h[k].jobs);
         for (size_t i = 0; i < n; i++)
-            if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
-                !strcmp(rows[i].straggler_host, h[k].host))
+            if (tsa_batch_row_blames(&rows[i], h[k].host))
                 fprintf(out, " %s (rank %ld%s%s)", tsr_vis(rows[i].job), rows[i].straggler_rank,
                         rows[i].straggler_cause ? ", cause: " : "",
                         rows[i].straggler_cause ? tsr_vis(rows[i].straggler_cause) : "");
@@ -103,7 +101,7 @@ void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_
     }
     free(h);
     size_t *idx;
-    size_t nk = ranked_jobs(rows, n, &idx);
+    size_t nk = tsa_batch_ranked_jobs(rows, n, &idx);
     fprintf(out, "\nfleet: jobs by recoverable GPU-hours (analysed steps)\n");
     if (!nk)
         fprintf(out, "  none\n");
@@ -148,22 +146,21 @@ static cJSON *typed_row(const char *type)
 
 void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n, size_t top)
 {
-    host_count *h;
-    size_t nh = repeat_hosts(rows, n, &h);
+    tsa_batch_host *h;
+    size_t nh = tsa_batch_blamed_hosts(rows, n, 2, &h);
     for (size_t k = 0; k < nh; k++) {
         cJSON *o = typed_row("fleet_host");
         tsr_json_add_text(o, "host", h[k].host);
         cJSON_AddNumberToObject(o, "job_count", (double)h[k].jobs);
         cJSON *jobs = cJSON_AddArrayToObject(o, "jobs");
         for (size_t i = 0; i < n; i++)
-            if (rows[i].straggler_rank >= 0 && rows[i].straggler_host &&
-                !strcmp(rows[i].straggler_host, h[k].host))
+            if (tsa_batch_row_blames(&rows[i], h[k].host))
                 cJSON_AddItemToArray(jobs, job_string(rows[i].job));
         print_line_and_delete(out, o);
     }
     free(h);
     size_t *idx;
-    size_t nk = ranked_jobs(rows, n, &idx);
+    size_t nk = tsa_batch_ranked_jobs(rows, n, &idx);
     for (size_t k = 0; k < nk && k < top; k++) {
         const tsa_batch_row *r = &rows[idx[k]];
         cJSON *o = typed_row("fleet_job");

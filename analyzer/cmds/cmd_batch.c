@@ -22,6 +22,8 @@ static void usage(FILE *out)
             "  --csv           rows as CSV          (columns: docs/views.md)\n"
             "  --ndjson        rows as JSON lines, then the fleet view as typed lines\n"
             "  --top N         jobs listed by recoverable GPU-hours (default 10)\n"
+            "  --html FILE     also write the fleet view as an HTML page (hosts named\n"
+            "                  straggler across jobs with their causes; not with --shard)\n"
             "  --shard I/N     analyse only shard I (0..N-1) of the jobs, chosen by a\n"
             "                  hash of each job's real path; no fleet view (merge the\n"
             "                  shards' --ndjson outputs with `batch merge`)\n"
@@ -37,7 +39,7 @@ int tsa_cmd_batch(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "merge"))   /* a directory named merge: ./merge */
         return tsa_cmd_batch_merge(argc - 1, argv + 1);
-    enum { O_CSV = 1000, O_NDJSON, O_TOP, O_TIMEOUT, O_FORCE, O_NOWRITE, O_SHARD };
+    enum { O_CSV = 1000, O_NDJSON, O_TOP, O_TIMEOUT, O_FORCE, O_NOWRITE, O_SHARD, O_HTML };
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, 'j'},
         {"csv", no_argument, NULL, O_CSV},
@@ -47,6 +49,7 @@ int tsa_cmd_batch(int argc, char **argv)
         {"force", no_argument, NULL, O_FORCE},
         {"no-write", no_argument, NULL, O_NOWRITE},
         {"shard", required_argument, NULL, O_SHARD},
+        {"html", required_argument, NULL, O_HTML},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -57,6 +60,7 @@ int tsa_cmd_batch(int argc, char **argv)
     long top = 10, v;
     tsa_batch_shard shard = {0, 1};
     int sharded = 0, c;
+    const char *html = NULL;
     char err[160];
     optind = 1;
     opterr = 0;
@@ -93,6 +97,7 @@ int tsa_cmd_batch(int argc, char **argv)
             }
             sharded = 1;
             break;
+        case O_HTML: html = optarg; break;
         case 'q': opt.progress = 0; break;
         case 'h': usage(stdout); return 0;
         default:
@@ -104,6 +109,11 @@ int tsa_cmd_batch(int argc, char **argv)
     if (optind >= argc) {
         fprintf(stderr, "tscope-report: batch: no directory given\n");
         usage(stderr);
+        return 2;
+    }
+    if (html && sharded) {
+        fprintf(stderr, "tscope-report: batch: --html draws the whole fleet: merge the shards "
+                        "first (batch merge ... --html FILE)\n");
         return 2;
     }
     char **jobs;
@@ -130,6 +140,8 @@ int tsa_cmd_batch(int argc, char **argv)
         /* a shard's fleet view would be partial: `batch merge` computes it */
         tsa_batch_print(stdout, format, rows, n, (size_t)top, !sharded);
         rc = tsa_batch_exit_status(rows, n);
+        if (html && tsa_batch_html_file(html, rows, n, (size_t)top))
+            rc = 2;
     } else
         fprintf(stderr, "tscope-report: batch failed\n");
     if (rows)

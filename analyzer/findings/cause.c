@@ -74,6 +74,8 @@ static double f_main_cpu(const cm_rank *m) { return m->main_cpu_step_ns >= 0 ? m
 static double f_stray(const cm_rank *m) { return m->cpu.have ? m->stray_cpus : NAN; }
 static double f_runnable(const cm_rank *m) { return m->cpu.have ? m->cpu.runnable_mean : NAN; }
 static double f_limit(const cm_rank *m) { return m->cpu.have && m->cpu.limit_cpus > 0 ? m->cpu.limit_cpus : NAN; }
+static double f_switches(const cm_rank *m) { return m->switches_step >= 0 ? m->switches_step : NAN; }
+static double f_faults(const cm_rank *m) { return m->faults_step >= 0 ? m->faults_step : NAN; }
 static double f_clock(const cm_rank *m) { return m->gpu.have && m->gpu.sm_clock_mean > 0 ? m->gpu.sm_clock_mean : NAN; }
 static double f_recv(const cm_rank *m) { return m->recv_step_ns; }
 
@@ -218,14 +220,27 @@ static void host_cpu_words(cause_ctx *c, const cm_rank *m, const size_t *peers, 
                       median_of(c, peers, np, f_runnable), m->cpu.limit_cpus);
     double cpu = f_main_cpu(m), pcpu = median_of(c, peers, np, f_main_cpu);
     if (!isnan(cpu) && !isnan(pcpu) && at > 0 && (size_t)at < cap)
-        snprintf(buf + at, cap - (size_t)at, "; main thread CPU %.2f vs %.2f ms per step",
-                 cpu / 1e6, pcpu / 1e6);
+        at += snprintf(buf + at, cap - (size_t)at, "; main thread CPU %.2f vs %.2f ms per step",
+                       cpu / 1e6, pcpu / 1e6);
+    double sw = f_switches(m), psw = median_of(c, peers, np, f_switches);
+    if (!isnan(sw) && !isnan(psw) && at > 0 && (size_t)at < cap)
+        at += snprintf(buf + at, cap - (size_t)at, "; main thread preempted %.1f vs %.1f times "
+                       "per step", sw, psw);
+    double pf = f_faults(m), ppf = median_of(c, peers, np, f_faults);
+    if (!isnan(pf) && !isnan(ppf) && pf > 0 && at > 0 && (size_t)at < cap)
+        snprintf(buf + at, cap - (size_t)at, "; major page faults %.1f vs %.1f per step", pf, ppf);
+}
+
+/* Twice the peers' figure and at least `floor` more per step. */
+static int clearly_above(double own, double peers, double floor)
+{
+    return !isnan(own) && !isnan(peers) && own >= 2 * peers && own - peers >= floor;
 }
 
 static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                  const tsa_cause_block *b, double work_ns, candidate *out)
 {
-    char cpu[200] = "";
+    char cpu[320] = "";
     host_cpu_words(c, m, peers, np, cpu, sizeof cpu);
     double pgap = median_of(c, peers, np, f_gap), pidle = median_of(c, peers, np, f_idle);
     if (m->kernels > 1) {
@@ -256,12 +271,20 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     int stray_busy = !isnan(pstray) && stray - pstray >= 0.25;
     int crowded = !isnan(lim) && run > lim && !isnan(prun) && run - prun >= 0.5;
     int limited = !isnan(lim) && !isnan(plim) && lim < plim;
-    if (!stray_busy && !crowded && !limited)
+    /* Its main thread losing the CPU while runnable far more often than
+     * the peers' (someone else runs on its cores), or waiting on pages
+     * read from disk: contention the CPU figures above can miss. */
+    double sw = f_switches(m), psw = median_of(c, peers, np, f_switches);
+    double pf = f_faults(m), ppf = median_of(c, peers, np, f_faults);
+    int preempted = clearly_above(sw, psw, 1), faulting = clearly_above(pf, ppf, 1);
+    if (!stray_busy && !crowded && !limited && !preempted && !faulting)
         return;
     out->explained = (double)b->extra_ns - (work_ns > 0 ? work_ns : 0);
-    out->metric = stray_busy ? "other_threads_cpus" : crowded ? "runnable_threads" : "cpu_limit";
-    out->own = stray_busy ? stray : crowded ? run : lim;
-    out->peers = stray_busy ? pstray : crowded ? prun : plim;
+    out->metric = stray_busy ? "other_threads_cpus" : crowded ? "runnable_threads"
+                  : limited  ? "cpu_limit" : preempted ? "involuntary_switches_per_step"
+                             : "major_faults_per_step";
+    out->own = stray_busy ? stray : crowded ? run : limited ? lim : preempted ? sw : pf;
+    out->peers = stray_busy ? pstray : crowded ? prun : limited ? plim : preempted ? psw : ppf;
     snprintf(out->evidence, sizeof out->evidence, "CPU contention: %s", cpu);
 }
 
@@ -287,10 +310,13 @@ static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_b
     double steps = c->a->steps ? (double)c->a->steps : 1;
     snprintf(b->checked, sizeof b->checked,
              "against %zu peers over %.0f steps: kernels by signature (%s), kernels and bytes per "
-             "step, launch gaps, CPU samples (%s), NVML clocks (%s), Recv waits (%s); not recorded: "
-             "involuntary context switches, cgroup throttled time",
+             "step, launch gaps, CPU samples (%s), NVML clocks (%s), Recv waits (%s); %s",
              np, steps, m->kernels ? "recorded" : "none recorded", m->cpu.have ? "recorded" : "none",
-             m->gpu.have ? "recorded" : "none", m->n_recv_peers ? "recorded" : "none");
+             m->gpu.have ? "recorded" : "none", m->n_recv_peers ? "recorded" : "none",
+             m->switches_step >= 0 ? "involuntary context switches and major page faults "
+                                     "(recorded); not recorded: cgroup throttled time"
+                                   : "not recorded: involuntary context switches, cgroup "
+                                     "throttled time");
 }
 
 static int by_explained(const void *pa, const void *pb)
@@ -408,6 +434,38 @@ static size_t index_of(const tsa_analysis *a, int32_t rank)
     return a->n_ranks;
 }
 
+static int has_block(const tsa_cause_result *r, int32_t rank)
+{
+    for (size_t k = 0; k < r->n_blocks; k++)
+        if (r->blocks[k].rank == rank)
+            return 1;
+    return 0;
+}
+
+/* A rank late because it waits in Recv (its first cause: arrival) points
+ * at the rank it waits for most; that rank, when not blamed already, gets
+ * a block of its own, so the report says why the upstream rank is slow
+ * and not only that the downstream one waits. */
+static int upstream_blocks(cause_ctx *c, size_t *group, size_t *peers)
+{
+    tsa_analysis *a = c->a;
+    size_t n = a->cause.n_blocks;
+    for (size_t k = 0; k < n; k++) {
+        const tsa_cause_block *b = &a->cause.blocks[k];
+        if (b->rank < 0 || !b->n_causes || b->causes[0].kind != TSA_CAUSE_ARRIVAL)
+            continue;
+        size_t i = index_of(a, b->rank);
+        if (i == a->n_ranks || !c->done[i] || !c->m[i].n_recv_peers)
+            continue;
+        int32_t up = c->m[i].recv_peer[0];
+        if (has_block(&a->cause, up) || (group[0] = index_of(a, up)) == a->n_ranks)
+            continue;
+        if (add_block(c, group, 1, "upstream of a late rank", 0, peers))
+            return -1;
+    }
+    return 0;
+}
+
 int tsa_cause_run(tsa_analysis *a)
 {
     memset(&a->cause, 0, sizeof a->cause);
@@ -446,6 +504,8 @@ int tsa_cause_run(tsa_analysis *a)
         if ((group[0] = index_of(a, x->imbalanced_ranks[k])) < a->n_ranks &&
             add_block(&c, group, 1, "imbalance", 0, peers))
             goto out;
+    if (upstream_blocks(&c, group, peers))
+        goto out;
     rc = 0;
 out:
     for (size_t i = 0; c.m && i < a->n_ranks; i++)

@@ -104,10 +104,30 @@ static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double
     return 0;
 }
 
-/* Bytes moved per step (copies and NCCL calls) and time in Recv calls,
- * by the rank received from. */
-static void traffic(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
+/* The global rank that is rank `peer` of communicator `comm`: the rank
+ * whose calls on that communicator carry that communicator rank.  A Recv
+ * names its peer within its own communicator (a pipeline pair, a split
+ * group), not in the world.  -1 when no loaded rank has it. */
+static int32_t global_peer(const tsa_job *job, uint64_t comm, uint32_t peer)
 {
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const tsa_rank *r = &job->ranks[i];
+        for (size_t k = 0; k < r->n_nccl; k++)
+            if (r->nccl[k].comm_id == comm) {
+                if (r->nccl[k].comm_rank == peer)
+                    return r->rank;
+                break;
+            }
+    }
+    return -1;
+}
+
+/* Bytes moved per step (copies and NCCL calls) and time in Recv calls,
+ * by the rank received from (its global rank). */
+static void traffic(const tsa_job *job, const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m,
+                    double steps)
+{
+    uint64_t comm[CM_RECV_PEERS];
     double bytes = 0;
     for (size_t i = 0; i < r->n_copies; i++)
         if (r->copies[i].start_ns >= w0 && r->copies[i].start_ns < w1)
@@ -123,16 +143,34 @@ static void traffic(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, doubl
         double t = (double)(op->end_ns - op->start_ns);
         recv += t;
         size_t p = 0;
-        while (p < m->n_recv_peers && m->recv_peer[p] != op->peer)
+        while (p < m->n_recv_peers && (m->recv_peer[p] != op->peer || comm[p] != op->comm_id))
             p++;
         if (p == m->n_recv_peers) {
             if (p == CM_RECV_PEERS)
                 continue;
+            comm[p] = op->comm_id;
             m->recv_peer[m->n_recv_peers++] = op->peer;
             m->recv_peer_ns[p] = 0;
         }
         m->recv_peer_ns[p] += t;
     }
+    /* to global ranks; one entry per rank (the world and a pair may both
+     * receive from it) */
+    size_t kept = 0;
+    for (size_t p = 0; p < m->n_recv_peers; p++) {
+        int32_t g = global_peer(job, comm[p], (uint32_t)m->recv_peer[p]);
+        g = g >= 0 ? g : m->recv_peer[p];
+        size_t k = 0;
+        while (k < kept && m->recv_peer[k] != g)
+            k++;
+        if (k == kept) {
+            m->recv_peer[kept] = g;
+            m->recv_peer_ns[kept++] = m->recv_peer_ns[p];
+        } else {
+            m->recv_peer_ns[k] += m->recv_peer_ns[p];
+        }
+    }
+    m->n_recv_peers = kept;
     /* most time first (a handful of entries) */
     for (size_t i = 1; i < m->n_recv_peers; i++)
         for (size_t k = i; k > 0 && m->recv_peer_ns[k] > m->recv_peer_ns[k - 1]; k--) {
@@ -152,6 +190,14 @@ static void traffic(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, doubl
 /* The main thread's CPU per step and the CPUs other busy threads took. */
 static void host(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
 {
+    m->switches_step = m->faults_step = -1;
+    const struct tsa_telemetry *tm = r->telemetry;
+    if (tm) {
+        double sw = tsa_counter_delta(tm->switches, tm->n_switches, w0, w1);
+        double pf = tsa_counter_delta(tm->faults, tm->n_faults, w0, w1);
+        m->switches_step = sw >= 0 ? sw / steps : -1;
+        m->faults_step = pf >= 0 ? pf / steps : -1;
+    }
     tsa_cpu_window_of(r, w0, w1, &m->cpu);
     m->main_cpu_step_ns = -1;
     if (!m->cpu.have)
@@ -174,11 +220,12 @@ int cm_measure(const tsa_analysis *a, size_t i, cm_rank *m)
     int64_t w0 = rr->window_start_ns, w1 = rr->window_end_ns;
     double steps = a->steps ? (double)a->steps : 1;
     m->main_cpu_step_ns = -1;
+    m->switches_step = m->faults_step = -1;
     if (w1 <= w0)
         return 0;
     if (kernels(r, w0, w1, m, steps))
         return -1;
-    traffic(r, w0, w1, m, steps);
+    traffic(a->job, r, w0, w1, m, steps);
     host(r, w0, w1, m, steps);
     tsa_gpu_window_of(r, w0, w1, &m->gpu);
     return 0;

@@ -33,6 +33,9 @@ typedef struct cm_rank {
     tsa_cpu_window cpu;
     double main_cpu_step_ns;    /* the main thread's CPU time per step, -1 unknown */
     double stray_cpus;          /* CPUs used by threads other than main, NCCL, tscope */
+    double switches_step;       /* the main thread's involuntary context switches per
+                                 * step, -1 not recorded */
+    double faults_step;         /* the process's major page faults per step, -1 not recorded */
     tsa_gpu_window gpu;
     double recv_step_ns;        /* time inside Recv calls per step */
     int32_t recv_peer[CM_RECV_PEERS]; /* ranks it received from, most time first */

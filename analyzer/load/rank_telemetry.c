@@ -70,6 +70,16 @@ int tsa_telemetry_on_event(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t au
         if ((double)val / 1000 > tm->load_max)
             tm->load_max = (double)val / 1000;
         return 0;
+    case TSC_EV_PROC_SWITCHES:
+        if (RESERVE(tm->switches, tm->n_switches, tm->cap_switches))
+            return -1;
+        tm->switches[tm->n_switches++] = (tsa_count_point){(int64_t)t, val};
+        return 0;
+    case TSC_EV_PROC_FAULTS:
+        if (RESERVE(tm->faults, tm->n_faults, tm->cap_faults))
+            return -1;
+        tm->faults[tm->n_faults++] = (tsa_count_point){(int64_t)t, val};
+        return 0;
     default:
         return 0; /* a later telemetry kind: not ours to read */
     }
@@ -147,6 +157,10 @@ void tsa_telemetry_finish(tsa_rank *r)
         qsort(tm->cpu, tm->n_cpu, sizeof *tm->cpu, by_time);
     if (tm->n_task > 1)
         qsort(tm->task, tm->n_task, sizeof *tm->task, by_task_t); /* grouped by task */
+    if (tm->n_switches > 1)
+        qsort(tm->switches, tm->n_switches, sizeof *tm->switches, by_time);
+    if (tm->n_faults > 1)
+        qsort(tm->faults, tm->n_faults, sizeof *tm->faults, by_time);
 }
 
 void tsa_telemetry_free(tsa_rank *r)
@@ -156,11 +170,26 @@ void tsa_telemetry_free(tsa_rank *r)
     free(r->telemetry->gpu);
     free(r->telemetry->cpu);
     free(r->telemetry->task);
+    free(r->telemetry->switches);
+    free(r->telemetry->faults);
     free(r->telemetry);
     r->telemetry = NULL;
 }
 
 /* ------------------------------------------------------------ windows */
+
+double tsa_counter_delta(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1)
+{
+    long base = -1, last = -1;
+    for (size_t i = 0; i < n && p[i].t <= w1; i++) {
+        if (p[i].t <= w0 || base < 0)
+            base = (long)i;
+        last = (long)i;
+    }
+    if (base < 0 || last <= base || p[last].value < p[base].value)
+        return base >= 0 && last == base && p[base].t <= w0 ? 0 : -1;
+    return (double)(p[last].value - p[base].value);
+}
 
 /* Process CPU time at t, linear between the samples around it. */
 static double cpu_at(const tsa_cpu_point *p, size_t n, int64_t t)

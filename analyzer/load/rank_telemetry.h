@@ -21,6 +21,13 @@ typedef struct tsa_cpu_point {
     uint32_t runnable, threads;
 } tsa_cpu_point;
 
+/* A counter that only grows (format kinds 0x44, 0x45), sampled when it
+ * changed. */
+typedef struct tsa_count_point {
+    int64_t t;
+    uint64_t value;
+} tsa_count_point;
+
 typedef struct tsa_task_point {
     int64_t t;
     uint64_t cpu_ns;     /* the task's CPU time so far */
@@ -43,7 +50,16 @@ struct tsa_telemetry {
     int64_t quota_milli;           /* cgroup CPU limit, 0 none, -1 unknown */
     char omp_threads[24];
     int workers_visible;           /* 1 yes, 0 no (no worker can be seen), -1 unknown */
+    /* --- appended: the main thread's involuntary context switches and the
+     * process's major page faults (kinds 0x44, 0x45), in time order --- */
+    tsa_count_point *switches; size_t n_switches, cap_switches;
+    tsa_count_point *faults;   size_t n_faults, cap_faults;
 };
+
+/* How much counter p grew over [w0, w1): from its last sample at or before
+ * w0 (else its first inside the window) to its last at or before w1.
+ * -1 when no two such samples exist (not recorded). */
+double tsa_counter_delta(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1);
 
 /* Loader hooks (job_load.c): each returns 0, or -1 when out of memory.
  * on_event takes the kinds 0x40-0x4f; names of task samples come from the

@@ -59,7 +59,9 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
         return -1;
     if (t && (tsa_put(b, t, sizeof *t) || tsa_put_arr(b, t->gpu, t->n_gpu, sizeof *t->gpu) ||
               tsa_put_arr(b, t->cpu, t->n_cpu, sizeof *t->cpu) ||
-              tsa_put_arr(b, t->task, t->n_task, sizeof *t->task)))
+              tsa_put_arr(b, t->task, t->n_task, sizeof *t->task) ||
+              tsa_put_arr(b, t->switches, t->n_switches, sizeof *t->switches) ||
+              tsa_put_arr(b, t->faults, t->n_faults, sizeof *t->faults)))
         return -1;
     return 0;
 }
@@ -100,9 +102,15 @@ static void get_telemetry(tsa_cursor *c, tsa_rank *r)
     t->gpu = tsa_get_arr(c, &t->n_gpu, sizeof *t->gpu);
     t->cpu = tsa_get_arr(c, &t->n_cpu, sizeof *t->cpu);
     t->task = tsa_get_arr(c, &t->n_task, sizeof *t->task);
+    /* every pointer of the struct replaced: the bytes above held the
+     * sender's addresses */
+    t->switches = tsa_get_arr(c, &t->n_switches, sizeof *t->switches);
+    t->faults = tsa_get_arr(c, &t->n_faults, sizeof *t->faults);
     t->cap_gpu = t->n_gpu;
     t->cap_cpu = t->n_cpu;
     t->cap_task = t->n_task;
+    t->cap_switches = t->n_switches;
+    t->cap_faults = t->n_faults;
     r->telemetry = t;
 }
 

@@ -29,6 +29,8 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_PROC_CPU: return "proc_cpu";
     case TSC_EV_TASK_CPU: return "task_cpu";
     case TSC_EV_HOST_LOAD: return "host_load";
+    case TSC_EV_PROC_SWITCHES: return "proc_switches";
+    case TSC_EV_PROC_FAULTS: return "proc_faults";
     case TSC_EV_MEM_ALLOC: return "mem_alloc";
     case TSC_EV_MEM_FREE: return "mem_free";
     case TSC_EV_MEM_POOL: return "mem_pool";

@@ -271,6 +271,12 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsa_json_add_u64(o, "wire_ns", e->end_ns);
         tsa_json_add_u64(o, "wait_gpu_ns", e->val);
         return 0;
+    case TSC_EV_PROC_SWITCHES:
+        tsa_json_add_u64(o, "involuntary_switches", e->val);
+        return 0;
+    case TSC_EV_PROC_FAULTS:
+        tsa_json_add_u64(o, "major_faults", e->val);
+        return 0;
     case TSC_EV_MEM_ALLOC:
     case TSC_EV_MEM_FREE:
     case TSC_EV_MEM_POOL:

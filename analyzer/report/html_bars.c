@@ -5,53 +5,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "html_bar_chart.h"
 #include "html_charts.h"
 #include "html_escape.h"
 #include "load/kernel_category.h"
-#include "svg_chart.h"
 #include "views_names.h"
 
-typedef struct bar {
-    char label[64];
-    char note[96];
-    double v;                   /* seconds per rank */
-} bar;
+typedef tsa_html_bar bar;
 
-static int by_value_desc(const void *x, const void *y)
-{
-    const bar *a = x, *b = y;
-    return a->v < b->v ? 1 : a->v > b->v ? -1 : 0;
-}
-
-/* Horizontal bars, biggest first; an empty list draws `empty` instead. */
+/* The report's bars are seconds per rank. */
 static void bar_chart(FILE *out, const char *id, const char *title, const char *reading,
                       bar *bars, size_t n, const char *empty)
 {
-    qsort(bars, n, sizeof *bars, by_value_desc);
-    int row = 22;
-    tsa_svg s;
-    tsa_svg_begin(&s, out, id, title, reading, 760, 24 + row * (int)(n ? n : 1) + 44, 180, 24,
-                  200, 44);
-    double max = tsa_svg_nice_max(n ? bars[0].v : 1);
-    for (size_t i = 0; i < n; i++) {
-        int y = s.top + (int)i * row;
-        double x1 = tsa_svg_x(&s, bars[i].v, max);
-        fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", s.left - 6,
-                y + 15);
-        tsa_html_escape(out, bars[i].label);
-        fprintf(out, "</text><rect class=\"neutral\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
-                     "height=\"%d\"/><text x=\"%.1f\" y=\"%d\">",
-                s.left, y + 3, x1 - s.left, row - 6, x1 + 4, y + 15);
-        tsa_html_escapef(out, "%.4g s %s", bars[i].v, bars[i].note);
-        fprintf(out, "</text>\n");
-    }
-    if (!n) {
-        fprintf(out, "<text class=\"nm\" x=\"%d\" y=\"%d\">", s.left, s.top + 15);
-        tsa_html_escape(out, empty);
-        fprintf(out, "</text>\n");
-    }
-    tsa_svg_x_axis(&s, max, 1, "seconds per rank (analysis window)");
-    tsa_svg_end(&s);
+    tsa_html_bar_spec spec = {id, title, reading, "s", "seconds per rank (analysis window)",
+                              empty, 0, NULL};
+    tsa_html_bar_chart(out, &spec, bars, n);
 }
 
 /* The top kernels by name: names come from the input, so escaped. */
@@ -77,7 +45,7 @@ static void kernel_table(FILE *out, const tsa_analysis *a)
 
 void tsa_html_kernels(FILE *out, const tsa_analysis *a)
 {
-    bar bars[TSA_KCAT_COUNT];
+    bar bars[TSA_KCAT_COUNT] = {0};
     size_t n = 0;
     double per = a->n_ranks ? (double)a->n_ranks : 1, total = 0;
     for (int c = 0; c < TSA_KCAT_COUNT; c++) {
@@ -91,7 +59,7 @@ void tsa_html_kernels(FILE *out, const tsa_analysis *a)
     }
     char reading[256];
     if (n) {
-        qsort(bars, n, sizeof *bars, by_value_desc);
+        qsort(bars, n, sizeof *bars, tsa_html_bar_cmp);
         snprintf(reading, sizeof reading, "%s kernels take %.1f%% of GPU kernel time.",
                  bars[0].label, 100 * bars[0].v / total);
     } else {
@@ -128,7 +96,7 @@ void tsa_html_collectives(FILE *out, const tsa_analysis *a)
     }
     char reading[256] = "No collective calls in the analysis window.";
     if (n) {
-        qsort(bars, n, sizeof *bars, by_value_desc);
+        qsort(bars, n, sizeof *bars, tsa_html_bar_cmp);
         snprintf(reading, sizeof reading, "Most collective time is in %s calls; busbw is the "
                  "operation's bus bandwidth over all its sizes.", bars[0].label);
     }

@@ -9,33 +9,13 @@
 
 #include "html_charts.h"
 #include "html_escape.h"
+#include "html_ranks.h"
 #include "svg_chart.h"
 
 static int cmp_i64(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
     return a < b ? -1 : a > b;
-}
-
-/* The rank to show: the verdict's, else the named straggler; -1 none. */
-static long blamed_index(const tsa_analysis *a)
-{
-    int32_t rank = a->verdict_rank;
-    if (rank < 0 && a->have_xrank && a->xrank.straggler)
-        rank = a->xrank.straggler->rank;
-    for (size_t i = 0; rank >= 0 && i < a->job->n_ranks; i++)
-        if (a->job->ranks[i].rank == rank)
-            return (long)i;
-    return -1;
-}
-
-/* Index of rank r's k-th analysed step, or -1. */
-static long analysed_step(const tsa_rank *r, size_t k)
-{
-    size_t i = 0;
-    while (i < r->n_steps && r->steps[i].warmup)
-        i++;
-    return i + k < r->n_steps ? (long)(i + k) : -1;
 }
 
 static void polyline(FILE *out, const tsa_svg *s, const double *ms, size_t n, double max,
@@ -55,7 +35,7 @@ static void polyline(FILE *out, const tsa_svg *s, const double *ms, size_t n, do
 void tsa_html_blame(FILE *out, const tsa_analysis *a)
 {
     const tsa_job *job = a->job;
-    long bi = blamed_index(a);
+    long bi = tsa_html_blamed_index(a);
     size_t n = a->steps, nr = job->n_ranks;
     double *mine = calloc(n ? n : 1, sizeof *mine), *median = calloc(n ? n : 1, sizeof *median);
     int64_t *col = calloc(nr ? nr : 1, sizeof *col);
@@ -66,7 +46,7 @@ void tsa_html_blame(FILE *out, const tsa_analysis *a)
     for (size_t k = 0; k < n; k++) {
         size_t m = 0;
         for (size_t i = 0; i < nr; i++) {
-            long si = analysed_step(&job->ranks[i], k);
+            long si = tsa_html_analysed_step(&job->ranks[i], k);
             if (si >= 0)
                 col[m++] = job->ranks[i].steps[si].compute_ns;
         }
@@ -76,7 +56,7 @@ void tsa_html_blame(FILE *out, const tsa_analysis *a)
             median[k] = (double)col[m / 2] / 1e6;
         }
         mine[k] = -1;
-        long si = bi >= 0 ? analysed_step(&job->ranks[bi], k) : -1;
+        long si = bi >= 0 ? tsa_html_analysed_step(&job->ranks[bi], k) : -1;
         if (si >= 0)
             mine[k] = (double)job->ranks[bi].steps[si].compute_ns / 1e6;
         if (mine[k] > max)

@@ -23,6 +23,10 @@ void tsa_html_heatmaps(FILE *out, const tsa_analysis *a);
  * median rank's. */
 void tsa_html_blame(FILE *out, const tsa_analysis *a);
 
+/* "rank-timeline": one representative step of the blamed rank and of the
+ * median rank as lanes (kernels by category, NCCL calls, GPU idle). */
+void tsa_html_timeline(FILE *out, const tsa_analysis *a);
+
 /* "memory-over-time": reserved device memory of the ranks with the
  * highest and the lowest peak. */
 void tsa_html_memory(FILE *out, const tsa_analysis *a);

@@ -25,6 +25,11 @@ static const char page_style[] =
     "polyline.median{stroke:#5b7fa6}polyline.blamed{stroke:#c0392b}"
     "text.key.median{fill:#5b7fa6}text.key.blamed{fill:#c0392b}"
     "line.cap{stroke:#999;stroke-dasharray:4 3}"
+    /* Kernel categories (tsa_kcat order) in the timeline, NCCL and idle. */
+    "rect.k0{fill:#9e9e9e}rect.k1{fill:#1f77b4}rect.k2{fill:#9467bd}rect.k3{fill:#2ca02c}"
+    "rect.k4{fill:#bcbd22}rect.k5{fill:#17becf}rect.k6{fill:#8c564b}rect.k7{fill:#d62728}"
+    "rect.k8{fill:#7f7f7f}rect.k9{fill:#e377c2}rect.k10{fill:#ff7f0e}"
+    "rect.comm{fill:#d62728}rect.idle{fill:#f2f2f2;stroke:#bbb;stroke-width:.5}"
     ".finding{border-left:4px solid #999;padding:4px 10px;margin:0 0 12px}"
     ".finding.critical{border-color:#c0392b}.finding.warning{border-color:#e08a00}"
     ".finding .id{font-family:monospace;color:#555}.finding .fix{color:#225}"
@@ -140,6 +145,7 @@ int tsa_report_write_html(FILE *out, const tsa_analysis *a, int color)
     fprintf(out, "<h2>Ranks and steps</h2>\n");
     tsa_html_heatmaps(out, a);
     tsa_html_blame(out, a);
+    tsa_html_timeline(out, a);
     fprintf(out, "<h2>GPU kernels and collectives</h2>\n");
     tsa_html_kernels(out, a);
     tsa_html_collectives(out, a);

@@ -44,16 +44,28 @@ double tsa_svg_y(const tsa_svg *s, double v, double max)
     return s->bottom - (s->bottom - s->top) * v / max;
 }
 
-double tsa_svg_nice_max(double v)
+/* The smallest of steps[] x 10^k that holds v. */
+static double round_up(double v, const double *steps, size_t n)
 {
     if (!(v > 0) || !isfinite(v))
         return 1;
     double p = pow(10, floor(log10(v)));
-    static const double steps[] = {1, 2, 2.5, 5, 10};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    for (size_t i = 0; i < n; i++)
         if (v <= steps[i] * p * (1 + 1e-9))
             return steps[i] * p;
     return 10 * p;
+}
+
+double tsa_svg_nice_max(double v)
+{
+    static const double steps[] = {1, 2, 2.5, 5, 10};
+    return round_up(v, steps, sizeof steps / sizeof steps[0]);
+}
+
+double tsa_svg_nice_max_fine(double v)
+{
+    static const double steps[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10};
+    return round_up(v, steps, sizeof steps / sizeof steps[0]);
 }
 
 /* One axis from 0 to max with six ticks; vertical: left of the plot, the

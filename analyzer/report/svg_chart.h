@@ -37,6 +37,11 @@ void tsa_svg_y_axis(const tsa_svg *s, double max, double scale, const char *unit
 /* A round upper bound for an axis holding v (1, 2, 2.5, 5 x 10^k). */
 double tsa_svg_nice_max(double v);
 
+/* The same with finer steps (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k),
+ * for a time axis that should not leave most of its length empty; the
+ * five ticks stay round (0.24, 0.3, 0.4, ...). */
+double tsa_svg_nice_max_fine(double v);
+
 /* A fill colour for t in 0..1 on a light-to-dark sequential scale. */
 void tsa_svg_ramp(char *buf, size_t cap, double t);
 

@@ -102,6 +102,15 @@ static void test_balanced_no_finding(void **state)
         assert_true(g.throttled_share == 0);
         assert_string_equal(job->ranks[i].telemetry->nvml_status, "ok");
         assert_string_equal(job->ranks[i].telemetry->gpu_name, "Fake GPU");
+        /* The main thread's involuntary switches and the process's major
+         * faults are sampled (first sample always written): counts over
+         * the window, 0 or more. */
+        const struct tsa_telemetry *tm = job->ranks[i].telemetry;
+        assert_true(tm->n_switches >= 1 && tm->n_faults >= 1);
+        assert_true(tsa_counter_delta(tm->switches, tm->n_switches, a->ranks[i].window_start_ns,
+                                      a->ranks[i].window_end_ns) >= 0);
+        assert_true(tsa_counter_delta(tm->faults, tm->n_faults, a->ranks[i].window_start_ns,
+                                      a->ranks[i].window_end_ns) >= 0);
     }
     done(a, job, dir);
 }

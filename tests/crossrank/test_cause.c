@@ -13,6 +13,8 @@
 
 #include "driver/analyze.h"
 #include "load/job_build.h"
+#include "load/rank_telemetry.h"
+#include "tsc_format.h"
 #include "synth_job.h"
 
 #define SLOW_RANK 2
@@ -54,8 +56,8 @@ static void add_kernels(tsa_rank *r, fill how, int slow, int64_t base)
 
 /* n_ranks ranks, ranks_per_host a host; the ranks whose slowdown is
  * non-zero get the slow fill. */
-static tsa_analysis *run_sd(fill how, int n_ranks, int ranks_per_host, const double *sd,
-                            tsa_job **job_out)
+/* 40 steps of two intervals; *base: one interval's work. */
+static tsa_job *make_job(int n_ranks, int ranks_per_host, const double *sd, int64_t *base)
 {
     synth_params p;
     synth_defaults(&p);
@@ -69,7 +71,15 @@ static tsa_analysis *run_sd(fill how, int n_ranks, int ranks_per_host, const dou
     p.slowdown = sd;
     tsa_job *job = synth_job(&p, NULL);
     assert_non_null(job);
-    int64_t base = p.work_ns / p.per_step;
+    *base = p.work_ns / p.per_step;
+    return job;
+}
+
+static tsa_analysis *run_sd(fill how, int n_ranks, int ranks_per_host, const double *sd,
+                            tsa_job **job_out)
+{
+    int64_t base;
+    tsa_job *job = make_job(n_ranks, ranks_per_host, sd, &base);
     for (size_t i = 0; i < job->n_ranks; i++)
         add_kernels(&job->ranks[i], how, sd[job->ranks[i].rank] > 0, base);
     tsa_analysis *a = tsa_analyze(job, NULL);
@@ -189,6 +199,60 @@ static void test_slow_host(void **state)
     done(a, job);
 }
 
+/* Host samples every 5 ms over rank r's records: process CPU at one CPU,
+ * and the main thread's involuntary context switches growing by
+ * `per_step` a step (two 50 ms intervals) on the way. */
+static void add_host_samples(tsa_rank *r, double per_step)
+{
+    int64_t t0 = r->first_ns, t1 = r->last_ns, dt = 5000000;
+    for (int64_t t = t0; t <= t1; t += dt) {
+        uint64_t cpu = (uint64_t)(t - t0), sw = (uint64_t)((double)(t - t0) / 1e8 * per_step);
+        assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_PROC_CPU, 0, 1, 4, (uint64_t)t, cpu, 0,
+                                                0, NULL, 0), 0);
+        assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_PROC_SWITCHES, 0, 0, 0, (uint64_t)t,
+                                                sw, 0, 0, NULL, 0), 0);
+    }
+    tsa_telemetry_finish(r);
+}
+
+/* Host-only ranks (no kernels): the slow rank's main thread is preempted
+ * 40 times a step against 4 on its peers, and no other figure moves: a
+ * host cause citing the switches.  The same samples on every rank (a
+ * balanced job's) name nothing; without them the checks say they were
+ * not recorded. */
+static void test_preempted(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 2; variant++) {
+        double sd[4] = {0, 0, 0.3, 0};
+        int64_t base;
+        tsa_job *job = make_job(4, 4, sd, &base);
+        for (size_t i = 0; i < job->n_ranks; i++)
+            add_host_samples(&job->ranks[i], variant == 0 && job->ranks[i].rank == SLOW_RANK ? 40 : 4);
+        tsa_analysis *a = tsa_analyze(job, NULL);
+        assert_non_null(a);
+        const tsa_cause_block *b = slow_block(a);
+        assert_non_null(strstr(b->checked, "involuntary context switches and major page faults "
+                                           "(recorded)"));
+        if (variant == 0) {
+            assert_int_equal(b->n_causes, 1);
+            assert_int_equal(b->causes[0].kind, TSA_CAUSE_HOST);
+            assert_string_equal(b->causes[0].metric, "involuntary_switches_per_step");
+            /* per step of the job (which waits for the slow rank: longer
+             * than the 100 ms the rates are given for), ten times the peers' */
+            double ratio = b->causes[0].own / b->causes[0].peers;
+            assert_true(b->causes[0].own > 40 && ratio > 9.5 && ratio < 10.5);
+            assert_non_null(strstr(b->causes[0].evidence, "main thread preempted"));
+        } else {
+            assert_int_equal(b->n_causes, 0);   /* switches alike: cause unknown */
+        }
+        tsa_analysis_free(a);
+        for (size_t i = 0; i < job->n_ranks; i++)
+            tsa_telemetry_free(&job->ranks[i]);
+        synth_job_free(job);
+    }
+}
+
 static void test_balanced(void **state)
 {
     (void)state;
@@ -206,7 +270,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device), cmocka_unit_test(test_work),
         cmocka_unit_test(test_host), cmocka_unit_test(test_unknown),
-        cmocka_unit_test(test_slow_host),
+        cmocka_unit_test(test_slow_host), cmocka_unit_test(test_preempted),
         cmocka_unit_test(test_balanced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,7 @@ no_active_content() {
 
 # has_charts PAGE: the charts every page has, by id.
 has_charts() {
-    for id in budget-waterfall heatmap-step heatmap-idle blamed-rank kernel-categories \
+    for id in budget-waterfall heatmap-step heatmap-idle blamed-rank rank-timeline kernel-categories \
               collective-sizes memory-over-time findings verdict; do
         grep -q "id=\"$id\"" "$1" || fail "$1: no element with id $id"
     done

@@ -47,6 +47,37 @@ cmp -s "$T/g8.html" "$T/stdout.html" || fail "-o - differs from the file"
 "$report" "$T/g8" --html >"$T/rep.html" 2>/dev/null || fail "report --html"
 cmp -s "$T/g8.html" "$T/rep.html" || fail "report --html differs from html -o"
 
+# The blamed rank's own timeline: rank 5 (30% more compute) against the
+# median rank (ranks 0-4, 6, 7 compute alike, so the middle one by index,
+# rank 3), in a job whose steps open with a 10 ms data stall.  Step 122.5
+# ms: stall 10, compute 75 (97.5 on rank 5), the bucket AllReduces from 15
+# ms before compute ends to the last rank's end (107.5) plus 15 ms; the
+# axis 0-150 ms over 590 px.
+"$gen" -o "$T/g8s" --ranks 8 --steps 12 --straggler 5:0.3 --stall 0.1 >/dev/null ||
+    fail "tsc-gen-job stall"
+"$report" html "$T/g8s" -o "$T/g8s.html" 2>/dev/null || fail "html on the stall job"
+sed -n '/id="rank-timeline"/,/<\/svg>/p' "$T/g8s.html" >"$T/tl.svg"
+for lane in 5:kernels 5:comm 5:idle 3:kernels 3:comm 3:idle; do
+    grep -q "<g class=\"lane\" data-rank=\"${lane%%:*}\" data-lane=\"${lane#*:}\">" "$T/tl.svg" ||
+        fail "timeline: no lane $lane"
+done
+[ "$(grep -c '<g class="lane"' "$T/tl.svg")" -eq 6 ] || fail "timeline: not 6 lanes"
+grep -q 'Step 2, rank 5&#39;s median step: rank 5 computes 97.5 ms, 15.0 ms in collectives not hidden by compute, 10.0 ms GPU idle; the median rank 3 computes 75.0 ms, 37.5 ms in collectives not hidden by compute, 10.0 ms GPU idle.' \
+    "$T/g8s.html" || fail "timeline: the reading"
+# The stall: 10 ms idle from the step's start on both ranks (590 x 10/150 px).
+[ "$(grep -c '<rect class="idle" x="150.00" y="[0-9]*" width="39.33" height="16"><title>GPU idle 0.000-10.000 ms' "$T/tl.svg")" -eq 2 ] ||
+    fail "timeline: the 10 ms stall is not idle on both ranks"
+# NCCL: rank 5 from 92.5 to 122.5 ms, rank 3 from 70 to 122.5 ms (it waits).
+grep -q '<rect class="comm" x="513.83" y="40" width="118.00" height="16"><title>NCCL 92.500-122.500 ms' "$T/tl.svg" ||
+    fail "timeline: rank 5's NCCL span"
+grep -q '<rect class="comm" x="425.33" y="116" width="206.50" height="16"><title>NCCL 70.000-122.500 ms' "$T/tl.svg" ||
+    fail "timeline: rank 3's NCCL span (waiting for rank 5)"
+# Kernels by category, each run a whole pixel column; the optimizer kernel last.
+grep -q '<rect class="k6" x="[0-9]*" y="20" width="[0-9]*" height="16"><title>optimizer [0-9.]*-107.542 ms' "$T/tl.svg" ||
+    fail "timeline: rank 5's kernels do not end with the optimizer at 107.5 ms"
+grep -q '<text class="unit" x="445" y="[0-9]*" text-anchor="middle">ms since the step began</text>' "$T/tl.svg" &&
+    grep -q '>150</text>' "$T/tl.svg" || fail "timeline: the axis"
+
 grep -q 'No device memory records in this input.' "$T/g8.html" || fail "memory: no records said"
 
 # Device memory: 2 GiB at start, a 256 MiB pool, rank 1 leaks 16 MiB a step.

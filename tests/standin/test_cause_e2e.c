@@ -30,21 +30,42 @@ typedef struct kase {
     const char *name;
     const char *args[12];
     const char *want;          /* cause kind, "unknown", or NULL: no block */
+    int late;                  /* rank late by waiting on rank 2 (arrival), -1 none */
 } kase;
 
 /* Sizes as in scripts/cause-trials.sh, fewer steps (CPU cases: see there). */
 static const kase cases[] = {
-    {"gpu-device", {"--slow-rank", SLOW, "--kernel-factor", "1.3"}, "device"},
-    {"gpu-work", {"--slow-rank", SLOW, "--extra-launches", "18"}, "work"},
-    {"gpu-host", {"--slow-rank", SLOW, "--launch-gap-us", "400"}, "host"},
-    {"gpu-unknown", {"--slow-rank", SLOW, "--idle-us", "6000"}, "unknown"},
-    {"gpu-balanced", {NULL}, NULL},
+    {"gpu-device", {"--slow-rank", SLOW, "--kernel-factor", "1.3"}, "device", -1},
+    {"gpu-work", {"--slow-rank", SLOW, "--extra-launches", "18"}, "work", -1},
+    {"gpu-host", {"--slow-rank", SLOW, "--launch-gap-us", "400"}, "host", -1},
+    {"gpu-unknown", {"--slow-rank", SLOW, "--idle-us", "6000"}, "unknown", -1},
+    {"gpu-balanced", {NULL}, NULL, -1},
     /* 2x, not the trials' 1.5x: under ASan beside other tests the CPU
      * ranks' noise reaches the point where 1.5x is sometimes not named a
      * straggler at all (nothing for the cause pass to explain) */
-    {"cpu-work", {"--cpu-work", "--slow-ranks", SLOW, "--slow-factor", "2"}, "work"},
-    {"cpu-unknown", {"--slow-ranks", SLOW, "--slow-factor", "2"}, "unknown"},
+    {"cpu-work", {"--cpu-work", "--slow-ranks", SLOW, "--slow-factor", "2"}, "work", -1},
+    {"cpu-unknown", {"--slow-ranks", SLOW, "--slow-factor", "2"}, "unknown", -1},
+    /* rank 3 receives from rank 2 before its compute in every step: late
+     * by rank 2's extra work, not slow itself */
+    {"cpu-arrival", {"--cpu-work", "--slow-ranks", SLOW, "--slow-factor", "2", "--upstream",
+                     "3:" SLOW}, "work", 3},
 };
+
+static const tsa_cause_block *block_of(const tsa_analysis *a, int32_t rank)
+{
+    for (size_t i = 0; i < a->cause.n_blocks; i++)
+        if (a->cause.blocks[i].rank == rank)
+            return &a->cause.blocks[i];
+    return NULL;
+}
+
+static void want_first(const tsa_cause_block *b, const char *want)
+{
+    const char *got = b->n_causes ? tsa_cause_kind_name(b->causes[0].kind) : "unknown";
+    if (strcmp(got, want))
+        fail_msg("rank %d: first cause %s, want %s (%s)", b->rank, got, want,
+                 b->n_causes ? b->causes[0].evidence : b->checked);
+}
 
 static tsa_job *gpu_job(const kase *k, sj_run *run)
 {
@@ -100,15 +121,23 @@ static void test_cause(void **state)
     if (!k->want) {
         if (a->cause.n_blocks)
             fail_msg("balanced job: a cause block for rank %d", a->cause.blocks[0].rank);
-    } else {
+    } else if (k->late < 0) {
         if (!a->cause.n_blocks)
             fail_msg("no cause block (straggler: %s)", a->xrank.straggler ? "yes" : "no");
         const tsa_cause_block *b = &a->cause.blocks[0];
         assert_int_equal(b->rank, atoi(SLOW));
-        const char *got = b->n_causes ? tsa_cause_kind_name(b->causes[0].kind) : "unknown";
-        if (strcmp(got, k->want))
-            fail_msg("first cause %s, want %s (%s)", got, k->want,
-                     b->n_causes ? b->causes[0].evidence : b->checked);
+        want_first(b, k->want);
+    } else {
+        /* the late rank: arrival, waiting for rank 2 (its global rank, not
+         * its rank in the pair's communicator); rank 2: its own cause */
+        const tsa_cause_block *late = block_of(a, k->late), *up = block_of(a, atoi(SLOW));
+        if (!late || !up)
+            fail_msg("no block for rank %d or rank %s (%zu blocks)", k->late, SLOW,
+                     a->cause.n_blocks);
+        want_first(late, "arrival");
+        if (!strstr(late->causes[0].evidence, "from rank " SLOW " ("))
+            fail_msg("the arrival does not name rank %s: %s", SLOW, late->causes[0].evidence);
+        want_first(up, k->want);
     }
     tsa_analysis_free(a);
     if (gpu) {

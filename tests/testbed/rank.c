@@ -241,6 +241,29 @@ static void ring(ncclComm_t world, tb_comm_tally *t, int step)
     free(out), free(in);
 }
 
+/* --upstream: the one message of a step from up_from to up_rank (the
+ * receiver before its compute, the sender after its own), checked.  On a
+ * communicator of the pair (split from the world, keyed by rank, so the
+ * lower rank is 0): send/recv on the world would advance only the pair's
+ * sequence numbers there, as no real job mixes them. */
+static void upstream(ncclComm_t pair, tb_comm_tally *t, int step, int send)
+{
+    enum { N = 1024 };
+    float *buf = xmalloc(N * 4);
+    int peer = opt.up_rank < opt.up_from ? send == 0 : send != 0; /* the other's pair rank */
+    if (send) {
+        fill(buf, N, (unsigned)(g_rank * 7 + step));
+        COLL(t, "Send", N * 4, ncclSend(buf, N, ncclFloat32, peer, pair, NULL));
+    } else {
+        COLL(t, "Recv", N * 4, ncclRecv(buf, N, ncclFloat32, peer, pair, NULL));
+        for (size_t i = 0; i < N; i++)
+            if (buf[i] != value((unsigned)(opt.up_from * 7 + step), i))
+                verify_failed("Recv", i, buf[i], value((unsigned)(opt.up_from * 7 + step), i));
+        tb_checksum_add(0, buf, N * 4);
+    }
+    free(buf);
+}
+
 /* One of each remaining collective, on other data types. */
 static void extras(ncclComm_t world, tb_comm_tally *t)
 {
@@ -458,6 +481,20 @@ int main(int argc, char **argv)
         }
     }
 
+    /* --upstream: a communicator for the pair (the other ranks get one of
+     * their own and leave it unused). */
+    ncclComm_t pair = NULL;
+    tb_comm_tally *tp = NULL;
+    int up = opt.up_rank >= 0 && opt.up_rank < g_world && opt.up_from < g_world;
+    if (up) {
+        int member = g_rank == opt.up_rank || g_rank == opt.up_from;
+        int lower = opt.up_rank < opt.up_from ? opt.up_rank : opt.up_from;
+        tp = tb_tally_comm(member ? "upstream" : "upstream-others", member ? 2 : g_world - 2,
+                           member ? g_rank != lower : g_rank - (g_rank > opt.up_rank) -
+                                                          (g_rank > opt.up_from));
+        CALL(tp, "CommSplit", ncclCommSplit(world, member ? 0 : 1, g_rank, &pair, NULL));
+    }
+
     if (opt.bcast_bytes) {
         size_t n = opt.bcast_bytes / 4;
         float *w = xmalloc(n * 4), *r = xmalloc(n * 4);
@@ -488,7 +525,11 @@ int main(int argc, char **argv)
         opt.steps = 0;
     }
     for (int s = 0; s < opt.steps; s++) {
+        if (up && g_rank == opt.up_rank)
+            upstream(pair, tp, s, 0);
         compute(g_rank);
+        if (up && g_rank == opt.up_from)
+            upstream(pair, tp, s, 1);
         /* After the step's compute, as a training step that crashes in
          * its forward pass: a slow rank (--slow-ms) fails after the others
          * have entered the step's first collective. */
@@ -517,6 +558,10 @@ int main(int argc, char **argv)
     if (opt.extras)
         extras(world, tw);
 
+    if (pair) {
+        CALL(tp, "CommFinalize", ncclCommFinalize(pair));
+        CALL(tp, "CommDestroy", ncclCommDestroy(pair));
+    }
     if (half) {
         CALL(th, "CommFinalize", ncclCommFinalize(half));
         CALL(th, "CommDestroy", ncclCommDestroy(half));

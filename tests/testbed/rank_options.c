@@ -80,7 +80,7 @@ int tb_is_slow(const tb_options *o, int rank)
 
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
-       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_HELP };
+       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_UPSTREAM, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -92,7 +92,8 @@ static const struct option longopts[] = {
     {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
     {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
     {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
-    {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK}, {"help", 0, 0, O_HELP},
+    {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK}, {"upstream", 1, 0, O_UPSTREAM},
+    {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -115,6 +116,8 @@ static void usage(FILE *f)
             "  --desync-at RANK:STEP (that rank calls AllGather where the others AllReduce)\n"
             "  --burn-threads RANK:N (that rank runs N busy threads)\n"
             "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
+            "  --upstream RANK:FROM (that rank receives from FROM in every step before its\n"
+            "      compute; FROM sends after its own: RANK waits on its upstream rank)\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
 }
 
@@ -195,6 +198,11 @@ static int apply(tb_options *o, int id, const char *arg)
             o->pin_cpu < 0 || o->pin_cpu >= 1024)
             return -1;
         return 0;
+    case O_UPSTREAM:
+        if (sscanf(arg, "%d:%d", &o->up_rank, &o->up_from) != 2 || o->up_rank < 0 ||
+            o->up_from < 0 || o->up_rank == o->up_from)
+            return -1;
+        return 0;
     default: return -1;
     }
 }
@@ -227,6 +235,7 @@ int tb_parse_options(tb_options *o, int argc, char **argv)
     o->desync_rank = o->desync_step = -1;
     o->burn_rank = -1;
     o->pin_rank = -1;
+    o->up_rank = o->up_from = -1;
 
     char name[64];
     for (const struct option *lo = longopts; lo->name; lo++) {

@@ -41,6 +41,9 @@ typedef struct tb_options {
                                    * the step's first AllReduce, -1: never */
     int burn_rank, burn_threads; /* that rank runs N busy threads (-1: none) */
     int pin_rank, pin_cpu;     /* that rank pins itself to one CPU (-1: none) */
+    int up_rank, up_from;      /* that rank waits each step, before its compute, for a
+                                * message from up_from, sent after up_from's compute: a
+                                * pipeline-style dependency on an upstream rank (-1: none) */
 } tb_options;
 
 /* Returns 0, or prints a message and returns -1. */

@@ -18,7 +18,7 @@ static void test_task_stat(void **state)
 {
     (void)state;
     /* A name with spaces and a ')' inside, as prctl allows. */
-    const char *line = "4242 (pt_autograd) 0) R 4200 4242 4242 0 -1 4194560 100 0 0 0 "
+    const char *line = "4242 (pt_autograd) 0) R 4200 4242 4242 0 -1 4194560 100 0 7 0 "
                        "731 269 0 0 20 0 3 0 12345 1000000 200 18446744073709551615\n";
     tsc_task_stat st;
     assert_int_equal(tsc_parse_task_stat(line, strlen(line), &st), 0);
@@ -26,6 +26,18 @@ static void test_task_stat(void **state)
     assert_string_equal(st.comm, "pt_autograd) 0");
     assert_int_equal(st.ppid, 4200);
     assert_int_equal(st.cpu_ticks, 731 + 269);
+    assert_int_equal(st.majflt, 7);
+    /* /proc/<pid>/status: the involuntary switches, not the voluntary ones
+     * the line before (whose name it ends). */
+    const char *status = "Name:\tpython3\nState:\tR (running)\nvoluntary_ctxt_switches:\t912\n"
+                         "nonvoluntary_ctxt_switches:\t37\n";
+    uint64_t sw = 0;
+    assert_int_equal(tsc_parse_status_nonvoluntary(status, &sw), 0);
+    assert_int_equal(sw, 37);
+    assert_int_equal(tsc_parse_status_nonvoluntary("Name:\tx\nvoluntary_ctxt_switches:\t3\n", &sw),
+                     -1);
+    assert_int_equal(tsc_parse_status_nonvoluntary("Name:\tx\nnonvoluntary_ctxt_switches:\tz\n",
+                                                   &sw), -1);
     const char *cut = "4242 (x) S 1 2 3";
     assert_int_equal(tsc_parse_task_stat(cut, strlen(cut), &st), -1);
     assert_int_equal(tsc_parse_task_stat("garbage", 7, &st), -1);
