@@ -95,10 +95,10 @@ static void add_ns(struct timespec *t, long long ns)
 }
 
 /* Deterministic duration: absolute deadlines do not accumulate drift. */
-static void compute(int rank)
+static void compute(int rank, int step)
 {
     long long ns = opt.compute_us * 1000LL;
-    if (tb_is_slow(&opt, rank))
+    if (tb_is_slow(&opt, rank, step))
         ns = (long long)((double)ns * opt.slow_factor) + opt.slow_ms * 1000000LL;
     if (ns <= 0)
         return;
@@ -488,7 +488,7 @@ int main(int argc, char **argv)
         opt.steps = 0;
     }
     for (int s = 0; s < opt.steps; s++) {
-        compute(g_rank);
+        compute(g_rank, s);
         /* After the step's compute, as a training step that crashes in
          * its forward pass: a slow rank (--slow-ms) fails after the others
          * have entered the step's first collective. */

@@ -25,6 +25,7 @@ typedef struct tb_options {
     int nslow;
     double slow_factor;        /* compute multiplier on slow ranks */
     long slow_ms;              /* added to compute on slow ranks */
+    int slow_from, slow_to;    /* slow only in steps [from, to] (--slow-steps); -1: all */
     int threads;               /* extra threads, each with its own communicator */
     size_t thread_bytes;
     int fork_child;            /* fork a child that never touches NCCL */
@@ -46,7 +47,7 @@ typedef struct tb_options {
 /* Returns 0, or prints a message and returns -1. */
 int tb_parse_options(tb_options *o, int argc, char **argv);
 
-/* Is `rank` one of the slow ranks? */
-int tb_is_slow(const tb_options *o, int rank);
+/* Is `rank` one of the slow ranks in step `step`? */
+int tb_is_slow(const tb_options *o, int rank, int step);
 
 #endif
