@@ -1,0 +1,358 @@
+/* End-to-end: black-box mode (TSCOPE_MODE=blackbox) on the test bed: real
+ * 4-rank jobs under the preload, the test NCCL blocking ranks on each
+ * other; read back with `tscope-report blackbox`, `dump --json` and the
+ * report's JSON.  Run one case with: test_e2e_blackbox NAME */
+#include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tb_assert.h"
+#include "tb_harness.h"
+#include "tb_job.h"
+
+typedef tb_fixture fx;
+
+#define setup tb_fixture_setup
+#define teardown tb_fixture_teardown
+
+/* Steps of ~4.5 ms: two AllReduce per step, not grouped (the first opens
+ * the step), small enough that the compute dominates. */
+#define STEP_ARGS "--compute-us", "4000", "--buckets", "16K,4K", "--grouped-buckets", "0", \
+                  "--fsdp-bytes", "0", "--ring-bytes", "0", "--no-extras"
+
+/* Anomaly rule for these tests: 3 steps in a row over 2x the median. */
+static const char *const bb_env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100",
+                                     "TSCOPE_BB_K=2",        "TSCOPE_BB_RUN=3",
+                                     "TSCOPE_BB_STEPS=256",  NULL};
+
+/* Names of the capture-* folders of dir, sorted, newline-joined. */
+static char *windows(const char *dir, int *n)
+{
+    char *out = calloc(1, 65536);
+    *n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    char names[64][256];
+    while ((e = readdir(d)) && *n < 64)
+        if (!strncmp(e->d_name, "capture-", 8))
+            snprintf(names[(*n)++], sizeof names[0], "%s", e->d_name);
+    closedir(d);
+    qsort(names, (size_t)*n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    for (int i = 0; i < *n; i++)
+        snprintf(out + strlen(out), 65536 - strlen(out), "%s\n", names[i]);
+    return out;
+}
+
+/* One window folder: 4 dumps, each saying the same capture_steps (returned,
+ * "A-B"), and the same NCCL sequence numbers from every rank (the same
+ * steps, matched by NCCL, not clocks). */
+static void expect_same_steps(const char *win_dir, char *steps, size_t cap)
+{
+    assert_int_equal(tb_count_dumps(win_dir), 4);
+    int st;
+    cJSON *lines = tb_dump_json(win_dir, &st);
+    assert_non_null(lines);
+    char per_rank[4][64] = {"", "", "", ""};
+    long long lo[4], hi[4];
+    for (int r = 0; r < 4; r++)
+        lo[r] = -1, hi[r] = -1;
+    cJSON *l;
+    cJSON_ArrayForEach(l, lines)
+    {
+        int r = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "rank"));
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(l, "kind"));
+        if (r < 0 || r > 3 || !kind)
+            continue;
+        const char *key = cJSON_GetStringValue(cJSON_GetObjectItem(l, "key"));
+        if (!strcmp(kind, "meta") && key && !strcmp(key, "capture_steps"))
+            snprintf(per_rank[r], sizeof per_rank[r], "%s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(l, "value")));
+        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(l, "op"));
+        if (!strcmp(kind, "nccl") && op && !strcmp(op, "AllReduce")) {
+            long long q = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "seq"));
+            lo[r] = lo[r] < 0 || q < lo[r] ? q : lo[r];
+            hi[r] = q > hi[r] ? q : hi[r];
+        }
+    }
+    cJSON_Delete(lines);
+    for (int r = 0; r < 4; r++) {
+        if (strcmp(per_rank[r], per_rank[0]) || !per_rank[r][0])
+            fail_msg("%s: rank %d has steps '%s', rank 0 '%s'", win_dir, r, per_rank[r],
+                     per_rank[0]);
+        if (lo[r] < 0 || lo[r] != lo[0] || hi[r] != hi[0])
+            fail_msg("%s: rank %d has AllReduce seq %lld-%lld, rank 0 %lld-%lld", win_dir, r,
+                     lo[r], hi[r], lo[0], hi[0]);
+    }
+    snprintf(steps, cap, "%s", per_rank[0]);
+}
+
+/* `tscope-report blackbox DIR [more]`: stdout, status checked to be 0. */
+static char *bb_report(const char *dir, const char *more1, const char *more2)
+{
+    const char *argv[] = {tb_tool("REPORT"), "blackbox", dir, more1, more2, NULL};
+    tb_result r;
+    assert_int_equal(tb_run(argv, NULL, 60, &r), 0);
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
+        fail_msg("tscope-report blackbox %s: status 0x%x\n%.2000s", dir, r.status, r.err);
+    char *out = strdup(r.out);
+    tb_result_free(&r);
+    return out;
+}
+
+/* Every rank summarized steps 0..n-1, at most 1 KiB per step on disk. */
+static void expect_summaries(const char *dir, int n)
+{
+    char *out = bb_report(dir, NULL, NULL);
+    char want[64];
+    snprintf(want, sizeof want, "4 ranks, steps 0-%d summarized", n - 1);
+    if (!strstr(out, want))
+        fail_msg("want '%s' in:\n%.3000s", want, out);
+    const char *p = strstr(out, "RANKS\n");
+    assert_non_null(p);
+    p = strchr(p + 6, '\n'); /* the heading line */
+    for (int r = 0; r < 4; r++) {
+        int rank, steps;
+        double per_step;
+        assert_int_equal(sscanf(p + 1, "%d %d %lf", &rank, &steps, &per_step), 3);
+        assert_int_equal(steps, n);
+        if (per_step > 1024)
+            fail_msg("rank %d writes %.1f bytes per step (limit 1024)", rank, per_step);
+        p = strchr(p + 1, '\n');
+    }
+    free(out);
+}
+
+/* 4 ranks, 2000 steps; rank 2 computes 3x as long in steps 1000-1005.
+ * One window, the same steps on every rank, covering step 1000, and the
+ * report of it flags rank 2 (and only rank 2) as the slow one. */
+static void test_transient_slowdown_one_window(void **state)
+{
+    fx *f = *state;
+    const char *args[] = {"--steps", "2000", STEP_ARGS, "--slow-ranks", "2", "--slow-factor",
+                          "3", "--slow-steps", "1000-1005", NULL};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = bb_env, .timeout_s = 120};
+    tb_run_job_ok(&job);
+    expect_summaries(f->out, 2000);
+    int n;
+    char *names = windows(f->out, &n);
+    if (n != 1)
+        fail_msg("want one capture window, got %d:\n%s", n, names);
+    char win[4400], steps[64];
+    snprintf(win, sizeof win, "%s/%.*s", f->out, (int)strcspn(names, "\n"), names);
+    expect_same_steps(win, steps, sizeof steps);
+    unsigned a, b;
+    assert_int_equal(sscanf(steps, "%u-%u", &a, &b), 2);
+    if (!(a <= 1000 && b >= 1002))
+        fail_msg("window steps %s do not cover the slow steps 1000-1002", steps);
+
+    /* The full report of the window names rank 2. */
+    const char *id = strchr(names, '-') + 1;
+    char idbuf[256];
+    snprintf(idbuf, sizeof idbuf, "%.*s", (int)strcspn(id, "\n"), id);
+    char *json = bb_report(f->out, "--capture", idbuf);
+    free(json);
+    const char *argv[] = {tb_tool("REPORT"), "blackbox", f->out, "--capture", idbuf, "--json",
+                          NULL};
+    tb_result r;
+    assert_int_equal(tb_run(argv, NULL, 60, &r), 0);
+    cJSON *root = cJSON_Parse(r.out);
+    if (!root)
+        fail_msg("no JSON from the window's report:\n%.2000s", r.err);
+    int slow = -1, nslow = 0;
+    cJSON *rk;
+    cJSON_ArrayForEach(rk, cJSON_GetObjectItem(root, "ranks_blame"))
+        if (cJSON_IsTrue(cJSON_GetObjectItem(rk, "slow"))) {
+            slow = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(rk, "rank"));
+            nslow++;
+        }
+    if (nslow != 1 || slow != 2)
+        fail_msg("want rank 2 alone flagged slow, got %d ranks (last %d):\n%.3000s", nslow, slow,
+                 r.out);
+    cJSON_Delete(root);
+    tb_result_free(&r);
+    free(names);
+}
+
+/* The same job without the slowdown: summaries only, no window. */
+static void test_balanced_job_summaries_only(void **state)
+{
+    fx *f = *state;
+    const char *args[] = {"--steps", "2000", STEP_ARGS, NULL};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = bb_env, .timeout_s = 120};
+    tb_run_job_ok(&job);
+    expect_summaries(f->out, 2000);
+    int n;
+    char *names = windows(f->out, &n);
+    if (n != 0)
+        fail_msg("a balanced job wrote %d capture windows:\n%s", n, names);
+    free(names);
+    char *out = bb_report(f->out, NULL, NULL);
+    assert_non_null(strstr(out, "none: summaries only"));
+    free(out);
+}
+
+/* Trigger files dropped into the job's folder by a hook while it runs. */
+typedef struct ctl_plan {
+    tb_signal_plan marks;  /* waits for every rank's mark */
+    const char *out;
+    int done;
+} ctl_plan;
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static int drop_triggers(int pid, void *arg)
+{
+    (void)pid;
+    ctl_plan *p = arg;
+    if (p->done)
+        return 1;
+    if (!p->marks.seen) {
+        tb_signal_plan probe = p->marks;
+        probe.sig = 0;
+        probe.delay_ms = 0;
+        if (!tb_signal_when_marked(-1, &probe))
+            return 0;
+        p->marks.seen = 1;
+    }
+    /* Every rank is past step 300: ask for steps 600-609 (ahead), steps
+     * 0-4 (long gone: TSCOPE_BB_STEPS=256), a window whose folder cannot
+     * be created (a file is in the way), and a malformed trigger. */
+    /* through sh: the build tree's copy is not executable (install sets
+     * the mode) */
+    const char *ctl[] = {"/bin/sh", tb_tool("CTL"), "capture", "--steps", "600-609", "--name",
+                         "ahead", p->out, NULL};
+    tb_result r;
+    assert_int_equal(tb_run(ctl, NULL, 30, &r), 0);
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status))
+        fail_msg("tscope-ctl: %s", r.err);
+    tb_result_free(&r);
+    char trig[4300];
+    snprintf(trig, sizeof trig, "%s/triggers", p->out);
+    put_file(p->out, "capture-blocked", "a file where a window folder would go\n");
+    put_file(trig, "gone", "steps=0-4\nreason=ctl\n");
+    put_file(trig, "blocked", "steps=650-651\nreason=ctl\n");
+    put_file(trig, "garbage", "steps=9-x\n");
+    p->done = 1;
+    return 1;
+}
+
+/* tscope-ctl capture mid-run gives the requested steps on every rank;
+ * bad requests each give one clear line and the job runs on to exit 0. */
+static void test_ctl_capture_mid_run(void **state)
+{
+    fx *f = *state;
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "300:%s", f->mark);
+    const char *args[] = {"--steps", "1200", STEP_ARGS, "--mark-after", mark_arg, NULL};
+    ctl_plan plan = {.marks = {.mark = f->mark, .nranks = 4}, .out = f->out};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = bb_env, .hook = drop_triggers, .hook_arg = &plan, .timeout_s = 120};
+    tb_result r;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    assert_true(plan.done);
+    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
+        fail_msg("job failed: status 0x%x\n%.3000s", r.status, r.err);
+    char win[4400], steps[64];
+    snprintf(win, sizeof win, "%s/capture-ahead", f->out);
+    expect_same_steps(win, steps, sizeof steps);
+    assert_string_equal(steps, "600-609");
+    /* One line each (rank 0 speaks for the job where all ranks agree). */
+    const char *want[] = {"capture window gone: steps 0-4 are no longer",
+                          "capture window blocked: cannot create a file in",
+                          "trigger ", "garbage: steps must be A-B"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(r.err, want[i]))
+            fail_msg("no '%s' on stderr:\n%.3000s", want[i], r.err);
+    const char *g = strstr(r.err, "garbage: steps must be A-B");
+    assert_null(strstr(g + 1, "garbage: steps must be A-B")); /* said once, not per rank */
+    expect_summaries(f->out, 1200);
+    tb_result_free(&r);
+}
+
+/* Rank 1 stops calling NCCL at step 300, the others block in that step's
+ * first AllReduce; TSCOPE_HANG_S=1 fires on ranks 0, 2, 3.  Every rank's
+ * window (rank 1's too: its writer reads the trigger) is on disk before
+ * the harness ends the job, and `tscope-report hang` on the window names
+ * the stuck collective and rank 1 missing. */
+static void test_hang_writes_every_rank_window(void **state)
+{
+    fx *f = *state;
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "300:%s", f->mark);
+    const char *args[] = {"--steps", "100000", STEP_ARGS, "--stop-at", "1:300", "--mark-after",
+                          mark_arg, NULL};
+    /* TSCOPE_BB_K=1000: no anomaly window from a busy machine's hiccups */
+    const char *env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100", "TSCOPE_HANG_S=1",
+                         "TSCOPE_BB_K=1000", NULL};
+    /* Watchdog after 1 s, then two flush periods: 2.5 s is ample. */
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 2500};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = env, .hook = tb_signal_when_marked, .hook_arg = &plan, .timeout_s = 60};
+    tb_result r;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    assert_true(plan.seen);
+    int n;
+    char *names = windows(f->out, &n);
+    if (n != 1 || strncmp(names, "capture-hang-", 13))
+        fail_msg("want one capture-hang-* window, got %d:\n%s\nstderr:\n%.3000s", n, names,
+                 r.err);
+    char win[4400];
+    snprintf(win, sizeof win, "%s/%.*s", f->out, (int)strcspn(names, "\n"), names);
+    assert_int_equal(tb_count_dumps(win), 4);
+    const char *argv[] = {tb_tool("REPORT"), "hang", "--json", win, NULL};
+    tb_result h;
+    assert_int_equal(tb_run(argv, NULL, 60, &h), 0);
+    cJSON *root = cJSON_Parse(h.out);
+    assert_non_null(root);
+    cJSON *fd, *hang = NULL;
+    cJSON_ArrayForEach(fd, cJSON_GetObjectItem(root, "findings"))
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(fd, "id")), "DIST.HANG"))
+            hang = fd;
+    if (!hang)
+        fail_msg("no DIST.HANG in the window's hang report:\n%.3000s", h.out);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(hang, "op")), "AllReduce");
+    char *missing = cJSON_PrintUnformatted(cJSON_GetObjectItem(hang, "missing_ranks"));
+    assert_string_equal(missing, "[1]");
+    free(missing);
+    cJSON_Delete(root);
+    tb_result_free(&h);
+    tb_result_free(&r);
+    free(names);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_transient_slowdown_one_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_balanced_job_summaries_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctl_capture_mid_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hang_writes_every_rank_window, setup, teardown),
+    };
+    if (!tb_e2e_available())
+        return 77;
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
