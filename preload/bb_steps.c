@@ -169,6 +169,7 @@ static void check_anomaly(bb_steps *t, tsc_step_summary *s)
             if (++t->run == t->need_run && !t->anomaly_pending) {
                 t->anomaly_pending = 1;
                 t->anomaly_step = s->step + 1 - t->need_run; /* the run's first step */
+                t->anomaly_last = s->step;
                 t->anomaly_ns = dur;
                 t->anomaly_median_ns = med;
             }

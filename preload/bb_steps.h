@@ -36,10 +36,11 @@ typedef struct bb_steps {
     uint64_t *durs;           /* the last `window` step times, for the median */
     uint32_t window, ndurs, k_pct, need_run, run;
     uint64_t dropped_total, dropped_at_open;
-    /* The oldest anomaly not yet taken by the caller: step, its time and
-     * the median it was compared with (pending = 1). */
+    /* The oldest anomaly not yet taken by the caller: the run's first and
+     * last step, the last one's time and the median it was compared with
+     * (pending = 1). */
     int anomaly_pending;
-    uint64_t anomaly_step, anomaly_ns, anomaly_median_ns;
+    uint64_t anomaly_step, anomaly_last, anomaly_ns, anomaly_median_ns;
 } bb_steps;
 
 /* keep: steps remembered (their bounds, for windows); window, k_pct and

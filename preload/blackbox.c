@@ -193,10 +193,11 @@ static void check_anomaly(void)
         return;
     bb_trigger t = {0};
     snprintf(t.name, sizeof t.name, "anomaly-s%" PRIu64, k);
-    range_trigger(&t, "anomaly", back(k, g.cfg->bb_pre), k + g.cfg->bb_post);
-    snprintf(t.note, sizeof t.note, "rank %d: step %" PRIu64 " took %.3f ms, %.1fx the median %.3f ms",
-             g.rank, k, s->anomaly_ns / 1e6, (double)s->anomaly_ns / (double)s->anomaly_median_ns,
-             s->anomaly_median_ns / 1e6);
+    range_trigger(&t, "anomaly", back(k, g.cfg->bb_pre), s->anomaly_last + g.cfg->bb_post);
+    snprintf(t.note, sizeof t.note, "rank %d: steps %" PRIu64 "-%" PRIu64 " over %.1fx the "
+             "median %.3f ms (step %" PRIu64 ": %.3f ms)", g.rank, k, s->anomaly_last,
+             g.cfg->bb_k_pct / 100.0, s->anomaly_median_ns / 1e6, s->anomaly_last,
+             s->anomaly_ns / 1e6);
     g.quiet_until = t.last + g.cfg->bb_median;
     if (fire(&t))
         tsc_say("%s; capture window %s requested (steps %" PRIu64 "-%" PRIu64 ")", t.note,
