@@ -225,9 +225,10 @@ static void check_signal(void)
     bb_trigger t = {0};
     snprintf(t.name, sizeof t.name, "signal-r%d-%" PRIu64, g.rank < 0 ? 0 : g.rank,
              tsc_now_ns() / 1000000);
-    uint64_t now = g.steps.closed;
-    range_trigger(&t, "signal", back(now, g.cfg->bb_pre + g.cfg->bb_post), now);
-    t.now = 1;
+    /* The last steps that ended: every rank can write all of them (a step
+     * still running would end at different points on different ranks). */
+    uint64_t last = back(g.steps.closed, 1);
+    range_trigger(&t, "signal", back(last, g.cfg->bb_pre + g.cfg->bb_post), last);
     snprintf(t.note, sizeof t.note, "SIGUSR2 to rank %d", g.rank);
     if (fire(&t))
         tsc_say("SIGUSR2: capture window %s requested (steps %" PRIu64 "-%" PRIu64 ")", t.name,

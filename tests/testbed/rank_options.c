@@ -82,7 +82,7 @@ int tb_is_slow(const tb_options *o, int rank, int step)
 
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
-       O_EXPECT, O_SLOWSTEPS, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_HELP };
+       O_EXPECT, O_SLOWSTEPS, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_USR2, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -94,7 +94,8 @@ static const struct option longopts[] = {
     {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
     {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
     {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
-    {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK}, {"help", 0, 0, O_HELP},
+    {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK},
+    {"usr2-count", 0, 0, O_USR2}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -118,6 +119,7 @@ static void usage(FILE *f)
             "  --desync-at RANK:STEP (that rank calls AllGather where the others AllReduce)\n"
             "  --burn-threads RANK:N (that rank runs N busy threads)\n"
             "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
+            "  --usr2-count (count SIGUSR2 in a handler; 'rank R got N SIGUSR2' at the end)\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
 }
 
@@ -139,6 +141,7 @@ static int apply(tb_options *o, int id, const char *arg)
     case O_COMPUTE: o->compute_us = parse_count(arg); return o->compute_us < 0 ? -1 : 0;
     case O_SPIN: o->spin = 1; return 0;
     case O_CPUWORK: o->spin = 2; return 0;
+    case O_USR2: o->usr2_count = 1; return 0;
     case O_BUCKETS: return set_buckets(o, arg);
     case O_GROUPED:
         o->grouped_buckets = (int)parse_count(arg);

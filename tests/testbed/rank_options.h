@@ -42,6 +42,7 @@ typedef struct tb_options {
                                    * the step's first AllReduce, -1: never */
     int burn_rank, burn_threads; /* that rank runs N busy threads (-1: none) */
     int pin_rank, pin_cpu;     /* that rank pins itself to one CPU (-1: none) */
+    int usr2_count;            /* a SIGUSR2 handler that counts; printed at the end */
 } tb_options;
 
 /* Returns 0, or prints a message and returns -1. */

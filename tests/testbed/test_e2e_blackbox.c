@@ -343,6 +343,77 @@ static void test_hang_writes_every_rank_window(void **state)
     free(names);
 }
 
+/* A hook: once every rank is marked, SIGUSR2 to one rank process (a child
+ * of the launcher named tsc-testbed-ran), not to the launcher. */
+static int usr2_one_rank(int pid, void *arg)
+{
+    tb_signal_plan *p = arg;
+    tb_signal_plan probe = *p;
+    probe.delay_ms = 0;
+    probe.sig = 0;
+    if (!tb_signal_when_marked(-1, &probe))
+        return 0;
+    p->seen = 1;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *fp = fopen(path, "r");
+        if (!fp)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        fclose(fp);
+        buf[n] = 0;
+        int ppid = 0;
+        const char *close_paren = strrchr(buf, ')');
+        if (close_paren && sscanf(close_paren + 2, "%*c %d", &ppid) == 1 && ppid == pid &&
+            strstr(buf, "(tsc-testbed-ran)")) {
+            kill(atoi(e->d_name), SIGUSR2);
+            break;
+        }
+    }
+    if (d)
+        closedir(d);
+    return 1;
+}
+
+/* SIGUSR2 to one rank: every rank writes the same steps; the rank's own
+ * SIGUSR2 handler still runs, once; the signal's default action (end the
+ * process) is not taken. */
+static void test_sigusr2_window_and_app_handler(void **state)
+{
+    fx *f = *state;
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "200:%s", f->mark);
+    const char *args[] = {"--steps", "600", STEP_ARGS, "--mark-after", mark_arg,
+                          "--usr2-count", NULL};
+    const char *env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100", "TSCOPE_BB_K=1000",
+                         NULL};
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 4};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = env, .hook = usr2_one_rank, .hook_arg = &plan, .timeout_s = 60};
+    tb_result r;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    assert_true(plan.seen);
+    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
+        fail_msg("job failed: status 0x%x\n%.3000s", r.status, r.err);
+    int got = 0;
+    for (const char *p = r.out; (p = strstr(p, " got ")); p++)
+        got += atoi(p + 5);
+    if (got != 1)
+        fail_msg("the application's handler ran %d times, want 1:\n%s", got, r.out);
+    int n;
+    char *names = windows(f->out, &n);
+    if (n != 1 || strncmp(names, "capture-signal-", 15))
+        fail_msg("want one capture-signal-* window, got %d:\n%s", n, names);
+    char win[4400], steps[64];
+    snprintf(win, sizeof win, "%s/%.*s", f->out, (int)strcspn(names, "\n"), names);
+    expect_same_steps(win, steps, sizeof steps);
+    tb_result_free(&r);
+    free(names);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +421,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_balanced_job_summaries_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_capture_mid_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hang_writes_every_rank_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sigusr2_window_and_app_handler, setup, teardown),
     };
     if (!tb_e2e_available())
         return 77;
