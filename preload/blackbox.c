@@ -475,6 +475,8 @@ void tsc_bb_exit(tsc_dump *dump)
     scan_triggers();
     run_pending(1);
     write_summaries(dump, UINT64_MAX);
+    bb_metrics_write(&g.metrics, &g.steps, g.captures, g.steps.dropped_total + g.store.dropped,
+                     g.windows_bytes);
     char nb[24];
     tsc_rec_meta("capture_windows", tsc_u64_to_str(g.captures, nb));
     tsc_rec_meta("capture_windows_dropped", tsc_u64_to_str(g.dropped_windows, nb));

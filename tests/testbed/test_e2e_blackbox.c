@@ -259,6 +259,30 @@ static int drop_triggers(int pid, void *arg)
     return 1;
 }
 
+/* Each rank's Prometheus textfile passes `promtool check metrics` (when
+ * Debian's prometheus package is installed) and counts `steps` steps. */
+static void expect_metrics(const char *out, int steps)
+{
+    for (int r = 0; r < 4; r++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/metrics/tscope_r%d.prom", out, r);
+        char *text = tb_read_file(path);
+        if (!text)
+            fail_msg("no metrics file %s", path);
+        const char *c = strstr(text, "tscope_step_duration_seconds_count{");
+        const char *v = c ? strstr(c, "} ") : NULL;
+        if (!v || atoi(v + 2) != steps)
+            fail_msg("%s: want %d steps counted:\n%.1500s", path, steps, text);
+        free(text);
+        if (access("/usr/bin/promtool", X_OK) == 0) {
+            char cmd[4600];
+            snprintf(cmd, sizeof cmd, "/usr/bin/promtool check metrics < '%s' >/dev/null", path);
+            if (system(cmd) != 0)
+                fail_msg("promtool check metrics fails on %s", path);
+        }
+    }
+}
+
 /* tscope-ctl capture mid-run gives the requested steps on every rank;
  * bad requests each give one clear line and the job runs on to exit 0. */
 static void test_ctl_capture_mid_run(void **state)
@@ -289,6 +313,7 @@ static void test_ctl_capture_mid_run(void **state)
     const char *g = strstr(r.err, "garbage: steps must be A-B");
     assert_null(strstr(g + 1, "garbage: steps must be A-B")); /* said once, not per rank */
     expect_summaries(f->out, 1200);
+    expect_metrics(f->out, 1200);
     tb_result_free(&r);
 }
 
