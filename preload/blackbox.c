@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bb_metrics.h"
@@ -55,6 +56,7 @@ static struct {
     uint64_t closed_last_period; /* steps ended by the previous period */
     uint64_t quiet_until;     /* no new anomaly trigger up to this step */
     uint64_t captures, dropped_windows;
+    time_t started;           /* set-up time: older triggers are a past job's */
     bb_metrics metrics;
     tsc_step_summary batch[SUMMARY_BATCH];
 } g;
@@ -100,6 +102,7 @@ int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host
         return -1;
     }
     snprintf(g.trig_dir, sizeof g.trig_dir, "%s/%s", cfg->out_dir, BB_TRIGGER_DIR);
+    g.started = time(NULL);
     bb_metrics_init(&g.metrics, cfg, id, host);
     g.on = 1;
     return 0;
@@ -312,9 +315,18 @@ static void scan_triggers(void)
     if (!d)
         return; /* no trigger yet */
     struct dirent *e;
-    while ((e = readdir(d)))
-        if (bb_trigger_name_ok(e->d_name) && first_sight(e->d_name))
-            handle_trigger_file(e->d_name);
+    struct stat st;
+    while ((e = readdir(d))) {
+        if (!bb_trigger_name_ok(e->d_name) || !first_sight(e->d_name))
+            continue;
+        /* A job run again in the same folder must not answer the last
+         * one's triggers.  One written before this process recorded
+         * anything concerns steps it does not have (a rank that has not
+         * reached NCCL yet holds the others at their first collective). */
+        if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_mtime < g.started - 2)
+            continue;
+        handle_trigger_file(e->d_name);
+    }
     closedir(d);
 }
 
