@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bb_http.h"
 #include "bb_metrics.h"
 #include "bb_steps.h"
 #include "bb_store.h"
@@ -56,6 +57,7 @@ static struct {
     uint64_t closed_last_period; /* steps ended by the previous period */
     uint64_t quiet_until;     /* no new anomaly trigger up to this step */
     uint64_t captures, dropped_windows;
+    int http_fd;              /* /metrics listening socket, -1 none */
     time_t started;           /* set-up time: older triggers are a past job's */
     bb_metrics metrics;
     tsc_step_summary batch[SUMMARY_BATCH];
@@ -64,6 +66,14 @@ static struct {
 static _Atomic int g_signal;
 
 int tsc_bb_on(void) { return g.on; }
+
+int tsc_bb_http_fd(void) { return g.on ? g.http_fd : -1; }
+
+void tsc_bb_http_serve(void)
+{
+    if (g.on && g.http_fd >= 0)
+        bb_http_serve(g.http_fd, g.metrics.path);
+}
 
 void tsc_bb_signal(void)
 {
@@ -76,6 +86,8 @@ int tsc_bb_signal_pending(void) { return atomic_load_explicit(&g_signal, memory_
 int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host, uint32_t pid)
 {
     if (g.on) { /* a forked child's copy of its parent's state */
+        if (g.http_fd >= 0)
+            close(g.http_fd);
         bb_store_free(&g.store);
         bb_steps_free(&g.steps);
         free(g.seen);
@@ -104,6 +116,7 @@ int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host
     snprintf(g.trig_dir, sizeof g.trig_dir, "%s/%s", cfg->out_dir, BB_TRIGGER_DIR);
     g.started = time(NULL);
     bb_metrics_init(&g.metrics, cfg, id, host);
+    g.http_fd = cfg->metrics_port ? bb_http_listen(cfg->metrics_port, id->local_rank) : -1;
     g.on = 1;
     return 0;
 }

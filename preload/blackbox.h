@@ -36,6 +36,11 @@ void tsc_bb_hang(uint64_t comm, uint64_t seq, const char *what);
 /* At exit: the last summaries, and pending windows with what is there. */
 void tsc_bb_exit(tsc_dump *dump);
 
+/* The /metrics socket for the writer's poll (-1: none), and its answer
+ * when it is readable. */
+int tsc_bb_http_fd(void);
+void tsc_bb_http_serve(void);
+
 /* From the SIGUSR2 handler: async-signal-safe. */
 void tsc_bb_signal(void);
 int tsc_bb_signal_pending(void);

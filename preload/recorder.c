@@ -510,13 +510,16 @@ static void *writer_main(void *arg)
         if (tsc_clock_tick_period_ns() && next_clock < wake)
             wake = next_clock;
         int wait_ms = now >= wake ? 0 : (int)((wake - now + 999999) / 1000000);
-        struct pollfd p = {.fd = g_wake_fd, .events = POLLIN};
-        int r = poll(&p, 1, wait_ms);
-        if (r > 0 && (p.revents & POLLIN)) {
+        struct pollfd p[2] = {{.fd = g_wake_fd, .events = POLLIN},
+                              {.fd = tsc_bb_http_fd(), .events = POLLIN}};
+        int r = poll(p, p[1].fd >= 0 ? 2 : 1, wait_ms);
+        if (r > 0 && (p[0].revents & POLLIN)) {
             uint64_t v;
             ssize_t n = read(g_wake_fd, &v, sizeof v);
             (void)n;
         }
+        if (r > 0 && p[1].fd >= 0 && (p[1].revents & POLLIN))
+            tsc_bb_http_serve(); /* a scrape of /metrics */
         if (atomic_load(&g_writer_stop))
             break;
         /* A half-full ring only needs draining; the CUPTI hand-over and the

@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -368,17 +371,51 @@ static void test_hang_writes_every_rank_window(void **state)
     free(names);
 }
 
-/* A hook: once every rank is marked, SIGUSR2 to one rank process (a child
- * of the launcher named tsc-testbed-ran), not to the launcher. */
+/* GET /metrics from 127.0.0.1:port: the body, or NULL. */
+static char *http_get_metrics(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+    if (write(fd, req, sizeof req - 1) < 0) {
+        close(fd);
+        return NULL;
+    }
+    char *buf = calloc(1, 1 << 17);
+    size_t n = 0;
+    ssize_t r;
+    while (n < (1 << 17) - 1 && (r = read(fd, buf + n, (1 << 17) - 1 - n)) > 0)
+        n += (size_t)r;
+    close(fd);
+    return buf;
+}
+
+typedef struct usr2_plan {
+    tb_signal_plan marks;
+    int port;          /* TSCOPE_METRICS_PORT: rank 0's is taken, rank 1 serves port+1 */
+    char *scraped;     /* what rank 1 served */
+} usr2_plan;
+
+/* A hook: once every rank is marked, scrape rank 1's /metrics, then
+ * SIGUSR2 to one rank process (a child of the launcher named
+ * tsc-testbed-ran), not to the launcher. */
 static int usr2_one_rank(int pid, void *arg)
 {
-    tb_signal_plan *p = arg;
+    usr2_plan *up = arg;
+    tb_signal_plan *p = &up->marks;
     tb_signal_plan probe = *p;
     probe.delay_ms = 0;
     probe.sig = 0;
     if (!tb_signal_when_marked(-1, &probe))
         return 0;
     p->seen = 1;
+    up->scraped = http_get_metrics(up->port + 1);
     DIR *d = opendir("/proc");
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -413,14 +450,32 @@ static void test_sigusr2_window_and_app_handler(void **state)
     snprintf(mark_arg, sizeof mark_arg, "200:%s", f->mark);
     const char *args[] = {"--steps", "600", STEP_ARGS, "--mark-after", mark_arg,
                           "--usr2-count", NULL};
+    /* A port that is taken (by this test) for rank 0's /metrics. */
+    int taken = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    assert_true(taken >= 0 && bind(taken, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+                listen(taken, 1) == 0 && getsockname(taken, (struct sockaddr *)&sa, &sl) == 0);
+    int port = ntohs(sa.sin_port);
+    char port_env[64];
+    snprintf(port_env, sizeof port_env, "TSCOPE_METRICS_PORT=%d", port);
     const char *env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100", "TSCOPE_BB_K=1000",
-                         NULL};
-    tb_signal_plan plan = {.mark = f->mark, .nranks = 4};
+                         port_env, NULL};
+    usr2_plan plan = {.marks = {.mark = f->mark, .nranks = 4}, .port = port};
     tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
                   .env = env, .hook = usr2_one_rank, .hook_arg = &plan, .timeout_s = 60};
     tb_result r;
     assert_int_equal(tb_run_job(&job, &r), 0);
-    assert_true(plan.seen);
+    close(taken);
+    assert_true(plan.marks.seen);
+    /* the port in use: one line, the job went on; rank 1 served its metrics */
+    if (!strstr(r.err, "cannot serve /metrics on 127.0.0.1:"))
+        fail_msg("no line about the port in use:\n%.3000s", r.err);
+    if (!plan.scraped || !strstr(plan.scraped, "200 OK") ||
+        !strstr(plan.scraped, "tscope_step_duration_seconds_count{") ||
+        !strstr(plan.scraped, "rank=\"1\""))
+        fail_msg("rank 1's /metrics:\n%.2000s", plan.scraped ? plan.scraped : "(none)");
+    free(plan.scraped);
     if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
         fail_msg("job failed: status 0x%x\n%.3000s", r.status, r.err);
     int got = 0;
