@@ -30,7 +30,8 @@ static uint64_t mix(uint64_t h, uint64_t v)
 int bb_steps_init(bb_steps *t, uint32_t keep, uint32_t window, uint32_t k_pct, uint32_t run)
 {
     memset(t, 0, sizeof *t);
-    uint64_t cap = 16;
+    /* Room for the summaries of a flush period of short steps, too. */
+    uint64_t cap = 8192;
     while (cap < (uint64_t)keep + 2)
         cap *= 2;
     t->ring = calloc(cap, sizeof *t->ring);
@@ -199,7 +200,19 @@ static void close_step(bb_steps *t, uint64_t end_ns, uint64_t seq)
     *step_at(t, t->closed) = (tsc_step_summary){.step = t->closed, .start_ns = end_ns};
 }
 
-static void on_nccl(bb_steps *t, const tsc_event *e)
+/* The slot of thread tid's open-group hash (a small table: threads beyond
+ * it share the last slot, which at worst merges their groups' keys). */
+static uint64_t *group_of(bb_steps *t, uint32_t tid)
+{
+    for (int i = 0; i < BB_GROUP_THREADS; i++)
+        if (t->group_tid[i] == tid || !t->group_tid[i]) {
+            t->group_tid[i] = tid;
+            return &t->group_key[i];
+        }
+    return &t->group_key[BB_GROUP_THREADS - 1];
+}
+
+static void on_nccl(bb_steps *t, uint32_t tid, const tsc_event *e)
 {
     bb_dinfo *d = FIND(t->desc, t->desc_cap, id, e->desc);
     tsc_step_summary *s = step_of(t, e->start_ns);
@@ -208,18 +221,28 @@ static void on_nccl(bb_steps *t, const tsc_event *e)
         s->nccl_ns += e->end_ns > e->start_ns ? e->end_ns - e->start_ns : 0;
         s->nccl_bytes += d->id ? d->bytes : 0;
     }
-    if (!d->id || !d->counted || (d->sequenced && (e->flags & TSC_NCCL_F_IN_GROUP)))
+    if (!d->id || !d->counted)
         return;
+    uint64_t key = d->key;
+    uint64_t *group = group_of(t, tid);
+    if (d->sequenced && (e->flags & TSC_NCCL_F_IN_GROUP)) {
+        *group = mix(*group, d->key);
+        return;
+    }
+    if (!d->sequenced) { /* GroupEnd: what the group held */
+        key = mix(key, *group) | 1;
+        *group = 0;
+    }
     if (t->have_opener) {
-        if (d->key == t->opener_key)
+        if (key == t->opener_key)
             close_step(t, e->end_ns, e->val);
         return;
     }
     if (grow_sig(t) < 0)
         return;
-    bb_sig *g = FIND(t->sig, t->sig_cap, key, d->key);
+    bb_sig *g = FIND(t->sig, t->sig_cap, key, key);
     if (!g->key) {
-        g->key = d->key;
+        g->key = key;
         g->first_end = e->end_ns;
         g->first_seq = e->val;
         t->nsig++;
@@ -227,14 +250,14 @@ static void on_nccl(bb_steps *t, const tsc_event *e)
     }
     /* The first signature seen twice: its first return ended step 0. */
     t->have_opener = 1;
-    t->opener_key = d->key;
+    t->opener_key = key;
     t->opener_sequenced = d->sequenced;
     *step_at(t, 0) = (tsc_step_summary){.step = 0, .start_ns = t->first_ns};
     close_step(t, g->first_end, g->first_seq);
     close_step(t, e->end_ns, e->val);
 }
 
-void bb_steps_take(bb_steps *t, const tsc_event *slots, size_t n)
+void bb_steps_take(bb_steps *t, uint32_t tid, const tsc_event *slots, size_t n)
 {
     for (size_t i = 0; i < n;) {
         const tsc_event *e = &slots[i];
@@ -248,7 +271,7 @@ void bb_steps_take(bb_steps *t, const tsc_event *slots, size_t n)
         if (!t->first_ns || (e->start_ns && e->start_ns < t->first_ns))
             t->first_ns = e->start_ns;
         if (e->kind == TSC_EV_NCCL) {
-            on_nccl(t, e);
+            on_nccl(t, tid, e);
             continue;
         }
         tsc_step_summary *s = step_of(t, e->start_ns);

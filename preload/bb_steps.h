@@ -4,9 +4,10 @@
  *
  * A step ends when the "opener" returns: the first NCCL collective or
  * point-to-point call signature (operation, communicator, size) issued
- * outside a group, or ncclGroupEnd, that this rank issues a second time
- * (calls inside a group return before they communicate; GroupEnd is
- * where the group waits).  Every rank of a
+ * outside a group, or ncclGroupEnd of a group of the same calls, that this
+ * rank issues a second time (calls inside a group return before they
+ * communicate; GroupEnd is where the group waits, and two groups of other
+ * calls in one step are two signatures).  Every rank of a
  * synchronous job leaves that call together, and its sequence number is
  * the same on every rank, so step numbers agree across ranks and a step
  * range can be translated through the opener's sequence number. */
@@ -21,7 +22,13 @@
 typedef struct bb_sig bb_sig;     /* one call signature */
 typedef struct bb_dinfo bb_dinfo; /* one NCCL descriptor id */
 
+#define BB_GROUP_THREADS 16
+
 typedef struct bb_steps {
+    /* Per thread: a hash of the calls of its open group (GroupEnd's
+     * signature is the group's content). */
+    uint32_t group_tid[BB_GROUP_THREADS];
+    uint64_t group_key[BB_GROUP_THREADS];
     tsc_step_summary *ring;   /* steps [closed - kept, closed]: the last one is open */
     uint64_t mask;
     uint64_t closed;          /* steps ended so far (the open step's number) */
@@ -49,11 +56,14 @@ typedef struct bb_steps {
 int bb_steps_init(bb_steps *t, uint32_t keep, uint32_t window, uint32_t k_pct, uint32_t run);
 void bb_steps_free(bb_steps *t);
 
-/* Feed one drained run of a thread's slots (descriptors and events). */
-void bb_steps_take(bb_steps *t, const tsc_event *slots, size_t n);
+/* Feed one drained run of thread tid's slots (descriptors and events). */
+void bb_steps_take(bb_steps *t, uint32_t tid, const tsc_event *slots, size_t n);
 
 /* The records dropped so far (full rings), for the per-step count. */
 static inline void bb_steps_set_dropped(bb_steps *t, uint64_t total) { t->dropped_total = total; }
+
+/* Steps ended and not handed out yet. */
+static inline uint64_t bb_steps_backlog(const bb_steps *t) { return t->closed - t->written; }
 
 /* Up to max summaries of steps that ended before before_ns and were not
  * handed out yet, oldest first.  Returns the count. */

@@ -61,7 +61,10 @@ static struct {
     time_t started;           /* set-up time: older triggers are a past job's */
     bb_metrics metrics;
     tsc_step_summary batch[SUMMARY_BATCH];
+    tsc_dump *dump;           /* the summary file (set at the first period) */
 } g;
+
+static void write_summaries(tsc_dump *dump, uint64_t before_ns);
 
 static _Atomic int g_signal;
 
@@ -123,8 +126,13 @@ int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host
 
 void tsc_bb_take(uint32_t tid, const tsc_event *slots, size_t n)
 {
-    bb_steps_take(&g.steps, slots, n);
+    bb_steps_take(&g.steps, tid, slots, n);
     bb_store_take(&g.store, tid, slots, n);
+    /* Many short steps in one flush period: write their summaries now
+     * rather than lose them (a late record of another thread then misses
+     * its step's sums; the step itself is not lost). */
+    if (g.dump && bb_steps_backlog(&g.steps) > g.steps.mask / 2)
+        write_summaries(g.dump, UINT64_MAX);
 }
 
 /* ------------------------------------------------------- trigger names */
@@ -478,6 +486,7 @@ void tsc_bb_period(tsc_dump *dump, uint64_t dropped_total)
 {
     if (!g.on)
         return;
+    g.dump = dump;
     bb_steps_set_dropped(&g.steps, dropped_total);
     uint64_t period = (uint64_t)g.cfg->flush_ms * 1000000ull, now = tsc_now_ns();
     scan_triggers(); /* first: another rank may have fired for the same step */

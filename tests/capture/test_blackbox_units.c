@@ -108,7 +108,7 @@ static void feed_steps(bb_steps *t, int from, int to, const uint64_t *step_us)
                           call(2, (clock_us + 100) * 1000, (clock_us + 200) * 1000,
                                2 * (uint64_t)k + 1)};
         clock_us += 200;
-        bb_steps_take(t, e, 2);
+        bb_steps_take(t, 9, e, 2);
     }
 }
 
@@ -120,7 +120,7 @@ static void test_steps_opener_bounds_sums(void **state)
     tsc_event d[8];
     size_t n = desc_slots(d, 1, 4096);
     n += desc_slots(d + n, 2, 16384);
-    bb_steps_take(&t, d, n);
+    bb_steps_take(&t, 9, d, n);
     uint64_t us[100];
     for (int k = 0; k < 100; k++)
         us[k] = k == 30 || k == 31 ? 15000 : k == 40 ? 15000 : 5000;
@@ -152,6 +152,38 @@ static void test_steps_opener_bounds_sums(void **state)
     assert_true(s[30].flags & TSC_STEP_F_ANOMALY);
     assert_true(s[40].flags & TSC_STEP_F_ANOMALY);
     assert_false(s[29].flags & TSC_STEP_F_ANOMALY);
+    bb_steps_free(&t);
+}
+
+/* Two groups a step (ncclGroupEnd twice, around different calls) and no
+ * call outside a group: GroupEnd opens steps, but only the GroupEnd of the
+ * same group content repeats once per step. */
+static void test_steps_two_groups_per_step(void **state)
+{
+    (void)state;
+    bb_steps t;
+    assert_int_equal(bb_steps_init(&t, 64, 10, 300, 1), 0);
+    tsc_event d[16];
+    size_t n = desc_slots(d, 1, 4096);
+    n += desc_slots(d + n, 2, 16384);
+    tsc_desc_nccl_call ge = {.op = TSC_NCCL_GROUP_END, .dtype = TSC_DT_NONE,
+                             .peer = TSC_NO_PEER};
+    n += tsc_encode_desc(d + n, 4, TSC_DESC_NCCL_CALL, 3, &ge, sizeof ge);
+    bb_steps_take(&t, 9, d, n);
+    uint64_t ns = 1000000000;
+    for (int k = 0; k < 20; k++) {
+        tsc_event e[4];
+        for (int g = 0; g < 2; g++) {
+            e[2 * g] = call((uint32_t)(1 + g), ns, ns + 10, (uint64_t)(2 * k + g));
+            e[2 * g].flags = TSC_NCCL_F_IN_GROUP;
+            e[2 * g + 1] = call(3, ns + 10, ns + 1000, 0);
+            ns += 5000;
+        }
+        bb_steps_take(&t, 9, e, 4);
+    }
+    assert_true(t.have_opener && !t.opener_sequenced);
+    assert_int_equal(t.closed, 20); /* one step per iteration, not two */
+    assert_int_equal(bb_steps_seq(&t, 5), -1); /* GroupEnd: no sequence number to match */
     bb_steps_free(&t);
 }
 
@@ -195,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_trigger_parse),
         cmocka_unit_test(test_trigger_names_and_publish),
         cmocka_unit_test(test_steps_opener_bounds_sums),
+        cmocka_unit_test(test_steps_two_groups_per_step),
         cmocka_unit_test(test_store_bounded_and_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
