@@ -16,7 +16,11 @@
  * write END only when the default action is about to kill the process;
  * when the application has a handler (Python's faulthandler, a JVM) the
  * buffers are flushed without END and the handler decides: if it restores
- * the default and re-raises, that second delivery writes END. */
+ * the default and re-raises, that second delivery writes END.
+ *
+ * In black-box mode SIGUSR2 is owned the same way: it asks the writer for
+ * a capture window, then runs the application's handler (never its
+ * default action, which would end the process). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
