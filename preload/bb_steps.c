@@ -69,41 +69,30 @@ void bb_steps_free(bb_steps *t)
         &(tab)[i_];                                                                       \
     })
 
-static int grow_desc(bb_steps *t)
-{
-    if (t->ndesc * 2 < t->desc_cap)
-        return 0;
-    if (t->desc_cap >= MAX_TABLE)
-        return -1;
-    bb_dinfo *n = calloc(t->desc_cap * 2, sizeof *n);
-    if (!n)
-        return -1;
-    for (size_t i = 0; i < t->desc_cap; i++)
-        if (t->desc[i].id)
-            *FIND(n, t->desc_cap * 2, id, t->desc[i].id) = t->desc[i];
-    free(t->desc);
-    t->desc = n;
-    t->desc_cap *= 2;
-    return 0;
-}
+/* Double a table at half full (up to MAX_TABLE entries), re-placing its
+ * entries.  0, or -1 when it may not or cannot grow. */
+#define GROW(tab, cap, n, field)                                                          \
+    ({                                                                                    \
+        int rc_ = 0;                                                                      \
+        if ((n) * 2 >= (cap)) {                                                           \
+            __typeof__(tab) nt_ = (cap) < MAX_TABLE ? calloc((cap) * 2, sizeof *nt_) : NULL; \
+            if (!nt_) {                                                                   \
+                rc_ = -1;                                                                 \
+            } else {                                                                      \
+                for (size_t i = 0; i < (cap); i++)                                        \
+                    if ((tab)[i].field)                                                   \
+                        *FIND(nt_, (cap) * 2, field, (tab)[i].field) = (tab)[i];          \
+                free(tab);                                                                \
+                (tab) = nt_;                                                              \
+                (cap) *= 2;                                                               \
+            }                                                                             \
+        }                                                                                 \
+        rc_;                                                                              \
+    })
 
-static int grow_sig(bb_steps *t)
-{
-    if (t->nsig * 2 < t->sig_cap)
-        return 0;
-    if (t->sig_cap >= MAX_TABLE)
-        return -1;
-    bb_sig *n = calloc(t->sig_cap * 2, sizeof *n);
-    if (!n)
-        return -1;
-    for (size_t i = 0; i < t->sig_cap; i++)
-        if (t->sig[i].key)
-            *FIND(n, t->sig_cap * 2, key, t->sig[i].key) = t->sig[i];
-    free(t->sig);
-    t->sig = n;
-    t->sig_cap *= 2;
-    return 0;
-}
+static int grow_desc(bb_steps *t) { return GROW(t->desc, t->desc_cap, t->ndesc, id); }
+
+static int grow_sig(bb_steps *t) { return GROW(t->sig, t->sig_cap, t->nsig, key); }
 
 static void learn_desc(bb_steps *t, const tsc_event *slot, size_t nslots)
 {

@@ -112,15 +112,22 @@ static void feed_steps(bb_steps *t, int from, int to, const uint64_t *step_us)
     }
 }
 
+/* A tracker (keeping 64 steps, median of 10) that knows descriptors 1
+ * (AllReduce 4 KiB) and 2 (16 KiB). */
+static void tracker(bb_steps *t, uint32_t k_pct, uint32_t run)
+{
+    assert_int_equal(bb_steps_init(t, 64, 10, k_pct, run), 0);
+    tsc_event d[8];
+    size_t n = desc_slots(d, 1, 4096);
+    n += desc_slots(d + n, 2, 16384);
+    bb_steps_take(t, 9, d, n);
+}
+
 static void test_steps_opener_bounds_sums(void **state)
 {
     (void)state;
     bb_steps t;
-    assert_int_equal(bb_steps_init(&t, 64, 10, 200, 2), 0);
-    tsc_event d[8];
-    size_t n = desc_slots(d, 1, 4096);
-    n += desc_slots(d + n, 2, 16384);
-    bb_steps_take(&t, 9, d, n);
+    tracker(&t, 200, 2);
     uint64_t us[100];
     for (int k = 0; k < 100; k++)
         us[k] = k == 30 || k == 31 ? 15000 : k == 40 ? 15000 : 5000;
@@ -162,13 +169,11 @@ static void test_steps_two_groups_per_step(void **state)
 {
     (void)state;
     bb_steps t;
-    assert_int_equal(bb_steps_init(&t, 64, 10, 300, 1), 0);
-    tsc_event d[16];
-    size_t n = desc_slots(d, 1, 4096);
-    n += desc_slots(d + n, 2, 16384);
+    tracker(&t, 300, 1);
+    tsc_event d[4];
     tsc_desc_nccl_call ge = {.op = TSC_NCCL_GROUP_END, .dtype = TSC_DT_NONE,
                              .peer = TSC_NO_PEER};
-    n += tsc_encode_desc(d + n, 4, TSC_DESC_NCCL_CALL, 3, &ge, sizeof ge);
+    size_t n = tsc_encode_desc(d, 4, TSC_DESC_NCCL_CALL, 3, &ge, sizeof ge);
     bb_steps_take(&t, 9, d, n);
     uint64_t ns = 1000000000;
     for (int k = 0; k < 20; k++) {

@@ -138,20 +138,33 @@ static void expect_summaries(const char *dir, int n)
     free(out);
 }
 
+/* Runs a 2,000-step job with these extra rank options, which must end
+ * well with 2,000 summaries per rank; returns its capture-* names (*n). */
+static char *run_2000_steps(fx *f, const char *const *extra, int *n)
+{
+    const char *args[32] = {"--steps", "2000", STEP_ARGS};
+    size_t k = 0;
+    while (args[k])
+        k++;
+    for (; extra && *extra && k < 31; extra++)
+        args[k++] = *extra;
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = bb_env, .timeout_s = 120};
+    tb_run_job_ok(&job);
+    expect_summaries(f->out, 2000);
+    return windows(f->out, n);
+}
+
 /* 4 ranks, 2000 steps; rank 2 computes 3x as long in steps 1000-1007.
  * One window, the same steps on every rank, covering step 1000, and the
  * report of it flags rank 2 (and only rank 2) as the slow one. */
 static void test_transient_slowdown_one_window(void **state)
 {
     fx *f = *state;
-    const char *args[] = {"--steps", "2000", STEP_ARGS, "--slow-ranks", "2", "--slow-factor",
-                          "3", "--slow-steps", "1000-1007", NULL};
-    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .env = bb_env, .timeout_s = 120};
-    tb_run_job_ok(&job);
-    expect_summaries(f->out, 2000);
+    const char *slowdown[] = {"--slow-ranks", "2", "--slow-factor", "3", "--slow-steps",
+                              "1000-1007", NULL};
     int n;
-    char *names = windows(f->out, &n);
+    char *names = run_2000_steps(f, slowdown, &n);
     if (n != 1)
         fail_msg("want one capture window, got %d:\n%s", n, names);
     char win[4400], steps[64];
@@ -194,13 +207,8 @@ static void test_transient_slowdown_one_window(void **state)
 static void test_balanced_job_summaries_only(void **state)
 {
     fx *f = *state;
-    const char *args[] = {"--steps", "2000", STEP_ARGS, NULL};
-    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .env = bb_env, .timeout_s = 120};
-    tb_run_job_ok(&job);
-    expect_summaries(f->out, 2000);
     int n;
-    char *names = windows(f->out, &n);
+    char *names = run_2000_steps(f, NULL, &n);
     if (n != 0)
         fail_msg("a balanced job wrote %d capture windows:\n%s", n, names);
     free(names);
