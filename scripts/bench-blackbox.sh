@@ -64,4 +64,4 @@ echo
 echo "one intercepted call (bench_preload, stub NCCL), default mode:"
 "$build/tests/capture/bench_preload" "$build/preload/libtscope_preload.so" 200000 3 | tail -n 6
 echo "same, TSCOPE_MODE=blackbox:"
-TSCOPE_MODE=blackbox "$build/tests/capture/bench_preload" "$build/preload/libtscope_preload.so" 200000 3 | tail -n 6
+TSCOPE_MODE=blackbox TSCOPE_BB_K=1000 "$build/tests/capture/bench_preload" "$build/preload/libtscope_preload.so" 200000 3 | tail -n 6
