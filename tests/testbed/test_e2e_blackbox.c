@@ -248,18 +248,24 @@ static int drop_triggers(int pid, void *arg)
             return 0;
         p->marks.seen = 1;
     }
-    /* Every rank is past step 300: ask for steps 600-609 (ahead), steps
-     * 0-4 (long gone: TSCOPE_BB_STEPS=256), a window whose folder cannot
-     * be created (a file is in the way), and a malformed trigger. */
-    /* through sh: the build tree's copy is not executable (install sets
-     * the mode) */
-    const char *ctl[] = {"/bin/sh", tb_tool("CTL"), "capture", "--steps", "600-609", "--name",
-                         "ahead", p->out, NULL};
-    tb_result r;
-    assert_int_equal(tb_run(ctl, NULL, 30, &r), 0);
-    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status))
-        fail_msg("tscope-ctl: %s", r.err);
-    tb_result_free(&r);
+    /* Every rank is past step 300: ask for the next 3 steps (soon), steps
+     * 600-609 (ahead) and 700-701 (late), steps 0-4 (long gone:
+     * TSCOPE_BB_STEPS=256), a window whose folder cannot be created (a file
+     * is in the way), and a malformed trigger.  Through sh: the build
+     * tree's tscope-ctl is not executable (install sets the mode). */
+    const char *ctl[][9] = {
+        {"/bin/sh", tb_tool("CTL"), "capture", "--next", "3", "--name", "soon", p->out, NULL},
+        {"/bin/sh", tb_tool("CTL"), "capture", "--steps", "600-609", "--name", "ahead", p->out,
+         NULL},
+        {"/bin/sh", tb_tool("CTL"), "capture", "--steps", "700-701", "--name", "late", p->out,
+         NULL}};
+    for (int i = 0; i < 3; i++) {
+        tb_result r;
+        assert_int_equal(tb_run(ctl[i], NULL, 30, &r), 0);
+        if (!WIFEXITED(r.status) || WEXITSTATUS(r.status))
+            fail_msg("tscope-ctl: %s", r.err);
+        tb_result_free(&r);
+    }
     char trig[4300];
     snprintf(trig, sizeof trig, "%s/triggers", p->out);
     put_file(p->out, "capture-blocked", "a file where a window folder would go\n");
@@ -294,8 +300,10 @@ static void expect_metrics(const char *out, int steps)
     }
 }
 
-/* tscope-ctl capture mid-run gives the requested steps on every rank;
- * bad requests each give one clear line and the job runs on to exit 0. */
+/* tscope-ctl capture mid-run gives the requested steps on every rank
+ * (--next K: K steps fixed by the first rank to read it); bad requests
+ * each give one clear line and the job runs on to exit 0; with
+ * TSCOPE_BB_KEEP_WINDOWS=2 the oldest of three windows goes, said once. */
 static void test_ctl_capture_mid_run(void **state)
 {
     fx *f = *state;
@@ -303,8 +311,11 @@ static void test_ctl_capture_mid_run(void **state)
     snprintf(mark_arg, sizeof mark_arg, "300:%s", f->mark);
     const char *args[] = {"--steps", "1200", STEP_ARGS, "--mark-after", mark_arg, NULL};
     ctl_plan plan = {.marks = {.mark = f->mark, .nranks = 4}, .out = f->out};
+    const char *env[8] = {"TSCOPE_BB_KEEP_WINDOWS=2"};
+    for (int i = 0; bb_env[i]; i++)
+        env[i + 1] = bb_env[i];
     tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .env = bb_env, .hook = drop_triggers, .hook_arg = &plan, .timeout_s = 120};
+                  .env = env, .hook = drop_triggers, .hook_arg = &plan, .timeout_s = 120};
     tb_result r;
     assert_int_equal(tb_run_job(&job, &r), 0);
     assert_true(plan.done);
@@ -314,6 +325,25 @@ static void test_ctl_capture_mid_run(void **state)
     snprintf(win, sizeof win, "%s/capture-ahead", f->out);
     expect_same_steps(win, steps, sizeof steps);
     assert_string_equal(steps, "600-609");
+    snprintf(win, sizeof win, "%s/capture-late", f->out);
+    expect_same_steps(win, steps, sizeof steps);
+    assert_string_equal(steps, "700-701");
+    /* --next 3: steps A-(A+2) after step 300, fixed in soon.steps; that
+     * window was the oldest of three: gone, with one line */
+    char path[4400];
+    snprintf(path, sizeof path, "%s/triggers/soon.steps", f->out);
+    char *fixed = tb_read_file(path);
+    unsigned a = 0, b = 0;
+    if (!fixed || sscanf(fixed, "steps=%u-%u", &a, &b) != 2 || a <= 300 || b != a + 2)
+        fail_msg("soon.steps: %s", fixed ? fixed : "(missing)");
+    free(fixed);
+    snprintf(path, sizeof path, "%s/capture-soon", f->out);
+    if (access(path, F_OK) == 0)
+        fail_msg("the oldest window %s is still there (TSCOPE_BB_KEEP_WINDOWS=2)", path);
+    const char *drop = strstr(r.err, "retention: dropped the oldest capture window");
+    if (!drop || !strstr(drop, "capture-soon") ||
+        strstr(drop + 1, "retention: dropped the oldest capture window"))
+        fail_msg("want one retention line naming capture-soon:\n%.3000s", r.err);
     /* One line each (rank 0 speaks for the job where all ranks agree). */
     const char *want[] = {"capture window gone: steps 0-4 are no longer",
                           "capture window blocked: cannot create a file in",
