@@ -44,7 +44,7 @@ prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/data" \
 prom_pid=$!
 
 out=$T/out
-LD_PRELOAD=$TB_PRELOAD LD_LIBRARY_PATH="$TB_FAKENCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+LD_PRELOAD="${TB_ASAN_RUNTIME:+$TB_ASAN_RUNTIME }$TB_PRELOAD" LD_LIBRARY_PATH="$TB_FAKENCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     TSCOPE_OUT=$out TSCOPE_MODE=blackbox TSCOPE_FLUSH_MS=200 TSCOPE_BB_K=1000 \
     TSCOPE_METRICS_PORT=$base \
     "$TB_LAUNCH" -n 4 -- "$TB_RANK" --steps 2000 --compute-us 5000 --buckets 16K,4K \
