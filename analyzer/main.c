@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmds/commands.h"
+#include "load/bb_load.h"
 
 typedef struct command {
     const char *name;
@@ -20,6 +21,8 @@ static const command commands[] = {
     {"batch", tsa_cmd_batch, "analyze many job directories, one row per job"},
     {"hang", tsa_cmd_hang, "hung job: the stuck collective, missing ranks, desyncs, early exits"},
     {"html", tsa_cmd_html, "one self-contained HTML page with charts (-o FILE)"},
+    {"blackbox", tsa_cmd_blackbox,
+     "black-box folder: step timeline, capture windows, --capture ID for one"},
 };
 
 static void usage(FILE *out)
@@ -47,6 +50,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
-    /* Anything else is a directory (or option) for the default command. */
+    /* Anything else is a directory (or option) for the default command;
+     * a black-box folder holds summaries, not records: its own view. */
+    if (argc == 2 && tsa_bb_is_folder(argv[1]))
+        return tsa_cmd_blackbox(argc, argv);
     return tsa_cmd_report(argc, argv);
 }

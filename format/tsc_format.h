@@ -31,8 +31,10 @@
 
 #define TSC_FILE_MAGIC "\x89TSCOPE\n"   /* 8 bytes, no NUL needed */
 #define TSC_FORMAT_MAJOR 1
-#define TSC_FORMAT_MINOR 2   /* 1.1: NCCL_ENTER, HANG, exit_code; memory records;
-                                1.2: KERNEL_LAUNCH, NVTX thread and domain, loss counters */
+#define TSC_FORMAT_MINOR 3   /* 1.1: NCCL_ENTER, HANG, exit_code; memory records;
+                                1.2: KERNEL_LAUNCH, NVTX thread and domain, loss counters;
+                                1.3: PROC_SWITCHES/FAULTS, NCCL profiler plugin records
+                                (0x50-0x53), STEPS chunks (black-box mode) */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -62,7 +64,31 @@ enum tsc_chunk_type {
     TSC_CHUNK_META = 1,   /* payload: key\0value\0 pairs; later chunks override */
     TSC_CHUNK_EVENTS = 2, /* payload: slots produced by one thread */
     TSC_CHUNK_END = 3,    /* payload: key\0value\0 pairs; marks a clean close */
+    /* 4-5: reserved (NCCL profiler plugin) */
+    TSC_CHUNK_STEPS = 6,  /* black-box mode: payload = tsc_step_summary records */
 };
+
+/* One step of one rank in black-box mode (TSC_CHUNK_STEPS; docs/blackbox.md).
+ * A step ends when the rank's step-opening NCCL call (the first call
+ * signature that repeats) returns: those returns are simultaneous on every
+ * rank of a synchronous job, and the call's sequence number is the same on
+ * every rank, so (step, opener_seq) names the same step everywhere. */
+typedef struct tsc_step_summary {
+    uint64_t step;          /* 0-based count of the opener's returns */
+    uint64_t opener_seq;    /* NCCL sequence number of the opener call ending the step */
+    uint64_t start_ns;      /* previous step's end (the process's first record for step 0) */
+    uint64_t end_ns;        /* the opener call's return */
+    uint64_t nccl_ns;       /* host time inside NCCL calls that started in the step */
+    uint64_t gpu_busy_ns;   /* sum of GPU kernel durations that started in it (0 without CUPTI) */
+    uint64_t nccl_bytes;    /* message bytes of those NCCL calls */
+    uint32_t nccl_calls;
+    uint32_t events;        /* records kept in RAM for the step */
+    uint32_t dropped;       /* records dropped (full rings) while it ran */
+    uint32_t flags;         /* TSC_STEP_F_* */
+} tsc_step_summary;
+_Static_assert(sizeof(tsc_step_summary) == 72, "step summary is 72 bytes");
+
+#define TSC_STEP_F_ANOMALY 0x1  /* slower than TSCOPE_BB_K x the rolling median */
 
 typedef struct tsc_chunk_header {
     uint32_t magic;        /* TSC_CHUNK_MAGIC */
@@ -528,6 +554,11 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_DROPPED "dropped_events"     /* events dropped so far (buffers full) */
 #define TSC_META_DROPPED_WRITE "dropped_write_bytes" /* bytes lost to write errors */
 #define TSC_META_END_REASON "end_reason"      /* exit, signal:15, ... (END chunk) */
+#define TSC_META_MODE "mode"                  /* "blackbox" in black-box mode (absent: full) */
+#define TSC_META_CAPTURE "capture"            /* a capture window: its trigger name */
+#define TSC_META_CAPTURE_STEPS "capture_steps" /* A-B, the steps it holds */
+#define TSC_META_CAPTURE_REASON "capture_reason" /* anomaly, hang, signal, ctl */
+#define TSC_META_CAPTURE_NOTE "capture_note"   /* the trigger's note */
 #define TSC_META_EXIT_CODE "exit_code"        /* 1.1, END chunk: status given to exit/_exit */
 #define TSC_META_END_REALTIME "end_realtime_ns" /* 1.1, END chunk: when it was written */
 /* GPU metadata (written by the CUPTI capture). */

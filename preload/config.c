@@ -78,6 +78,55 @@ static uint32_t load_uint(const char *var, uint32_t def, uint32_t min, uint32_t 
     return (uint32_t)v;
 }
 
+/* A factor such as "3" or "2.5" as a percentage in [min, max]. */
+static uint32_t load_factor_pct(const char *var, uint32_t def, uint32_t min, uint32_t max,
+                                tsc_getenv_fn get, tsc_config_warn_fn warn, int *bad)
+{
+    const char *s = get(var);
+    if (!s)
+        return def;
+    char *end;
+    double v = strtod(s, &end);
+    while (*end == ' ')
+        end++;
+    if (end == s || *end || !(v * 100 >= min && v * 100 <= max)) {
+        (*bad)++;
+        if (warn) {
+            char used[24];
+            snprintf(used, sizeof used, "%.2f", def / 100.0);
+            warn(var, s, used);
+        }
+        return def;
+    }
+    return (uint32_t)(v * 100 + 0.5);
+}
+
+static void load_blackbox(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn, int *bad)
+{
+    const char *mode = get("TSCOPE_MODE");
+    if (mode && !strcasecmp(mode, "blackbox"))
+        cfg->blackbox = 1;
+    else if (mode && *mode && strcasecmp(mode, "full")) {
+        (*bad)++;
+        if (warn)
+            warn("TSCOPE_MODE", mode, "full");
+    }
+    cfg->bb_steps = load_uint("TSCOPE_BB_STEPS", TSC_DEFAULT_BB_STEPS, 4, 1000000, get, warn, bad);
+    cfg->bb_mb = load_uint("TSCOPE_BB_MB", TSC_DEFAULT_BB_MB, 1, 65536, get, warn, bad);
+    cfg->bb_k_pct = load_factor_pct("TSCOPE_BB_K", TSC_DEFAULT_BB_K_PCT, 110, 100000, get, warn,
+                                    bad);
+    cfg->bb_median = load_uint("TSCOPE_BB_MEDIAN", TSC_DEFAULT_BB_MEDIAN, 5, 1000, get, warn,
+                               bad);
+    cfg->bb_run = load_uint("TSCOPE_BB_RUN", 1, 1, 1000, get, warn, bad);
+    cfg->bb_pre = load_uint("TSCOPE_BB_PRE", TSC_DEFAULT_BB_PRE, 0, 10000, get, warn, bad);
+    cfg->bb_post = load_uint("TSCOPE_BB_POST", TSC_DEFAULT_BB_POST, 0, 10000, get, warn, bad);
+    cfg->bb_keep_mb = load_uint("TSCOPE_BB_KEEP_MB", TSC_DEFAULT_BB_KEEP_MB, 1, 1u << 24, get,
+                                warn, bad);
+    cfg->bb_keep_windows = load_uint("TSCOPE_BB_KEEP_WINDOWS", TSC_DEFAULT_BB_KEEP_WINDOWS, 1,
+                                     100000, get, warn, bad);
+    cfg->metrics_port = load_uint("TSCOPE_METRICS_PORT", 0, 0, 65535, get, warn, bad);
+}
+
 int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
 {
     int bad = 0;
@@ -99,6 +148,7 @@ int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
         cfg->nvml_ms = TSC_MIN_NVML_MS; /* a faster sampler would cost the job CPU */
     cfg->os_clock = load_bool("TSCOPE_OS_CLOCK", 0, get, warn, &bad);
     cfg->hang_s = load_uint("TSCOPE_HANG_S", 0, 0, TSC_MAX_HANG_S, get, warn, &bad);
+    load_blackbox(cfg, get, warn, &bad);
     const char *out = get("TSCOPE_OUT");
     if (out && (!*out || strlen(out) >= sizeof cfg->out_dir - 128)) {
         /* Leave room for the file name that is appended later. */

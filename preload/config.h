@@ -23,6 +23,14 @@
 #define TSC_MIN_FLUSH_MS 10u
 #define TSC_MAX_FLUSH_MS 3600000u
 #define TSC_MAX_HANG_S 604800u   /* a week */
+#define TSC_DEFAULT_BB_STEPS 1024u
+#define TSC_DEFAULT_BB_MB 64u
+#define TSC_DEFAULT_BB_K_PCT 300u
+#define TSC_DEFAULT_BB_MEDIAN 50u
+#define TSC_DEFAULT_BB_PRE 4u
+#define TSC_DEFAULT_BB_POST 2u
+#define TSC_DEFAULT_BB_KEEP_MB 1024u
+#define TSC_DEFAULT_BB_KEEP_WINDOWS 16u
 
 typedef struct tsc_config {
     int disabled;          /* TSCOPE_DISABLE */
@@ -34,6 +42,18 @@ typedef struct tsc_config {
     char out_dir[4096];    /* TSCOPE_OUT */
     uint32_t nvml_ms;      /* TSCOPE_NVML_MS: telemetry period, 0 = no sampler */
     int os_clock;          /* TSCOPE_OS_CLOCK: clock_gettime for every timestamp */
+    /* Black-box mode (docs/blackbox.md): full records only in RAM, per-step
+     * summaries on disk, windows written on triggers. */
+    int blackbox;          /* TSCOPE_MODE=blackbox (default: "full") */
+    uint32_t bb_steps;     /* TSCOPE_BB_STEPS: steps kept in RAM */
+    uint32_t bb_mb;        /* TSCOPE_BB_MB: RAM for kept records, per rank */
+    uint32_t bb_k_pct;     /* TSCOPE_BB_K: anomaly factor, in percent (300 = 3x) */
+    uint32_t bb_median;    /* TSCOPE_BB_MEDIAN: steps in the rolling median */
+    uint32_t bb_run;       /* TSCOPE_BB_RUN: consecutive slow steps that make an anomaly */
+    uint32_t bb_pre, bb_post; /* TSCOPE_BB_PRE / _POST: steps around a trigger */
+    uint32_t bb_keep_mb;   /* TSCOPE_BB_KEEP_MB: disk for windows, per rank */
+    uint32_t bb_keep_windows; /* TSCOPE_BB_KEEP_WINDOWS */
+    uint32_t metrics_port; /* TSCOPE_METRICS_PORT: HTTP /metrics on loopback, 0 = off */
 } tsc_config;
 
 typedef const char *(*tsc_getenv_fn)(const char *name);

@@ -16,7 +16,11 @@
  * write END only when the default action is about to kill the process;
  * when the application has a handler (Python's faulthandler, a JVM) the
  * buffers are flushed without END and the handler decides: if it restores
- * the default and re-raises, that second delivery writes END. */
+ * the default and re-raises, that second delivery writes END.
+ *
+ * In black-box mode SIGUSR2 is owned the same way: it asks the writer for
+ * a capture window, then runs the application's handler (never its
+ * default action, which would end the process). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -24,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blackbox.h"
 #include "cupti_hooks.h"
 #include "nprof.h"
 #include "recorder.h"
@@ -50,7 +55,8 @@ static sigaction_fn real_sigaction(void)
 }
 
 /* The signals we own, by index. */
-static const int owned_sigs[] = {SIGTERM, SIGINT, SIGABRT, SIGSEGV, SIGBUS};
+static const int owned_sigs[] = {SIGTERM, SIGINT, SIGABRT, SIGSEGV, SIGBUS, SIGUSR2};
+#define SIGUSR2_INDEX 5 /* owned only in black-box mode: a capture request */
 #define N_OWNED (int)(sizeof owned_sigs / sizeof owned_sigs[0])
 
 /* Index of the signals we own, -1 for the rest. */
@@ -109,12 +115,32 @@ static void signal_reason(int sig, char *reason)
     memcpy(reason + 7, num, strlen(num) + 1);
 }
 
+/* SIGUSR2 in black-box mode: ask the writer for a capture window, then
+ * run the application's handler if it has one.  Its default action
+ * (terminate) is not taken: the signal was meant for us. */
+static void on_capture_signal(int i, int sig, siginfo_t *si, void *uc)
+{
+    if (tsc_rec_owned_here())
+        tsc_bb_signal();
+    struct sigaction app;
+    app_get(i, &app);
+    if (app.sa_flags & SA_SIGINFO)
+        app.sa_sigaction(sig, si, uc);
+    else if (app.sa_handler != SIG_DFL && app.sa_handler != SIG_IGN)
+        app.sa_handler(sig);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
     int i = tracked(sig);
     if (i < 0)
         return;
+    if (i == SIGUSR2_INDEX) {
+        on_capture_signal(i, sig, si, uc);
+        errno = saved;
+        return;
+    }
     struct sigaction app;
     app_get(i, &app);
     int ignored = !(app.sa_flags & SA_SIGINFO) && app.sa_handler == SIG_IGN;
@@ -184,7 +210,7 @@ void tsc_lifecycle_on_setup(void)
         return;
     for (int i = 0; i < N_OWNED; i++) {
         int sig = owned_sigs[i];
-        if (atomic_load(&owned[i]))
+        if (atomic_load(&owned[i]) || (i == SIGUSR2_INDEX && !tsc_bb_on()))
             continue;
         struct sigaction cur;
         if (real(sig, NULL, &cur) < 0)

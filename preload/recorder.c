@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blackbox.h"
 #include "bulk_stream.h"
 #include "cupti_hooks.h"
 #include "dump_file.h"
@@ -139,8 +140,8 @@ static uint64_t total_dropped(void)
     return d;
 }
 
-/* Under the drain lock.  from_signal: no dlsym, bounded meta lock. */
-static void write_meta_chunk(int from_signal)
+size_t tsc_rec_meta_payload(char *buf, size_t cap, const char *const *keys,
+                            const char *const *vals, size_t n, int from_signal)
 {
     if (!from_signal && tsc_nccl_version_code) {
         int v = tsc_nccl_version_code();
@@ -148,15 +149,26 @@ static void write_meta_chunk(int from_signal)
             tsc_meta_set_int(TSC_META_NCCL_VERSION, v);
     }
     char nb[5][24];
-    const char *dyn_k[6] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
-                            TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE,
-                            TSC_META_HOST_CLOCK};
-    const char *dyn_v[6] = {tsc_u64_to_str(tsc_now_ns(), nb[0]), tsc_u64_to_str(tsc_mono_ns(), nb[1]),
-                            tsc_u64_to_str(g_events_written, nb[2]),
-                            tsc_u64_to_str(total_dropped(), nb[3]),
-                            tsc_u64_to_str(g_dump.bytes_lost, nb[4]), tsc_clock_describe()};
-    size_t len = tsc_meta_encode_all(g_meta_buf, sizeof g_meta_buf, dyn_k, dyn_v, 6,
-                                     from_signal);
+    const char *dyn_k[6 + 8] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
+                                TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE,
+                                TSC_META_HOST_CLOCK};
+    const char *dyn_v[6 + 8] = {tsc_u64_to_str(tsc_now_ns(), nb[0]),
+                                tsc_u64_to_str(tsc_mono_ns(), nb[1]),
+                                tsc_u64_to_str(g_events_written, nb[2]),
+                                tsc_u64_to_str(total_dropped(), nb[3]),
+                                tsc_u64_to_str(g_dump.bytes_lost, nb[4]), tsc_clock_describe()};
+    size_t nd = 6;
+    for (size_t i = 0; i < n && nd < sizeof dyn_k / sizeof dyn_k[0]; i++, nd++) {
+        dyn_k[nd] = keys[i];
+        dyn_v[nd] = vals[i];
+    }
+    return tsc_meta_encode_all(buf, cap, dyn_k, dyn_v, nd, from_signal);
+}
+
+/* Under the drain lock.  from_signal: no dlsym, bounded meta lock. */
+static void write_meta_chunk(int from_signal)
+{
+    size_t len = tsc_rec_meta_payload(g_meta_buf, sizeof g_meta_buf, NULL, NULL, 0, from_signal);
     if (len)
         tsc_dump_write_chunk(&g_dump, TSC_CHUNK_META, 0, g_meta_buf, (uint32_t)len);
 }
@@ -210,6 +222,17 @@ static uint64_t count_events(const tsc_event *s, size_t n)
     return ev;
 }
 
+/* Where drained slots go: the dump, or black-box mode's memory. */
+static int put_slots(uint32_t tid, const void *slots, size_t n)
+{
+    if (tsc_bb_on()) {
+        tsc_bb_take(tid, slots, n);
+        return 0;
+    }
+    return tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, tid, slots,
+                                (uint32_t)(n * TSC_SLOT_SIZE));
+}
+
 static void emit_thread_desc_chunk(tsc_thread *t, const char *name)
 {
     unsigned char payload[8 + 16];
@@ -220,8 +243,7 @@ static void emit_thread_desc_chunk(tsc_thread *t, const char *name)
     size_t n = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&g_next_desc, 1),
                                payload, (uint16_t)(8 + d.name_len));
     if (n)
-        tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, slots,
-                             (uint32_t)(n * TSC_SLOT_SIZE));
+        put_slots(t->tid, slots, n);
 }
 
 /* PyTorch names its backward threads after they start; a thread first
@@ -278,7 +300,7 @@ static void write_call_slot(tsc_thread *t, const inflight *f, uint8_t kind, uint
     tsc_event e = {.kind = kind, .flags = (uint8_t)f->bits, .aux = (uint16_t)(f->bits >> 16),
                    .desc = f->desc, .start_ns = f->t0, .end_ns = end_ns, .val = f->seq};
     uint64_t lost = g_dump.bytes_lost;
-    if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, &e, sizeof e) == 0)
+    if (put_slots(t->tid, &e, 1) == 0)
         g_events_written++;
     else
         note_write_failure(from_signal, lost);
@@ -301,6 +323,10 @@ static void persist_inflight(tsc_thread *t, const inflight *f, int from_signal)
 /* check_names: re-read thread names (periodic drains only). */
 static void drain_all(int from_signal, int check_names)
 {
+    /* Black-box memory allocates: never from a handler (what a signal
+     * would have flushed stays in RAM, or is lost with the process). */
+    if (from_signal && tsc_bb_on())
+        return;
     /* Translating CUPTI buffers takes locks and time: never in a handler. */
     if (!from_signal && tsc_cupti_drain_hook)
         tsc_cupti_drain_hook();
@@ -331,8 +357,7 @@ static void drain_all(int from_signal, int check_names)
         }
         if (k) {
             uint64_t lost = g_dump.bytes_lost;
-            if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, t->tid, src,
-                                     (uint32_t)(k * TSC_SLOT_SIZE)) == 0)
+            if (put_slots(t->tid, src, k) == 0)
                 g_events_written += count_events(src, k);
             else
                 note_write_failure(from_signal, lost);
@@ -358,8 +383,7 @@ int tsc_rec_write_slots_locked(uint32_t tid, const tsc_event *slots, size_t n, u
     if (n == 0)
         return 0;
     uint64_t lost = g_dump.bytes_lost;
-    if (tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, tid, slots,
-                             (uint32_t)(n * TSC_SLOT_SIZE)) == 0) {
+    if (put_slots(tid, slots, n) == 0) {
         g_events_written += events;
         return 0;
     }
@@ -419,6 +443,8 @@ void tsc_rec_finish(const char *reason, int from_signal)
     if (!tsc_spin_lock_bounded(&g_drain_lock, from_signal ? 300 : 3000))
         goto out;
     drain_all(from_signal, !from_signal);
+    if (!from_signal && tsc_bb_on())
+        tsc_bb_exit(&g_dump);
     write_meta_chunk(from_signal);
     write_end_chunk(reason);
     tsc_spin_unlock(&g_drain_lock);
@@ -448,6 +474,8 @@ static size_t check_hangs(char *msg, size_t cap)
             continue;
         t->reported_t0 = f.t0;
         write_call_slot(t, &f, TSC_EV_HANG, now, 0);
+        if (tsc_bb_on())
+            tsc_bb_hang(f.comm, f.seq, f.name ? f.name : "nccl call");
         if (len < cap) {
             int w = snprintf(msg + len, cap - len,
                              "tscope: rank %d (pid %u, thread %u): %s on comm %016llx seq "
@@ -471,6 +499,7 @@ static void *writer_main(void *arg)
     uint64_t period = (uint64_t)g_cfg.flush_ms * 1000000ull;
     uint64_t next_flush = tsc_mono_ns() + period;
     uint64_t next_clock = tsc_mono_ns() + tsc_clock_tick_period_ns();
+    uint64_t meta_periods = 0;
     for (;;) {
         uint64_t now = tsc_mono_ns();
         if (tsc_clock_tick_period_ns() && now >= next_clock) {
@@ -481,19 +510,22 @@ static void *writer_main(void *arg)
         if (tsc_clock_tick_period_ns() && next_clock < wake)
             wake = next_clock;
         int wait_ms = now >= wake ? 0 : (int)((wake - now + 999999) / 1000000);
-        struct pollfd p = {.fd = g_wake_fd, .events = POLLIN};
-        int r = poll(&p, 1, wait_ms);
-        if (r > 0 && (p.revents & POLLIN)) {
+        struct pollfd p[2] = {{.fd = g_wake_fd, .events = POLLIN},
+                              {.fd = tsc_bb_http_fd(), .events = POLLIN}};
+        int r = poll(p, p[1].fd >= 0 ? 2 : 1, wait_ms);
+        if (r > 0 && (p[0].revents & POLLIN)) {
             uint64_t v;
             ssize_t n = read(g_wake_fd, &v, sizeof v);
             (void)n;
         }
+        if (r > 0 && p[1].fd >= 0 && (p[1].revents & POLLIN))
+            tsc_bb_http_serve(); /* a scrape of /metrics */
         if (atomic_load(&g_writer_stop))
             break;
         /* A half-full ring only needs draining; the CUPTI hand-over and the
          * metadata rewrite happen once per period, which keeps the file
          * near 32 bytes per event however busy the rings are. */
-        int periodic = tsc_mono_ns() >= next_flush;
+        int periodic = tsc_mono_ns() >= next_flush || tsc_bb_signal_pending();
         if (periodic) {
             next_flush = tsc_mono_ns() + period;
             /* Outside the drain lock: CUPTI may call back into tscope
@@ -507,8 +539,17 @@ static void *writer_main(void *arg)
         drain_all(0, periodic);
         if (periodic && g_cfg.hang_s)
             hang_len = check_hangs(hang_msg, sizeof hang_msg);
-        if (periodic)
+        if (periodic && tsc_bb_on()) {
+            tsc_bb_period(&g_dump, total_dropped());
+            /* The summaries' metadata changes little: once a minute keeps
+             * the file small between steps. */
+            if (++meta_periods * g_cfg.flush_ms >= 60000) {
+                meta_periods = 0;
+                write_meta_chunk(0);
+            }
+        } else if (periodic) {
             write_meta_chunk(0);
+        }
         tsc_spin_unlock(&g_drain_lock);
         /* Outside the lock: a slow stderr must not hold up a flush. */
         if (hang_len) {
@@ -695,6 +736,8 @@ static int setup(void)
     tsc_meta_gather(g_host, &id, rt, mono);
     g_rank_id = id.rank;
     g_events_written = 0;
+    if (g_cfg.blackbox && tsc_bb_setup(&g_cfg, &id, g_host, (uint32_t)g_pid) == 0)
+        tsc_rec_meta(TSC_META_MODE, "blackbox");
     write_meta_chunk(0);
 
     static int registered; /* survives fork: handlers are inherited */

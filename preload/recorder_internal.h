@@ -4,6 +4,7 @@
 #ifndef TSC_RECORDER_INTERNAL_H
 #define TSC_RECORDER_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -32,6 +33,16 @@ void tsc_rec_exit(void);
 
 /* Set from TSCOPE_QUIET before any other warning can be printed. */
 void tsc_warn_set_quiet(int quiet);
+
+/* One line on stderr, "tscope: " first, unless TSCOPE_QUIET (events the
+ * user asked to hear about each time: captures written, windows dropped). */
+void tsc_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The META payload as the dump's META chunk has it (every stored pair,
+ * the clock anchors and counters) plus n extra pairs.  Drain lock held.
+ * Returns the length, 0 if it did not fit. */
+size_t tsc_rec_meta_payload(char *buf, size_t cap, const char *const *keys,
+                            const char *const *vals, size_t n, int from_signal);
 
 /* Host name as written in the metadata (empty before set-up). */
 const char *tsc_rec_host(void);

@@ -40,21 +40,40 @@ static int first_time(const char *key)
     return 0;
 }
 
+/* One line "tscope: ..." on stderr in one write, so lines from ranks do
+ * not interleave. */
+static void say_line(const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "tscope: ");
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    size_t room = sizeof line - (size_t)n - 2;
+    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m < room ? (size_t)m : room);
+    line[len++] = '\n';
+    ssize_t w = write(2, line, len);
+    (void)w;
+}
+
 void tsc_warn_once(const char *key, const char *fmt, ...)
 {
     int saved = errno;
     if (first_time(key) && !atomic_load(&g_quiet)) {
-        char line[1024];
-        int n = snprintf(line, sizeof line, "tscope: ");
         va_list ap;
         va_start(ap, fmt);
-        int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+        say_line(fmt, ap);
         va_end(ap);
-        size_t room = sizeof line - (size_t)n - 2;
-        size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m < room ? (size_t)m : room);
-        line[len++] = '\n';
-        ssize_t w = write(2, line, len); /* one write: lines from ranks do not interleave */
-        (void)w;
+    }
+    errno = saved;
+}
+
+void tsc_say(const char *fmt, ...)
+{
+    int saved = errno;
+    if (!atomic_load(&g_quiet)) {
+        va_list ap;
+        va_start(ap, fmt);
+        say_line(fmt, ap);
+        va_end(ap);
     }
     errno = saved;
 }

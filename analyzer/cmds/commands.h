@@ -18,5 +18,6 @@ int tsa_cmd_batch(int argc, char **argv);  /* cmd_batch.c */
 int tsa_cmd_batch_merge(int argc, char **argv);
 int tsa_cmd_hang(int argc, char **argv);   /* cmd_hang.c */
 int tsa_cmd_html(int argc, char **argv);   /* cmd_html.c */
+int tsa_cmd_blackbox(int argc, char **argv); /* cmd_blackbox.c */
 
 #endif

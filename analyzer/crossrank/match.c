@@ -56,6 +56,7 @@ typedef struct comm_info {
     uint64_t min_seq, max_seq;
     uint64_t calls;         /* usable calls over all ranks */
     uint64_t limit;         /* seqs at or above it are corrupt: ignored */
+    uint64_t first_seq;     /* the lowest seq a rank's first call on it has */
     uint64_t rank_calls;    /* the busiest rank's calls counted in seq */
     uint64_t cur_calls;
     size_t cur_rank;
@@ -116,23 +117,29 @@ int xr_match(xr_ctx *c)
                     comms_cap = cap;
                 }
                 memset(&comms[ci], 0, sizeof comms[ci]);
-                comms[ci].min_seq = UINT64_MAX;
+                comms[ci].min_seq = comms[ci].first_seq = UINT64_MAX;
                 c->n_comms++;
             }
             comm_info *ce = &comms[ci];
             if (ce->cur_rank != r || !ce->cur_calls) {
                 ce->cur_rank = r;
                 ce->cur_calls = 0;
+                if (o->seq < ce->first_seq)
+                    ce->first_seq = o->seq;
             }
             if (++ce->cur_calls > ce->rank_calls)
                 ce->rank_calls = ce->cur_calls;
         }
     }
-    /* Seqs are 0-based per rank, so none can exceed the busiest rank's call
-     * count by much; a larger one is a corrupt record, not a reason to
-     * allocate without bound or to give up on the communicator. */
-    for (size_t ci = 0; ci < c->n_comms; ci++)
-        comms[ci].limit = 2 * comms[ci].rank_calls + 1024;
+    /* Seqs count up from the ranks' first call in the dump (0, or where a
+     * black-box capture window starts), so none can exceed that by much
+     * more than the busiest rank's call count; a larger one is a corrupt
+     * record, not a reason to allocate without bound or to give up on the
+     * communicator. */
+    for (size_t ci = 0; ci < c->n_comms; ci++) {
+        uint64_t base = comms[ci].first_seq == UINT64_MAX ? 0 : comms[ci].first_seq;
+        comms[ci].limit = base + 2 * comms[ci].rank_calls + 1024;
+    }
     for (size_t r = 0; r < c->n_ranks; r++) {
         const tsa_rank *rk = &job->ranks[r];
         for (size_t i = 0; i < rk->n_nccl; i++) {

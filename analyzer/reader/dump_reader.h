@@ -90,6 +90,8 @@ typedef struct tsr_callbacks {
     void (*on_event)(void *ctx, const tsr_file *f, const tsr_event *e);
     void (*on_problem)(void *ctx, const char *path, uint64_t offset,
                        const char *message);
+    /* A STEPS chunk (black-box mode): n step summaries, copied aligned. */
+    void (*on_steps)(void *ctx, const tsr_file *f, const tsc_step_summary *s, size_t n);
 } tsr_callbacks;
 
 typedef struct tsr_stats {
@@ -99,6 +101,7 @@ typedef struct tsr_stats {
     uint64_t created_realtime_ns;            /* from the file header */
     uint64_t chunks;            /* valid chunks read, all types */
     uint64_t meta_chunks, event_chunks, end_chunks;
+    uint64_t step_chunks, steps;  /* STEPS chunks and the summaries in them */
     uint64_t unknown_chunks;    /* valid chunks of an unknown type (skipped) */
     uint64_t bad_chunks;        /* corrupt or truncated regions skipped */
     uint64_t bytes_skipped;     /* bytes not delivered because of them */

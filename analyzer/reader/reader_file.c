@@ -234,6 +234,9 @@ static const uint8_t *read_payload(tsr_file *f, uint64_t off, uint32_t len)
     return src_read(f, off, f->buf, len) == len ? f->buf : NULL;
 }
 
+static void read_steps(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
+                       const uint8_t *payload);
+
 static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
                      const uint8_t *payload)
 {
@@ -270,6 +273,10 @@ static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
         f->stats.event_chunks++;
         tsr_parse_events(f, h, poff, payload);
         break;
+    case TSC_CHUNK_STEPS:
+        f->stats.step_chunks++;
+        read_steps(f, h, poff, payload);
+        break;
     default:
         f->stats.unknown_chunks++;
         /* Newer minors may add chunk types; for ours it is a writer bug. */
@@ -278,6 +285,24 @@ static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
                         "unknown chunk type %u skipped (further ones only counted)", h->type);
         f->unknown_chunk_seen = 1;
         break;
+    }
+}
+
+/* A STEPS chunk: whole summaries only, handed over in aligned batches. */
+static void read_steps(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
+                       const uint8_t *payload)
+{
+    size_t n = h->payload_len / sizeof(tsc_step_summary);
+    if (h->payload_len % sizeof(tsc_step_summary))
+        tsr_problem(f, poff, "STEPS chunk of %u bytes is not a whole number of %zu-byte "
+                    "summaries; the tail is ignored", h->payload_len, sizeof(tsc_step_summary));
+    f->stats.steps += n;
+    tsc_step_summary batch[256];
+    for (size_t i = 0; i < n && f->cb.on_steps;) {
+        size_t k = n - i < 256 ? n - i : 256;
+        memcpy(batch, payload + i * sizeof batch[0], k * sizeof batch[0]);
+        f->cb.on_steps(f->ctx, f, batch, k);
+        i += k;
     }
 }
 

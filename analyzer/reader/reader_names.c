@@ -63,7 +63,7 @@ const char *tsr_desc_type_name(uint8_t type)
 
 const char *tsr_chunk_type_name(uint16_t type)
 {
-    static const char *const t[] = {NULL, "META", "EVENTS", "END"};
+    static const char *const t[] = {NULL, "META", "EVENTS", "END", NULL, NULL, "STEPS"};
     return LOOKUP(t, type);
 }
 

@@ -4,8 +4,8 @@
 # blocking across processes, rank 2 80 ms slower per step) under the
 # installed preload, and the installed tscope-report reads what it wrote.
 # Also the launcher's contract: exit status passed through (a signal as
-# 128+N), LD_PRELOAD put in front of the value already set, blackbox
-# refused.  Real torchrun through the launcher where Debian's python3-torch
+# 128+N), LD_PRELOAD put in front of the value already set, --mode blackbox
+# sets TSCOPE_MODE, tscope-ctl writes a trigger.  Real torchrun through the launcher where Debian's python3-torch
 # is installed.  Skips (77) without the test bed.
 #
 #   test_install.sh BUILD_DIR MESON PREFIX BINDIR LIBDIR DATADIR HAVE_MPI
@@ -65,8 +65,15 @@ unset TSCOPE_PRELOAD TSCOPE_REPORT TSCOPE_DISABLE CUDA_INJECTION64_PATH
 setsid -w "$tscope" run --out "$T/int" -- sh -c 'kill -INT 0; sleep 1; exit 3' 2>"$T/int.err"
 [ $? -eq 130 ] || { cat "$T/int.err"; fail "Ctrl-C: the launcher did not pass 130 on"; }
 grep -q "no dumps in $T/int" "$T/int.err" || fail "Ctrl-C: the launcher did not go on to report"
-"$tscope" run --mode blackbox -- true 2>"$T/err"
-[ $? -eq 2 ] && grep -q 'not implemented' "$T/err" || fail "blackbox mode not refused"
+seen=$("$tscope" run --no-report --out "$T/bb" --mode blackbox -- sh -c 'printf "%s|%s" "$TSCOPE_MODE" "${TSCOPE_CUPTI:-}"')
+[ "$seen" = "blackbox|" ] || fail "--mode blackbox: the child saw '$seen', not TSCOPE_MODE=blackbox"
+ctl="$bin/tscope-ctl"
+[ -x "$ctl" ] || fail "tscope-ctl not installed"
+mkdir -p "$T/bbctl"
+"$ctl" capture --steps 5-9 --name w1 "$T/bbctl" >/dev/null || fail "tscope-ctl capture failed"
+grep -qx 'steps=5-9' "$T/bbctl/triggers/w1" || fail "tscope-ctl wrote no steps=5-9 trigger"
+"$ctl" capture --steps 9-5 "$T/bbctl" 2>/dev/null
+[ $? -eq 2 ] || fail "tscope-ctl accepted steps 9-5"
 "$tscope" run --mode fast -- true 2>/dev/null
 [ $? -eq 2 ] || fail "an unknown mode is accepted"
 "$tscope" run 2>/dev/null

@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,10 +96,10 @@ static void add_ns(struct timespec *t, long long ns)
 }
 
 /* Deterministic duration: absolute deadlines do not accumulate drift. */
-static void compute(int rank)
+static void compute(int rank, int step)
 {
     long long ns = opt.compute_us * 1000LL;
-    if (tb_is_slow(&opt, rank))
+    if (tb_is_slow(&opt, rank, step))
         ns = (long long)((double)ns * opt.slow_factor) + opt.slow_ms * 1000000LL;
     if (ns <= 0)
         return;
@@ -433,10 +434,21 @@ static pid_t fork_child(void)
     return pid;
 }
 
+/* --usr2-count: the application's own SIGUSR2 handler, which a tool that
+ * also uses SIGUSR2 must still run. */
+static volatile sig_atomic_t g_usr2;
+static void on_usr2(int sig)
+{
+    (void)sig;
+    g_usr2++;
+}
+
 int main(int argc, char **argv)
 {
     if (tb_parse_options(&opt, argc, argv) != 0)
         return 2;
+    if (opt.usr2_count)
+        signal(SIGUSR2, on_usr2);
     g_rank = env_int("RANK", 0);
     host_faults(g_rank); /* before any thread exists, as under taskset */
     g_world = env_int("WORLD_SIZE", 1);
@@ -527,7 +539,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < opt.steps; s++) {
         if (up && g_rank == opt.up_rank)
             upstream(pair, tp, s, 0);
-        compute(g_rank);
+        compute(g_rank, s);
         if (up && g_rank == opt.up_from)
             upstream(pair, tp, s, 1);
         /* After the step's compute, as a training step that crashes in
@@ -579,6 +591,8 @@ int main(int argc, char **argv)
         forked = 1;
     }
     printf("rank %d checksum %016llx\n", g_rank, (unsigned long long)tb_checksum_total());
+    if (opt.usr2_count)
+        printf("rank %d got %d SIGUSR2\n", g_rank, (int)g_usr2);
     if (opt.expect_file) {
         char path[4096];
         /* One file per rank: FILE gets ".<rank>" appended. */

@@ -70,8 +70,10 @@ static int set_slow(tb_options *o, const char *s)
     return 0;
 }
 
-int tb_is_slow(const tb_options *o, int rank)
+int tb_is_slow(const tb_options *o, int rank, int step)
 {
+    if (o->slow_from >= 0 && (step < o->slow_from || step > o->slow_to))
+        return 0;
     for (int i = 0; i < o->nslow; i++)
         if (o->slow_ranks[i] == rank)
             return 1;
@@ -80,7 +82,8 @@ int tb_is_slow(const tb_options *o, int rank)
 
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
-       O_EXPECT, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_UPSTREAM, O_HELP };
+       O_EXPECT, O_SLOWSTEPS, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_UPSTREAM,
+       O_USR2, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -88,12 +91,12 @@ static const struct option longopts[] = {
     {"fsdp-bytes", 1, 0, O_FSDP}, {"ring-bytes", 1, 0, O_RING},
     {"bcast-bytes", 1, 0, O_BCAST}, {"no-extras", 0, 0, O_NOEXTRAS},
     {"slow-ranks", 1, 0, O_SLOWR}, {"slow-factor", 1, 0, O_SLOWF},
-    {"slow-ms", 1, 0, O_SLOWMS}, {"threads", 1, 0, O_THREADS},
+    {"slow-ms", 1, 0, O_SLOWMS}, {"slow-steps", 1, 0, O_SLOWSTEPS}, {"threads", 1, 0, O_THREADS},
     {"thread-bytes", 1, 0, O_TBYTES}, {"fork", 0, 0, O_FORK}, {"mark-after", 1, 0, O_MARK},
     {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
     {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
     {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK}, {"upstream", 1, 0, O_UPSTREAM},
-    {"help", 0, 0, O_HELP},
+    {"usr2-count", 0, 0, O_USR2}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -106,7 +109,8 @@ static void usage(FILE *f)
             "      CPU time: contention stretches it)\n"
             "  --buckets 256K,64K,4K  --grouped-buckets N\n"
             "  --fsdp-bytes B  --ring-bytes B  --bcast-bytes B  --no-extras\n"
-            "  --slow-ranks 1,3 --slow-factor F | --slow-ms MS\n"
+            "  --slow-ranks 1,3 --slow-factor F | --slow-ms MS  [--slow-steps A-B: only\n"
+            "      in steps A to B, a transient slowdown]\n"
             "  --threads N --thread-bytes B  --fork  --mark-after STEPS:FILE\n"
             "  --expect FILE (JSON summary of the NCCL calls made)\n"
             "  --fail-at RANK:STEP[:CODE] (that rank exits with status CODE, default 9,\n"
@@ -118,6 +122,7 @@ static void usage(FILE *f)
             "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
             "  --upstream RANK:FROM (that rank receives from FROM in every step before its\n"
             "      compute; FROM sends after its own: RANK waits on its upstream rank)\n"
+            "  --usr2-count (count SIGUSR2 in a handler; 'rank R got N SIGUSR2' at the end)\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
 }
 
@@ -139,6 +144,7 @@ static int apply(tb_options *o, int id, const char *arg)
     case O_COMPUTE: o->compute_us = parse_count(arg); return o->compute_us < 0 ? -1 : 0;
     case O_SPIN: o->spin = 1; return 0;
     case O_CPUWORK: o->spin = 2; return 0;
+    case O_USR2: o->usr2_count = 1; return 0;
     case O_BUCKETS: return set_buckets(o, arg);
     case O_GROUPED:
         o->grouped_buckets = (int)parse_count(arg);
@@ -154,6 +160,11 @@ static int apply(tb_options *o, int id, const char *arg)
         return end == arg || *end || !(o->slow_factor > 0) ? -1 : 0;
     }
     case O_SLOWMS: o->slow_ms = parse_count(arg); return o->slow_ms < 0 ? -1 : 0;
+    case O_SLOWSTEPS:
+        return sscanf(arg, "%d-%d", &o->slow_from, &o->slow_to) != 2 || o->slow_from < 0 ||
+                       o->slow_to < o->slow_from
+                   ? -1
+                   : 0;
     case O_THREADS:
         o->threads = (int)parse_count(arg);
         return o->threads < 0 || o->threads > 64 ? -1 : 0;
@@ -227,6 +238,7 @@ int tb_parse_options(tb_options *o, int argc, char **argv)
     o->bcast_bytes = 4096;
     o->extras = 1;
     o->slow_factor = 1.0;
+    o->slow_from = o->slow_to = -1;
     o->thread_bytes = 4096;
     o->fail_rank = -1;
     o->fail_step = -1;

@@ -25,6 +25,7 @@ typedef struct tb_options {
     int nslow;
     double slow_factor;        /* compute multiplier on slow ranks */
     long slow_ms;              /* added to compute on slow ranks */
+    int slow_from, slow_to;    /* slow only in steps [from, to] (--slow-steps); -1: all */
     int threads;               /* extra threads, each with its own communicator */
     size_t thread_bytes;
     int fork_child;            /* fork a child that never touches NCCL */
@@ -44,12 +45,13 @@ typedef struct tb_options {
     int up_rank, up_from;      /* that rank waits each step, before its compute, for a
                                 * message from up_from, sent after up_from's compute: a
                                 * pipeline-style dependency on an upstream rank (-1: none) */
+    int usr2_count;            /* a SIGUSR2 handler that counts; printed at the end */
 } tb_options;
 
 /* Returns 0, or prints a message and returns -1. */
 int tb_parse_options(tb_options *o, int argc, char **argv);
 
-/* Is `rank` one of the slow ranks? */
-int tb_is_slow(const tb_options *o, int rank);
+/* Is `rank` one of the slow ranks in step `step`? */
+int tb_is_slow(const tb_options *o, int rank, int step);
 
 #endif

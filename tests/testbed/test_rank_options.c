@@ -26,7 +26,21 @@ static void test_defaults(void **state)
     assert_int_equal(o.fail_rank, -1);
     assert_int_equal(o.burn_rank, -1);
     assert_int_equal(o.pin_rank, -1);
-    assert_false(tb_is_slow(&o, 0));
+    assert_false(tb_is_slow(&o, 0, 0));
+}
+
+/* --slow-steps: a transient slowdown, only inside its steps. */
+static void test_slow_steps(void **state)
+{
+    (void)state;
+    tb_options o;
+    const char *argv[] = {"rank", "--slow-ranks", "1", "--slow-steps", "5-7", NULL};
+    assert_int_equal(parse(&o, 5, argv), 0);
+    assert_false(tb_is_slow(&o, 1, 4));
+    assert_true(tb_is_slow(&o, 1, 5) && tb_is_slow(&o, 1, 7));
+    assert_false(tb_is_slow(&o, 1, 8) || tb_is_slow(&o, 0, 6));
+    const char *bad[] = {"rank", "--slow-steps", "7-5", NULL};
+    assert_int_equal(parse(&o, 3, bad), -1);
 }
 
 static void test_host_faults(void **state)
@@ -59,7 +73,7 @@ static void test_sizes_lists_and_flags(void **state)
     assert_int_equal(o.buckets[1], 64 << 10);
     assert_int_equal(o.buckets[2], 4096); /* whole floats */
     assert_int_equal(o.grouped_buckets, 3); /* capped at the bucket count */
-    assert_true(tb_is_slow(&o, 2) && tb_is_slow(&o, 5) && !tb_is_slow(&o, 3));
+    assert_true(tb_is_slow(&o, 2, 0) && tb_is_slow(&o, 5, 6) && !tb_is_slow(&o, 3, 0));
     assert_true(o.slow_factor > 1.29 && o.slow_factor < 1.31);
     assert_int_equal(o.threads, 16);
     assert_true(o.fork_child);
@@ -131,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_host_faults),
+        cmocka_unit_test(test_slow_steps),
         cmocka_unit_test(test_sizes_lists_and_flags),
         cmocka_unit_test(test_fault_injection_options),
         cmocka_unit_test(test_environment_fallback_and_override),

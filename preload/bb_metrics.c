@@ -1,0 +1,138 @@
+/* Prometheus textfile of black-box mode: see bb_metrics.h.  Names follow
+ * Prometheus conventions: base units (_seconds, _bytes), _total for
+ * counters; a histogram for step times. */
+#include "bb_metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+static const double bounds[BB_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                          0.5,   1,      2.5,   5,    10,   30,    60};
+
+/* A label value with \, " and newline escaped as the text format wants. */
+static size_t escaped(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 3 < cap; s++) {
+        if (*s == '\\' || *s == '"') {
+            out[n++] = '\\';
+            out[n++] = *s;
+        } else if (*s == '\n') {
+            out[n++] = '\\';
+            out[n++] = 'n';
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n] = 0;
+    return n;
+}
+
+void bb_metrics_init(bb_metrics *m, const tsc_config *cfg, const tsc_identity *id,
+                     const char *host)
+{
+    memset(m, 0, sizeof *m);
+    char dir[4300], job[300], h[300];
+    snprintf(dir, sizeof dir, "%s/metrics", cfg->out_dir);
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+        tsc_warn_once("bb-metrics", "cannot create %s: %s; no metrics file", dir,
+                      strerror(errno));
+        m->failed = 1;
+    }
+    char r[16];
+    if (id->rank >= 0)
+        snprintf(r, sizeof r, "%d", id->rank);
+    else
+        snprintf(r, sizeof r, "x");
+    snprintf(m->path, sizeof m->path, "%s/tscope_r%s.prom", dir, r);
+    snprintf(m->tmp, sizeof m->tmp, "%s/.tscope_r%s.prom.%d.tmp", dir, r, (int)getpid());
+    escaped(job, sizeof job, id->run_id[0] ? id->run_id : "none");
+    escaped(h, sizeof h, host);
+    snprintf(m->labels, sizeof m->labels, "job=\"%s\",rank=\"%s\",host=\"%s\",device=\"%d\"",
+             job, r, h, id->local_rank);
+}
+
+void bb_metrics_steps(bb_metrics *m, const tsc_step_summary *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ns = s[i].end_ns > s[i].start_ns ? s[i].end_ns - s[i].start_ns : 0;
+        double sec = ns / 1e9;
+        int b = 0;
+        while (b < BB_BUCKETS && sec > bounds[b])
+            b++;
+        m->buckets[b]++;
+        m->steps++;
+        m->step_ns += ns;
+        m->last_step_s = sec;
+        m->anomalies += (s[i].flags & TSC_STEP_F_ANOMALY) != 0;
+        m->nccl_calls += s[i].nccl_calls;
+        m->nccl_bytes += s[i].nccl_bytes;
+        m->nccl_ns += s[i].nccl_ns;
+        m->gpu_busy_ns += s[i].gpu_busy_ns;
+    }
+}
+
+static void one(FILE *f, const char *name, const char *type, const char *help, const char *labels,
+                double v)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n%s{%s} %.17g\n", name, help, name, type, name,
+            labels, v);
+}
+
+void bb_metrics_write(bb_metrics *m, const bb_steps *t, uint64_t captures, uint64_t dropped,
+                      uint64_t capture_bytes)
+{
+    (void)t;
+    if (m->failed)
+        return;
+    FILE *f = fopen(m->tmp, "we");
+    if (!f) {
+        tsc_warn_once("bb-metrics", "cannot write %s: %s; no metrics file", m->tmp,
+                      strerror(errno));
+        return;
+    }
+    const char *L = m->labels;
+    fprintf(f, "# HELP tscope_step_duration_seconds Step time (between returns of the step's "
+               "opening NCCL call).\n# TYPE tscope_step_duration_seconds histogram\n");
+    uint64_t cum = 0;
+    for (int b = 0; b <= BB_BUCKETS; b++) {
+        cum += m->buckets[b];
+        if (b < BB_BUCKETS)
+            fprintf(f, "tscope_step_duration_seconds_bucket{%s,le=\"%g\"} %llu\n", L, bounds[b],
+                    (unsigned long long)cum);
+        else
+            fprintf(f, "tscope_step_duration_seconds_bucket{%s,le=\"+Inf\"} %llu\n", L,
+                    (unsigned long long)cum);
+    }
+    fprintf(f, "tscope_step_duration_seconds_sum{%s} %.9f\n", L, m->step_ns / 1e9);
+    fprintf(f, "tscope_step_duration_seconds_count{%s} %llu\n", L, (unsigned long long)m->steps);
+    one(f, "tscope_last_step_seconds", "gauge", "Time of the last summarized step.", L,
+        m->last_step_s);
+    one(f, "tscope_anomalous_steps_total", "counter",
+        "Steps slower than TSCOPE_BB_K times the rolling median.", L, (double)m->anomalies);
+    one(f, "tscope_nccl_calls_total", "counter", "NCCL calls made.", L, (double)m->nccl_calls);
+    one(f, "tscope_nccl_bytes_total", "counter", "Message bytes of NCCL calls.", L,
+        (double)m->nccl_bytes);
+    one(f, "tscope_nccl_host_seconds_total", "counter",
+        "Host time spent inside NCCL calls.", L, m->nccl_ns / 1e9);
+    one(f, "tscope_gpu_busy_seconds_total", "counter", "Sum of GPU kernel durations.", L,
+        m->gpu_busy_ns / 1e9);
+    one(f, "tscope_dropped_records_total", "counter",
+        "Records lost to full buffers or memory limits.", L, (double)dropped);
+    one(f, "tscope_captures_total", "counter", "Capture windows this rank wrote.", L,
+        (double)captures);
+    one(f, "tscope_capture_bytes", "gauge", "Bytes of this rank's capture windows on disk.", L,
+        (double)capture_bytes);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(m->tmp, m->path) != 0) {
+        tsc_warn_once("bb-metrics", "cannot write %s: %s; the metrics file may be stale",
+                      m->path, strerror(errno));
+        unlink(m->tmp);
+    }
+}

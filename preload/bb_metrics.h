@@ -1,0 +1,37 @@
+/* Live metrics of black-box mode: a Prometheus text-format file per rank,
+ * <TSCOPE_OUT>/metrics/tscope_r<rank>.prom, rewritten whole (temporary
+ * file, then rename) every flush period, for node_exporter's textfile
+ * collector or any scraper that reads files.  Writer thread only. */
+#ifndef TSC_BB_METRICS_H
+#define TSC_BB_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bb_steps.h"
+#include "config.h"
+#include "identity.h"
+
+#define BB_BUCKETS 15
+
+typedef struct bb_metrics {
+    char path[4400], tmp[4400];
+    char labels[900];          /* job="..",rank="..",host="..",device=".." */
+    uint64_t steps, anomalies, nccl_calls, nccl_bytes;
+    uint64_t nccl_ns, gpu_busy_ns, step_ns;
+    uint64_t buckets[BB_BUCKETS + 1]; /* step times per le bound, +Inf last */
+    double last_step_s;
+    int failed;
+} bb_metrics;
+
+void bb_metrics_init(bb_metrics *m, const tsc_config *cfg, const tsc_identity *id,
+                     const char *host);
+
+/* Account steps as they are written to the summary. */
+void bb_metrics_steps(bb_metrics *m, const tsc_step_summary *s, size_t n);
+
+/* Rewrite the file. */
+void bb_metrics_write(bb_metrics *m, const bb_steps *t, uint64_t captures, uint64_t dropped,
+                      uint64_t capture_bytes);
+
+#endif
