@@ -773,6 +773,8 @@ static int link_rank(load_ctx *c)
                 }
                 continue;
             }
+            if (c->own[i].value >= r->n_nccl)
+                continue;
             tsa_nccl_op *op = &r->nccl[c->own[i].value];
             tsa_kernel *kk = &r->kernels[k];
             op->kernel = (int32_t)k;
@@ -1048,7 +1050,9 @@ int tsa_job_load_dump(tsa_job *job, const char *path, const tsa_load_options *op
     int st_read = tsr_read_file(path, &cb, &c, &stats);
     job->dump_bytes += stats.file_size;
     tsa_rank_counts_of(r, &s->like);
-    int bad_link = link_rank(&c);
+    /* After running out of memory the arrays and the id tables may
+     * disagree (a call's id kept, the call not): nothing to link. */
+    int bad_link = c.oom ? 0 : link_rank(&c);
     c.gpu.kernels = r->n_kernels;
     r->gpu_kernels_lost = tsr_gpu_kernels_lost(&c.gpu);
     r->gpu_dropped_device = c.gpu.dropped_device;
