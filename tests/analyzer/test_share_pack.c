@@ -1,5 +1,5 @@
 /* What tscope-report-mpi's processes send each other, without MPI
- * (analyzer/mpi/share_pack.h, stage_pack.h): a job split over two hosts,
+ * (analyzer/load/share_pack.h, mpi/stage_pack.h): a job split over two hosts,
  * shipped as remote ranks to an empty "process 0" job, with the per-rank stages run
  * by the hosts on their own full ranks, analyses to the very same JSON
  * report as the whole job in one process; and every cut-short or corrupted
