@@ -221,6 +221,15 @@ int tsa_cmd_report(int argc, char **argv)
         fprintf(stderr, "tscope-report: %s\n", streamed ? tsr_vis(err) : err);
         return 2;
     }
+    if (st && tsa_stream_needs_whole(job)) {
+        tsa_job_free(job);
+        tsa_stream_free(st);
+        st = NULL;
+        if (tsa_views_load_job(ra.dir, &ra.lopt, &job, err, sizeof err)) {
+            fprintf(stderr, "tscope-report: %s\n", err);
+            return 2;
+        }
+    }
     if (st)
         ra.runner = tsa_stream_runner(st);
     rc = tsa_report_finish("tscope-report", job, &ra);

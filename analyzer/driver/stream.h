@@ -36,6 +36,13 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
                     unsigned long long max_rank_bytes, tsa_job **job, tsa_stream **st,
                     char *err, size_t err_len);
 
+/* 1 when a pass of the analysis needs every rank's records at once, so
+ * the job must be loaded whole (--in-memory) for the same answer: the
+ * pipeline what-if (whatif/) replays every rank's kernels, and a job with
+ * any Send or Recv call may be a pipeline (wi_topo.c); without one it
+ * never is, and the what-if gives nothing either way. */
+int tsa_stream_needs_whole(const tsa_job *job);
+
 /* The runner for tsa_analyze_with on that job; valid until tsa_stream_free. */
 const tsa_rank_runner *tsa_stream_runner(tsa_stream *st);
 

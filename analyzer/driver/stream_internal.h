@@ -24,6 +24,7 @@ struct tsa_stream {
     unsigned long long max_rank_bytes;
     char **paths; size_t n_paths; /* the main run's dumps, as named on disk */
     stream_slot *slots;
+    size_t first;               /* loading: the batch's first position */
     struct tsa_load_scratch **scratch; /* one per thread */
     tsa_window_plan wplan;      /* stage 2's plan, for reading ranks again */
     tsa_analysis *a;            /* during stage 3 */

@@ -54,9 +54,10 @@ static int reduce(tsa_stream *st, tsa_job *pj, stream_slot *sl)
     return 0;
 }
 
-static int load_one(void *ctx, size_t pos, int worker)
+static int load_one(void *ctx, size_t i, int worker)
 {
     tsa_stream *st = ctx;
+    size_t pos = st->first + i;
     stream_slot *sl = &st->slots[pos];
     const char *path = st->paths[pos];
     tsa_job *pj = tsa_job_new(st->dir);
@@ -155,11 +156,17 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
     for (int t = 0; t < jobs && !rc; t++)
         if (!(st->scratch[t] = tsa_load_scratch_new()))
             rc = -1;
-    if (!rc)
-        rc = tsa_par_for(n_paths, jobs, load_one, st);
-    /* In path order: ranks and problems as the in-memory loader lists them. */
-    for (size_t pos = 0; pos < n_paths && !rc; pos++)
-        rc = take_slot(job, &st->slots[pos], pos, &loaded);
+    /* In batches, each taken into the job in path order (ranks and
+     * problems as the in-memory loader lists them) before the next is
+     * read: the packed lean ranks waiting are one batch, not the job. */
+    size_t batch = 16 * (size_t)jobs;
+    for (size_t first = 0; first < n_paths && !rc; first += batch) {
+        size_t n = n_paths - first < batch ? n_paths - first : batch;
+        st->first = first;
+        rc = tsa_par_for(n, jobs, load_one, st);
+        for (size_t pos = first; pos < first + n && !rc; pos++)
+            rc = take_slot(job, &st->slots[pos], pos, &loaded);
+    }
     if (rc) {
         snprintf(err, err_len, "%s: out of memory while loading", dir);
     } else if (tsa_job_plan_done(dir, job, loaded, err, err_len)) {
@@ -172,6 +179,16 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
     }
     *out = job;
     *out_st = st;
+    return 0;
+}
+
+int tsa_stream_needs_whole(const tsa_job *job)
+{
+    for (size_t i = 0; i < job->n_ranks; i++)
+        for (size_t k = 0; k < job->ranks[i].n_nccl; k++)
+            if (job->ranks[i].nccl[k].op == TSC_NCCL_SEND ||
+                job->ranks[i].nccl[k].op == TSC_NCCL_RECV)
+                return 1;
     return 0;
 }
 
