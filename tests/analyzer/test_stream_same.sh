@@ -5,7 +5,8 @@
 # straggler with its causes, a clock offset, memory records, an I/O mix,
 # the gpu-span window, a step marker), a damaged copy (a file that is not a
 # dump, two cut dumps, a second run, a duplicate rank), the recorded
-# test-bed dumps and a torch.profiler trace directory (which loads whole).
+# test-bed dumps, a pipeline job and a torch.profiler trace directory
+# (these two load whole).
 set -u
 REPORT="$1"
 GEN="$2"
@@ -67,6 +68,12 @@ same "$T/bad"
 for d in "$SRC"/tests/data/testbed/*/; do
     same "$d" --json
 done
+# A 4-stage x 2 pipeline of the test bed (scripts/pipeline-trials.sh, one
+# slow worker): Send/Recv calls, so the job is loaded whole
+# (tsa_stream_needs_whole; the test bed has no GPU kernels, so this job
+# alone would not show a what-if that lost them).
+same "$SRC/tests/data/pipeline" --json
+grep -q '"pipeline":[[:space:]]*{' "$T/new.out" || fail "pipeline job: no pipeline what-if"
 same "$SRC/tests/data/kineto-2rank" --json
 
 "$REPORT" "$T/strag" --jobs 0 >/dev/null 2>&1 && fail "--jobs 0 accepted"
