@@ -14,6 +14,7 @@
 #include "stream_internal.h"
 #include "util/mem_hint.h"
 #include "util/par_for.h"
+#include "whatif/whatif.h"
 
 /* A GEMM's time for stage 2 is its kernel's start when linked: written into
  * the GEMM itself, since the kernels are about to be freed. */
@@ -184,12 +185,7 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
 
 int tsa_stream_needs_whole(const tsa_job *job)
 {
-    for (size_t i = 0; i < job->n_ranks; i++)
-        for (size_t k = 0; k < job->ranks[i].n_nccl; k++)
-            if (job->ranks[i].nccl[k].op == TSC_NCCL_SEND ||
-                job->ranks[i].nccl[k].op == TSC_NCCL_RECV)
-                return 1;
-    return 0;
+    return tsa_pipe_possible(job);
 }
 
 void tsa_stream_free(tsa_stream *st)
