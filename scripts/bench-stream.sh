@@ -5,8 +5,11 @@
 # in-memory, ...) so a change of load on a shared machine hits both, and
 # the two JSON reports compared on every round (figures, not a timed test).
 #
-#   scripts/bench-stream.sh [BUILD_DIR=build-rel] [ROUNDS=3] [CASES]
+#   scripts/bench-stream.sh [BUILD_DIR=build-rel] [ROUNDS=3] [CASES] [BASE_BUILD]
 #
+# BASE_BUILD (optional): a release build of the tree before streaming
+# (git archive fbf8a69), whose plain `tscope-report DIR --json` is run too
+# and its JSON compared: the figures "before this change".
 # BUILD_DIR: a release build (meson setup build-rel -Dbuildtype=release;
 # ninja -C build-rel analyzer/tscope-report tests/analyzer/tsc-gen-job).
 # CASES (default "small 256x1000"):
@@ -24,6 +27,7 @@ set -eu
 BUILD=$(cd "${1:-build-rel}" && pwd)
 ROUNDS=${2:-3}
 CASES=${3:-small 256x1000}
+BASE=${4:+$(cd "$4" && pwd)/analyzer/tscope-report}
 REPORT="$BUILD/analyzer/tscope-report"
 GEN="$BUILD/tests/analyzer/tsc-gen-job"
 for f in "$REPORT" "$GEN" /usr/bin/time; do
@@ -41,7 +45,9 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 run() {
     name=$1 dir=$2
     shift 2
-    /usr/bin/time -f "%e %U %S %M" -o "$WORK/t" "$REPORT" "$dir" --json "$@" >"$WORK/$name.json" ||
+    bin=$REPORT
+    [ "$name" = base ] && bin=$BASE
+    /usr/bin/time -f "%e %U %S %M" -o "$WORK/t" "$bin" "$dir" --json "$@" >"$WORK/$name.json" ||
         { echo "bench-stream: tscope-report $* failed" >&2; exit 1; }
     awk '{ printf "%.2f %.2f %d\n", $1, $2 + $3, $4 }' "$WORK/t" >>"$WORK/$name.t"
 }
@@ -63,11 +69,16 @@ bench() {
     cat "$dir"/*.tsd >/dev/null
     t3=$(date +%s.%N)
     echo "$name: $ranks ranks x $steps steps, $events events, $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') of dumps; generated in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f s", b - a }'); read (cat) at $(awk -v b="$bytes" -v a="$t2" -v c="$t3" 'BEGIN { printf "%.0f MiB/s", b / 1048576 / (c - a) }')"
-    rm -f "$WORK"/old.t "$WORK"/new.t "$WORK"/new1.t
+    rm -f "$WORK"/base.t "$WORK"/old.t "$WORK"/new.t "$WORK"/new1.t
     old=1
     [ "$bytes" -gt $((mem_kb * 512)) ] && old=0
     i=0
     while [ "$i" -lt "$ROUNDS" ]; do
+        if [ $old = 1 ] && [ -n "$BASE" ]; then
+            run base "$dir"
+            cmp -s "$WORK/base.json" "$WORK/new1.json" 2>/dev/null || [ ! -s "$WORK/new1.json" ] ||
+                echo "$name: base build and streaming JSON DIFFER"
+        fi
         [ $old = 1 ] && run old "$dir" --in-memory
         run new "$dir"
         run new1 "$dir" --jobs 1
@@ -78,13 +89,20 @@ bench() {
         i=$((i + 1))
     done
     printf '  %-26s %9s %9s %11s   %s\n' path "wall s" "cpu s" "peak MiB" "rounds (wall s / peak MiB)"
-    for p in old new new1; do
+    for p in base old new new1; do
         [ -s "$WORK/$p.t" ] || continue
-        case $p in old) label="in-memory";; new) label="streaming, --jobs $(nproc)";; new1) label="streaming, --jobs 1";; esac
+        case $p in base) label="before (base build)";; old) label="--in-memory";; new) label="streaming, --jobs $(nproc)";; new1) label="streaming, --jobs 1";; esac
         printf '  %-26s %9.2f %9.2f %11.1f   %s / %s\n' "$label" "$(col $p 1)" "$(col $p 2)" \
             "$(col $p 3 | awk '{ print $1 / 1024 }')" "$(rounds $p 1)" \
             "$(awk '{ printf "%s%.0f", sep, $3 / 1024; sep = " " }' "$WORK/$p.t")"
     done
+    if [ -s "$WORK/base.t" ]; then
+        awk -v bw="$(col base 1)" -v bc="$(col base 2)" -v brss="$(col base 3)" -v nw="$(col new 1)" \
+            -v nc="$(col new 2)" -v nrss="$(col new 3)" -v n1w="$(col new1 1)" -v n1c="$(col new1 2)" \
+            -v n1rss="$(col new1 3)" 'BEGIN {
+            printf "  streaming / before: wall %.2f, cpu %.2f, peak RSS %.2f (--jobs 1: wall %.2f, cpu %.2f, peak RSS %.2f)\n",
+                nw / bw, nc / bc, nrss / brss, n1w / bw, n1c / bc, n1rss / brss }'
+    fi
     if [ $old = 1 ]; then
         awk -v ow="$(col old 1)" -v nw="$(col new 1)" -v orss="$(col old 3)" -v nrss="$(col new 3)" \
             -v n1w="$(col new1 1)" -v n1rss="$(col new1 3)" 'BEGIN {
