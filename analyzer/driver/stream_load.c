@@ -16,16 +16,22 @@
 #include "util/par_for.h"
 #include "whatif/whatif.h"
 
-/* A GEMM's time for stage 2 is its kernel's start when linked: written into
- * the GEMM itself, since the kernels are about to be freed. */
-static void resolve_gemm_times(tsa_rank *r)
+/* What stage 2 reads of the GEMMs; a GEMM's time is its kernel's start
+ * when linked (the kernels are about to be freed). */
+static int keep_gemms(const tsa_rank *r, stream_slot *sl)
 {
+    if (!r->n_gemms)
+        return 0;
+    if (!(sl->gemms = malloc(r->n_gemms * sizeof *sl->gemms)))
+        return -1;
     for (size_t g = 0; g < r->n_gemms; g++) {
-        tsa_gemm *x = &r->gemms[g];
-        if (x->kernel >= 0 && (size_t)x->kernel < r->n_kernels)
-            x->start_ns = r->kernels[x->kernel].start_ns;
-        x->kernel = -1;
+        const tsa_gemm *x = &r->gemms[g];
+        int linked = x->kernel >= 0 && (size_t)x->kernel < r->n_kernels;
+        sl->gemms[g] = (stream_gemm){linked ? r->kernels[x->kernel].start_ns : x->start_ns,
+                                     x->flops, x->dtype};
     }
+    sl->n_gemms = r->n_gemms;
+    return 0;
 }
 
 /* The loaded rank through stage 1, then what the stages after need of it
@@ -43,15 +49,12 @@ static int reduce(tsa_stream *st, tsa_job *pj, stream_slot *sl)
     sl->steps_found = rr.steps_found;
     sl->cut = d.cut;
     memcpy(sl->cut_note, d.cut_note, sizeof sl->cut_note);
-    resolve_gemm_times(r);
+    if (keep_gemms(r, sl))
+        return -1;
     sl->steps = r->steps;
     sl->n_steps = r->n_steps;
-    sl->gemms = r->gemms;
-    sl->n_gemms = r->n_gemms;
     r->steps = NULL;
     r->n_steps = 0;
-    r->gemms = NULL;
-    r->n_gemms = r->cap_gemms = 0;
     return 0;
 }
 

@@ -74,11 +74,25 @@ static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
     for (size_t i = 0; i < a->job->n_ranks; i++) {
         tsa_rank *r = &a->job->ranks[i];
         stream_slot *sl = &st->slots[r->remote_index];
-        r->gemms = sl->gemms;
+        /* The GEMMs as stage 2 reads them, one rank at a time. */
+        r->gemms = sl->n_gemms ? calloc(sl->n_gemms, sizeof *r->gemms) : NULL;
+        if (sl->n_gemms && !r->gemms)
+            return -1;
+        for (size_t g = 0; g < sl->n_gemms; g++) {
+            r->gemms[g].start_ns = sl->gemms[g].t;
+            r->gemms[g].flops = sl->gemms[g].flops;
+            r->gemms[g].dtype = sl->gemms[g].dtype;
+            r->gemms[g].kernel = -1;
+        }
         r->n_gemms = sl->n_gemms;
         int rc = tsa_stage_window(r, p, &a->ranks[i], &a->digests[i]);
+        free(r->gemms);
         r->gemms = NULL;
         r->n_gemms = 0;
+        /* Read by stage 2 only: gone before the cross-rank pass's peak. */
+        free(sl->gemms);
+        sl->gemms = NULL;
+        sl->n_gemms = 0;
         if (rc)
             return -1;
     }
@@ -116,12 +130,6 @@ static int stream_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
     tsa_stream *st = ctx;
     st->a = a;
     st->pplan = p;
-    /* GEMMs served stage 2 only. */
-    for (size_t i = 0; i < st->n_paths; i++) {
-        free(st->slots[i].gemms);
-        st->slots[i].gemms = NULL;
-        st->slots[i].n_gemms = 0;
-    }
     return tsa_par_for(a->job->n_ranks, st->jobs, pass_one, st);
 }
 
