@@ -19,6 +19,10 @@ typedef struct tsa_report_args {
     /* Who runs the per-rank stages (rank_stages.h); NULL: this process. */
     const struct tsa_rank_runner *runner;
     FILE *out;                /* where the report goes; NULL: stdout */
+    /* tscope-report only (driver/stream.h): */
+    int in_memory;            /* --in-memory: load every rank whole, then analyse */
+    int jobs;                 /* --jobs N: threads loading ranks; 0 the cores available */
+    unsigned long long max_rank_bytes; /* --max-rank-mb: larger dumps refused; 0 default */
 } tsa_report_args;
 
 /* prog names the tool in messages.  Returns -1 when the report should run,

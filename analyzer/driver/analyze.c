@@ -100,7 +100,7 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
 
     if (tsa_build_tables(a) || tsa_memory_measure(job, &a->memory))
         goto fail;
-    if (tsa_findings_run(a, &a->findings) || tsa_cause_run(a))
+    if (tsa_findings_run(a, &a->findings) || tsa_cause_run(a, runner))
         goto fail;
     /* Each recoverable nanosecond to one finding, then the verdict on
      * that disjoint budget. */

@@ -36,6 +36,7 @@ static const char *const fixes[TSA_CAUSE_KINDS] = {
 /* Measures of the ranks used so far, by rank index (lazily). */
 typedef struct cause_ctx {
     tsa_analysis *a;
+    const tsa_rank_runner *runner; /* reads a remote rank again */
     cm_rank *m;
     uint8_t *done;
     double *scratch;     /* n_ranks figures */
@@ -44,7 +45,14 @@ typedef struct cause_ctx {
 static const cm_rank *measure(cause_ctx *c, size_t i)
 {
     if (!c->done[i]) {
-        if (cm_measure(c->a, i, &c->m[i]))
+        const tsa_rank *r = &c->a->job->ranks[i];
+        tsa_rank *held = NULL;
+        if (r->remote && !(r = held = c->runner->hold(c->runner->ctx, c->a, i)))
+            return NULL;
+        int rc = cm_measure(c->a, i, r, &c->m[i]);
+        if (held)
+            c->runner->release(c->runner->ctx, held);
+        if (rc)
             return NULL;
         c->done[i] = 1;
     }
@@ -466,7 +474,7 @@ static int upstream_blocks(cause_ctx *c, size_t *group, size_t *peers)
     return 0;
 }
 
-int tsa_cause_run(tsa_analysis *a)
+int tsa_cause_run(tsa_analysis *a, const tsa_rank_runner *runner)
 {
     memset(&a->cause, 0, sizeof a->cause);
     const tsa_xrank_result *x = &a->xrank;
@@ -475,11 +483,12 @@ int tsa_cause_run(tsa_analysis *a)
         return 0;
     /* tscope-report-mpi: a remote rank's kernels stay on the process that
      * loaded it, so its figures cannot be measured here; no cause rather
-     * than one from half the records (docs/findings.md, "Limits"). */
-    for (size_t i = 0; i < a->n_ranks; i++)
+     * than one from half the records (docs/findings.md, "Limits").  The
+     * streaming report reads the few ranks it measures again (hold). */
+    for (size_t i = 0; i < a->n_ranks && !runner->hold; i++)
         if (a->job->ranks[i].remote)
             return 0;
-    cause_ctx c = {.a = a};
+    cause_ctx c = {.a = a, .runner = runner};
     c.m = calloc(a->n_ranks, sizeof *c.m);
     c.done = calloc(a->n_ranks, 1);
     c.scratch = malloc(a->n_ranks * sizeof *c.scratch);

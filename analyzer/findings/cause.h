@@ -4,6 +4,7 @@
 #define TSA_FINDINGS_CAUSE_H
 
 #include "model/analysis.h"
+#include "passes/rank_stages.h"
 
 /* A cause is named when it explains at least this share of the blamed
  * rank's extra work per step... */
@@ -25,7 +26,7 @@
 
 /* Fills a->cause after the cross-rank pass and the per-rank stages.
  * 0, or -1 when out of memory. */
-int tsa_cause_run(tsa_analysis *a);
+int tsa_cause_run(tsa_analysis *a, const tsa_rank_runner *runner);
 void tsa_cause_free(tsa_cause_result *r);
 
 #endif

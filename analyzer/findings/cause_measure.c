@@ -212,10 +212,9 @@ static void host(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double s
     }
 }
 
-int cm_measure(const tsa_analysis *a, size_t i, cm_rank *m)
+int cm_measure(const tsa_analysis *a, size_t i, const tsa_rank *r, cm_rank *m)
 {
     memset(m, 0, sizeof *m);
-    const tsa_rank *r = &a->job->ranks[i];
     const tsa_rank_result *rr = &a->ranks[i];
     int64_t w0 = rr->window_start_ns, w1 = rr->window_end_ns;
     double steps = a->steps ? (double)a->steps : 1;

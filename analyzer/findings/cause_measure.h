@@ -43,9 +43,10 @@ typedef struct cm_rank {
     size_t n_recv_peers;
 } cm_rank;
 
-/* Measures rank index i over a->ranks[i]'s window and a->steps steps.
+/* Measures rank index i, whose records r holds (a->job->ranks[i], or the
+ * same rank read again), over a->ranks[i]'s window and a->steps steps.
  * Returns 0, or -1 when out of memory. */
-int cm_measure(const tsa_analysis *a, size_t i, cm_rank *m);
+int cm_measure(const tsa_analysis *a, size_t i, const tsa_rank *r, cm_rank *m);
 void cm_free(cm_rank *m);
 
 /* Median duration of signature sig on rank m, -1 when it has none. */

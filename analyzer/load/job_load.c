@@ -779,6 +779,8 @@ static int link_rank(load_ctx *c)
                 }
                 continue;
             }
+            if (c->own[i].value >= r->n_nccl)
+                continue;
             tsa_nccl_op *op = &r->nccl[c->own[i].value];
             tsa_kernel *kk = &r->kernels[k];
             op->kernel = (int32_t)k;
@@ -997,11 +999,109 @@ static int reserve_counts(const char *path, const tsa_rank_counts *like, tsa_ran
     return 1;
 }
 
-int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
-                    char *err, size_t err_len)
+/* What one loader hands from one rank to the next. */
+struct tsa_load_scratch {
+    tsa_rank_counts like;  /* the previous rank's counts, as read */
+    load_ctx keep;         /* per-rank tables, so their pages are faulted once */
+    tsa_ivset busy;
+    api_spare spare;
+};
+
+tsa_load_scratch *tsa_load_scratch_new(void)
+{
+    tsa_load_scratch *s = calloc(1, sizeof *s);
+    if (s)
+        tsa_ivset_init(&s->busy);
+    return s;
+}
+
+void tsa_load_scratch_free(tsa_load_scratch *s)
+{
+    if (!s)
+        return;
+    free_scratch(&s->keep, &s->busy);
+    free(s->spare.apis);
+    free(s);
+}
+
+int tsa_job_load_dump(tsa_job *job, const char *path, const tsa_load_options *opt,
+                      tsa_load_scratch *s)
+{
+    static const tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc,
+                                     .on_event = on_event, .on_problem = on_problem};
+    tsa_rank *r = tsa_job_add_rank(job);
+    if (!r)
+        return -1;
+    r->apis = s->spare.apis; /* the rank owns it now: freed with it on any error */
+    r->cap_apis = s->spare.cap;
+    s->spare = (api_spare){0};
+    tsa_rank_counts want;
+    int guessed = reserve_counts(path, &s->like, &want);
+    /* A guess that cannot be reserved (a limit on address space) only
+     * leaves the arrays to grow as they are filled. */
+    if (tsa_rank_reserve(r, &want) && !guessed)
+        return -1;
+    r->file = strdup(path);
+    load_ctx *k = &s->keep;
+    load_ctx c = {.job = job, .rank = r, .path = path, .cache = k->cache,
+                  .cache_cap = k->cache_cap, .ext = k->ext, .cap_ext = k->cap_ext,
+                  .own = k->own, .cap_own = k->cap_own,
+                  .launched = k->launched, .cap_launched = k->cap_launched,
+                  .nodes = k->nodes, .cap_nodes = k->cap_nodes,
+                  .replays = k->replays, .cap_replays = k->cap_replays};
+    if (c.cache)
+        memset(c.cache, 0, c.cache_cap * sizeof *c.cache);
+    tsr_stats stats;
+    memset(&stats, 0, sizeof stats);
+    int st_read = tsr_read_file(path, &cb, &c, &stats);
+    job->dump_bytes += stats.file_size;
+    tsa_rank_counts_of(r, &s->like);
+    /* After running out of memory the arrays and the id tables may
+     * disagree (a call's id kept, the call not): nothing to link. */
+    int bad_link = c.oom ? 0 : link_rank(&c);
+    c.gpu.kernels = r->n_kernels;
+    r->gpu_kernels_lost = tsr_gpu_kernels_lost(&c.gpu);
+    r->gpu_dropped_device = c.gpu.dropped_device;
+    if (c.bad_times &&
+        tsa_job_add_problem(job, path, 0, "%llu events with impossible times skipped",
+                            (unsigned long long)c.bad_times))
+        c.oom = 1;
+    /* What was still open when the dump ended never returned. */
+    r->pending = c.open;
+    r->n_pending = c.n_open;
+    *k = c;
+    if (c.oom || bad_link)
+        return -1;
+    if (opt && opt->lean) {
+        if (tsa_rank_finish_but_apis(r) || lean_apis(r, &s->busy) || tsa_rank_sort_apis(r) ||
+            keep_api_array(r, &s->spare))
+            return -1;
+    } else if (tsa_rank_finish(r)) {
+        return -1;
+    }
+    tsa_rank_shrink(r);
+    r->clean_end = stats.clean_end;
+    if (!r->pid)
+        r->pid = stats.pid;
+    if (st_read == TSR_UNREADABLE) {
+        /* Nothing usable: drop the rank (the problem is listed). */
+        tsa_rank_free_contents(r);
+        job->n_ranks--;
+        return 0;
+    }
+    if (!stats.clean_end && tsa_job_add_problem(job, path, stats.file_size,
+                                                 "no END chunk: the process did not exit "
+                                                 "cleanly (killed?), data may be cut short"))
+        return -1;
+    return 1;
+}
+
+int tsa_job_plan(const char *dir, const tsa_load_options *opt, tsa_job **out, char ***main,
+                 size_t *n_main, char *err, size_t err_len)
 {
     *out = NULL;
-    tsa_keep_freed_memory();
+    *main = NULL;
+    *n_main = 0;
     struct stat st;
     if (stat(dir, &st) != 0) {
         set_err(err, err_len, "%s: no such directory", dir);
@@ -1029,11 +1129,12 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     char **ids = calloc(n_paths, sizeof *ids);
     run_count *runs = calloc(n_paths, sizeof *runs);
     char *not_dump = calloc(n_paths, 1);
+    char **keep = calloc(n_paths, sizeof *keep);
     tsa_job *job = tsa_job_new(dir);
-    if (!ids || !runs || !not_dump || !job)
-        goto oom;
-    size_t n_runs = 0, loaded = 0;
+    size_t n_runs = 0, n_keep = 0;
     int share = opt && opt->share_count > 0;
+    if (!ids || !runs || !not_dump || !keep || !job)
+        goto oom;
     for (size_t i = 0; i < n_paths; i++) {
         const char *why = NULL;
         if (peek_run_id(paths[i], &ids[i], &why)) {
@@ -1054,135 +1155,41 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
     }
     if (share && opt->setup_problems)
         *opt->setup_problems = job->n_problems;
-    if (!n_runs)
-        goto loaded_all;
-    size_t main_run = 0;
-    for (size_t j = 0; j < n_runs; j++) {
-        if (opt && opt->run_id) {
-            if (!strcmp(runs[j].id, opt->run_id))
+    if (n_runs) {
+        size_t main_run = 0;
+        for (size_t j = 0; j < n_runs; j++) {
+            if (opt && opt->run_id) {
+                if (!strcmp(runs[j].id, opt->run_id))
+                    main_run = j;
+            } else if (runs[j].n > runs[main_run].n) {
                 main_run = j;
-        } else if (runs[j].n > runs[main_run].n) {
-            main_run = j;
+            }
+        }
+        if (!(job->run_id = strdup(runs[main_run].id)))
+            goto oom;
+        for (size_t j = 0; j < n_runs; j++)
+            if (j != main_run && tsa_job_add_other_run(job, runs[j].id))
+                goto oom;
+        size_t position = 0; /* among the main run's dumps */
+        for (size_t i = 0; i < n_paths; i++) {
+            if (not_dump[i] || strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
+                continue;
+            if (share && (int)(position++ % (size_t)opt->share_count) != opt->share_index)
+                continue;
+            keep[n_keep++] = paths[i];
+            paths[i] = NULL;
         }
     }
-    job->run_id = strdup(runs[main_run].id);
-    for (size_t j = 0; j < n_runs; j++)
-        if (j != main_run && tsa_job_add_other_run(job, runs[j].id))
-            goto oom;
-
-    tsr_callbacks cb = {.on_meta = on_meta, .on_desc = on_desc, .on_event = on_event,
-                        .on_problem = on_problem};
-    tsa_rank_counts like = {0}; /* the previous rank's counts, as read */
-    /* Per-rank scratch handed from one rank to the next, so that its pages
-     * are faulted once, not once per rank. */
-    load_ctx keep = {0};
-    tsa_ivset busy;
-    tsa_ivset_init(&busy);
-    api_spare spare = {0};
-    size_t position = 0; /* among the main run's dumps */
-    for (size_t i = 0; i < n_paths; i++) {
-        if (not_dump[i] || strcmp(ids[i] ? ids[i] : "", runs[main_run].id))
-            continue;
-        if (share && (int)(position++ % (size_t)opt->share_count) != opt->share_index)
-            continue;
-        tsa_rank *r = tsa_job_add_rank(job);
-        if (!r)
-            goto oom_scratch;
-        r->apis = spare.apis; /* the rank owns it now: freed with it on any error */
-        r->cap_apis = spare.cap;
-        spare = (api_spare){0};
-        tsa_rank_counts want;
-        int guessed = reserve_counts(paths[i], &like, &want);
-        /* A guess that cannot be reserved (a limit on address space) only
-         * leaves the arrays to grow as they are filled. */
-        if (tsa_rank_reserve(r, &want) && !guessed)
-            goto oom_scratch;
-        r->file = strdup(paths[i]);
-        load_ctx c = {.job = job, .rank = r, .path = paths[i], .cache = keep.cache,
-                      .cache_cap = keep.cache_cap, .ext = keep.ext, .cap_ext = keep.cap_ext,
-                      .own = keep.own, .cap_own = keep.cap_own,
-                      .launched = keep.launched, .cap_launched = keep.cap_launched,
-                      .nodes = keep.nodes, .cap_nodes = keep.cap_nodes,
-                      .replays = keep.replays, .cap_replays = keep.cap_replays};
-        if (c.cache)
-            memset(c.cache, 0, c.cache_cap * sizeof *c.cache);
-        tsr_stats stats;
-        memset(&stats, 0, sizeof stats);
-        int st_read = tsr_read_file(paths[i], &cb, &c, &stats);
-        job->dump_bytes += stats.file_size;
-        tsa_rank_counts_of(r, &like);
-        int bad_link = link_rank(&c);
-        c.gpu.kernels = r->n_kernels;
-        r->gpu_kernels_lost = tsr_gpu_kernels_lost(&c.gpu);
-        r->gpu_dropped_device = c.gpu.dropped_device;
-        if (c.bad_times &&
-            tsa_job_add_problem(job, paths[i], 0, "%llu events with impossible times skipped",
-                                (unsigned long long)c.bad_times))
-            c.oom = 1;
-        /* What was still open when the dump ended never returned. */
-        r->pending = c.open;
-        r->n_pending = c.n_open;
-        keep = c;
-        if (c.oom || bad_link)
-            goto oom_scratch;
-        if (opt && opt->lean) {
-            if (tsa_rank_finish_but_apis(r) || lean_apis(r, &busy) || tsa_rank_sort_apis(r) ||
-                keep_api_array(r, &spare))
-                goto oom_scratch;
-        } else if (tsa_rank_finish(r)) {
-            goto oom_scratch;
-        }
-        tsa_rank_shrink(r);
-        r->clean_end = stats.clean_end;
-        if (!r->pid)
-            r->pid = stats.pid;
-        if (st_read == TSR_UNREADABLE) {
-            /* Nothing usable: drop the rank (the problem is listed). */
-            tsa_rank_free_contents(r);
-            job->n_ranks--;
-            continue;
-        }
-        if (!stats.clean_end && tsa_job_add_problem(job, paths[i], stats.file_size,
-                                                     "no END chunk: the process did not exit "
-                                                     "cleanly (killed?), data may be cut short"))
-            goto oom;
-        loaded++;
-    }
-    free_scratch(&keep, &busy);
-    free(spare.apis);
-loaded_all:
     for (size_t i = 0; i < n_paths; i++)
         free(ids[i]);
     free(ids);
     free(runs);
     free(not_dump);
     tsr_free_paths(paths, n_paths);
-    if (share) { /* the caller merges the shares, then drops duplicates and sorts */
-        *out = job;
-        return 0;
-    }
-    if (!loaded) {
-        set_err(err, err_len, "%s: no readable dump", dir);
-        if (err && job->n_problems) {
-            size_t l = strlen(err);
-            snprintf(err + l, err_len - l, " (%s)", job->problems[0].message);
-        }
-        tsa_job_free(job);
-        return -1;
-    }
-    /* Every rank went through tsa_rank_finish as it was loaded. */
-    if (tsa_job_drop_duplicate_ranks(job))
-        goto oom_loaded;
-    tsa_job_sort_ranks(job);
     *out = job;
+    *main = keep;
+    *n_main = n_keep;
     return 0;
-oom_loaded:
-    tsa_job_free(job);
-    set_err(err, err_len, "%s: out of memory while loading", dir);
-    return -1;
-oom_scratch:
-    free_scratch(&keep, &busy);
-    free(spare.apis);
 oom:
     if (ids)
         for (size_t i = 0; i < n_paths; i++)
@@ -1190,10 +1197,65 @@ oom:
     free(ids);
     free(runs);
     free(not_dump);
+    free(keep);
     tsr_free_paths(paths, n_paths);
     tsa_job_free(job);
     set_err(err, err_len, "%s: out of memory while loading", dir);
     return -1;
+}
+
+int tsa_job_plan_done(const char *dir, tsa_job *job, size_t loaded, char *err, size_t err_len)
+{
+    if (!loaded) {
+        set_err(err, err_len, "%s: no readable dump", dir);
+        if (err && job->n_problems) {
+            size_t l = strlen(err);
+            snprintf(err + l, err_len - l, " (%s)", job->problems[0].message);
+        }
+        return -1;
+    }
+    /* Every rank went through tsa_rank_finish as it was loaded. */
+    if (tsa_job_drop_duplicate_ranks(job)) {
+        set_err(err, err_len, "%s: out of memory while loading", dir);
+        return -1;
+    }
+    tsa_job_sort_ranks(job);
+    return 0;
+}
+
+int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
+                    char *err, size_t err_len)
+{
+    *out = NULL;
+    tsa_keep_freed_memory();
+    tsa_job *job = NULL;
+    char **paths = NULL;
+    size_t n_paths = 0, loaded = 0;
+    if (tsa_job_plan(dir, opt, &job, &paths, &n_paths, err, err_len))
+        return -1;
+    tsa_load_scratch *s = tsa_load_scratch_new();
+    int rc = s ? 0 : -1;
+    for (size_t i = 0; i < n_paths && rc >= 0; i++) {
+        rc = tsa_job_load_dump(job, paths[i], opt, s);
+        loaded += rc > 0;
+    }
+    tsa_load_scratch_free(s);
+    tsr_free_paths(paths, n_paths);
+    if (rc < 0) {
+        tsa_job_free(job);
+        set_err(err, err_len, "%s: out of memory while loading", dir);
+        return -1;
+    }
+    if (opt && opt->share_count > 0) { /* the caller merges the shares, then drops duplicates and sorts */
+        *out = job;
+        return 0;
+    }
+    if (tsa_job_plan_done(dir, job, loaded, err, err_len)) {
+        tsa_job_free(job);
+        return -1;
+    }
+    *out = job;
+    return 0;
 }
 
 int tsa_job_load(const char *dir, const tsa_load_options *opt, tsa_job **out)

@@ -38,4 +38,24 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
 
 void tsa_job_free(tsa_job *job);
 
+/* tsa_job_load_ex in its three steps, for a caller that loads the dumps
+ * itself (one at a time, on several threads: driver/stream_load.h).
+ *
+ * tsa_job_plan: a job with no rank yet (run id, other runs, files that
+ * are not dumps as problems) and the paths of the main run's dumps in
+ * path order (*paths: free with tsr_free_paths).  -1 with err on failure. */
+int tsa_job_plan(const char *dir, const tsa_load_options *opt, tsa_job **job, char ***paths,
+                 size_t *n_paths, char *err, size_t err_len);
+/* Per-loader scratch handed from one dump to the next (one per thread). */
+typedef struct tsa_load_scratch tsa_load_scratch;
+tsa_load_scratch *tsa_load_scratch_new(void);
+void tsa_load_scratch_free(tsa_load_scratch *s);
+/* Appends the rank of one dump and its problems to job.  1 loaded, 0
+ * unreadable (a problem says why, no rank), -1 out of memory. */
+int tsa_job_load_dump(tsa_job *job, const char *path, const tsa_load_options *opt,
+                      tsa_load_scratch *s);
+/* After the last dump (loaded: how many gave a rank): duplicates dropped,
+ * ranks sorted.  -1 with err when none loaded or out of memory. */
+int tsa_job_plan_done(const char *dir, tsa_job *job, size_t loaded, char *err, size_t err_len);
+
 #endif

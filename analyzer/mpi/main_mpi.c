@@ -21,7 +21,7 @@
 #include "cmds/report_cli.h"
 #include "reader/dump_reader.h"
 #include "mpi_runner.h"
-#include "share_pack.h"
+#include "load/share_pack.h"
 #include "load/kineto_load.h"
 
 #define PROG "tscope-report-mpi"

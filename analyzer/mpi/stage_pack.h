@@ -12,7 +12,7 @@
 #define TSA_STAGE_PACK_H
 
 #include "passes/rank_stages.h"
-#include "pack_buf.h"
+#include "load/pack_buf.h"
 
 typedef enum tsa_stage {
     TSA_STAGE_STEPS = 1,

@@ -59,6 +59,12 @@ typedef struct tsa_rank_runner {
     int (*window)(void *ctx, tsa_analysis *a, const tsa_window_plan *p);
     int (*pass)(void *ctx, tsa_analysis *a, const tsa_pass_plan *p);
     void *ctx;
+    /* A remote rank's records again, for a pass after the stages that
+     * needs them (the cause pass reads a few ranks): the rank as it would
+     * be held here after stage 3, or NULL on failure; release frees it.
+     * NULL functions: the runner cannot (tscope-report-mpi). */
+    tsa_rank *(*hold)(void *ctx, const tsa_analysis *a, size_t i);
+    void (*release)(void *ctx, tsa_rank *r);
 } tsa_rank_runner;
 
 /* The stages run here, on the ranks that hold their records (remote ranks

@@ -95,6 +95,12 @@ typedef struct tsa_pipe_result {
  * NULL).  Returns 0 (out->pipeline 0 when the job has no pipeline), or -1
  * out of memory. */
 int tsa_pipe_run(const tsa_job *job, tsa_pipe_result *out, tsa_findings *findings);
+
+/* 1 when job may be a pipeline: some rank made a Send or Recv call.  The
+ * stages are found from the send/receive pairs (wi_topo.c), so a job
+ * without any is never one, and tsa_pipe_run does not build its graph
+ * (hundreds of MB for a few hundred ranks x 1,000 steps). */
+int tsa_pipe_possible(const tsa_job *job);
 void tsa_pipe_free(tsa_pipe_result *r);
 
 /* On a pipeline job the cross-rank pass's late-rank findings (DIST.*)

@@ -4,14 +4,25 @@
 #include <string.h>
 
 #include "crossrank/crossrank.h"
+#include "tsc_format.h"
 #include "wi_internal.h"
 
+
+int tsa_pipe_possible(const tsa_job *job)
+{
+    for (size_t i = 0; i < job->n_ranks; i++)
+        for (size_t k = 0; k < job->ranks[i].n_nccl; k++)
+            if (job->ranks[i].nccl[k].op == TSC_NCCL_SEND ||
+                job->ranks[i].nccl[k].op == TSC_NCCL_RECV)
+                return 1;
+    return 0;
+}
 
 int tsa_pipe_run(const tsa_job *job, tsa_pipe_result *out, tsa_findings *findings)
 {
     memset(out, 0, sizeof *out);
     out->culprit = -1;
-    if (!job || job->n_ranks < 2)
+    if (!job || job->n_ranks < 2 || !tsa_pipe_possible(job))
         return 0;
     wi_build b;
     int rc = wi_build_graph(job, &b);

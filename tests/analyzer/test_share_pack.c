@@ -1,5 +1,5 @@
 /* What tscope-report-mpi's processes send each other, without MPI
- * (analyzer/mpi/share_pack.h, stage_pack.h): a job split over two hosts,
+ * (analyzer/load/share_pack.h, mpi/stage_pack.h): a job split over two hosts,
  * shipped as remote ranks to an empty "process 0" job, with the per-rank stages run
  * by the hosts on their own full ranks, analyses to the very same JSON
  * report as the whole job in one process; and every cut-short or corrupted
@@ -18,7 +18,7 @@
 #include "load/dup_ranks.h"
 #include "gen_run.h"
 #include "load/job_build.h"
-#include "mpi/share_pack.h"
+#include "load/share_pack.h"
 #include "mpi/stage_pack.h"
 #include "driver/analyze.h"
 #include "report/report.h"
@@ -190,7 +190,7 @@ static void same_report_split(const char *name, const tsa_analysis_options *opt)
         assert_string_equal(tsa_rank_string(x, full->kernels[0].name), "");
     }
     assert_int_equal(tsa_host_maps_build(root, held, PROCS, w.maps), 0);
-    tsa_rank_runner runner = {by_hand_steps, by_hand_window, by_hand_pass, &w};
+    tsa_rank_runner runner = {by_hand_steps, by_hand_window, by_hand_pass, &w, NULL, NULL};
     char *got = report_json_with(root, opt, &runner);
     same_but_causes(got, want);
     /* What travels back is a small part of what stayed home. */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load/dup_ranks.h"
-#include "load/job_build.h"
-#include "load/rank_telemetry.h"
+#include "dup_ranks.h"
+#include "job_build.h"
+#include "rank_telemetry.h"
 
 #define PACK_MAGIC 0x3148535453ULL /* "TSSH1" */
 

@@ -1,0 +1,43 @@
+/* What stream_load.c and stream_runner.c share (stream.h). */
+#ifndef TSA_STREAM_INTERNAL_H
+#define TSA_STREAM_INTERNAL_H
+
+#include "load/pack_buf.h"
+#include "stream.h"
+
+/* What stage 2 reads of a GEMM (a third of a tsa_gemm). */
+typedef struct stream_gemm {
+    int64_t t;                  /* its kernel's start when linked, else the call's */
+    double flops;
+    uint8_t dtype;
+} stream_gemm;
+
+/* One dump of the main run, by its position in path order. */
+typedef struct stream_slot {
+    tsa_pack_buf lean;          /* its rank (lean) and its problems: share_pack.h */
+    tsa_step *steps; size_t n_steps; /* stage 1's steps */
+    stream_gemm *gemms; size_t n_gemms; /* for stage 2 */
+    tsa_step_method method;     /* stage 1's answers */
+    size_t steps_found;
+    int cut;
+    char cut_note[384];
+} stream_slot;
+
+struct tsa_stream {
+    char *dir;
+    tsa_load_options lopt;
+    const char *marker;
+    int jobs;
+    unsigned long long max_rank_bytes;
+    char **paths; size_t n_paths; /* the main run's dumps, as named on disk */
+    stream_slot *slots;
+    size_t first;               /* loading: the batch's first position */
+    struct tsa_load_scratch **scratch; /* one per thread */
+    tsa_window_plan wplan;      /* stage 2's plan, for reading ranks again */
+    tsa_analysis *a;            /* during stage 3 */
+    const tsa_pass_plan *pplan;
+    tsa_job **held; size_t n_held; /* ranks lent by hold */
+    tsa_rank_runner runner;
+};
+
+#endif

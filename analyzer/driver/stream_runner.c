@@ -1,0 +1,185 @@
+/* The streaming report's analysing half (stream.h): the per-rank stages on
+ * lean ranks, reading a rank's dump again where a stage needs its records. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/dup_ranks.h"
+#include "load/job_build.h"
+#include "load/job_text.h"
+#include "stream_internal.h"
+#include "util/par_for.h"
+
+/* Rank i's dump read again, through stage 1 (and stage 2 when `window`),
+ * with the clock offset the cross-rank pass gave its lean copy: the rank
+ * as the in-memory path holds it before stage 3.  rr, d receive the
+ * stages' answers.  NULL when the dump no longer gives the rank read the
+ * first time (said on stderr) or out of memory. */
+static tsa_job *reread(tsa_stream *st, const tsa_analysis *a, size_t i, int worker, int window,
+                       tsa_rank_result *rr, tsa_rank_digest *d)
+{
+    const tsa_rank *lean = &a->job->ranks[i];
+    const char *path = st->paths[lean->remote_index];
+    tsa_job *pj = tsa_job_new(st->dir);
+    if (!pj)
+        return NULL;
+    int got = tsa_job_load_dump(pj, path, &st->lopt, st->scratch[worker]);
+    tsa_rank *r = pj->n_ranks == 1 ? &pj->ranks[0] : NULL;
+    if (got == 1 && r && !tsa_job_make_text_visible(pj) &&
+        (r->n_nccl != lean->n_nccl ||
+         tsa_rank_records(r) - r->n_nccl != lean->remote_records)) {
+        fprintf(stderr, "tscope-report: %s: changed since it was first read\n", path);
+        got = -1;
+    }
+    if (got != 1 || !r || tsa_stage_steps(pj, r, st->marker, rr, d) ||
+        (window && tsa_stage_window(r, &st->wplan, rr, d))) {
+        tsa_job_free(pj);
+        return NULL;
+    }
+    r->clock_offset_ns = lean->clock_offset_ns;
+    return pj;
+}
+
+static int stream_steps(void *ctx, tsa_analysis *a)
+{
+    tsa_stream *st = ctx;
+    for (size_t i = 0; i < a->job->n_ranks; i++) {
+        const stream_slot *sl = &st->slots[a->job->ranks[i].remote_index];
+        a->ranks[i].method = sl->method;
+        a->ranks[i].steps_found = sl->steps_found;
+        a->digests[i].cut = sl->cut;
+        memcpy(a->digests[i].cut_note, sl->cut_note, sizeof sl->cut_note);
+    }
+    return 0;
+}
+
+static int window_again(void *ctx, size_t i, int worker)
+{
+    tsa_stream *st = ctx;
+    tsa_job *pj = reread(st, st->a, i, worker, 1, &st->a->ranks[i], &st->a->digests[i]);
+    tsa_job_free(pj);
+    return pj ? 0 : -1;
+}
+
+/* Stage 2 reads only steps and GEMMs, which the lean rank kept; the
+ * gpu-span window also needs the kernels: the dumps are read again. */
+static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
+{
+    tsa_stream *st = ctx;
+    st->wplan = *p;
+    if (p->window == TSA_WINDOW_GPU_SPAN) {
+        st->a = a;
+        return tsa_par_for(a->job->n_ranks, st->jobs, window_again, st);
+    }
+    for (size_t i = 0; i < a->job->n_ranks; i++) {
+        tsa_rank *r = &a->job->ranks[i];
+        stream_slot *sl = &st->slots[r->remote_index];
+        /* The GEMMs as stage 2 reads them, one rank at a time. */
+        r->gemms = sl->n_gemms ? calloc(sl->n_gemms, sizeof *r->gemms) : NULL;
+        if (sl->n_gemms && !r->gemms)
+            return -1;
+        for (size_t g = 0; g < sl->n_gemms; g++) {
+            r->gemms[g].start_ns = sl->gemms[g].t;
+            r->gemms[g].flops = sl->gemms[g].flops;
+            r->gemms[g].dtype = sl->gemms[g].dtype;
+            r->gemms[g].kernel = -1;
+        }
+        r->n_gemms = sl->n_gemms;
+        int rc = tsa_stage_window(r, p, &a->ranks[i], &a->digests[i]);
+        free(r->gemms);
+        r->gemms = NULL;
+        r->n_gemms = 0;
+        /* Read by stage 2 only: gone before the cross-rank pass's peak. */
+        free(sl->gemms);
+        sl->gemms = NULL;
+        sl->n_gemms = 0;
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* Stage 3 on the rank read again; its steps (now with phases) replace the
+ * lean copy's. */
+static int pass_one(void *ctx, size_t i, int worker)
+{
+    tsa_stream *st = ctx;
+    tsa_analysis *a = st->a;
+    tsa_rank_result rr = a->ranks[i];
+    tsa_rank_digest d;
+    memset(&d, 0, sizeof d);
+    tsa_job *pj = reread(st, a, i, worker, 1, &rr, &d);
+    tsa_rank_digest_free(&d);
+    if (!pj)
+        return -1;
+    tsa_rank *r = &pj->ranks[0], *lean = &a->job->ranks[i];
+    int rc = tsa_stage_pass(r, st->pplan, &a->ranks[i], &a->digests[i]);
+    if (!rc) {
+        free(lean->steps);
+        lean->steps = r->steps;
+        lean->n_steps = r->n_steps;
+        r->steps = NULL;
+        r->n_steps = 0;
+    }
+    tsa_job_free(pj);
+    return rc;
+}
+
+static int stream_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
+{
+    tsa_stream *st = ctx;
+    st->a = a;
+    st->pplan = p;
+    return tsa_par_for(a->job->n_ranks, st->jobs, pass_one, st);
+}
+
+/* For the cause pass: the rank as after stage 3, but for its kernels'
+ * phases (which it does not read): steps from the lean copy. */
+static tsa_rank *stream_hold(void *ctx, const tsa_analysis *a, size_t i)
+{
+    tsa_stream *st = ctx;
+    tsa_rank_result rr = a->ranks[i];
+    tsa_rank_digest d;
+    memset(&d, 0, sizeof d);
+    tsa_job **grown = realloc(st->held, (st->n_held + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    st->held = grown;
+    tsa_job *pj = reread(st, a, i, 0, 1, &rr, &d);
+    tsa_rank_digest_free(&d);
+    if (!pj)
+        return NULL;
+    tsa_rank *r = &pj->ranks[0];
+    const tsa_rank *lean = &a->job->ranks[i];
+    tsa_step *steps = lean->n_steps ? malloc(lean->n_steps * sizeof *steps) : NULL;
+    if (lean->n_steps && !steps) {
+        tsa_job_free(pj);
+        return NULL;
+    }
+    if (steps)
+        memcpy(steps, lean->steps, lean->n_steps * sizeof *steps);
+    free(r->steps);
+    r->steps = steps;
+    r->n_steps = lean->n_steps;
+    st->held[st->n_held++] = pj;
+    return r;
+}
+
+static void stream_release(void *ctx, tsa_rank *r)
+{
+    tsa_stream *st = ctx;
+    for (size_t k = 0; k < st->n_held; k++)
+        if (&st->held[k]->ranks[0] == r) {
+            tsa_job_free(st->held[k]);
+            st->held[k] = st->held[--st->n_held];
+            return;
+        }
+}
+
+const tsa_rank_runner *tsa_stream_runner(tsa_stream *st)
+{
+    st->runner = (tsa_rank_runner){.steps = stream_steps, .window = stream_window,
+                                   .pass = stream_pass, .ctx = st, .hold = stream_hold,
+                                   .release = stream_release};
+    return &st->runner;
+}

@@ -1,0 +1,80 @@
+#!/bin/sh
+# The streaming report (the default, driver/stream.h) prints what the
+# in-memory path (--in-memory) prints, byte for byte: JSON and text, exit
+# status and problems, under 1, 2 and 3 threads, on generated jobs (a
+# straggler with its causes, a clock offset, memory records, an I/O mix,
+# the gpu-span window, a step marker), a damaged copy (a file that is not a
+# dump, two cut dumps, a second run, a duplicate rank), the recorded
+# test-bed dumps, a pipeline job and a torch.profiler trace directory
+# (these two load whole).
+set -u
+REPORT="$1"
+GEN="$2"
+SRC="$3"
+T=$(mktemp -d /tmp/tsa_stream_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+n=0
+
+# same DIR [options]: every thread count against --in-memory.
+same() {
+    dir=$1; shift
+    "$REPORT" "$dir" --in-memory "$@" >"$T/old.out" 2>"$T/old.err"; old=$?
+    for j in 1 2 3; do
+        "$REPORT" "$dir" --jobs $j "$@" >"$T/new.out" 2>"$T/new.err"; new=$?
+        [ $new -eq $old ] || fail "$dir $* --jobs $j: exit $new, --in-memory $old"
+        cmp -s "$T/old.out" "$T/new.out" || {
+            diff "$T/old.out" "$T/new.out" | head; fail "$dir $* --jobs $j: output differs"; }
+        cmp -s "$T/old.err" "$T/new.err" || {
+            diff "$T/old.err" "$T/new.err" | head; fail "$dir $* --jobs $j: stderr differs"; }
+        n=$((n + 1))
+    done
+}
+
+"$GEN" -o "$T/strag" --ranks 8 --ranks-per-host 4 --steps 12 --straggler 5:0.3 \
+    --clock-offset 3:5000000 --flops 1e12 --mem-base 100 --mem-leak 2@6 >/dev/null ||
+    fail "generator"
+same "$T/strag" --json
+grep -q '"blamed_as":[[:space:]]*"straggler"' "$T/new.out" || fail "no cause block: not compared"
+grep -q '"kind":[[:space:]]*"device"' "$T/new.out" || fail "no cause in the block"
+same "$T/strag"
+same "$T/strag" --json --window gpu-span
+same "$T/strag" --html
+same "$T/strag" --json --warmup 0 --step-marker ncclAllReduce
+
+"$GEN" -o "$T/io" --ranks 4 --steps 20 --copy-share 0.2 --pageable --memset-share 0.05 \
+    --syncs-per-step 2 --sync-gap-us 200 --stall 0.1 --stall-every 3 --fp32-gemm \
+    --flops 1e12 >/dev/null || fail "generator (io)"
+same "$T/io" --json
+
+# Damaged: not a dump, two cut dumps, a dump of another run, a second dump
+# of rank 2 (the better one is kept).
+cp -r "$T/strag" "$T/bad"
+head -c 3000 /dev/urandom >"$T/bad/tscope_r9_junk_1.tsd"
+for r in 1 6; do
+    f=$(ls "$T/bad"/tscope_r${r}_*.tsd)
+    size=$(wc -c <"$f")
+    head -c $((size * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
+done
+"$GEN" -o "$T/other" --ranks 2 --steps 4 --run-id other-run >/dev/null || fail "generator (other)"
+cp "$T/other"/tscope_r0_*.tsd "$T/bad/tscope_r0_zz_other.tsd"
+f=$(ls "$T/bad"/tscope_r2_*.tsd)
+size=$(wc -c <"$f")
+head -c $((size / 2)) "$f" >"$T/bad/tscope_r2_zz_dup.tsd"
+same "$T/bad" --json
+grep -q "not a tscope dump" "$T/new.err" || fail "damaged: the junk file is not reported"
+same "$T/bad"
+
+for d in "$SRC"/tests/data/testbed/*/; do
+    same "$d" --json
+done
+# A 4-stage x 2 pipeline of the test bed (scripts/pipeline-trials.sh, one
+# slow worker): Send/Recv calls, so the job is loaded whole
+# (tsa_stream_needs_whole; the test bed has no GPU kernels, so this job
+# alone would not show a what-if that lost them).
+same "$SRC/tests/data/pipeline" --json
+grep -q '"pipeline":[[:space:]]*{' "$T/new.out" || fail "pipeline job: no pipeline what-if"
+same "$SRC/tests/data/kineto-2rank" --json
+
+"$REPORT" "$T/strag" --jobs 0 >/dev/null 2>&1 && fail "--jobs 0 accepted"
+echo "ok: $n comparisons"
