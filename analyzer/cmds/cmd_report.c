@@ -213,8 +213,11 @@ int tsa_cmd_report(int argc, char **argv)
     tsa_stream *st = NULL;
     char err[512];
     /* Dumps stream (driver/stream.h) unless --in-memory; a directory of
-     * torch.profiler traces is loaded whole and analysed like one of dumps. */
-    int streamed = !ra.in_memory && tsa_kineto_dir(ra.dir) <= 0;
+     * torch.profiler traces is loaded whole and analysed like one of dumps,
+     * and so is a job for the HTML page, whose timeline chart draws two
+     * ranks' kernels and calls one by one. */
+    int streamed = !ra.in_memory && tsa_kineto_dir(ra.dir) <= 0 &&
+                   strcmp(tsa_report_formats[ra.format].name, "html");
     if (streamed ? tsa_stream_load(ra.dir, &ra.lopt, ra.opt.step_marker, ra.jobs,
                                    ra.max_rank_bytes, &job, &st, err, sizeof err)
                  : tsa_views_load_job(ra.dir, &ra.lopt, &job, err, sizeof err)) {

@@ -66,6 +66,17 @@ static tsa_job *gpu_job(void)
     return job;
 }
 
+/* The analysis of a job without the cross-rank pass (one rank's budget). */
+static tsa_analysis *analyze_alone(tsa_job *job)
+{
+    tsa_analysis_options o;
+    tsa_analysis_default_options(&o);
+    o.no_xrank = 1;
+    tsa_analysis *a = tsa_analyze(job, &o);
+    assert_non_null(a);
+    return a;
+}
+
 static int has_finding_id(const tsa_analysis *a, const char *id)
 {
     for (size_t i = 0; i < a->findings.n; i++)
@@ -96,11 +107,7 @@ static void check_first_launch(int64_t first_b, int64_t want_first, const char *
         assert_int_equal(tsa_rank_add_api(r, &api), 0);
     }
     assert_int_equal(tsa_job_finish(job), 0);
-    tsa_analysis_options o;
-    tsa_analysis_default_options(&o);
-    o.no_xrank = 1;
-    tsa_analysis *a = tsa_analyze(job, &o);
-    assert_non_null(a);
+    tsa_analysis *a = analyze_alone(job);
     assert_int_equal(a->idle_ns[TSA_IDLE_FIRST_LAUNCH], want_first);
     assert_int_equal(a->idle_ns[TSA_IDLE_LAUNCH], 160);
     assert_int_equal(a->budget.line_ns[TSA_BL_HOST_IDLE], want_first + 160);
@@ -248,11 +255,7 @@ static void test_host_only_wait(void **state)
     add_coll(b, 250, 300, 0);
     add_coll(b, 700, 900, 1);
     assert_int_equal(tsa_job_finish(job), 0);
-    tsa_analysis_options o;
-    tsa_analysis_default_options(&o);
-    o.no_xrank = 1;
-    tsa_analysis *an = tsa_analyze(job, &o);
-    assert_non_null(an);
+    tsa_analysis *an = analyze_alone(job);
     assert_int_equal(an->gpu, 0);
     const tsa_rank_result *r0 = &an->ranks[0], *r1 = &an->ranks[1];
     assert_int_equal(r0->budget.wall_ns, 1000);
@@ -304,11 +307,7 @@ static void test_grouped_wait(void **state)
         add_host_op(r, TSC_NCCL_GROUP_END, arrive[k] + 1, 300, 0, 1);
     }
     assert_int_equal(tsa_job_finish(job), 0);
-    tsa_analysis_options o;
-    tsa_analysis_default_options(&o);
-    o.no_xrank = 1;
-    tsa_analysis *a = tsa_analyze(job, &o);
-    assert_non_null(a);
+    tsa_analysis *a = analyze_alone(job);
     assert_int_equal(a->ranks[0].overlap.comm_ns, 200);       /* [100, 300) */
     assert_int_equal(a->ranks[0].overlap.exposed_wait_ns, 149); /* [101, 250) */
     assert_int_equal(a->ranks[1].overlap.exposed_wait_ns, 0);
@@ -329,11 +328,7 @@ static tsa_rank *step_rank(tsa_job *job, int64_t s, int64_t e)
 static tsa_analysis *finish_and_analyze_alone(tsa_job *job)
 {
     assert_int_equal(tsa_job_finish(job), 0);
-    tsa_analysis_options o;
-    tsa_analysis_default_options(&o);
-    o.no_xrank = 1;
-    tsa_analysis *a = tsa_analyze(job, &o);
-    assert_non_null(a);
+    tsa_analysis *a = analyze_alone(job);
     return a;
 }
 
