@@ -125,30 +125,43 @@ else
     echo "no torch (or an ASan build): the torchrun case is skipped"
 fi
 
-# mpirun (Open MPI) through the launcher: 4 test-bed ranks started by
-# mpirun, which names their ranks in OMPI_COMM_WORLD_*; mpirun and its
-# daemon are preloaded too and write no dump.  Skipped without mpirun.
-if command -v mpirun >/dev/null 2>&1; then
-    mkdir -p "$T/mpi-rdzv"
-    cat >"$T/mpi-rank.sh" <<RANK
+# Other launchers through `tscope run`: 4 test-bed ranks started by NAME,
+# which names their ranks in RANK_VAR / SIZE_VAR; the launcher itself (and
+# its daemons) is preloaded too and must write no dump.
+launched_job() {
+    name=$1 rank_var=$2 size_var=$3; shift 3
+    mkdir -p "$T/$name-rdzv"
+    cat >"$T/$name-rank.sh" <<RANK
 #!/bin/sh
-export RANK=\$OMPI_COMM_WORLD_RANK WORLD_SIZE=\$OMPI_COMM_WORLD_SIZE
+export RANK=\$$rank_var WORLD_SIZE=\$$size_var
 exec "$TB_RANK" --steps 10 --compute-us 2000
 RANK
-    chmod +x "$T/mpi-rank.sh"
+    chmod +x "$T/$name-rank.sh"
     [ -n "${TB_ASAN_RUNTIME:-}" ] && export LD_PRELOAD="$TB_ASAN_RUNTIME"
-    LD_LIBRARY_PATH="$TB_FAKENCCL_DIR" TSC_TESTBED_RDZV="$T/mpi-rdzv" FAKENCCL_TIMEOUT_S=20 \
-        OMPI_MCA_plm_rsh_agent=false "$tscope" run --out "$T/mpi" -- \
-        mpirun --allow-run-as-root --oversubscribe -np 4 -x TSC_TESTBED_RDZV -x LD_LIBRARY_PATH \
-        -x FAKENCCL_TIMEOUT_S "$T/mpi-rank.sh" >"$T/mpi.log" 2>&1 ||
-        { tail -40 "$T/mpi.log"; fail "mpirun under tscope run"; }
+    LD_LIBRARY_PATH="$TB_FAKENCCL_DIR" TSC_TESTBED_RDZV="$T/$name-rdzv" FAKENCCL_TIMEOUT_S=20 \
+        "$tscope" run --out "$T/$name" -- "$@" "$T/$name-rank.sh" >"$T/$name.log" 2>&1 ||
+        { tail -40 "$T/$name.log"; fail "$name under tscope run"; }
     unset LD_PRELOAD
-    [ "$(ls "$T/mpi" | grep -c '^tscope_r[0-3]_.*\.tsd$')" -eq 4 ] ||
-        { ls "$T/mpi"; tail -40 "$T/mpi.log"; fail "mpirun: not 4 rank dumps"; }
-    [ "$(ls "$T/mpi" | grep -c '\.tsd$')" -eq 4 ] || { ls "$T/mpi"; fail "mpirun: dumps beyond the ranks"; }
-    grep -q '^  ranks 4 ' "$T/mpi/report.txt" || fail "mpirun: the report is not of 4 ranks"
+    [ "$(ls "$T/$name" | grep -c '^tscope_r[0-3]_.*\.tsd$')" -eq 4 ] ||
+        { ls "$T/$name"; tail -40 "$T/$name.log"; fail "$name: not 4 rank dumps"; }
+    [ "$(ls "$T/$name" | grep -c '\.tsd$')" -eq 4 ] || { ls "$T/$name"; fail "$name: dumps beyond the ranks"; }
+    grep -q '^  ranks 4 ' "$T/$name/report.txt" || fail "$name: the report is not of 4 ranks"
+}
+# Open MPI's mpirun on this machine (no -x LD_PRELOAD needed: local children
+# inherit it).  Skipped without mpirun.
+if command -v mpirun >/dev/null 2>&1; then
+    OMPI_MCA_plm_rsh_agent=false launched_job mpi OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE \
+        mpirun --allow-run-as-root --oversubscribe -np 4 -x TSC_TESTBED_RDZV -x LD_LIBRARY_PATH \
+        -x FAKENCCL_TIMEOUT_S
 else
     echo "no mpirun: the Open MPI case is skipped"
+fi
+# Slurm's srun, where a Slurm controller answers (srun exports the whole
+# environment by default).  Skipped without one.
+if command -v srun >/dev/null 2>&1 && timeout 5 sinfo >/dev/null 2>&1; then
+    launched_job srun SLURM_PROCID SLURM_NTASKS srun -n 4 --overcommit
+else
+    echo "no running Slurm: the srun case is skipped"
 fi
 
 # The installed analyzer on the output, directly and through the launcher.
