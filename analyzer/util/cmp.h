@@ -11,12 +11,6 @@ static inline int tsa_cmp_i64(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static inline int tsa_cmp_u32(const void *pa, const void *pb)
-{
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    return (a > b) - (a < b);
-}
-
 /* For an array of char *. */
 static inline int tsa_cmp_str(const void *a, const void *b)
 {
