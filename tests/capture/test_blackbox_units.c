@@ -146,7 +146,7 @@ static void test_steps_opener_bounds_sums(void **state)
     assert_int_equal(bb_steps_seq(&t, 60), 120);
     /* sums: step k holds step k-1's 16 KiB call and its own 4 KiB one */
     tsc_step_summary s[128];
-    size_t k = bb_steps_pop(&t, UINT64_MAX, s, 128);
+    size_t k = bb_steps_pop(&t, UINT64_MAX, s, NULL, 128);
     assert_int_equal(k, 100);
     assert_int_equal(s[50].step, 50);
     assert_int_equal(s[50].nccl_calls, 2);
