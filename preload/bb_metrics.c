@@ -79,6 +79,7 @@ void bb_metrics_steps(bb_metrics *m, const tsc_step_summary *s, const bb_step_ex
         m->gemm_flops += x[i].gemm_flops;
         m->gemm_no_peak += x[i].gemm_no_peak;
         m->data_stall_ns += x[i].data_stall_ns;
+        m->gemm_peak_ns += x[i].gemm_peak_ns;
         m->period_peak_ns += x[i].gemm_peak_ns;
         m->period_step_ns += ns;
     }
@@ -122,10 +123,12 @@ static void gpu_figures(FILE *f, bb_metrics *m, const bb_steps *t)
         m->mfu = (double)m->period_peak_ns / (double)m->period_step_ns;
         m->period_peak_ns = m->period_step_ns = 0;
     }
-    if (!m->gemm_no_peak && m->gemm_flops)
-        one(f, "tscope_mfu_ratio", "gauge",
-            "GEMM FLOPs over the device's peak, in the steps summarized last period.", L,
-            m->mfu);
+    if (m->gemm_no_peak || !m->gemm_flops)
+        return; /* a precision or device without a known peak */
+    one(f, "tscope_gemm_peak_seconds_total", "counter",
+        "Time the GEMMs would take at the device's peak FLOP/s.", L, m->gemm_peak_ns / 1e9);
+    one(f, "tscope_mfu_ratio", "gauge",
+        "GEMM time at peak over step time, in the steps summarized last period.", L, m->mfu);
 }
 
 void bb_metrics_write(bb_metrics *m, const bb_metrics_now *now)

@@ -19,7 +19,7 @@ typedef struct bb_metrics {
     char labels[900];          /* job="..",rank="..",host="..",device=".." */
     uint64_t steps, anomalies, nccl_calls, nccl_bytes;
     uint64_t nccl_ns, gpu_busy_ns, step_ns;
-    uint64_t gemm_flops, gemm_no_peak, data_stall_ns;
+    uint64_t gemm_flops, gemm_no_peak, gemm_peak_ns, data_stall_ns;
     uint64_t period_peak_ns, period_step_ns; /* GEMM time at peak, step time: this period */
     uint64_t buckets[BB_BUCKETS + 1]; /* step times per le bound, +Inf last */
     double last_step_s, mfu;

@@ -314,35 +314,25 @@ static void on_gemm(bb_steps *t, long long k, const tsc_event *e)
 }
 
 /* A kernel or copy on the GPU (CUPTI record, GPU start in start_ns) that
- * started in step k (-1: none).  Kernel time adds to the step's GPU busy
- * time.  The step's first host-to-device copy (the batch, in a training
- * loop) ends its data stall: the GPU idle from the end of the GPU work
- * drained before it (or the step's start, if later) to the copy.  CUPTI
- * hands records over about in the order the device ran them; a record
- * that comes late can only make the stall look longer. */
+ * started in step k (-1: none): kernel time adds to the step's GPU busy
+ * time.  (The data stall needs the records in GPU order, which draining
+ * does not give: bb_stall.c finds it when the step is summarized.) */
 static void on_gpu_work(bb_steps *t, long long k, const tsc_event *e)
 {
-    uint64_t start = e->start_ns, end = e->end_ns;
-    if (e->kind == TSC_EV_KERNEL_LAUNCH)
-        end = start + TSC_LO32(e->end_ns); /* low half: the GPU duration */
-    if (end < start)
-        end = start;
     int copy = e->kind == TSC_EV_MEMCPY || e->kind == TSC_EV_MEMSET;
     t->gpu_copies += copy;
-    if (k >= 0 && !copy)
-        step_at(t, (uint64_t)k)->gpu_busy_ns += end - start;
-    if (k >= 0 && e->kind == TSC_EV_MEMCPY) {
-        bb_dinfo *d = FIND(t->desc, t->desc_cap, id, e->desc);
-        bb_step_extra *x = extra_at(t, (uint64_t)k);
-        if (d->id && d->type == TSC_DESC_COPY && d->op == TSC_COPY_H2D && x->h2d_copies++ == 0 &&
-            t->gpu_end) {
-            uint64_t from = t->gpu_end;
-            uint64_t step_start = step_at(t, (uint64_t)k)->start_ns;
-            from = step_start > from ? step_start : from;
-            x->data_stall_ns += start > from ? start - from : 0;
-        }
-    }
-    t->gpu_end = end > t->gpu_end ? end : t->gpu_end;
+    if (k < 0 || copy)
+        return;
+    uint64_t d = e->kind == TSC_EV_KERNEL_LAUNCH ? TSC_LO32(e->end_ns) /* the GPU duration */
+                 : e->end_ns > e->start_ns       ? e->end_ns - e->start_ns
+                                                 : 0;
+    step_at(t, (uint64_t)k)->gpu_busy_ns += d;
+}
+
+int bb_steps_copy_dir(const bb_steps *t, uint32_t desc)
+{
+    bb_dinfo *d = FIND(t->desc, t->desc_cap, id, desc);
+    return d->id && d->type == TSC_DESC_COPY ? d->op : -1;
 }
 
 void bb_steps_take(bb_steps *t, uint32_t tid, const tsc_event *slots, size_t n)

@@ -31,8 +31,8 @@ typedef struct bb_dinfo bb_dinfo; /* one NCCL descriptor id */
 typedef struct bb_step_extra {
     uint64_t gemm_flops;      /* FLOPs of the cuBLAS GEMM calls that started in it */
     uint64_t gemm_peak_ns;    /* the time those GEMMs take at the device's peak */
-    uint64_t data_stall_ns;   /* GPU idle before its first host-to-device copy */
-    uint32_t h2d_copies;      /* host-to-device copies that started in it */
+    uint64_t data_stall_ns;   /* GPU idle before its first host-to-device copy (bb_stall.h) */
+    uint32_t h2d_copies;      /* host-to-device copies that started in it (bb_stall.h) */
     uint32_t gemm_no_peak;    /* its GEMMs whose precision has no known peak */
 } bb_step_extra;
 
@@ -59,7 +59,6 @@ typedef struct bb_steps {
     /* Every collective and point-to-point call drained, by op code (also
      * those outside summarized steps). */
     uint64_t op_calls[TSC_NCCL_STEP_OP_LIMIT], op_bytes[TSC_NCCL_STEP_OP_LIMIT];
-    uint64_t gpu_end;         /* latest end of GPU work drained so far */
     uint64_t gpu_copies, gemms; /* GPU copy and GEMM records drained: 0 = none captured */
     double peak_flops[TSC_PREC_COUNT]; /* the device's peak by precision, 0 unknown */
     /* The oldest anomaly not yet taken by the caller: the run's first and
@@ -89,6 +88,9 @@ static inline uint64_t bb_steps_backlog(const bb_steps *t) { return t->closed - 
  * Returns the count. */
 size_t bb_steps_pop(bb_steps *t, uint64_t before_ns, tsc_step_summary *out,
                     bb_step_extra *extra, size_t max);
+
+/* The direction (enum tsc_copy_dir) of copy descriptor desc, or -1. */
+int bb_steps_copy_dir(const bb_steps *t, uint32_t desc);
 
 /* The device is known: its peak FLOP/s per precision (format/tsc_peaks.h),
  * for the GEMMs drained from now on. */

@@ -21,6 +21,7 @@
 
 #include "bb_http.h"
 #include "bb_metrics.h"
+#include "bb_stall.h"
 #include "bb_steps.h"
 #include "bb_store.h"
 #include "bb_trigger.h"
@@ -65,6 +66,7 @@ static struct {
     int device_known;         /* the GPU's peak FLOP/s handed to the step tracker */
     uint64_t term_seen_ns;    /* when a "term" trigger was last taken, 0 never */
     int summary_failed;       /* a summary write failed (said once) */
+    uint64_t popped_start;    /* start of the last step summarized, 0 none */
     tsc_step_summary batch[SUMMARY_BATCH];
     bb_step_extra xbatch[SUMMARY_BATCH];
     tsc_dump *dump;           /* the summary file (set at the first period) */
@@ -152,8 +154,11 @@ int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host
     return 0;
 }
 
+static void learn_device(void);
+
 void tsc_bb_take(uint32_t tid, const tsc_event *slots, size_t n)
 {
+    learn_device(); /* before GEMMs are weighed by the device's peak */
     bb_steps_take(&g.steps, tid, slots, n);
     bb_store_take(&g.store, tid, slots, n);
     /* Many short steps in one flush period: write their summaries now
@@ -496,6 +501,9 @@ static void write_summaries(tsc_dump *dump, uint64_t before_ns)
 {
     size_t n;
     while ((n = bb_steps_pop(&g.steps, before_ns, g.batch, g.xbatch, SUMMARY_BATCH)) > 0) {
+        bb_stall_fill(&g.store, &g.steps, g.batch, g.xbatch, n,
+                      g.popped_start ? g.popped_start : g.batch[0].start_ns);
+        g.popped_start = g.batch[n - 1].start_ns;
         bb_metrics_steps(&g.metrics, g.batch, g.xbatch, n);
         if (tsc_dump_write_chunk(dump, TSC_CHUNK_STEPS, 0, g.batch,
                                  (uint32_t)(n * sizeof g.batch[0])) < 0 &&
@@ -525,6 +533,8 @@ static void write_metrics(uint64_t dropped_total)
  * then on GEMMs are weighed by its peak. */
 static void learn_device(void)
 {
+    if (g.device_known)
+        return;
     char name[256];
     if (g.device_known || tsc_meta_get(TSC_META_DEVICE_NAME, name, sizeof name) < 0)
         return;
