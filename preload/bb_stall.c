@@ -99,9 +99,11 @@ void bb_stall_fill(const bb_store *store, const bb_steps *t, const tsc_step_summ
             uint64_t copy = c.first_copy[i], from = c.end_before[i + 1];
             from = earlier > from ? earlier : from;
             from = c.s[i].start_ns > from ? c.s[i].start_ns : from;
+            earlier = c.end_all[i + 1] > earlier ? c.end_all[i + 1] : earlier;
+            if (c.s[i].step < 2) /* like its other sums: steps 0 and 1 carry none */
+                continue;
             xi->h2d_copies = c.copies[i];
             xi->data_stall_ns = copy != UINT64_MAX && copy > from ? copy - from : 0;
-            earlier = c.end_all[i + 1] > earlier ? c.end_all[i + 1] : earlier;
         }
         done += m;
     }

@@ -13,7 +13,8 @@
 #include "bb_store.h"
 
 /* Steps s[0..n-1] (consecutive, oldest first, with their extras x): fill
- * x[i].data_stall_ns and x[i].h2d_copies from the GPU records of the store.
+ * x[i].data_stall_ns and x[i].h2d_copies from the GPU records of the store
+ * (steps 0 and 1, whose other sums are unknown too, get none).
  * prev_start: the start of the step before s[0] (its records' ends count),
  * or s[0].start_ns when unknown. */
 void bb_stall_fill(const bb_store *store, const bb_steps *t, const tsc_step_summary *s,
