@@ -143,11 +143,14 @@ static void on_reset(void *ctx)
     c->world_size = -1;
 }
 
-/* Read what the ranks appended, then the series as text (caller frees). */
-static char *refresh(live_cmd *c, size_t *len)
+/* Read what the ranks appended, then the series as text (caller frees).
+ * *unreadable: the folder cannot be listed (said; a job may create it
+ * later). */
+static char *refresh(live_cmd *c, size_t *len, int *unreadable)
 {
     char err[512];
-    if (tsa_bb_follow_poll(&c->follow, on_steps, on_reset, c, err, sizeof err) < 0)
+    *unreadable = tsa_bb_follow_poll(&c->follow, on_steps, on_reset, c, err, sizeof err) < 0;
+    if (*unreadable)
         fprintf(stderr, "tscope-report: %s\n", err);
     tsa_live_update(&c->live);
     char *text = NULL;
@@ -223,7 +226,13 @@ static int run(live_cmd *c)
     int rc = 0;
     while (!g_stop) {
         size_t len = 0;
-        char *text = refresh(c, &len);
+        int unreadable;
+        char *text = refresh(c, &len, &unreadable);
+        if (text && unreadable && c->once) {
+            free(text);
+            rc = 2;
+            break;
+        }
         if (!text) {
             fprintf(stderr, "tscope-report: out of memory\n");
             rc = 2;

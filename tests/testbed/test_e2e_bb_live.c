@@ -13,7 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -300,6 +304,42 @@ static void test_live_names_persistent_straggler(void **state)
     tb_result_free(&r);
 }
 
+/* Bad input to `tscope-report live`: a damaged file among the summaries
+ * is named on stderr (exit status 1) and the rest is read; a port in use
+ * is one line and exit status 2. */
+static void expect_bad_input_said(const char *out)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/tscope_r9_junk.tsd", out);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    for (int i = 0; i < 500; i++)
+        fputc((i * 37) & 0xff, fp);
+    fclose(fp);
+    const char *argv[] = {tb_tool("REPORT"), "live", out, "--once", NULL};
+    tb_result r;
+    assert_int_equal(tb_run(argv, NULL, 60, &r), 0);
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 1 || !strstr(r.err, "tscope_r9_junk") ||
+        tbb_prom(r.out, "tscope_job_ranks", NULL) != 4)
+        fail_msg("live on a damaged file: 0x%x\n%.2000s\n%.2000s", r.status, r.err, r.out);
+    tb_result_free(&r);
+    unlink(path);
+    int taken = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    assert_true(taken >= 0 && bind(taken, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+                listen(taken, 1) == 0 && getsockname(taken, (struct sockaddr *)&sa, &sl) == 0);
+    char port[16];
+    snprintf(port, sizeof port, "%d", ntohs(sa.sin_port));
+    const char *serve[] = {tb_tool("REPORT"), "live", out, "--port", port, NULL};
+    assert_int_equal(tb_run(serve, NULL, 60, &r), 0);
+    close(taken);
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 2 ||
+        !strstr(r.err, "cannot serve /metrics on 127.0.0.1:") || strchr(r.err, '\n') != strrchr(r.err, '\n'))
+        fail_msg("live on a port in use: 0x%x\n%.2000s", r.status, r.err);
+    tb_result_free(&r);
+}
+
 /* The same job with no slow rank: nobody is named, while it runs or after. */
 static void test_live_balanced_names_nobody(void **state)
 {
@@ -311,6 +351,7 @@ static void test_live_balanced_names_nobody(void **state)
         fail_msg("a balanced job has a straggler while running:\n%.4000s", plan.text);
     char *final = live_once(f->out);
     assert_int_equal(expect_exact(f->out, final), -1);
+    expect_bad_input_said(f->out);
     free(final);
     free(plan.text);
     tb_result_free(&r);
