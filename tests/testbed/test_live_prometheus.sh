@@ -9,59 +9,22 @@
 # equal the summaries each rank wrote (`tscope-report blackbox --json`).
 # Skips (77) without prometheus, curl or python3.
 set -u
-for t in prometheus curl python3; do
-    command -v $t >/dev/null 2>&1 || { echo "no $t: skipped"; exit 77; }
-done
-[ -n "${TB_PRELOAD:-}" ] || { echo "no preload built: skipped"; exit 77; }
-T=$(mktemp -d)
-prom_pid= live_pid=
-cleanup() {
-    [ -z "$live_pid" ] || kill "$live_pid" 2>/dev/null
-    [ -z "$prom_pid" ] || kill "$prom_pid" 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$T/prom.log" ] && tail -5 "$T/prom.log"; exit 1; }
-
-ports=$(python3 -c '
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(" ".join(str(x.getsockname()[1]) for x in s))')
-set -- $ports
-web=$1 live=$2
-cat >"$T/prom.yml" <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: tscope-live
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$live']
-YML
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/data" \
-    --web.listen-address="127.0.0.1:$web" --storage.tsdb.retention.time=1h >"$T/prom.log" 2>&1 &
-prom_pid=$!
+. "$(dirname "$0")/prom_helpers.sh"
+prom_require
+set -- $(prom_free_ports 2)
+live=$2
+prom_start "$1" "127.0.0.1:$live"
 
 out=$T/out
 mkdir -p "$out"
 "$TB_REPORT" live "$out" --port "$live" --period 0.3 --window 100 >"$T/live.out" 2>"$T/live.err" &
-live_pid=$!
+pids="$pids $!"
 LD_PRELOAD="${TB_ASAN_RUNTIME:+$TB_ASAN_RUNTIME }$TB_PRELOAD" LD_LIBRARY_PATH="$TB_FAKENCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     TSCOPE_OUT=$out TSCOPE_MODE=blackbox TSCOPE_FLUSH_MS=200 TSCOPE_BB_K=1000 \
     "$TB_LAUNCH" -n 4 -- "$TB_RANK" --steps 1000 --compute-us 3000 --buckets 16K,4K \
     --grouped-buckets 0 --fsdp-bytes 0 --ring-bytes 0 --no-extras --slow-ranks 2 \
     --slow-factor 2 >"$T/job.out" 2>"$T/job.err" &
 job=$!
-q() { # query [time]
-    curl -s -m 5 "http://127.0.0.1:$web/api/v1/query" --data-urlencode "query=$1" \
-        ${2:+--data-urlencode "time=$2"}
-}
-value() { python3 -c '
-import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if r else "none")' 2>/dev/null; }
 # While the job runs: Prometheus sees rank 2 named (30 s at most).
 i=0 named=
 while [ $i -lt 30 ] && kill -0 $job 2>/dev/null; do
