@@ -533,8 +533,6 @@ static void write_metrics(uint64_t dropped_total)
  * then on GEMMs are weighed by its peak. */
 static void learn_device(void)
 {
-    if (g.device_known)
-        return;
     char name[256];
     if (g.device_known || tsc_meta_get(TSC_META_DEVICE_NAME, name, sizeof name) < 0)
         return;

@@ -148,6 +148,9 @@ static void read_source(tsa_bb_follow *fw, size_t i)
         tsr_close(s->f);
         s->f = NULL;
         s->broken = 1;
+    } else if (s->blackbox && s->rank >= 0 && !s->active) {
+        tsr_close(s->f); /* an older file of a rank: not read again */
+        s->f = NULL;
     }
 }
 

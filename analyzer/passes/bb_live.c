@@ -258,8 +258,8 @@ static void window_stats(tsa_live *L)
 
 void tsa_live_update(tsa_live *L)
 {
-    if (!L->n_ranks)
-        return;
+    if (!L->n_ranks || !L->win)
+        return; /* nothing yet, or a reset that found no memory */
     uint64_t lo = UINT64_MAX, hi = 0;
     size_t lag = 0;
     for (size_t i = 0; i < L->n_ranks; i++) {
