@@ -281,8 +281,9 @@ static void run_live_job(fx *f, const char *const *extra, live_plan *plan, tb_re
 }
 
 /* Rank 2 computes 2.5x as long in every step: while the job runs, the live
- * series name it, slowest in nearly every step of the window; after the
- * end every series matches the summaries. */
+ * series name it, slowest in most steps of the window (at least half;
+ * nearly all on an idle machine); after the end every series matches the
+ * summaries. */
 static void test_live_names_persistent_straggler(void **state)
 {
     fx *f = *state;
@@ -293,7 +294,8 @@ static void test_live_names_persistent_straggler(void **state)
     double who = tbb_prom(plan.text, "tscope_job_straggler_rank", NULL),
            share = tbb_prom(plan.text, "tscope_job_straggler_persistence_ratio", "rank=\"2\""),
            z = tbb_prom(plan.text, "tscope_job_straggler_zscore", "rank=\"2\"");
-    if (who != 2 || !(share >= 0.9) || !(z >= 3))
+    if (who != 2 || !(share >= 0.5) || !(z >= 3)) /* chance: 0.25; a busy machine's
+                                                      hiccups make others slowest at times */
         fail_msg("while running: straggler %g, rank 2 slowest in %g of the window (z %g)\n%.4000s",
                  who, share, z, plan.text);
     char *final = live_once(f->out);

@@ -36,7 +36,7 @@ while [ $i -lt 30 ] && kill -0 $job 2>/dev/null; do
 done
 [ -n "$named" ] || fail "Prometheus never saw rank 2 named while the job ran (last: $v)"
 share=$(q 'tscope_job_straggler_persistence_ratio{rank="2"}' | value)
-python3 -c "import sys; sys.exit(0 if float('$share') >= 0.9 else 1)" ||
+python3 -c "import sys; sys.exit(0 if float('$share') >= 0.5 else 1)" ||
     fail "rank 2's persistence scraped: $share"
 wait $job || { cat "$T/job.err"; fail "the job failed"; }
 python3 -c "import sys; sys.exit(0 if 100 <= float('$named') < 1000 else 1)" ||
