@@ -131,6 +131,7 @@ static void on_steps(void *ctx, const tsa_bb_source *src, const tsc_step_summary
         snprintf(c->job, sizeof c->job, "%s", src->run_id);
     if (c->world_size < 0 && src->world_size > 0)
         c->world_size = src->world_size;
+    c->live.expected = c->world_size > 0 ? (size_t)c->world_size : 0;
 }
 
 static void on_reset(void *ctx)

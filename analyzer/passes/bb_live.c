@@ -272,6 +272,10 @@ void tsa_live_update(tsa_live *L)
     }
     L->lag_steps = hi - lo;
     L->lagging = hi > lo ? (int32_t)lag : -1;
+    /* A rank whose file is not there yet would be missing from the steps
+     * made complete now. */
+    if (L->n_ranks < L->expected)
+        return;
     /* Steps further back than a ring are gone on the ranks that are ahead. */
     if (lo > L->next + L->mask + 1) {
         L->incomplete += lo - (L->mask + 1) - L->next;

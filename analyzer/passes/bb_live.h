@@ -56,6 +56,8 @@ typedef struct tsa_live {
     uint64_t mask;              /* per-rank ring size - 1 */
     tsa_live_rank *ranks;       /* in order of appearance */
     size_t n_ranks, ranks_cap;
+    size_t expected;            /* ranks of the job (world size), 0 unknown: no step
+                                   completes before that many have summaries */
     uint64_t next;              /* the next step to complete */
     /* totals over complete steps */
     uint64_t complete, incomplete, anomalous, mismatched;

@@ -156,6 +156,23 @@ static void test_lost_lagging_and_two_ranks(void **state)
     tsa_live_update(L);
     assert_true(isnan(L->last_z));
     tsa_live_free(L);
+
+    /* a world of 4 whose rank 3 has no file yet: nothing completes over
+     * three ranks; once it comes, every step is over four */
+    L = live(100);
+    L->expected = 4;
+    feed(L, 3, 0, 30, rank2_slow);
+    tsa_live_update(L);
+    assert_int_equal(L->complete, 0);
+    long i3b = tsa_live_rank_index(L, 3);
+    for (uint64_t s = 0; s < 30; s++) {
+        tsc_step_summary x = {.step = s, .start_ns = 0, .end_ns = 20000000}; /* 20 ms */
+        tsa_live_add(L, (size_t)i3b, &x, 1);
+    }
+    tsa_live_update(L);
+    assert_int_equal(L->complete, 30);
+    assert_int_equal(L->job_step_ns, 30 * 20000000ull);
+    tsa_live_free(L);
 }
 
 int main(void)
