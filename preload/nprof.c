@@ -34,6 +34,7 @@ typedef struct np_op {
     int32_t peer;
     uint32_t steps;
     uint64_t t0, bytes, wait_peer, wire, wait_gpu;
+    uint64_t state_bytes; /* v1-v3: bytes so far, from the op's own states */
 } np_op;
 
 /* Times of a step's states, 0 = not seen. */
@@ -276,8 +277,20 @@ static void step_record(np_step *s, int state, const tsc_np_state_args *args)
     case TSC_NP_STEP_RECV_GPU_WAIT: s->t_recv_gpu = now; break;
     default: return;
     }
-    if (args && args->step.trans_size > s->bytes)
+    /* The size is the step's own where NCCL has just set it (posted to the
+     * network, data arrived); the other states carry the step before's. */
+    if (args && (state == TSC_NP_STEP_SEND_WAIT || state == TSC_NP_STEP_RECV_FLUSH_WAIT))
         s->bytes = args->step.trans_size;
+}
+
+/* v1-v3 (NCCL 2.23-2.26) record the op's own states 0-7 (posted ... done)
+ * with the bytes moved so far, and its steps' states without a size. */
+#define NP_OP_STATE_LAST 7
+
+static void op_record(np_op *op, int state, const tsc_np_state_args *args)
+{
+    if (args && state >= 0 && state <= NP_OP_STATE_LAST && args->step.trans_size > op->state_bytes)
+        op->state_bytes = args->step.trans_size;
 }
 
 void tsc_np_record(void *handle, int state, const tsc_np_state_args *args)
@@ -295,7 +308,13 @@ void tsc_np_record(void *handle, int state, const tsc_np_state_args *args)
             sp->end = args->kernel_ch.ptimer;
         break;
     }
-    default: break; /* a proxy op's own state (InProgress): nothing to keep */
+    case NP_OP: {
+        np_op *op = np_owned(NP_OP, handle);
+        if (op)
+            op_record(op, state, args);
+        break;
+    }
+    default: break;
     }
 }
 
@@ -324,7 +343,8 @@ static void step_done(np_step *s, uint64_t now)
 
 static void op_done(const np_op *op, uint64_t now)
 {
-    tsc_rec_event(TSC_EV_NP_PROXY, op->channel, op->comm, op->parent_op, op->t0, now, op->bytes);
+    uint64_t bytes = op->bytes ? op->bytes : op->state_bytes;
+    tsc_rec_event(TSC_EV_NP_PROXY, op->channel, op->comm, op->parent_op, op->t0, now, bytes);
     tsc_rec_event(TSC_EV_NP_PROXY_WAIT, op->wait_flags,
                   (uint16_t)(op->steps > 0xffff ? 0xffff : op->steps), (uint32_t)op->peer,
                   op->wait_peer, op->wire, op->wait_gpu);

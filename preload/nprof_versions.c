@@ -69,13 +69,14 @@ static tsc_np_result np_start(void *ctx, void **handle, const np_event *e)
     return 0;
 }
 
-/* v1's numeric function codes (ncclFunc_t). */
+/* v1's numeric function codes (ncclFunc_t: 0-7 in NCCL 2.23; 8-10 as NCCL
+ * numbers them since). */
 static uint8_t op_of_code(uint8_t f)
 {
     static const uint8_t ops[] = {TSC_NCCL_BROADCAST, TSC_NCCL_REDUCE, TSC_NCCL_ALLGATHER,
                                   TSC_NCCL_REDUCESCATTER, TSC_NCCL_ALLREDUCE, 0,
                                   TSC_NCCL_SEND, TSC_NCCL_RECV, TSC_NCCL_ALLTOALL,
-                                  TSC_NCCL_SCATTER};
+                                  TSC_NCCL_SCATTER, TSC_NCCL_GATHER};
     return f < sizeof ops ? ops[f] : 0;
 }
 

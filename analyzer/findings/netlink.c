@@ -105,7 +105,8 @@ static int collect(const tsa_job *job, sample **out, size_t *n)
         const struct tsa_nprof *np = r->nprof;
         for (size_t k = 0; np && k < np->n_proxies; k++) {
             const tsa_np_proxy *p = &np->proxies[k];
-            if (!p->have_wait || !p->steps || p->peer < 0)
+            /* PXN: another process's op, its peer in a communicator unknown here */
+            if (!p->have_wait || !p->steps || p->peer < 0 || p->pxn)
                 continue;
             const tsa_np_comm *cm = tsa_nprof_comm(np, p->comm);
             uint64_t cid = cm ? cm->comm_id : 0;
