@@ -21,8 +21,10 @@ int np_ready(void);
 int np_begin(const char *name);
 int np_done(void);
 
-/* Runs the job; dir receives its dump folder.  The job's exit status. */
+/* Runs the job; dir receives its dump folder.  The job's exit status.
+ * _with: more arguments for each rank (tsc-testbed-rank's options). */
 int np_run(const char *tag, const char *env, char *dir, size_t cap);
+int np_run_with(const char *tag, const char *env, const char *rank_args, char *dir, size_t cap);
 tsa_job *np_load(const char *dir);   /* asserts 4 ranks */
 
 int np_log_has(const char *dir, const char *needle);
