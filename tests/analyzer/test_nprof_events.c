@@ -125,6 +125,9 @@ static void test_graph_replays(void **state)
                 continue;
             no_call++;
             const tsa_np_coll *c = &np->colls[k];
+            /* a replay, from CUDA's callback thread: no call was made there */
+            for (size_t n = 0; n < r->n_nccl; n++)
+                assert_int_not_equal(r->nccl[n].tid, c->tid);
             size_t ops = 0, kch = 0;
             for (size_t p = 0; p < np->n_proxies; p++)
                 if (np->proxies[p].op_id == c->op_id) {
