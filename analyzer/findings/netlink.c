@@ -311,6 +311,26 @@ static double recv_median(const tsa_link_stat *l, size_t n)
     return m;
 }
 
+int tsa_slow_links(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_send_ns,
+                   double *median_recv_ns)
+{
+    tsa_link_stat *l;
+    size_t nl;
+    double med;
+    if (tsa_link_stats(job, &l, &nl, &med))
+        return -1;
+    medians m = {.send = med, .recv = recv_median(l, nl)};
+    size_t k = 0;
+    for (size_t i = 0; nl >= TSA_LINK_MIN_PAIRS && med > 0 && i < nl; i++)
+        if (is_slow(&l[i], &m))
+            l[k++] = l[i];
+    *out = l;
+    *n = k;
+    *median_send_ns = m.send;
+    *median_recv_ns = m.recv;
+    return 0;
+}
+
 int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)
 {
     tsa_link_stat *l;

@@ -50,12 +50,12 @@ int np_run_with(const char *tag, const char *env, const char *rank_args, char *d
     char cmd[8192];
     const char *asan = getenv("TB_ASAN_RUNTIME");
     snprintf(cmd, sizeof cmd,
-             "env -u TSCOPE_DISABLE -u CUDA_INJECTION64_PATH -u NCCL_PROFILER_PLUGIN %s "
+             "env -u TSCOPE_DISABLE -u CUDA_INJECTION64_PATH -u NCCL_PROFILER_PLUGIN "
              "LD_PRELOAD='%s%s%s' LD_LIBRARY_PATH='%s' TSCOPE_OUT='%s' TSCOPE_RUN_ID=np "
-             "FAKENCCL_TIMEOUT_S=20 FAKENCCL_CHANNELS=%d '%s' -n %d -- '%s' --steps 4 "
+             "FAKENCCL_TIMEOUT_S=20 FAKENCCL_CHANNELS=%d %s '%s' -n %d -- '%s' --steps 4 "
              "--compute-us 500 %s >'%s.log' 2>&1",
-             env, asan && *asan ? asan : "", asan && *asan ? " " : "", getenv("TB_PRELOAD"),
-             getenv("TB_FAKENCCL_DIR"), dir, NP_CHANNELS, getenv("TB_LAUNCH"), NP_RANKS,
+             asan && *asan ? asan : "", asan && *asan ? " " : "", getenv("TB_PRELOAD"),
+             getenv("TB_FAKENCCL_DIR"), dir, NP_CHANNELS, env, getenv("TB_LAUNCH"), NP_RANKS,
              getenv("TB_RANK"), rank_args, dir);
     return system(cmd);
 }

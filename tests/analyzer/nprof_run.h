@@ -1,7 +1,7 @@
 /* Test-bed jobs under the preload whose test NCCL loads tscope as its
  * profiler plugin: what test_nprof_e2e.c and test_nprof_events.c share.
  * Every job is 4 ranks, 4 steps, FAKENCCL_CHANNELS=3, with the extra
- * environment a test gives; dumps go to a folder per tag under a base
+ * environment a test gives (which may set those again); dumps go to a folder per tag under a base
  * removed at the end.  The checks use cmocka's asserts. */
 #ifndef NPROF_RUN_H
 #define NPROF_RUN_H

@@ -243,6 +243,32 @@ static void test_streamed_report_keeps_plugin(void **state)
     assert_true(np_report_has(dir, "--json", "\"collective_transfers\""));
 }
 
+/* Rank 3 receives from rank 2 before its compute in every step (a
+ * pipeline's activations) over a link 4x slower than the others: its
+ * cause block names the link with its numbers, and so does the block of
+ * rank 2, whose sends cross it; without the slow link, no link cause. */
+static void test_link_cause(void **state)
+{
+    (void)state;
+    char dir[512];
+    const char *env = "TSCOPE_NCCL_PROFILER=full FAKENCCL_CHANNELS=2 FAKENCCL_NET_STEP_US=300";
+    char slow[256];
+    snprintf(slow, sizeof slow, "%s FAKENCCL_SLOW_LINK=2:3:4", env);
+    const char *job = "--compute-us 5000 --cpu-work --upstream 3:2 --buckets 64K "
+                      "--ring-bytes 0 --no-extras";
+    char args[256];
+    snprintf(args, sizeof args, "--steps 20 %s", job);
+    assert_int_equal(np_run_with("cause", slow, args, dir, sizeof dir), 0);
+    assert_true(np_report_has(dir, "", "  rank 3 ("));
+    assert_true(np_report_has(dir, "", "its receives from rank 2 wait for their data"));
+    assert_true(np_report_has(dir, "", "its sends to rank 3 are on the wire"));
+    assert_true(np_report_has(dir, "--json", "\"kind\":\t\"link\""));
+    snprintf(args, sizeof args, "--steps 20 %s", job);
+    assert_int_equal(np_run_with("cause-balanced", env, args, dir, sizeof dir), 0);
+    assert_true(np_report_has(dir, "", "  rank 3 ("));
+    assert_false(np_report_has(dir, "--json", "\"kind\":\t\"link\""));
+}
+
 int main(void)
 {
     if (np_ready())
@@ -255,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_pool_exhausted),
         cmocka_unit_test(test_pxn_ops),
         cmocka_unit_test(test_streamed_report_keeps_plugin),
+        cmocka_unit_test(test_link_cause),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     if (np_done())
