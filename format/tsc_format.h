@@ -181,11 +181,11 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   1.4: flags bit 1 (TSC_NP_WAIT_PXN) = the op ran here for another
  *   process (PXN): its communicator and collective are unknown (aux 0,
  *   NP_PROXY desc 0) and its peer is a rank of that process's communicator.
- * TSC_EV_NP_KERNEL_CH (1.4): flags = channel, | TSC_NP_KCH_HOST_TIMES when
- *   NCCL gave no GPU timer (v3: start/end are the host times of its
- *   start and stop); desc = op id of its collective; start/end = the
- *   kernel's GPU timer (globaltimer ticks, ns) at the channel's start and
- *   stop; val = host time when NCCL reported the stop.
+ * TSC_EV_NP_KERNEL_CH (1.4): flags = channel, | TSC_NP_KCH_NO_GPU_TIMER
+ *   when NCCL gave no GPU timer (v3); desc = op id of its collective;
+ *   start/end = host times when NCCL reported the channel's start and
+ *   stop; val = the channel's GPU time, ns (the GPU's global timer at its
+ *   stop minus at its start, as the kernel read them), 0 without a timer.
  * TSC_EV_NP_CE_COLL (1.4): flags bit 0 = synchronised by NVLS multicast
  *   ("MC"), bit 1 = intra-batch sync; desc = its op id (from the same
  *   counter as NP_COLL's); start/end = NCCL's start and stop (enqueued);
@@ -198,11 +198,19 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   start = end = when NCCL reported the API call; val =
  *   TSC_NP_COLL_VAL(op, element count): the call was captured into a CUDA
  *   graph (it runs at each replay, not now). */
+/* 0 for the kinds whose start/end are not times of the record (EXTCORR:
+ * 0, 0; NP_PROXY_WAIT: durations): a reader that orders or windows
+ * records by time leaves them out of its bounds. */
+static inline int tsc_event_has_times(uint8_t kind)
+{
+    return kind != TSC_EV_EXTCORR && kind != TSC_EV_NP_PROXY_WAIT;
+}
+
 #define TSC_NP_COLL_VAL(op, seq) ((uint64_t)(op) << 56 | ((seq) & 0x00ffffffffffffffull))
 #define TSC_NP_COLL_OP(val) ((uint8_t)((val) >> 56))
 #define TSC_NP_COLL_SEQ(val) ((val) & 0x00ffffffffffffffull)
 #define TSC_NP_WAIT_PXN 0x02
-#define TSC_NP_KCH_HOST_TIMES 0x80
+#define TSC_NP_KCH_NO_GPU_TIMER 0x80
 #define TSC_NP_BATCH_BYTES_MAX 0xffffffffffffull
 #define TSC_NP_BATCH_VAL(bytes, copies)                                                  \
     ((uint64_t)(bytes) > TSC_NP_BATCH_BYTES_MAX ? TSC_NP_BATCH_BYTES_MAX : (uint64_t)(bytes)) | \

@@ -44,13 +44,16 @@ typedef struct np_step {
     uint64_t bytes;
 } np_step;
 
-/* A kernel channel, CE sync or CE batch: one record at its stop. */
+/* A kernel channel, CE sync or CE batch: one record at its stop, its
+ * start and end host times; a kernel channel's GPU timer readings stay
+ * here (their difference goes into the record). */
 typedef struct np_span {
     uint8_t kind;       /* TSC_EV_NP_KERNEL_CH, _CE_SYNC, _CE_BATCH */
     uint8_t flags;
     uint16_t comm;
     uint32_t parent_op;
-    uint64_t start, end, val;
+    uint64_t start, val;
+    uint64_t gpu_start, gpu_stop; /* 0: not given */
 } np_span;
 
 struct tsc_np_ctx {
@@ -236,28 +239,36 @@ void *tsc_np_start_step(void *parent_op)
     return h;
 }
 
-static void *span_start(void *parent, uint8_t kind, uint8_t flags, uint64_t start, uint64_t val)
+static np_span *span_start(void *parent, uint8_t kind, uint8_t flags, uint64_t val, void **h)
 {
     uint64_t ident;
+    *h = NULL;
     if (!np_read_ident(NP_COLL, parent, &ident))
         return NULL; /* no collective to name: nothing worth a record */
     np_span *sp;
-    void *h = np_take(NP_SPAN, (void **)&sp);
-    if (h)
-        *sp = (np_span){.kind = kind, .flags = flags, .comm = (uint16_t)(ident >> 32),
-                        .parent_op = (uint32_t)ident, .start = start, .val = val};
-    return h;
+    *h = np_take(NP_SPAN, (void **)&sp);
+    if (!*h)
+        return NULL;
+    *sp = (np_span){.kind = kind, .flags = flags, .comm = (uint16_t)(ident >> 32),
+                    .parent_op = (uint32_t)ident, .start = tsc_now_ns(), .val = val};
+    return sp;
 }
 
 void *tsc_np_start_kernel_ch(void *parent, uint8_t channel, uint64_t gpu_start, int have_gpu)
 {
-    uint8_t flags = (uint8_t)(channel & 0x7f) | (have_gpu ? 0 : TSC_NP_KCH_HOST_TIMES);
-    return span_start(parent, TSC_EV_NP_KERNEL_CH, flags, have_gpu ? gpu_start : tsc_now_ns(), 0);
+    void *h;
+    uint8_t flags = (uint8_t)(channel & 0x7f) | (have_gpu ? 0 : TSC_NP_KCH_NO_GPU_TIMER);
+    np_span *sp = span_start(parent, TSC_EV_NP_KERNEL_CH, flags, 0, &h);
+    if (sp && have_gpu)
+        sp->gpu_start = gpu_start;
+    return h;
 }
 
 void *tsc_np_start_ce_part(void *parent, uint8_t kind, uint8_t flags, uint64_t val)
 {
-    return span_start(parent, kind, flags, tsc_now_ns(), val);
+    void *h;
+    span_start(parent, kind, flags, val, &h);
+    return h;
 }
 
 void tsc_np_api_call(tsc_np_ctx *ctx, int p2p, uint8_t op, uint64_t count, int captured)
@@ -308,8 +319,8 @@ void tsc_np_record(void *handle, int state, const tsc_np_state_args *args)
     }
     case NP_SPAN: {
         np_span *sp = state == TSC_NP_KERNEL_CH_STOP && args ? np_owned(NP_SPAN, handle) : NULL;
-        if (sp && sp->kind == TSC_EV_NP_KERNEL_CH && !(sp->flags & TSC_NP_KCH_HOST_TIMES))
-            sp->end = args->kernel_ch.ptimer;
+        if (sp && sp->kind == TSC_EV_NP_KERNEL_CH && sp->gpu_start)
+            sp->gpu_stop = args->kernel_ch.ptimer;
         break;
     }
     case NP_OP: {
@@ -354,20 +365,19 @@ static void op_done(const np_op *op, uint64_t now)
                   op->wait_peer, op->wire, op->wait_gpu);
 }
 
+/* A kernel channel's record carries its GPU time (the GPU timer's stop
+ * minus its start); every record's start and end are host times, as the
+ * format's are (a reader orders and windows records by them). */
 static void span_done(np_span *sp, uint64_t now)
 {
-    if (sp->kind == TSC_EV_NP_KERNEL_CH) {
-        if (sp->flags & TSC_NP_KCH_HOST_TIMES)
-            sp->end = now;
-        else if (!sp->end) {
+    if (sp->kind == TSC_EV_NP_KERNEL_CH && sp->gpu_start) {
+        if (sp->gpu_stop < sp->gpu_start) {
             np_count_lost(); /* no GPU stop time: half an event */
             return;
         }
-        sp->val = now;
-    } else {
-        sp->end = now;
+        sp->val = sp->gpu_stop - sp->gpu_start;
     }
-    tsc_rec_event(sp->kind, sp->flags, sp->comm, sp->parent_op, sp->start, sp->end, sp->val);
+    tsc_rec_event(sp->kind, sp->flags, sp->comm, sp->parent_op, sp->start, now, sp->val);
 }
 
 void tsc_np_stop(void *handle)

@@ -77,19 +77,24 @@ static void add_wait(struct tsa_nprof *np, const tsr_event *e)
     x->have_wait = 1;
 }
 
-/* GPU timer ticks, or host times (v3): either way start <= end. */
 static int add_kernel_ch(struct tsa_nprof *np, const tsr_event *e)
 {
-    if (!plausible(e->start_ns, e->end_ns))
+    /* a GPU time longer than its host span plus a second is not real */
+    if (!plausible(e->start_ns, e->end_ns) || e->val > e->end_ns - e->start_ns + 1000000000ull)
         return 0;
     if (RESERVE(np->kch, np->n_kch, np->cap_kch))
         return -1;
-    int host = (e->flags & TSC_NP_KCH_HOST_TIMES) != 0;
+    int host = (e->flags & TSC_NP_KCH_NO_GPU_TIMER) != 0;
     np->kch[np->n_kch++] = (tsa_np_kch){
         .comm = e->aux, .channel = e->flags & 0x7f, .host_times = (uint8_t)host,
-        .op_id = e->desc_id, .start = e->start_ns, .end = e->end_ns,
-        .stop_seen_ns = host ? 0 : (int64_t)(e->val & INT64_MAX)};
+        .op_id = e->desc_id, .start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
+        .gpu_ns = host ? 0 : e->val};
     return 0;
+}
+
+uint64_t tsa_np_kch_ns(const tsa_np_kch *k)
+{
+    return k->host_times ? (uint64_t)(k->end_ns - k->start_ns) : k->gpu_ns;
 }
 
 static int add_ce_part(struct tsa_nprof *np, const tsr_event *e)

@@ -43,15 +43,18 @@ typedef struct tsa_np_proxy {
     uint8_t have_wait;  /* its TSC_EV_NP_PROXY_WAIT was read */
 } tsa_np_proxy;
 
-/* One channel of a collective's kernel: GPU timer ticks (ns), or host
- * times when NCCL gave no GPU timer (v3). */
+/* One channel of a collective's kernel: when NCCL reported its start and
+ * stop (host times), and its GPU time by the GPU's own timer. */
 typedef struct tsa_np_kch {
     uint16_t comm;
-    uint8_t channel, host_times;
+    uint8_t channel, host_times;  /* host_times: no GPU timer (v3): gpu_ns 0 */
     uint32_t op_id;
-    uint64_t start, end;
-    int64_t stop_seen_ns;   /* host time NCCL reported the stop (0: v3) */
+    int64_t start_ns, end_ns;
+    uint64_t gpu_ns;
 } tsa_np_kch;
+
+/* A kernel channel's time: by the GPU's timer, else as NCCL saw it. */
+uint64_t tsa_np_kch_ns(const tsa_np_kch *k);
 
 /* A CE collective's sync (batch 0) or batch of copies (batch 1). */
 typedef struct tsa_np_ce_part {

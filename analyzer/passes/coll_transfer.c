@@ -108,7 +108,7 @@ static int rank_samples(const tsa_rank *r, const tsa_comm_ranks *m, samples *v)
             s.wait_peer = p->wait_peer_ns;
         } else {
             s.ch = x->channel;
-            s.wire = x->end - x->start; /* the channel's kernel time */
+            s.wire = x->gpu_ns; /* the channel's kernel time */
         }
         rc = add(v, &s);
     }

@@ -34,7 +34,7 @@ static op_time *kernel_times(const struct tsa_nprof *np, size_t *n)
     if (!t)
         return NULL;
     for (size_t i = 0; i < np->n_kch; i++)
-        t[i] = (op_time){np->kch[i].op_id, np->kch[i].end - np->kch[i].start};
+        t[i] = (op_time){np->kch[i].op_id, tsa_np_kch_ns(&np->kch[i])};
     if (np->n_kch)
         qsort(t, np->n_kch, sizeof *t, by_op_id);
     size_t m = 0;

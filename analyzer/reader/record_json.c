@@ -278,12 +278,12 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsa_json_add_u64(o, "wire_ns", e->end_ns);
         tsa_json_add_u64(o, "wait_gpu_ns", e->val);
         return 0;
-    case TSC_EV_NP_KERNEL_CH: /* start/end: GPU timer ticks, or host times (format.md) */
+    case TSC_EV_NP_KERNEL_CH:
         tsa_json_add_u64(o, "comm_index", e->aux);
         tsa_json_add_u64(o, "channel", e->flags & 0x7f);
-        tsa_json_add_u64(o, "host_times", (e->flags & TSC_NP_KCH_HOST_TIMES) != 0);
+        tsa_json_add_u64(o, "gpu_timer", !(e->flags & TSC_NP_KCH_NO_GPU_TIMER));
         tsa_json_add_u64(o, "op_id", e->desc_id);
-        tsa_json_add_u64(o, "stop_seen_ns", e->val);
+        tsa_json_add_u64(o, "gpu_ns", e->val);
         return 0;
     case TSC_EV_NP_CE_SYNC:
         tsa_json_add_u64(o, "comm_index", e->aux);

@@ -150,7 +150,7 @@ static void test_transfer_tables(void **state)
                 put(&ranks[r], TSC_EV_NP_PROXY, (uint8_t)ch, 1, id, t + 10, t + 10 + wire, 1000);
                 put(&ranks[r], TSC_EV_NP_PROXY_WAIT, 0, 4, (uint32_t)((r + 2) % RANKS), wire,
                     100, 50);
-                put(&ranks[r], TSC_EV_NP_KERNEL_CH, (uint8_t)ch, 1, id, 5000000, 5007000, t);
+                put(&ranks[r], TSC_EV_NP_KERNEL_CH, (uint8_t)ch, 1, id, t + 20, t + 9000, 7000);
             }
         }
     }
