@@ -111,14 +111,17 @@ int tsc_np_mask(enum tsc_np_mode m, int version)
     if (m == TSC_NP_OFF)
         return 0;
     int mask = TSC_NP_COLL | TSC_NP_P2P;
-    if (version >= 3)
-        mask |= TSC_NP_KERNEL_CH;
     if (version >= 5)
         mask |= TSC_NP_COLL_API | TSC_NP_P2P_API;
     if (version >= 6)
         mask |= TSC_NP_CE_COLL;
+    /* Kernel channels are diagnosis detail: asking for them makes NCCL add a
+     * polling proxy op per channel to every collective, which the default
+     * must not cost the job. */
     if (m == TSC_NP_FULL) {
         mask |= TSC_NP_PROXY_OP | TSC_NP_PROXY_STEP;
+        if (version >= 3)
+            mask |= TSC_NP_KERNEL_CH;
         if (version >= 6)
             mask |= TSC_NP_CE_SYNC | TSC_NP_CE_BATCH;
     }

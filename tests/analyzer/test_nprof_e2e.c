@@ -148,8 +148,8 @@ static void test_full_capture_v3(void **state) { (void)state; full_capture(3); }
 static void test_full_capture_v2(void **state) { (void)state; full_capture(2); }
 static void test_full_capture_v1(void **state) { (void)state; full_capture(1); }
 
-/* The default, light: collectives and kernel channels, no proxy
- * operations. */
+/* The default, light: collectives only; no kernel channels and no proxy
+ * operations (each would add work to NCCL's proxy thread). */
 static void test_light_capture(void **state)
 {
     (void)state;
@@ -161,7 +161,7 @@ static void test_light_capture(void **state)
         assert_non_null(np);
         assert_true(np->n_colls > 0);
         assert_int_equal(np->n_proxies, 0);
-        check_kernel_channels(&job->ranks[i], 6);
+        assert_int_equal(np->n_kch, 0);
     }
     tsa_job_free(job);
     assert_true(np_meta_has(dir, "nccl_profiler", "v6 light"));
