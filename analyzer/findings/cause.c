@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cause_link.h"
 #include "cause_measure.h"
 #include "crossrank/xr_internal.h"   /* medians */
 #include "load/rank_telemetry.h"
@@ -31,6 +32,8 @@ static const char *const fixes[TSA_CAUSE_KINDS] = {
     "Free the rank's CPUs: stop stray processes and threads, give it whole cores "
     "(affinity, cgroup quota), cut launch overhead (CUDA graphs, fused kernels)",
     "Look upstream: speed up the ranks it waits for first (stage balance, uneven groups)",
+    "Test that link (ib_write_bw / nccl-tests between the pair), its NIC and cable counters "
+    "(ibstat, ethtool -S); exclude the node if it persists",
 };
 
 /* Measures of the ranks used so far, by rank index (lazily). */
@@ -370,6 +373,17 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
         cs->peers = cd->peers;
         memcpy(cs->evidence, cd->evidence, sizeof cs->evidence);
         cs->fix = fixes[k];
+    }
+    /* A slow link the rank is on (its own file: cause_link.c). */
+    tsa_cause link;
+    int lk = tsa_cause_link(c->a, i, &link);
+    if (lk < 0)
+        return -1;
+    if (lk && (double)link.explained_ns >= TSA_TH_CAUSE_SHARE * extra) {
+        link.kind = TSA_CAUSE_LINK;
+        link.share = extra > 0 ? fmin(1, (double)link.explained_ns / extra) : 1;
+        link.fix = fixes[TSA_CAUSE_LINK];
+        b->causes[b->n_causes++] = link;
     }
     qsort(b->causes, b->n_causes, sizeof *b->causes, by_explained);
     return 0;

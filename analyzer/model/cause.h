@@ -15,6 +15,8 @@ typedef enum tsa_cause_kind {
     TSA_CAUSE_HOST,         /* the same work, but the host feeds it late: launch gaps,
                              * CPU contention */
     TSA_CAUSE_ARRIVAL,      /* not slow itself: it waits for other ranks first */
+    TSA_CAUSE_LINK,         /* a slow network link it sends or receives over (NCCL profiler
+                             * plugin, findings/cause_link.c) */
     TSA_CAUSE_KINDS
 } tsa_cause_kind;
 
