@@ -346,6 +346,8 @@ void bb_steps_take(bb_steps *t, uint32_t tid, const tsc_event *slots, size_t n)
             continue;
         }
         i++;
+        if (!tsc_event_has_times(e->kind))
+            continue; /* durations (an NCCL plugin proxy op's), not times: no step */
         if (!t->first_ns || (e->start_ns && e->start_ns < t->first_ns))
             t->first_ns = e->start_ns;
         if (e->kind == TSC_EV_NCCL) {
