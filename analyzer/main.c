@@ -23,6 +23,8 @@ static const command commands[] = {
     {"html", tsa_cmd_html, "one self-contained HTML page with charts (-o FILE)"},
     {"blackbox", tsa_cmd_blackbox,
      "black-box folder: step timeline, capture windows, --capture ID for one"},
+    {"live", tsa_cmd_live,
+     "running black-box job: job-level series for Prometheus (file, /metrics)"},
 };
 
 static void usage(FILE *out)

@@ -598,7 +598,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_MODE "mode"                  /* "blackbox" in black-box mode (absent: full) */
 #define TSC_META_CAPTURE "capture"            /* a capture window: its trigger name */
 #define TSC_META_CAPTURE_STEPS "capture_steps" /* A-B, the steps it holds */
-#define TSC_META_CAPTURE_REASON "capture_reason" /* anomaly, hang, signal, ctl */
+#define TSC_META_CAPTURE_REASON "capture_reason" /* anomaly, hang, signal, ctl, term */
 #define TSC_META_CAPTURE_NOTE "capture_note"   /* the trigger's note */
 #define TSC_META_EXIT_CODE "exit_code"        /* 1.1, END chunk: status given to exit/_exit */
 #define TSC_META_END_REALTIME "end_realtime_ns" /* 1.1, END chunk: when it was written */

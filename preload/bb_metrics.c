@@ -58,7 +58,8 @@ void bb_metrics_init(bb_metrics *m, const tsc_config *cfg, const tsc_identity *i
              job, r, h, id->local_rank);
 }
 
-void bb_metrics_steps(bb_metrics *m, const tsc_step_summary *s, size_t n)
+void bb_metrics_steps(bb_metrics *m, const tsc_step_summary *s, const bb_step_extra *x,
+                      size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t ns = s[i].end_ns > s[i].start_ns ? s[i].end_ns - s[i].start_ns : 0;
@@ -75,6 +76,12 @@ void bb_metrics_steps(bb_metrics *m, const tsc_step_summary *s, size_t n)
         m->nccl_bytes += s[i].nccl_bytes;
         m->nccl_ns += s[i].nccl_ns;
         m->gpu_busy_ns += s[i].gpu_busy_ns;
+        m->gemm_flops += x[i].gemm_flops;
+        m->gemm_no_peak += x[i].gemm_no_peak;
+        m->data_stall_ns += x[i].data_stall_ns;
+        m->gemm_peak_ns += x[i].gemm_peak_ns;
+        m->period_peak_ns += x[i].gemm_peak_ns;
+        m->period_step_ns += ns;
     }
 }
 
@@ -85,10 +92,47 @@ static void one(FILE *f, const char *name, const char *type, const char *help, c
             labels, v);
 }
 
-void bb_metrics_write(bb_metrics *m, const bb_steps *t, uint64_t captures, uint64_t dropped,
-                      uint64_t capture_bytes)
+/* The per-op counters: one family, a series per op the rank called. */
+static void per_op(FILE *f, const char *name, const char *help, const char *labels,
+                   const uint64_t *v)
 {
-    (void)t;
+    int head = 0;
+    for (unsigned op = 1; op < TSC_NCCL_STEP_OP_LIMIT; op++) {
+        if (!v[op] || !tsc_nccl_op_name(op))
+            continue;
+        if (!head++)
+            fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+        fprintf(f, "%s{%s,op=\"%s\"} %llu\n", name, labels, tsc_nccl_op_name(op),
+                (unsigned long long)v[op]);
+    }
+}
+
+/* What only GPU records give: omitted, not 0, when the capture has none. */
+static void gpu_figures(FILE *f, bb_metrics *m, const bb_steps *t)
+{
+    const char *L = m->labels;
+    if (t->gpu_copies)
+        one(f, "tscope_data_stall_seconds_total", "counter",
+            "GPU idle before each step's first host-to-device copy (CUPTI records).", L,
+            m->data_stall_ns / 1e9);
+    if (!t->gemms)
+        return;
+    one(f, "tscope_gemm_flops_total", "counter", "FLOPs of cuBLAS GEMM calls.", L,
+        (double)m->gemm_flops);
+    if (m->period_step_ns) { /* a new figure once steps were summarized */
+        m->mfu = (double)m->period_peak_ns / (double)m->period_step_ns;
+        m->period_peak_ns = m->period_step_ns = 0;
+    }
+    if (m->gemm_no_peak || !m->gemm_flops)
+        return; /* a precision or device without a known peak */
+    one(f, "tscope_gemm_peak_seconds_total", "counter",
+        "Time the GEMMs would take at the device's peak FLOP/s.", L, m->gemm_peak_ns / 1e9);
+    one(f, "tscope_mfu_ratio", "gauge",
+        "GEMM time at peak over step time, in the steps summarized last period.", L, m->mfu);
+}
+
+void bb_metrics_write(bb_metrics *m, const bb_metrics_now *now)
+{
     if (m->failed)
         return;
     FILE *f = fopen(m->tmp, "we");
@@ -121,14 +165,24 @@ void bb_metrics_write(bb_metrics *m, const bb_steps *t, uint64_t captures, uint6
         (double)m->nccl_bytes);
     one(f, "tscope_nccl_host_seconds_total", "counter",
         "Host time spent inside NCCL calls.", L, m->nccl_ns / 1e9);
+    per_op(f, "tscope_nccl_op_calls_total", "NCCL collective and point-to-point calls by op.",
+           L, now->steps->op_calls);
+    per_op(f, "tscope_nccl_op_bytes_total", "Message bytes of NCCL calls by op.", L,
+           now->steps->op_bytes);
+    one(f, "tscope_nccl_calls_in_flight", "gauge", "NCCL calls entered and not returned.", L,
+        (double)now->in_flight);
+    one(f, "tscope_nccl_oldest_call_in_flight_seconds", "gauge",
+        "Time since the oldest NCCL call in flight was entered (0 when none).", L,
+        now->oldest_in_flight_s);
     one(f, "tscope_gpu_busy_seconds_total", "counter", "Sum of GPU kernel durations.", L,
         m->gpu_busy_ns / 1e9);
+    gpu_figures(f, m, now->steps);
     one(f, "tscope_dropped_records_total", "counter",
-        "Records lost to full buffers or memory limits.", L, (double)dropped);
+        "Records lost to full buffers or memory limits.", L, (double)now->dropped);
     one(f, "tscope_captures_total", "counter", "Capture windows this rank wrote.", L,
-        (double)captures);
+        (double)now->captures);
     one(f, "tscope_capture_bytes", "gauge", "Bytes of this rank's capture windows on disk.", L,
-        (double)capture_bytes);
+        (double)now->capture_bytes);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(m->tmp, m->path) != 0) {
         tsc_warn_once("bb-metrics", "cannot write %s: %s; the metrics file may be stale",

@@ -9,9 +9,12 @@
 
 struct bb_dinfo {
     uint32_t id;        /* 0 = empty */
+    uint8_t type;       /* TSC_DESC_NCCL_CALL, _GEMM or _COPY */
     uint8_t counted;    /* may open steps: a collective, point-to-point or GroupEnd call */
     uint8_t sequenced;  /* its calls have sequence numbers (not GroupEnd) */
-    uint64_t key, bytes;
+    uint8_t op;         /* NCCL op code; GEMM: precision; copy: direction */
+    uint64_t key;
+    uint64_t bytes;     /* NCCL: message bytes; GEMM: FLOPs */
 };
 
 struct bb_sig {
@@ -35,11 +38,12 @@ int bb_steps_init(bb_steps *t, uint32_t keep, uint32_t window, uint32_t k_pct, u
     while (cap < (uint64_t)keep + 2)
         cap *= 2;
     t->ring = calloc(cap, sizeof *t->ring);
+    t->extra = calloc(cap, sizeof *t->extra);
     t->durs = calloc(window, sizeof *t->durs);
     t->desc_cap = t->sig_cap = 1024;
     t->desc = calloc(t->desc_cap, sizeof *t->desc);
     t->sig = calloc(t->sig_cap, sizeof *t->sig);
-    if (!t->ring || !t->durs || !t->desc || !t->sig) {
+    if (!t->ring || !t->extra || !t->durs || !t->desc || !t->sig) {
         bb_steps_free(t);
         return -1;
     }
@@ -53,6 +57,7 @@ int bb_steps_init(bb_steps *t, uint32_t keep, uint32_t window, uint32_t k_pct, u
 void bb_steps_free(bb_steps *t)
 {
     free(t->ring);
+    free(t->extra);
     free(t->durs);
     free(t->desc);
     free(t->sig);
@@ -94,39 +99,70 @@ static int grow_desc(bb_steps *t) { return GROW(t->desc, t->desc_cap, t->ndesc, 
 
 static int grow_sig(bb_steps *t) { return GROW(t->sig, t->sig_cap, t->nsig, key); }
 
+/* The payload of descriptor slot h as a struct of `size` bytes (the
+ * payload runs on from the head slot into the ones after it), or -1. */
+static int desc_payload(const tsc_desc_head *h, size_t nslots, void *out, size_t size)
+{
+    if (h->payload_len < size || nslots < tsc_desc_slots(h->payload_len))
+        return -1;
+    memcpy(out, h->payload, size);
+    return 0;
+}
+
+/* Remembers what the step tracker needs of NCCL call, GEMM and copy
+ * descriptors. */
 static void learn_desc(bb_steps *t, const tsc_event *slot, size_t nslots)
 {
     const tsc_desc_head *h = (const tsc_desc_head *)slot;
-    if (h->type != TSC_DESC_NCCL_CALL || h->payload_len < sizeof(tsc_desc_nccl_call) ||
-        h->id == 0 || nslots < tsc_desc_slots(h->payload_len) || grow_desc(t) < 0)
-        return;
+    bb_dinfo n = {.id = h->id, .type = h->type};
     tsc_desc_nccl_call c;
-    unsigned char raw[sizeof c + TSC_SLOT_SIZE];
-    memcpy(raw, h->payload, TSC_DESC_HEAD_PAYLOAD);
-    memcpy(raw + TSC_DESC_HEAD_PAYLOAD, slot + 1, sizeof c - TSC_DESC_HEAD_PAYLOAD);
-    memcpy(&c, raw, sizeof c);
+    tsc_desc_gemm g;
+    tsc_desc_copy cp;
+    if (h->type == TSC_DESC_NCCL_CALL && desc_payload(h, nslots, &c, sizeof c) == 0) {
+        uint64_t key = mix(mix(mix(mix(c.op, c.dtype), c.count), c.comm_id), (uint32_t)c.peer);
+        int seqd = tsc_nccl_op_is_sequenced(c.op);
+        n.counted = seqd || c.op == TSC_NCCL_GROUP_END;
+        n.sequenced = (uint8_t)seqd;
+        n.op = c.op < TSC_NCCL_STEP_OP_LIMIT ? (uint8_t)c.op : 0;
+        n.key = key | 1;
+        n.bytes = c.bytes;
+    } else if (h->type == TSC_DESC_GEMM && desc_payload(h, nslots, &g, sizeof g) == 0) {
+        n.op = (uint8_t)tsc_gemm_precision(g.a_type, g.compute_type);
+        n.bytes = g.flops;
+    } else if (h->type == TSC_DESC_COPY && desc_payload(h, nslots, &cp, sizeof cp) == 0) {
+        n.op = cp.dir;
+    } else {
+        return;
+    }
+    if (h->id == 0 || grow_desc(t) < 0)
+        return;
     bb_dinfo *d = FIND(t->desc, t->desc_cap, id, h->id);
     if (!d->id)
         t->ndesc++;
-    uint64_t key = mix(mix(mix(mix(c.op, c.dtype), c.count), c.comm_id), (uint32_t)c.peer);
-    int seqd = tsc_nccl_op_is_sequenced(c.op);
-    *d = (bb_dinfo){.id = h->id, .counted = seqd || c.op == TSC_NCCL_GROUP_END,
-                    .sequenced = (uint8_t)seqd, .key = key | 1, .bytes = c.bytes};
+    *d = n;
+}
+
+void bb_steps_set_device(bb_steps *t, const char *device_name)
+{
+    for (int p = 0; p < TSC_PREC_COUNT; p++)
+        t->peak_flops[p] = tsc_peak_flops(device_name, p, NULL);
 }
 
 static tsc_step_summary *step_at(bb_steps *t, uint64_t step) { return &t->ring[step & t->mask]; }
 
-/* The remembered step an event that started at ns belongs to, or NULL. */
-static tsc_step_summary *step_of(bb_steps *t, uint64_t ns)
+static bb_step_extra *extra_at(bb_steps *t, uint64_t step) { return &t->extra[step & t->mask]; }
+
+/* The remembered step (not handed out yet) an event that started at ns
+ * belongs to, or -1. */
+static long long step_index(bb_steps *t, uint64_t ns)
 {
     if (!t->have_opener)
-        return NULL;
-    tsc_step_summary *open = step_at(t, t->closed);
-    if (ns > open->start_ns)
-        return open;
+        return -1;
+    if (ns > step_at(t, t->closed)->start_ns)
+        return (long long)t->closed;
     uint64_t lo = bb_steps_oldest(t), hi = t->closed; /* steps lo..hi-1 are closed */
     if (lo >= hi || ns <= step_at(t, lo)->start_ns)
-        return NULL;
+        return -1;
     while (hi - lo > 1) { /* step lo starts before ns; find the last such */
         uint64_t mid = lo + (hi - lo) / 2;
         if (step_at(t, mid)->start_ns < ns)
@@ -134,7 +170,13 @@ static tsc_step_summary *step_of(bb_steps *t, uint64_t ns)
         else
             hi = mid;
     }
-    return lo >= t->written ? step_at(t, lo) : NULL;
+    return lo >= t->written ? (long long)lo : -1;
+}
+
+static tsc_step_summary *step_of(bb_steps *t, uint64_t ns)
+{
+    long long k = step_index(t, ns);
+    return k < 0 ? NULL : step_at(t, (uint64_t)k);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -187,6 +229,7 @@ static void close_step(bb_steps *t, uint64_t end_ns, uint64_t seq)
     if (t->closed - t->written > t->mask)
         t->written = t->closed - t->mask; /* not popped in time: lost from the summary file */
     *step_at(t, t->closed) = (tsc_step_summary){.step = t->closed, .start_ns = end_ns};
+    *extra_at(t, t->closed) = (bb_step_extra){0};
 }
 
 /* The slot of thread tid's open-group hash (a small table: threads beyond
@@ -209,6 +252,10 @@ static void on_nccl(bb_steps *t, uint32_t tid, const tsc_event *e)
         s->nccl_calls++;
         s->nccl_ns += e->end_ns > e->start_ns ? e->end_ns - e->start_ns : 0;
         s->nccl_bytes += d->id ? d->bytes : 0;
+    }
+    if (d->id && d->sequenced && d->op) {
+        t->op_calls[d->op]++;
+        t->op_bytes[d->op] += d->bytes;
     }
     if (!d->id || !d->counted)
         return;
@@ -242,8 +289,50 @@ static void on_nccl(bb_steps *t, uint32_t tid, const tsc_event *e)
     t->opener_key = key;
     t->opener_sequenced = d->sequenced;
     *step_at(t, 0) = (tsc_step_summary){.step = 0, .start_ns = t->first_ns};
+    *extra_at(t, 0) = (bb_step_extra){0};
     close_step(t, g->first_end, g->first_seq);
     close_step(t, e->end_ns, e->val);
+}
+
+/* A cuBLAS GEMM call (host record) that started in step k (-1: none):
+ * its FLOPs, and the time they take at the device's peak. */
+static void on_gemm(bb_steps *t, long long k, const tsc_event *e)
+{
+    bb_dinfo *d = FIND(t->desc, t->desc_cap, id, e->desc);
+    if (!d->id || d->type != TSC_DESC_GEMM)
+        return;
+    t->gemms++;
+    if (k < 0)
+        return;
+    bb_step_extra *x = extra_at(t, (uint64_t)k);
+    x->gemm_flops += d->bytes;
+    double peak = t->peak_flops[d->op < TSC_PREC_COUNT ? d->op : 0];
+    if (peak > 0)
+        x->gemm_peak_ns += (uint64_t)((double)d->bytes / peak * 1e9 + 0.5);
+    else
+        x->gemm_no_peak++;
+}
+
+/* A kernel or copy on the GPU (CUPTI record, GPU start in start_ns) that
+ * started in step k (-1: none): kernel time adds to the step's GPU busy
+ * time.  (The data stall needs the records in GPU order, which draining
+ * does not give: bb_stall.c finds it when the step is summarized.) */
+static void on_gpu_work(bb_steps *t, long long k, const tsc_event *e)
+{
+    int copy = e->kind == TSC_EV_MEMCPY || e->kind == TSC_EV_MEMSET;
+    t->gpu_copies += copy;
+    if (k < 0 || copy)
+        return;
+    uint64_t d = e->kind == TSC_EV_KERNEL_LAUNCH ? TSC_LO32(e->end_ns) /* the GPU duration */
+                 : e->end_ns > e->start_ns       ? e->end_ns - e->start_ns
+                                                 : 0;
+    step_at(t, (uint64_t)k)->gpu_busy_ns += d;
+}
+
+int bb_steps_copy_dir(const bb_steps *t, uint32_t desc)
+{
+    bb_dinfo *d = FIND(t->desc, t->desc_cap, id, desc);
+    return d->id && d->type == TSC_DESC_COPY ? d->op : -1;
 }
 
 void bb_steps_take(bb_steps *t, uint32_t tid, const tsc_event *slots, size_t n)
@@ -257,26 +346,34 @@ void bb_steps_take(bb_steps *t, uint32_t tid, const tsc_event *slots, size_t n)
             continue;
         }
         i++;
+        if (!tsc_event_has_times(e->kind))
+            continue; /* durations (an NCCL plugin proxy op's), not times: no step */
         if (!t->first_ns || (e->start_ns && e->start_ns < t->first_ns))
             t->first_ns = e->start_ns;
         if (e->kind == TSC_EV_NCCL) {
             on_nccl(t, tid, e);
             continue;
         }
-        tsc_step_summary *s = step_of(t, e->start_ns);
-        if (!s)
-            continue;
-        s->events++;
-        if (e->kind == TSC_EV_KERNEL && e->end_ns > e->start_ns)
-            s->gpu_busy_ns += e->end_ns - e->start_ns;
+        long long k = step_index(t, e->start_ns);
+        if (e->kind == TSC_EV_GEMM)
+            on_gemm(t, k, e);
+        else if (e->kind == TSC_EV_KERNEL || e->kind == TSC_EV_KERNEL_LAUNCH ||
+                 e->kind == TSC_EV_MEMCPY || e->kind == TSC_EV_MEMSET)
+            on_gpu_work(t, k, e);
+        if (k >= 0)
+            step_at(t, (uint64_t)k)->events++;
     }
 }
 
-size_t bb_steps_pop(bb_steps *t, uint64_t before_ns, tsc_step_summary *out, size_t max)
+size_t bb_steps_pop(bb_steps *t, uint64_t before_ns, tsc_step_summary *out,
+                    bb_step_extra *extra, size_t max)
 {
     size_t k = 0;
-    while (k < max && t->written < t->closed && step_at(t, t->written)->end_ns < before_ns)
-        out[k++] = *step_at(t, t->written++);
+    for (; k < max && t->written < t->closed && step_at(t, t->written)->end_ns < before_ns; k++) {
+        if (extra)
+            extra[k] = *extra_at(t, t->written);
+        out[k] = *step_at(t, t->written++);
+    }
     return k;
 }
 

@@ -18,11 +18,23 @@
 #include <stdint.h>
 
 #include "tsc_format.h"
+#include "tsc_nccl_ops.h"
+#include "tsc_peaks.h"
 
 typedef struct bb_sig bb_sig;     /* one call signature */
 typedef struct bb_dinfo bb_dinfo; /* one NCCL descriptor id */
 
 #define BB_GROUP_THREADS 16
+
+/* What a step's records give besides its summary (kept beside the
+ * summary ring, handed out with it; not written to the summary file). */
+typedef struct bb_step_extra {
+    uint64_t gemm_flops;      /* FLOPs of the cuBLAS GEMM calls that started in it */
+    uint64_t gemm_peak_ns;    /* the time those GEMMs take at the device's peak */
+    uint64_t data_stall_ns;   /* GPU idle before its first host-to-device copy (bb_stall.h) */
+    uint32_t h2d_copies;      /* host-to-device copies that started in it (bb_stall.h) */
+    uint32_t gemm_no_peak;    /* its GEMMs whose precision has no known peak */
+} bb_step_extra;
 
 typedef struct bb_steps {
     /* Per thread: a hash of the calls of its open group (GroupEnd's
@@ -30,6 +42,7 @@ typedef struct bb_steps {
     uint32_t group_tid[BB_GROUP_THREADS];
     uint64_t group_key[BB_GROUP_THREADS];
     tsc_step_summary *ring;   /* steps [closed - kept, closed]: the last one is open */
+    bb_step_extra *extra;     /* beside ring, same index */
     uint64_t mask;
     uint64_t closed;          /* steps ended so far (the open step's number) */
     uint64_t written;         /* steps handed out by bb_steps_pop */
@@ -43,6 +56,11 @@ typedef struct bb_steps {
     uint64_t *durs;           /* the last `window` step times, for the median */
     uint32_t window, ndurs, k_pct, need_run, run;
     uint64_t dropped_total, dropped_at_open;
+    /* Every collective and point-to-point call drained, by op code (also
+     * those outside summarized steps). */
+    uint64_t op_calls[TSC_NCCL_STEP_OP_LIMIT], op_bytes[TSC_NCCL_STEP_OP_LIMIT];
+    uint64_t gpu_copies, gemms; /* GPU copy and GEMM records drained: 0 = none captured */
+    double peak_flops[TSC_PREC_COUNT]; /* the device's peak by precision, 0 unknown */
     /* The oldest anomaly not yet taken by the caller: the run's first and
      * last step, the last one's time and the median it was compared with
      * (pending = 1). */
@@ -66,8 +84,17 @@ static inline void bb_steps_set_dropped(bb_steps *t, uint64_t total) { t->droppe
 static inline uint64_t bb_steps_backlog(const bb_steps *t) { return t->closed - t->written; }
 
 /* Up to max summaries of steps that ended before before_ns and were not
- * handed out yet, oldest first.  Returns the count. */
-size_t bb_steps_pop(bb_steps *t, uint64_t before_ns, tsc_step_summary *out, size_t max);
+ * handed out yet, oldest first, with their extras (extra may be NULL).
+ * Returns the count. */
+size_t bb_steps_pop(bb_steps *t, uint64_t before_ns, tsc_step_summary *out,
+                    bb_step_extra *extra, size_t max);
+
+/* The direction (enum tsc_copy_dir) of copy descriptor desc, or -1. */
+int bb_steps_copy_dir(const bb_steps *t, uint32_t desc);
+
+/* The device is known: its peak FLOP/s per precision (format/tsc_peaks.h),
+ * for the GEMMs drained from now on. */
+void bb_steps_set_device(bb_steps *t, const char *device_name);
 
 /* Bounds of step `step` when still remembered: 0 and *lo_ns, *hi_ns
  * (hi_ns = UINT64_MAX for the open step), else -1. */

@@ -127,6 +127,53 @@ uint64_t bb_store_take(bb_store *s, uint32_t tid, const tsc_event *slots, size_t
     return put;
 }
 
+void bb_store_visit(const bb_store *s, uint64_t lo_ns, uint64_t hi_ns, bb_store_visit_fn fn,
+                    void *ctx)
+{
+    for (uint64_t i = s->tail; i != s->head;) {
+        const tsc_event *b = at(s, i);
+        uint64_t n = b->val;
+        if (b->end_ns > lo_ns && b->start_ns <= hi_ns) /* the block's starts overlap */
+            for (uint64_t j = 1; j <= n; j++) {
+                const tsc_event *e = at(s, i + j);
+                if (e->start_ns > lo_ns && e->start_ns <= hi_ns)
+                    fn(ctx, (uint32_t)b->desc, e);
+            }
+        i += 1 + n;
+    }
+}
+
+/* Events gathered into EVENTS chunks, one per run of a thread's events. */
+typedef struct range_out {
+    tsc_dump *d;
+    uint32_t tid;
+    size_t k;
+    long long written;
+    int failed;
+    tsc_event buf[512];
+} range_out;
+
+static void flush_range(range_out *o)
+{
+    if (o->k && !o->failed) {
+        if (tsc_dump_write_chunk(o->d, TSC_CHUNK_EVENTS, o->tid, o->buf,
+                                 (uint32_t)(o->k * TSC_SLOT_SIZE)) < 0)
+            o->failed = 1;
+        else
+            o->written += (long long)o->k;
+    }
+    o->k = 0;
+}
+
+static void put_range(void *ctx, uint32_t tid, const tsc_event *e)
+{
+    range_out *o = ctx;
+    if (o->k && (tid != o->tid || o->k == sizeof o->buf / sizeof o->buf[0]))
+        flush_range(o);
+    o->tid = tid;
+    o->buf[o->k++] = *e;
+}
+
 long long bb_store_write_range(const bb_store *s, tsc_dump *d, uint64_t lo_ns, uint64_t hi_ns)
 {
     for (size_t i = 0; i < s->ndesc;) {
@@ -136,27 +183,9 @@ long long bb_store_write_range(const bb_store *s, tsc_dump *d, uint64_t lo_ns, u
             return -1;
         i += 1 + b->val;
     }
-    tsc_event buf[512];
-    long long written = 0;
-    for (uint64_t i = s->tail; i != s->head;) {
-        const tsc_event *b = at(s, i);
-        uint64_t n = b->val;
-        size_t k = 0;
-        if (b->end_ns > lo_ns && b->start_ns <= hi_ns) {
-            for (uint64_t j = 1; j <= n; j++) {
-                const tsc_event *e = at(s, i + j);
-                if (e->start_ns > lo_ns && e->start_ns <= hi_ns)
-                    buf[k++] = *e;
-                if (k == sizeof buf / sizeof buf[0] || (j == n && k)) {
-                    if (tsc_dump_write_chunk(d, TSC_CHUNK_EVENTS, b->desc, buf,
-                                             (uint32_t)(k * TSC_SLOT_SIZE)) < 0)
-                        return -1;
-                    written += (long long)k;
-                    k = 0;
-                }
-            }
-        }
-        i += 1 + n;
-    }
-    return written;
+    static range_out o; /* writer thread only; 16 KiB off the stack */
+    o = (range_out){.d = d};
+    bb_store_visit(s, lo_ns, hi_ns, put_range, &o);
+    flush_range(&o);
+    return o.failed ? -1 : o.written;
 }

@@ -35,6 +35,12 @@ uint64_t bb_store_take(bb_store *s, uint32_t tid, const tsc_event *slots, size_t
 /* Evict blocks whose every record started before cutoff_ns. */
 void bb_store_evict_before(bb_store *s, uint64_t cutoff_ns);
 
+/* Call fn(ctx, tid, event) for every event kept that started in
+ * (lo_ns, hi_ns], in the order they were taken. */
+typedef void (*bb_store_visit_fn)(void *ctx, uint32_t tid, const tsc_event *e);
+void bb_store_visit(const bb_store *s, uint64_t lo_ns, uint64_t hi_ns, bb_store_visit_fn fn,
+                    void *ctx);
+
 /* Write every descriptor, then the events that started in (lo_ns, hi_ns],
  * as EVENTS chunks of their threads.  Returns the events written, or -1
  * when a write failed. */

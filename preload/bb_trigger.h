@@ -6,7 +6,7 @@
  * trigger).  Lines "key=value":
  *   steps=A-B   the steps to write (or next=K: the next K steps)
  *   seq=S       opener sequence number of step A on the rank that wrote it
- *   reason=anomaly|hang|signal|ctl   rank=R   now=1 (write without waiting
+ *   reason=anomaly|hang|signal|ctl|term   rank=R   now=1 (write without waiting
  *   for step B to end)   note=free text
  * Files come from other processes and people: parsed defensively. */
 #ifndef TSC_BB_TRIGGER_H

@@ -21,10 +21,12 @@
 
 #include "bb_http.h"
 #include "bb_metrics.h"
+#include "bb_stall.h"
 #include "bb_steps.h"
 #include "bb_store.h"
 #include "bb_trigger.h"
 #include "fast_clock.h"
+#include "rec_meta.h"
 #include "recorder.h"
 #include "recorder_internal.h"
 #include "spin.h"
@@ -42,6 +44,7 @@ static struct {
     int on;
     const tsc_config *cfg;
     int rank;
+    char term_name[BB_NAME_MAX]; /* the SIGTERM window's id: the same on every rank */
     const char *host;
     uint32_t pid;
     char trig_dir[4200];
@@ -60,13 +63,19 @@ static struct {
     int http_fd;              /* /metrics listening socket, -1 none */
     time_t started;           /* set-up time: older triggers are a past job's */
     bb_metrics metrics;
+    int device_known;         /* the GPU's peak FLOP/s handed to the step tracker */
+    uint64_t term_seen_ns;    /* when a "term" trigger was last taken, 0 never */
+    int summary_failed;       /* a summary write failed (said once) */
+    uint64_t popped_start;    /* start of the last step summarized, 0 none */
     tsc_step_summary batch[SUMMARY_BATCH];
+    bb_step_extra xbatch[SUMMARY_BATCH];
     tsc_dump *dump;           /* the summary file (set at the first period) */
 } g;
 
 static void write_summaries(tsc_dump *dump, uint64_t before_ns);
 
 static _Atomic int g_signal;
+static _Atomic int g_term; /* SIGTERM window: 0 not asked, 1 asked, 2 written */
 
 int tsc_bb_on(void) { return g.on; }
 
@@ -86,6 +95,25 @@ void tsc_bb_signal(void)
 
 int tsc_bb_signal_pending(void) { return atomic_load_explicit(&g_signal, memory_order_relaxed); }
 
+/* The SIGTERM window's id, "term-<run id>-<restart>": the same on every
+ * rank of one run, which a scheduler ends once (docs/blackbox.md).  A job
+ * without a run id gets none here (see term_trigger). */
+static void term_name(const tsc_identity *id)
+{
+    g.term_name[0] = 0;
+    if (!strcmp(id->run_id, "none") || !id->run_id[0])
+        return;
+    char run[64];
+    size_t n = 0;
+    for (const char *c = id->run_id; *c && n < sizeof run - 1; c++)
+        run[n++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                                  (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'
+                              ? *c
+                              : '_');
+    run[n] = 0;
+    snprintf(g.term_name, sizeof g.term_name, "term-%s-%d", run, id->restart < 0 ? 0 : id->restart);
+}
+
 int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host, uint32_t pid)
 {
     if (g.on) { /* a forked child's copy of its parent's state */
@@ -97,6 +125,7 @@ int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host
         free(g.windows);
     }
     memset(&g, 0, sizeof g);
+    atomic_store(&g_term, 0);
     g.cfg = cfg;
     g.rank = id->rank;
     g.host = host;
@@ -117,6 +146,7 @@ int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host
         return -1;
     }
     snprintf(g.trig_dir, sizeof g.trig_dir, "%s/%s", cfg->out_dir, BB_TRIGGER_DIR);
+    term_name(id);
     g.started = time(NULL);
     bb_metrics_init(&g.metrics, cfg, id, host);
     g.http_fd = cfg->metrics_port ? bb_http_listen(cfg->metrics_port, id->local_rank) : -1;
@@ -124,8 +154,11 @@ int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host
     return 0;
 }
 
+static void learn_device(void);
+
 void tsc_bb_take(uint32_t tid, const tsc_event *slots, size_t n)
 {
+    learn_device(); /* before GEMMs are weighed by the device's peak */
     bb_steps_take(&g.steps, tid, slots, n);
     bb_store_take(&g.store, tid, slots, n);
     /* Many short steps in one flush period: write their summaries now
@@ -323,6 +356,8 @@ static void handle_trigger_file(const char *name)
     }
     if (!strcmp(t.reason, "anomaly") && t.last + g.cfg->bb_median > g.quiet_until)
         g.quiet_until = t.last + g.cfg->bb_median;
+    if (!strcmp(t.reason, "term"))
+        g.term_seen_ns = tsc_now_ns();
     if (g.npending < MAX_PENDING)
         g.pending[g.npending++] = t;
     else
@@ -465,11 +500,44 @@ static void run_pending(int at_exit)
 static void write_summaries(tsc_dump *dump, uint64_t before_ns)
 {
     size_t n;
-    while ((n = bb_steps_pop(&g.steps, before_ns, g.batch, SUMMARY_BATCH)) > 0) {
-        bb_metrics_steps(&g.metrics, g.batch, n);
-        tsc_dump_write_chunk(dump, TSC_CHUNK_STEPS, 0, g.batch,
-                             (uint32_t)(n * sizeof g.batch[0]));
+    while ((n = bb_steps_pop(&g.steps, before_ns, g.batch, g.xbatch, SUMMARY_BATCH)) > 0) {
+        bb_stall_fill(&g.store, &g.steps, g.batch, g.xbatch, n,
+                      g.popped_start ? g.popped_start : g.batch[0].start_ns);
+        g.popped_start = g.batch[n - 1].start_ns;
+        bb_metrics_steps(&g.metrics, g.batch, g.xbatch, n);
+        if (tsc_dump_write_chunk(dump, TSC_CHUNK_STEPS, 0, g.batch,
+                                 (uint32_t)(n * sizeof g.batch[0])) < 0 &&
+            !g.summary_failed) {
+            g.summary_failed = 1;
+            tsc_say("cannot write step summaries to %s: %s; they are lost while it fails (the "
+                    "loss is counted in the file), the job goes on",
+                    dump->path, strerror(dump->last_errno ? dump->last_errno : EIO));
+        }
     }
+}
+
+/* The metrics file, with what the writer knows now. */
+static void write_metrics(uint64_t dropped_total)
+{
+    uint64_t oldest = 0;
+    bb_metrics_now now = {.steps = &g.steps, .captures = g.captures,
+                          .dropped = dropped_total + g.store.dropped,
+                          .capture_bytes = g.windows_bytes};
+    tsc_rec_inflight(&now.in_flight, &oldest);
+    uint64_t t = tsc_now_ns();
+    now.oldest_in_flight_s = oldest && t > oldest ? (t - oldest) / 1e9 : 0;
+    bb_metrics_write(&g.metrics, &now);
+}
+
+/* The device's name appears when CUPTI sets up (META device_name): from
+ * then on GEMMs are weighed by its peak. */
+static void learn_device(void)
+{
+    char name[256];
+    if (g.device_known || tsc_meta_get(TSC_META_DEVICE_NAME, name, sizeof name) < 0)
+        return;
+    bb_steps_set_device(&g.steps, name);
+    g.device_known = 1;
 }
 
 /* Memory bound by steps: records older than the last TSCOPE_BB_STEPS
@@ -487,6 +555,7 @@ void tsc_bb_period(tsc_dump *dump, uint64_t dropped_total)
     if (!g.on)
         return;
     g.dump = dump;
+    learn_device();
     bb_steps_set_dropped(&g.steps, dropped_total);
     uint64_t period = (uint64_t)g.cfg->flush_ms * 1000000ull, now = tsc_now_ns();
     scan_triggers(); /* first: another rank may have fired for the same step */
@@ -497,8 +566,7 @@ void tsc_bb_period(tsc_dump *dump, uint64_t dropped_total)
     g.closed_last_period = g.steps.closed;
     write_summaries(dump, now > period ? now - period : 0);
     evict_old_steps();
-    bb_metrics_write(&g.metrics, &g.steps, g.captures, dropped_total + g.store.dropped,
-                     g.windows_bytes);
+    write_metrics(dropped_total);
 }
 
 void tsc_bb_exit(tsc_dump *dump)
@@ -509,9 +577,90 @@ void tsc_bb_exit(tsc_dump *dump)
     scan_triggers();
     run_pending(1);
     write_summaries(dump, UINT64_MAX);
-    bb_metrics_write(&g.metrics, &g.steps, g.captures, g.steps.dropped_total + g.store.dropped,
-                     g.windows_bytes);
+    write_metrics(g.steps.dropped_total);
     char nb[24];
     tsc_rec_meta("capture_windows", tsc_u64_to_str(g.captures, nb));
     tsc_rec_meta("capture_windows_dropped", tsc_u64_to_str(g.dropped_windows, nb));
+}
+
+/* ------------------------------------------------------------- SIGTERM */
+
+int tsc_bb_term_pending(void) { return atomic_load(&g_term) == 1; }
+
+int tsc_bb_term_window(unsigned ms)
+{
+    if (!g.on || !ms || !tsc_rec_writer_alive())
+        return 0;
+    int expect = 0;
+    atomic_compare_exchange_strong(&g_term, &expect, 1);
+    tsc_rec_wake_writer();
+    struct timespec now, end, nap = {.tv_nsec = 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += ms / 1000;
+    end.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+    }
+    while (atomic_load(&g_term) != 2) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+            return 0;
+        nanosleep(&nap, NULL);
+    }
+    return 1;
+}
+
+static int term_trigger_pending(void)
+{
+    for (int i = 0; i < g.npending; i++)
+        if (!strcmp(g.pending[i].reason, "term"))
+            return 1;
+    return 0;
+}
+
+/* The last steps that ended, as the window of a SIGTERM: the job's
+ * trigger if another rank made it already, else ours, under the run's
+ * name (the same on every rank, so ranks ended together make one window),
+ * or, without a run id or when that name is a past run's, this rank's. */
+static void term_trigger(void)
+{
+    scan_triggers();
+    /* Pending, or written in the last minute: this SIGTERM is part of the
+     * same ending (a launcher stopping the ranks one after the other). */
+    if (term_trigger_pending() || (g.term_seen_ns && tsc_now_ns() - g.term_seen_ns < 60000000000ull))
+        return;
+    bb_trigger t = {0};
+    uint64_t last = back(g.steps.closed, 1);
+    range_trigger(&t, "term", back(last, g.cfg->bb_pre + g.cfg->bb_post), last);
+    t.now = 1;
+    snprintf(t.note, sizeof t.note, "SIGTERM to rank %d", g.rank);
+    if (g.term_name[0]) {
+        snprintf(t.name, sizeof t.name, "%s", g.term_name);
+        fire(&t);
+        scan_triggers();
+        if (term_trigger_pending())
+            return;
+    }
+    snprintf(t.name, sizeof t.name, "term-r%d-%" PRIu64, g.rank < 0 ? 0 : g.rank,
+             tsc_now_ns() / 1000000);
+    fire(&t);
+    scan_triggers();
+}
+
+void tsc_bb_term(tsc_dump *dump, uint64_t dropped_total)
+{
+    if (!g.on || atomic_load(&g_term) != 1)
+        return;
+    g.dump = dump;
+    bb_steps_set_dropped(&g.steps, dropped_total);
+    term_trigger();
+    int k = 0;
+    for (int i = 0; i < g.npending; i++)
+        if (strcmp(g.pending[i].reason, "term") || !try_window(&g.pending[i], 1))
+            g.pending[k++] = g.pending[i];
+    g.npending = k;
+    write_summaries(dump, UINT64_MAX);
+    write_metrics(dropped_total);
+    atomic_store(&g_term, 2);
 }

@@ -41,6 +41,16 @@ void tsc_bb_exit(tsc_dump *dump);
 int tsc_bb_http_fd(void);
 void tsc_bb_http_serve(void);
 
+/* From the SIGTERM handler (async-signal-safe): ask the writer thread for
+ * the window of the last steps (reason "term") and wait for it at most ms
+ * milliseconds.  1 when it was written in time. */
+int tsc_bb_term_window(unsigned ms);
+int tsc_bb_term_pending(void);
+
+/* Writer thread, drain lock held, after a drain: the SIGTERM window, the
+ * summaries and the metrics file, then the handler is told. */
+void tsc_bb_term(tsc_dump *dump, uint64_t dropped_total);
+
 /* From the SIGUSR2 handler: async-signal-safe. */
 void tsc_bb_signal(void);
 int tsc_bb_signal_pending(void);

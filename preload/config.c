@@ -124,6 +124,8 @@ static void load_blackbox(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn
                                 warn, bad);
     cfg->bb_keep_windows = load_uint("TSCOPE_BB_KEEP_WINDOWS", TSC_DEFAULT_BB_KEEP_WINDOWS, 1,
                                      100000, get, warn, bad);
+    cfg->bb_term_ms = load_uint("TSCOPE_BB_TERM_MS", TSC_DEFAULT_BB_TERM_MS, 0, 60000, get,
+                                warn, bad);
     cfg->metrics_port = load_uint("TSCOPE_METRICS_PORT", 0, 0, 65535, get, warn, bad);
 }
 

@@ -31,6 +31,7 @@
 #define TSC_DEFAULT_BB_POST 2u
 #define TSC_DEFAULT_BB_KEEP_MB 1024u
 #define TSC_DEFAULT_BB_KEEP_WINDOWS 16u
+#define TSC_DEFAULT_BB_TERM_MS 2000u
 
 typedef struct tsc_config {
     int disabled;          /* TSCOPE_DISABLE */
@@ -53,6 +54,7 @@ typedef struct tsc_config {
     uint32_t bb_pre, bb_post; /* TSCOPE_BB_PRE / _POST: steps around a trigger */
     uint32_t bb_keep_mb;   /* TSCOPE_BB_KEEP_MB: disk for windows, per rank */
     uint32_t bb_keep_windows; /* TSCOPE_BB_KEEP_WINDOWS */
+    uint32_t bb_term_ms;   /* TSCOPE_BB_TERM_MS: most a SIGTERM waits for its window, 0 = none */
     uint32_t metrics_port; /* TSCOPE_METRICS_PORT: HTTP /metrics on loopback, 0 = off */
 } tsc_config;
 

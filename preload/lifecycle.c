@@ -20,7 +20,9 @@
  *
  * In black-box mode SIGUSR2 is owned the same way: it asks the writer for
  * a capture window, then runs the application's handler (never its
- * default action, which would end the process). */
+ * default action, which would end the process); and SIGTERM first waits,
+ * at most TSCOPE_BB_TERM_MS, for the writer to write the last steps as a
+ * window (docs/blackbox.md). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -161,6 +163,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     int dies = !(app.sa_flags & SA_SIGINFO) && app.sa_handler == SIG_DFL;
 
     if (tsc_rec_owned_here()) {
+        /* Black-box mode: the job is being ended (a scheduler's time limit,
+         * a launcher stopping its workers), so its last steps are worth
+         * keeping: the writer writes them as a window, bounded by
+         * TSCOPE_BB_TERM_MS, before the application's handler or the
+         * default action runs. */
+        if (sig == SIGTERM)
+            tsc_bb_term_window(tsc_rec_config()->bb_term_ms);
         if (tsc_cupti_flush_hook)
             tsc_cupti_flush_hook(1);
         if (fault && !dies) {

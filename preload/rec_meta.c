@@ -48,6 +48,19 @@ void tsc_rec_meta(const char *key, const char *value)
     errno = saved;
 }
 
+int tsc_meta_get(const char *key, char *out, size_t cap)
+{
+    int found = 0;
+    tsc_spin_lock(&g_meta_lock);
+    for (int i = 0; i < g_nmeta && !found; i++)
+        if (!strcmp(g_meta[i].key, key)) {
+            snprintf(out, cap, "%s", g_meta[i].val);
+            found = 1;
+        }
+    tsc_spin_unlock(&g_meta_lock);
+    return found ? 0 : -1;
+}
+
 void tsc_meta_set_int(const char *key, long long v)
 {
     char b[32];

@@ -14,6 +14,9 @@
 
 void tsc_meta_set_int(const char *key, long long v);
 
+/* The stored value of key into out (cut to cap): 0, or -1 when unset. */
+int tsc_meta_get(const char *key, char *out, size_t cap);
+
 /* Host, pids, identity, command line, start anchors, library version. */
 void tsc_meta_gather(const char *host, const tsc_identity *id, uint64_t realtime_ns,
                      uint64_t monotonic_ns);

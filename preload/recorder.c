@@ -491,6 +491,28 @@ static size_t check_hangs(char *msg, size_t cap)
     return len;
 }
 
+void tsc_rec_inflight(uint32_t *calls, uint64_t *oldest_t0)
+{
+    *calls = 0;
+    *oldest_t0 = 0;
+    uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        tsc_thread *t = g_threads[i];
+        inflight f;
+        if (atomic_load_explicit(&t->slot, memory_order_acquire) != SLOT_LIVE ||
+            !read_inflight(t, &f) || !f.desc)
+            continue;
+        (*calls)++;
+        if (!*oldest_t0 || f.t0 < *oldest_t0)
+            *oldest_t0 = f.t0;
+    }
+}
+
+int tsc_rec_writer_alive(void)
+{
+    return g_writer_started && atomic_load(&g_writer_running) && !atomic_load(&g_writer_stop);
+}
+
 /* ---------------------------------------------------------- the writer */
 
 static void *writer_main(void *arg)
@@ -527,7 +549,8 @@ static void *writer_main(void *arg)
         /* A half-full ring only needs draining; the CUPTI hand-over and the
          * metadata rewrite happen once per period, which keeps the file
          * near 32 bytes per event however busy the rings are. */
-        int periodic = tsc_mono_ns() >= next_flush || tsc_bb_signal_pending();
+        int periodic = tsc_mono_ns() >= next_flush || tsc_bb_signal_pending() ||
+                       tsc_bb_term_pending();
         if (periodic) {
             next_flush = tsc_mono_ns() + period;
             /* Outside the drain lock: CUPTI may call back into tscope
@@ -541,7 +564,9 @@ static void *writer_main(void *arg)
         drain_all(0, periodic);
         if (periodic && g_cfg.hang_s)
             hang_len = check_hangs(hang_msg, sizeof hang_msg);
-        if (periodic && tsc_bb_on()) {
+        if (tsc_bb_term_pending()) {
+            tsc_bb_term(&g_dump, total_dropped()); /* a SIGTERM handler waits for it */
+        } else if (periodic && tsc_bb_on()) {
             tsc_bb_period(&g_dump, total_dropped());
             /* The summaries' metadata changes little: once a minute keeps
              * the file small between steps. */

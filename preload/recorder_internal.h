@@ -59,6 +59,14 @@ uint32_t tsc_rec_new_desc_id(void);
  * stream must define its descriptors again. */
 uint64_t tsc_rec_intern_generation(void);
 
+/* The NCCL calls in flight now (threads inside one, as the hang
+ * watchdog sees them) and the entry time of the oldest (0 when none).
+ * Only reads the threads' in-flight records. */
+void tsc_rec_inflight(uint32_t *calls, uint64_t *oldest_t0);
+
+/* 1 while the writer thread runs and has not been told to stop. */
+int tsc_rec_writer_alive(void);
+
 /* The status the process is exiting with (exit, _exit): the END chunk
  * records it as exit_code. */
 void tsc_rec_set_exit_code(int code);

@@ -2,7 +2,9 @@
 # Black-box mode against the default mode, side by side in one run
 # (docs/blackbox.md): a 4-rank test-bed job under the preload, the modes
 # interleaved ROUNDS times.  Per mode, medians over the rounds of:
-#   s/step      job wall time / steps (the job's own cost of recording)
+#   ms/step     job wall time / steps (the job's own cost of recording)
+#   CPU ms/step user + system CPU time of all the job's processes / steps
+#               (the writer thread's work included)
 #   RSS MiB     peak RSS of the largest process (launcher's children)
 #   disk B/step bytes on disk per rank per step (dumps, summary files,
 #               metrics; no capture windows: the balanced job writes none)
@@ -16,7 +18,7 @@ tb=$build/tests/testbed
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-run_job() { # mode -> "wall_s rss_kib bytes"
+run_job() { # mode -> "wall_s rss_kib bytes cpu_s"
     local mode=$1 dir=$out/$1
     rm -rf "$dir"
     python3 - "$dir" "$mode" "$steps" "$build" <<'PY'
@@ -33,32 +35,35 @@ cmd = [os.path.join(tb, "tsc-testbed-launch"), "-n", "4", "--", os.path.join(tb,
 t0 = time.monotonic()
 subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 wall = time.monotonic() - t0
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss, cpu = ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 size = 0
 for root, dirs, files in os.walk(d):
     if "/capture-" in root + "/":
         continue
     size += sum(os.path.getsize(os.path.join(root, f)) for f in files)
-print(f"{wall:.3f} {rss} {size}")
+print(f"{wall:.3f} {rss} {size} {cpu:.3f}")
 PY
 }
 
-declare -A wall rss disk
+declare -A wall rss disk cpu
 for r in $(seq "$rounds"); do
     for mode in full blackbox; do
-        read -r w m b < <(run_job "$mode")
+        read -r w m b c < <(run_job "$mode")
         wall[$mode]+="$w "
         rss[$mode]+="$m "
         disk[$mode]+="$b "
+        cpu[$mode]+="$c "
     done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf '%-9s %12s %9s %14s   (4 ranks, %s steps, median of %s rounds)\n' mode 'ms/step' 'RSS MiB' \
-    'disk B/rank/step' "$steps" "$rounds"
+printf '%-9s %12s %12s %9s %14s   (4 ranks, %s steps, median of %s rounds)\n' mode 'ms/step' \
+    'CPU ms/step' 'RSS MiB' 'disk B/rank/step' "$steps" "$rounds"
 for mode in full blackbox; do
     w=$(echo "${wall[$mode]}" | median) m=$(echo "${rss[$mode]}" | median) b=$(echo "${disk[$mode]}" | median)
-    awk -v mode="$mode" -v w="$w" -v m="$m" -v b="$b" -v s="$steps" \
-        'BEGIN {printf "%-9s %12.4f %9.1f %14.1f\n", mode, 1000*w/s, m/1024, b/4/s}'
+    c=$(echo "${cpu[$mode]}" | median)
+    awk -v mode="$mode" -v w="$w" -v m="$m" -v b="$b" -v c="$c" -v s="$steps" \
+        'BEGIN {printf "%-9s %12.4f %12.4f %9.1f %14.1f\n", mode, 1000*w/s, 1000*c/s, m/1024, b/4/s}'
 done
 echo
 echo "one intercepted call (bench_preload, stub NCCL), default mode:"

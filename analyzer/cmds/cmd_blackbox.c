@@ -10,14 +10,16 @@
 
 #include "commands.h"
 #include "load/bb_load.h"
+#include "passes/bb_timeline.h"
 #include "report/bb_text.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tscope-report blackbox DIR [--every]\n"
+    fprintf(out, "usage: tscope-report blackbox DIR [--every] [--json]\n"
                  "       tscope-report blackbox DIR --capture ID [report options]\n"
                  "  DIR: TSCOPE_OUT of a job run with TSCOPE_MODE=blackbox\n"
                  "  --every       one timeline line per step (default: at most 40 rows)\n"
+                 "  --json        the same as one JSON document\n"
                  "  --capture ID  the full report of window ID (folder DIR/capture-ID)\n");
 }
 
@@ -52,7 +54,7 @@ static int report_window(const char *dir, const char *id, int argc, char **argv)
 int tsa_cmd_blackbox(int argc, char **argv)
 {
     const char *dir = NULL, *capture = NULL;
-    int every = 0, rest = argc;
+    int every = 0, json = 0, rest = argc;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--capture") && i + 1 < argc) {
             capture = argv[++i];
@@ -60,6 +62,8 @@ int tsa_cmd_blackbox(int argc, char **argv)
             break;
         } else if (!strcmp(argv[i], "--every")) {
             every = 1;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
@@ -84,8 +88,16 @@ int tsa_cmd_blackbox(int argc, char **argv)
         fprintf(stderr, "tscope-report: %s\n", err);
         return 2;
     }
-    tsa_bb_print(stdout, dir, &f, every);
-    int rc = f.problems ? 1 : 0;
+    tsa_bb_timeline t;
+    int rc = tsa_bb_timeline_build(&f, every, &t);
+    if (rc == 0 && json)
+        rc = tsa_bb_print_json(stdout, dir, &f, &t);
+    else if (rc == 0)
+        tsa_bb_print(stdout, dir, &f, &t);
+    if (rc < 0)
+        fprintf(stderr, "tscope-report: out of memory\n");
+    rc = rc < 0 ? 2 : f.problems ? 1 : 0;
+    tsa_bb_timeline_free(&t);
     tsa_bb_free(&f);
     return rc;
 }

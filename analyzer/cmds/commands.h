@@ -19,5 +19,6 @@ int tsa_cmd_batch_merge(int argc, char **argv);
 int tsa_cmd_hang(int argc, char **argv);   /* cmd_hang.c */
 int tsa_cmd_html(int argc, char **argv);   /* cmd_html.c */
 int tsa_cmd_blackbox(int argc, char **argv); /* cmd_blackbox.c */
+int tsa_cmd_live(int argc, char **argv);     /* cmd_live.c */
 
 #endif

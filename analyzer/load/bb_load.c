@@ -99,10 +99,25 @@ static int by_rank(const void *a, const void *b)
 static int by_id(const void *a, const void *b)
 {
     const tsa_bb_window *x = a, *y = b;
-    unsigned long long sx = ~0ull, sy = ~0ull;
-    sscanf(x->steps, "%llu", &sx);
-    sscanf(y->steps, "%llu", &sy);
+    uint64_t sx = x->has_range ? x->first : UINT64_MAX, sy = y->has_range ? y->first : UINT64_MAX;
     return sx != sy ? (sx > sy) - (sx < sy) : strcmp(x->id, y->id);
+}
+
+/* "A-B" (decimal, A <= B) into w's range. */
+static void parse_range(tsa_bb_window *w)
+{
+    char *e1, *e2;
+    if (!w->steps[0] || w->steps[0] < '0' || w->steps[0] > '9')
+        return;
+    unsigned long long a = strtoull(w->steps, &e1, 10);
+    if (*e1 != '-' || e1[1] < '0' || e1[1] > '9')
+        return;
+    unsigned long long b = strtoull(e1 + 1, &e2, 10);
+    if (*e2 || b < a)
+        return;
+    w->has_range = 1;
+    w->first = a;
+    w->last = b;
 }
 
 static uint64_t file_size(const char *path)
@@ -145,7 +160,10 @@ static int load_window(tsa_bb_folder *out, const char *dir, const char *name)
         w->reason = strdup("");
     if (!w->note)
         w->note = strdup("");
-    return w->id && w->steps && w->reason && w->note ? 0 : -1;
+    if (!w->id || !w->steps || !w->reason || !w->note)
+        return -1;
+    parse_range(w);
+    return 0;
 }
 
 static int load_windows(tsa_bb_folder *out, const char *dir)

@@ -20,6 +20,8 @@ typedef struct tsa_bb_rank {
 typedef struct tsa_bb_window {
     char *id;                    /* the trigger name: capture-<id> */
     char *steps, *reason, *note; /* from the first dump's META ("" when absent) */
+    int has_range;               /* steps is "A-B": */
+    uint64_t first, last;        /* A and B */
     size_t n_dumps;
     uint64_t bytes;
 } tsa_bb_window;

@@ -25,33 +25,12 @@
 #include "rank_nprof.h"
 #include "reader/dump_reader.h"
 #include "reader/gpu_loss.h"
+#include "tsc_peaks.h"
 
-/* cudaDataType_t / cublasComputeType_t values (library_types.h,
- * cublas_api.h) that decide the GEMM precision. */
-enum {
-    CUDA_R_32F_ = 0, CUDA_R_64F_ = 1, CUDA_R_16F_ = 2, CUDA_R_8I_ = 3,
-    CUDA_R_16BF_ = 14, CUDA_R_8F_E4M3_ = 28, CUDA_R_8F_E5M2_ = 29,
-    COMPUTE_32F_FAST_16F = 74, COMPUTE_32F_FAST_16BF = 75, COMPUTE_32F_FAST_TF32 = 77,
-};
-
+/* A GEMM's precision (format/tsc_peaks.h; tsa_dtype has tsc_prec's values). */
 static uint8_t gemm_dtype(const tsc_desc_gemm *g)
 {
-    switch (g->a_type) {
-    case CUDA_R_16F_: return TSA_DTYPE_FP16;
-    case CUDA_R_16BF_: return TSA_DTYPE_BF16;
-    case CUDA_R_8F_E4M3_: case CUDA_R_8F_E5M2_: return TSA_DTYPE_FP8;
-    case CUDA_R_64F_: return TSA_DTYPE_FP64;
-    case CUDA_R_8I_: return TSA_DTYPE_INT8;
-    case CUDA_R_32F_:
-        if (g->compute_type == COMPUTE_32F_FAST_TF32)
-            return TSA_DTYPE_TF32;
-        if (g->compute_type == COMPUTE_32F_FAST_16BF)
-            return TSA_DTYPE_BF16;
-        if (g->compute_type == COMPUTE_32F_FAST_16F)
-            return TSA_DTYPE_FP16;
-        return TSA_DTYPE_FP32;
-    default: return TSA_DTYPE_UNKNOWN;
-    }
+    return (uint8_t)tsc_gemm_precision(g->a_type, g->compute_type);
 }
 
 /* Per-descriptor cache entry, indexed by descriptor id. */

@@ -141,6 +141,14 @@ tsr_file *tsr_open_buffer(const void *data, size_t len, const char *name,
 int tsr_read_all(tsr_file *f);
 void tsr_close(tsr_file *f);
 
+/* A dump still being written (`tscope-report live`): tsr_follow_open as
+ * tsr_open; each tsr_follow_read then reads the complete chunks appended
+ * since the last one.  A chunk not all there yet (the writer is writing
+ * it) is left for the next read, not reported; damage is reported as by
+ * tsr_read_all.  Close with tsr_close. */
+tsr_file *tsr_follow_open(const char *path, const tsr_callbacks *cb, void *ctx, int *status);
+int tsr_follow_read(tsr_file *f);
+
 /* ------------------------------------------------- while / after reading */
 
 const char *tsr_file_path(const tsr_file *f);

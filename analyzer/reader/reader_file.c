@@ -321,14 +321,31 @@ static uint64_t skip_bad(tsr_file *f, uint64_t off, const char *why)
     return next;
 }
 
+/* Following a file being written: a chunk whose header or payload is not
+ * all there yet (its header, when present, checks out) is the writer's
+ * next chunk, not damage. */
+static int still_being_written(const tsr_file *f, const tsc_chunk_header *h, uint64_t off)
+{
+    if (!f->follow)
+        return 0;
+    if (f->size - off < sizeof *h)
+        return 1;
+    return h->magic == TSC_CHUNK_MAGIC &&
+           tsc_crc32c(0, h, offsetof(tsc_chunk_header, header_crc)) == h->header_crc &&
+           h->payload_len <= TSC_CHUNK_MAX_PAYLOAD &&
+           h->payload_len > f->size - off - sizeof *h;
+}
+
 int tsr_read_all(tsr_file *f)
 {
     if (!f)
         return TSR_UNREADABLE;
-    uint64_t off = f->hdr.header_size;
+    uint64_t off = f->follow ? f->resume_off : f->hdr.header_size;
     char why[160];
     while (off < f->size) {
         tsc_chunk_header h;
+        if (f->follow && f->size - off < sizeof h)
+            break; /* the next chunk's header is on its way */
         if (f->size - off < sizeof h) {
             f->stats.bad_chunks++;
             f->stats.bytes_skipped += f->size - off;
@@ -340,6 +357,8 @@ int tsr_read_all(tsr_file *f)
             tsr_problem(f, off, "read error");
             break;
         }
+        if (still_being_written(f, &h, off))
+            break;
         const char *err = chunk_header_error(f, &h, off, why, sizeof why);
         if (err) {
             off = skip_bad(f, off, err);
@@ -361,13 +380,36 @@ int tsr_read_all(tsr_file *f)
         dispatch(f, &h, poff, payload);
         off = poff + h.payload_len;
     }
-    if (f->stats.problems > TSR_MAX_PROBLEMS_REPORTED && f->cb.on_problem) {
+    f->resume_off = off;
+    if (f->stats.problems > TSR_MAX_PROBLEMS_REPORTED && f->cb.on_problem && !f->told_more) {
+        f->told_more = f->follow;
         char msg[128];
         snprintf(msg, sizeof msg, "%llu further problems not shown",
                  (unsigned long long)(f->stats.problems - TSR_MAX_PROBLEMS_REPORTED));
         f->cb.on_problem(f->ctx, f->path, f->size, msg);
     }
     return f->stats.problems ? TSR_PROBLEMS : TSR_OK;
+}
+
+tsr_file *tsr_follow_open(const char *path, const tsr_callbacks *cb, void *ctx, int *status)
+{
+    tsr_file *f = tsr_open(path, cb, ctx, status);
+    if (f) {
+        f->follow = 1;
+        f->resume_off = f->hdr.header_size;
+    }
+    return f;
+}
+
+int tsr_follow_read(tsr_file *f)
+{
+    struct stat st;
+    if (!f || !f->follow)
+        return TSR_UNREADABLE;
+    if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_size > f->size)
+        f->size = (uint64_t)st.st_size;
+    f->stats.file_size = f->size;
+    return tsr_read_all(f);
 }
 
 void tsr_close(tsr_file *f)

@@ -50,6 +50,9 @@ struct tsr_file {
     uint64_t bad_at_last_chunk;  /* stats.bad_chunks when the last valid chunk was read */
     uint8_t unknown_kind_seen[256];
     int unknown_chunk_seen;
+    int follow;                  /* tsr_follow_open: the file is still being written */
+    uint64_t resume_off;         /* follow: where the next read starts */
+    int told_more;               /* follow: "further problems not shown" said */
 };
 
 /* Report a problem at a file offset (counted; passed on while under the cap). */

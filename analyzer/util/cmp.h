@@ -11,6 +11,18 @@ static inline int tsa_cmp_i64(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
+static inline int tsa_cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static inline int tsa_cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
 /* For an array of char *. */
 static inline int tsa_cmp_str(const void *a, const void *b)
 {

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "bb_stall.h"
 #include "bb_steps.h"
 #include "bb_store.h"
 #include "bb_trigger.h"
@@ -146,7 +147,7 @@ static void test_steps_opener_bounds_sums(void **state)
     assert_int_equal(bb_steps_seq(&t, 60), 120);
     /* sums: step k holds step k-1's 16 KiB call and its own 4 KiB one */
     tsc_step_summary s[128];
-    size_t k = bb_steps_pop(&t, UINT64_MAX, s, 128);
+    size_t k = bb_steps_pop(&t, UINT64_MAX, s, NULL, 128);
     assert_int_equal(k, 100);
     assert_int_equal(s[50].step, 50);
     assert_int_equal(s[50].nccl_calls, 2);
@@ -192,6 +193,76 @@ static void test_steps_two_groups_per_step(void **state)
     bb_steps_free(&t);
 }
 
+/* GPU and GEMM figures: every iteration launches a kernel (2 us on the
+ * GPU), copies the batch host-to-device 7 us after the kernel ended, calls
+ * one bf16 cuBLAS GEMM of 1e12 FLOPs, then the two AllReduces.  The
+ * copies come from the GPU stream after all the host's records (as
+ * draining hands them over: separate runs), yet each summarized step has
+ * a data stall of exactly 7 us.  On an "H100" (bf16 peak 989.5 TFLOP/s)
+ * each step holds one GEMM of 1e12 / 989.5e12 s at peak; folded kernel
+ * launches count as GPU busy time; every call is counted by op. */
+static void test_steps_gpu_and_op_figures(void **state)
+{
+    (void)state;
+    bb_steps t;
+    bb_store store;
+    tracker(&t, 300, 1);
+    assert_int_equal(bb_store_init(&store, 1 << 20, 1 << 16), 0);
+    bb_steps_set_device(&t, "NVIDIA H100 80GB HBM3");
+    tsc_desc_gemm g = {.m = 1000, .n = 1000, .k = 1000, .batch = 1, .a_type = 14 /* bf16 */,
+                       .c_type = 14, .flops = 1000000000000ull};
+    tsc_desc_copy cp = {.dir = TSC_COPY_H2D, .bytes = 1 << 20};
+    tsc_event d[8];
+    size_t n = tsc_encode_desc(d, 8, TSC_DESC_GEMM, 5, &g, sizeof g);
+    n += tsc_encode_desc(d + n, 8 - n, TSC_DESC_COPY, 6, &cp, sizeof cp);
+    bb_steps_take(&t, 9, d, n);
+    uint64_t T = 5000000000ull;
+    tsc_event copies[30];
+    for (int k = 0; k < 30; k++, T += 100000) {
+        tsc_event e[4] = {
+            {.kind = TSC_EV_KERNEL_LAUNCH, .desc = 7, .start_ns = T + 1000,
+             .end_ns = TSC_PACK32(2000, 500), .val = 1},
+            {.kind = TSC_EV_GEMM, .desc = 5, .start_ns = T + 12000, .end_ns = T + 12100},
+            call(1, T + 20000, T + 20100, 2 * (uint64_t)k),
+            call(2, T + 20100, T + 20200, 2 * (uint64_t)k + 1)};
+        bb_steps_take(&t, 9, e, 4);
+        bb_store_take(&store, 9, e, 4);
+        copies[k] = (tsc_event){.kind = TSC_EV_MEMCPY, .desc = 6, .start_ns = T + 10000,
+                                .end_ns = T + 11000};
+    }
+    bb_steps_take(&t, 0, copies, 30);
+    bb_store_take(&store, 0, copies, 30);
+    tsc_step_summary s[64];
+    bb_step_extra x[64];
+    size_t got = bb_steps_pop(&t, UINT64_MAX, s, x, 64);
+    assert_int_equal(got, 30); /* steps 0-29 closed; 30 is open */
+    bb_stall_fill(&store, &t, s, x, got, s[0].start_ns);
+    for (size_t i = 2; i < got; i++) {
+        assert_int_equal(x[i].gemm_flops, 1000000000000ull);
+        assert_int_equal(x[i].gemm_peak_ns, 1010611); /* 1e12 / 989.5e12 s, rounded */
+        assert_int_equal(x[i].gemm_no_peak, 0);
+        assert_int_equal(x[i].data_stall_ns, 7000);
+        assert_int_equal(x[i].h2d_copies, 1);
+        assert_int_equal(s[i].gpu_busy_ns, 2000);
+    }
+    assert_int_equal(t.op_calls[TSC_NCCL_ALLREDUCE], 60); /* every call, steps 0-1 too */
+    assert_int_equal(t.op_bytes[TSC_NCCL_ALLREDUCE], 30ull * (4096 + 16384));
+    assert_int_equal(t.gemms, 30);
+    assert_int_equal(t.gpu_copies, 30);
+    /* an unknown device: the FLOPs stay, the time at peak is unknown */
+    bb_steps_set_device(&t, "Some Future GPU");
+    tsc_event e = {.kind = TSC_EV_GEMM, .desc = 5, .start_ns = T + 12000, .end_ns = T + 12100};
+    bb_steps_take(&t, 9, &e, 1);
+    tsc_event c1 = call(1, T + 20000, T + 20100, 60);
+    bb_steps_take(&t, 9, &c1, 1);
+    assert_int_equal(bb_steps_pop(&t, UINT64_MAX, s, x, 64), 1);
+    assert_int_equal(x[0].gemm_flops, 1000000000000ull);
+    assert_int_equal(x[0].gemm_no_peak, 1);
+    assert_int_equal(x[0].gemm_peak_ns, 0);
+    bb_steps_free(&t);
+    bb_store_free(&store);
+}
+
 static void test_store_bounded_and_range(void **state)
 {
     (void)state;
@@ -233,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_trigger_names_and_publish),
         cmocka_unit_test(test_steps_opener_bounds_sums),
         cmocka_unit_test(test_steps_two_groups_per_step),
+        cmocka_unit_test(test_steps_gpu_and_op_figures),
         cmocka_unit_test(test_store_bounded_and_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "dump_builder.h"
 #include "reader/record_json.h"
 #include "sample_dump.h"
 
@@ -367,6 +368,89 @@ static void test_list_dumps(void **state)
     rmdir(dir);
 }
 
+typedef struct follow_seen {
+    uint64_t steps, last_step, problems;
+} follow_seen;
+
+static void follow_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s, size_t n)
+{
+    (void)f;
+    follow_seen *c = ctx;
+    for (size_t i = 0; i < n; i++, c->steps++)
+        c->last_step = s[i].step;
+}
+
+static void follow_problem(void *ctx, const char *path, uint64_t off, const char *msg)
+{
+    (void)path;
+    (void)off;
+    (void)msg;
+    ((follow_seen *)ctx)->problems++;
+}
+
+static void append_file(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "ab");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+/* A summary file as a black-box rank appends to it: each follow read takes
+ * the complete chunks appended since the last, a chunk cut short (being
+ * written) waits without a problem, real damage is still reported; the
+ * whole-file reader reports the cut chunk as a problem. */
+static void test_follow_growing_file(void **state)
+{
+    (void)state;
+    tb_buf b = {0};
+    tb_header(&b, 1, 2);
+    char meta[256];
+    size_t ml = tb_meta(meta, sizeof meta, (const char *const[]){"mode", "blackbox", NULL});
+    tb_chunk(&b, TSC_CHUNK_META, 0, 0, meta, (uint32_t)ml);
+    tsc_step_summary st[5];
+    for (int i = 0; i < 5; i++)
+        st[i] = (tsc_step_summary){.step = (uint64_t)i, .end_ns = 10 * (uint64_t)i};
+    tb_chunk(&b, TSC_CHUNK_STEPS, 0, 1, st, 2 * sizeof st[0]);
+    size_t whole = b.len;
+    tb_chunk(&b, TSC_CHUNK_STEPS, 0, 2, st + 2, 3 * sizeof st[0]);
+    /* the file so far: the second STEPS chunk's header and half its payload */
+    size_t cut = whole + sizeof(tsc_chunk_header) + 100;
+    tb_buf first = {.data = b.data, .len = cut};
+    char *path = tb_write_temp(&first, "follow");
+    follow_seen seen = {0}, whole_seen = {0};
+    tsr_callbacks cb = {.on_steps = follow_steps, .on_problem = follow_problem};
+    assert_int_equal(tsr_read_file(path, &cb, &whole_seen, NULL), TSR_PROBLEMS);
+    int status;
+    tsr_file *f = tsr_follow_open(path, &cb, &seen, &status);
+    assert_non_null(f);
+    assert_int_equal(tsr_follow_read(f), TSR_OK);
+    assert_int_equal(seen.steps, 2);
+    assert_int_equal(seen.problems, 0);
+    assert_int_equal(tsr_follow_read(f), TSR_OK); /* nothing new */
+    assert_int_equal(seen.steps, 2);
+    append_file(path, b.data + cut, b.len - cut);
+    assert_int_equal(tsr_follow_read(f), TSR_OK);
+    assert_int_equal(seen.steps, 5);
+    assert_int_equal(seen.last_step, 4);
+    assert_int_equal(seen.problems, 0);
+    /* damage, then one more whole chunk: reported, the chunk still read */
+    char junk[64];
+    memset(junk, 0x5a, sizeof junk);
+    append_file(path, junk, sizeof junk);
+    tb_buf more = {0};
+    tb_chunk(&more, TSC_CHUNK_STEPS, 0, 3, st, sizeof st[0]);
+    append_file(path, more.data, more.len);
+    assert_int_equal(tsr_follow_read(f), TSR_PROBLEMS);
+    assert_int_equal(seen.steps, 6);
+    assert_true(seen.problems >= 1);
+    tsr_close(f);
+    unlink(path);
+    free(path);
+    tb_free(&b);
+    tb_free(&more);
+}
+
 static void test_utf8_clean(void **state)
 {
     (void)state;
@@ -407,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_list_dumps),
         cmocka_unit_test(test_utf8_clean),
+        cmocka_unit_test(test_follow_growing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

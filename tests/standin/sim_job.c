@@ -52,6 +52,8 @@ typedef struct options {
                             * late for a reason no record shows */
     double kernel_factor;
     long launch_gap_us;
+    long load_us;          /* every rank sleeps this long before each step's batch copy:
+                            * waiting for data, the GPU idle */
 } options;
 
 typedef struct tally {
@@ -79,7 +81,7 @@ static int parse(options *o, int argc, char **argv)
         {"kineto-clock", 0, 0, 'c'}, {"kernel-ns", 1, 0, 'd'}, {"truth", 1, 0, 't'},
         {"slow-rank", 1, 0, 'r'}, {"kernel-factor", 1, 0, 'f'}, {"extra-launches", 1, 0, 'x'},
         {"launch-gap-us", 1, 0, 'L'}, {"sync-first", 0, 0, 'S'},
-        {"idle-us", 1, 0, 'I'},
+        {"idle-us", 1, 0, 'I'}, {"load-us", 1, 0, 'l'},
         {0, 0, 0, 0}};
     *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
                    .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1};
@@ -106,6 +108,7 @@ static int parse(options *o, int argc, char **argv)
         case 'L': o->launch_gap_us = atol(optarg); break;
         case 'S': o->sync_first = 1; break;
         case 'I': o->idle_us = atol(optarg); break;
+        case 'l': o->load_us = atol(optarg); break;
         default: return -1;
         }
     }
@@ -260,7 +263,7 @@ int main(int argc, char **argv)
                         "[--nvtx] [--kineto-at STEP] "
                         "[--kineto-v1] [--kineto-clock] [--kernel-ns NS] [--truth FILE] "
                         "[--slow-rank R [--kernel-factor F] [--extra-launches N] "
-                        "[--launch-gap-us US] [--idle-us US]] [--sync-first]\n");
+                        "[--launch-gap-us US] [--idle-us US]] [--sync-first] [--load-us US]\n");
         return 2;
     }
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
@@ -337,6 +340,8 @@ int main(int argc, char **argv)
     for (int step = 0; step < o.steps; step++) {
         if (step == o.kineto_at)
             kineto(&t, &o);
+        if (o.load_us > 0)
+            usleep((useconds_t)o.load_us);
         uint64_t t0 = now_ns();
         cudaMemcpyAsync(dev_batch, host_batch, BATCH, cudaMemcpyHostToDevice, NULL);
         int faulty = rank == o.slow_rank;

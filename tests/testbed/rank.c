@@ -443,12 +443,27 @@ static void on_usr2(int sig)
     g_usr2++;
 }
 
+/* --term-exit CODE: an application that ends on SIGTERM by itself (as
+ * training scripts that save a checkpoint do); a tool that also takes
+ * SIGTERM must still run it. */
+static void on_term(int sig)
+{
+    (void)sig;
+    char msg[64];
+    int n = snprintf(msg, sizeof msg, "rank %d got SIGTERM\n", g_rank);
+    ssize_t w = write(STDOUT_FILENO, msg, (size_t)n);
+    (void)w;
+    _exit(opt.term_exit);
+}
+
 int main(int argc, char **argv)
 {
     if (tb_parse_options(&opt, argc, argv) != 0)
         return 2;
     if (opt.usr2_count)
         signal(SIGUSR2, on_usr2);
+    if (opt.term_exit >= 0)
+        signal(SIGTERM, on_term);
     g_rank = env_int("RANK", 0);
     host_faults(g_rank); /* before any thread exists, as under taskset */
     g_world = env_int("WORLD_SIZE", 1);

@@ -83,7 +83,7 @@ int tb_is_slow(const tb_options *o, int rank, int step)
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
        O_EXPECT, O_SLOWSTEPS, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_UPSTREAM,
-       O_USR2, O_HELP };
+       O_USR2, O_TERMEXIT, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -96,7 +96,7 @@ static const struct option longopts[] = {
     {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
     {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
     {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK}, {"upstream", 1, 0, O_UPSTREAM},
-    {"usr2-count", 0, 0, O_USR2}, {"help", 0, 0, O_HELP},
+    {"usr2-count", 0, 0, O_USR2}, {"term-exit", 1, 0, O_TERMEXIT}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -123,6 +123,7 @@ static void usage(FILE *f)
             "  --upstream RANK:FROM (that rank receives from FROM in every step before its\n"
             "      compute; FROM sends after its own: RANK waits on its upstream rank)\n"
             "  --usr2-count (count SIGUSR2 in a handler; 'rank R got N SIGUSR2' at the end)\n"
+            "  --term-exit CODE (a SIGTERM handler: 'rank R got SIGTERM', then _exit(CODE))\n"
             "Each long option may also come from TSC_TESTBED_<NAME> (e.g. TSC_TESTBED_STEPS=5).\n");
 }
 
@@ -145,6 +146,9 @@ static int apply(tb_options *o, int id, const char *arg)
     case O_SPIN: o->spin = 1; return 0;
     case O_CPUWORK: o->spin = 2; return 0;
     case O_USR2: o->usr2_count = 1; return 0;
+    case O_TERMEXIT:
+        o->term_exit = (int)parse_count(arg);
+        return o->term_exit < 0 || o->term_exit > 255 ? -1 : 0;
     case O_BUCKETS: return set_buckets(o, arg);
     case O_GROUPED:
         o->grouped_buckets = (int)parse_count(arg);
@@ -248,6 +252,7 @@ int tb_parse_options(tb_options *o, int argc, char **argv)
     o->burn_rank = -1;
     o->pin_rank = -1;
     o->up_rank = o->up_from = -1;
+    o->term_exit = -1;
 
     char name[64];
     for (const struct option *lo = longopts; lo->name; lo++) {

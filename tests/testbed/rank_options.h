@@ -46,6 +46,7 @@ typedef struct tb_options {
                                 * message from up_from, sent after up_from's compute: a
                                 * pipeline-style dependency on an upstream rank (-1: none) */
     int usr2_count;            /* a SIGUSR2 handler that counts; printed at the end */
+    int term_exit;             /* >= 0: a SIGTERM handler that says so and _exit()s with it */
 } tb_options;
 
 /* Returns 0, or prints a message and returns -1. */

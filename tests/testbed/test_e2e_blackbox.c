@@ -3,6 +3,7 @@
  * other; read back with `tscope-report blackbox`, `dump --json` and the
  * report's JSON.  Run one case with: test_e2e_blackbox NAME */
 #include <dirent.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -21,6 +24,8 @@
 #include <cmocka.h>
 
 #include "tb_assert.h"
+#include "tb_blackbox.h"
+#include "tb_check.h"
 #include "tb_harness.h"
 #include "tb_job.h"
 
@@ -40,104 +45,6 @@ static const char *const bb_env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=10
                                      "TSCOPE_BB_K=2",        "TSCOPE_BB_RUN=4",
                                      "TSCOPE_BB_STEPS=256",  NULL};
 
-/* Names of the capture-* folders of dir, sorted, newline-joined. */
-static char *windows(const char *dir, int *n)
-{
-    char *out = calloc(1, 65536);
-    *n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    char names[64][256];
-    while ((e = readdir(d)) && *n < 64)
-        if (!strncmp(e->d_name, "capture-", 8))
-            snprintf(names[(*n)++], sizeof names[0], "%s", e->d_name);
-    closedir(d);
-    qsort(names, (size_t)*n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    for (int i = 0; i < *n; i++)
-        snprintf(out + strlen(out), 65536 - strlen(out), "%s\n", names[i]);
-    return out;
-}
-
-/* One window folder: 4 dumps, each saying the same capture_steps (returned,
- * "A-B"), and the same NCCL sequence numbers from every rank (the same
- * steps, matched by NCCL, not clocks). */
-static void expect_same_steps(const char *win_dir, char *steps, size_t cap)
-{
-    assert_int_equal(tb_count_dumps(win_dir), 4);
-    int st;
-    cJSON *lines = tb_dump_json(win_dir, &st);
-    assert_non_null(lines);
-    char per_rank[4][64] = {"", "", "", ""};
-    long long lo[4], hi[4];
-    for (int r = 0; r < 4; r++)
-        lo[r] = -1, hi[r] = -1;
-    cJSON *l;
-    cJSON_ArrayForEach(l, lines)
-    {
-        int r = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "rank"));
-        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(l, "kind"));
-        if (r < 0 || r > 3 || !kind)
-            continue;
-        const char *key = cJSON_GetStringValue(cJSON_GetObjectItem(l, "key"));
-        if (!strcmp(kind, "meta") && key && !strcmp(key, "capture_steps"))
-            snprintf(per_rank[r], sizeof per_rank[r], "%s",
-                     cJSON_GetStringValue(cJSON_GetObjectItem(l, "value")));
-        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(l, "op"));
-        if (!strcmp(kind, "nccl") && op && !strcmp(op, "AllReduce")) {
-            long long q = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "seq"));
-            lo[r] = lo[r] < 0 || q < lo[r] ? q : lo[r];
-            hi[r] = q > hi[r] ? q : hi[r];
-        }
-    }
-    cJSON_Delete(lines);
-    for (int r = 0; r < 4; r++) {
-        if (strcmp(per_rank[r], per_rank[0]) || !per_rank[r][0])
-            fail_msg("%s: rank %d has steps '%s', rank 0 '%s'", win_dir, r, per_rank[r],
-                     per_rank[0]);
-        if (lo[r] < 0 || lo[r] != lo[0] || hi[r] != hi[0])
-            fail_msg("%s: rank %d has AllReduce seq %lld-%lld, rank 0 %lld-%lld", win_dir, r,
-                     lo[r], hi[r], lo[0], hi[0]);
-    }
-    snprintf(steps, cap, "%s", per_rank[0]);
-}
-
-/* `tscope-report blackbox DIR [more]`: stdout, status checked to be 0. */
-static char *bb_report(const char *dir, const char *more1, const char *more2)
-{
-    const char *argv[] = {tb_tool("REPORT"), "blackbox", dir, more1, more2, NULL};
-    tb_result r;
-    assert_int_equal(tb_run(argv, NULL, 60, &r), 0);
-    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
-        fail_msg("tscope-report blackbox %s: status 0x%x\n%.2000s", dir, r.status, r.err);
-    char *out = strdup(r.out);
-    tb_result_free(&r);
-    return out;
-}
-
-/* Every rank summarized steps 0..n-1, at most 1 KiB per step on disk. */
-static void expect_summaries(const char *dir, int n)
-{
-    char *out = bb_report(dir, NULL, NULL);
-    char want[64];
-    snprintf(want, sizeof want, "4 ranks, steps 0-%d summarized", n - 1);
-    if (!strstr(out, want))
-        fail_msg("want '%s' in:\n%.3000s", want, out);
-    const char *p = strstr(out, "RANKS\n");
-    assert_non_null(p);
-    p = strchr(p + 6, '\n'); /* the heading line */
-    for (int r = 0; r < 4; r++) {
-        int rank, steps;
-        double per_step;
-        assert_int_equal(sscanf(p + 1, "%d %d %lf", &rank, &steps, &per_step), 3);
-        assert_int_equal(steps, n);
-        if (per_step > 1024)
-            fail_msg("rank %d writes %.1f bytes per step (limit 1024)", rank, per_step);
-        p = strchr(p + 1, '\n');
-    }
-    free(out);
-}
-
 /* Runs a 2,000-step job with these extra rank options, which must end
  * well with 2,000 summaries per rank; returns its capture-* names (*n). */
 static char *run_2000_steps(fx *f, const char *const *extra, int *n)
@@ -151,8 +58,8 @@ static char *run_2000_steps(fx *f, const char *const *extra, int *n)
     tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
                   .env = bb_env, .timeout_s = 120};
     tb_run_job_ok(&job);
-    expect_summaries(f->out, 2000);
-    return windows(f->out, n);
+    tbb_expect_summaries(f->out, 2000);
+    return tbb_windows(f->out, n);
 }
 
 /* 4 ranks, 2000 steps; rank 2 computes 3x as long in steps 1000-1007.
@@ -169,7 +76,7 @@ static void test_transient_slowdown_one_window(void **state)
         fail_msg("want one capture window, got %d:\n%s", n, names);
     char win[4400], steps[64];
     snprintf(win, sizeof win, "%s/%.*s", f->out, (int)strcspn(names, "\n"), names);
-    expect_same_steps(win, steps, sizeof steps);
+    tbb_expect_same_steps(win, steps, sizeof steps);
     unsigned a, b;
     assert_int_equal(sscanf(steps, "%u-%u", &a, &b), 2);
     if (!(a <= 1000 && b >= 1003))
@@ -179,7 +86,7 @@ static void test_transient_slowdown_one_window(void **state)
     const char *id = strchr(names, '-') + 1;
     char idbuf[256];
     snprintf(idbuf, sizeof idbuf, "%.*s", (int)strcspn(id, "\n"), id);
-    char *json = bb_report(f->out, "--capture", idbuf);
+    char *json = tbb_report(f->out, "--capture", idbuf);
     free(json);
     const char *argv[] = {tb_tool("REPORT"), "blackbox", f->out, "--capture", idbuf, "--json",
                           NULL};
@@ -212,7 +119,7 @@ static void test_balanced_job_summaries_only(void **state)
     if (n != 0)
         fail_msg("a balanced job wrote %d capture windows:\n%s", n, names);
     free(names);
-    char *out = bb_report(f->out, NULL, NULL);
+    char *out = tbb_report(f->out, NULL, NULL);
     assert_non_null(strstr(out, "none: summaries only"));
     free(out);
 }
@@ -300,6 +207,121 @@ static void expect_metrics(const char *out, int steps)
     }
 }
 
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static uint64_t u64_of(cJSON *o, const char *key)
+{
+    cJSON *v = cJSON_GetObjectItem(o, key);
+    if (!cJSON_IsNumber(v))
+        fail_msg("no number '%s'", key);
+    return (uint64_t)cJSON_GetNumberValue(v);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* `tscope-report blackbox DIR --json` against the folder itself: the
+ * ranks' files and sizes, the windows (ahead 600-609 and late 700-701,
+ * their dumps' bytes), and every timeline row recomputed from the
+ * summaries read straight from the files (a job step's time is the
+ * slowest rank's; a row's median is that of its steps'). */
+static void expect_json_view(const char *out, size_t steps)
+{
+    char *text = tbb_report(out, "--json", NULL);
+    cJSON *root = cJSON_Parse(text);
+    if (!root)
+        fail_msg("not JSON:\n%.2000s", text);
+    free(text);
+    assert_int_equal(u64_of(root, "steps"), steps);
+    tbb_rank_steps rs[4];
+    assert_int_equal(tbb_load_steps(out, rs, 4), 4);
+    cJSON *rk;
+    int k = 0;
+    cJSON_ArrayForEach(rk, cJSON_GetObjectItem(root, "ranks"))
+    {
+        assert_int_equal(u64_of(rk, "rank"), (uint64_t)rs[k].rank);
+        assert_int_equal(u64_of(rk, "steps"), rs[k].n);
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(rk, "path"));
+        assert_int_equal(u64_of(rk, "file_bytes"), file_size(path));
+        k++;
+    }
+    assert_int_equal(k, 4);
+    const char *ids[2] = {"ahead", "late"};
+    uint64_t ranges[2][2] = {{600, 609}, {700, 701}};
+    cJSON *w;
+    k = 0;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(root, "windows"))
+    {
+        assert_true(k < 2);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(w, "id")), ids[k]);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(w, "reason")), "ctl");
+        assert_int_equal(u64_of(w, "first"), ranges[k][0]);
+        assert_int_equal(u64_of(w, "last"), ranges[k][1]);
+        assert_int_equal(u64_of(w, "ranks"), 4);
+        char dir[4400];
+        snprintf(dir, sizeof dir, "%s/capture-%s", out, ids[k]);
+        uint64_t bytes = 0;
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char p[8800];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            if (strstr(e->d_name, ".tsd"))
+                bytes += file_size(p);
+        }
+        if (d)
+            closedir(d);
+        assert_int_equal(u64_of(w, "bytes"), bytes);
+        k++;
+    }
+    assert_int_equal(k, 2);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")), 0);
+    /* the timeline: 40 rows of 30 steps */
+    cJSON *row;
+    size_t rows = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(root, "timeline"))
+    {
+        uint64_t a = u64_of(row, "first"), b = u64_of(row, "last"), job[64], mx = 0, nccl = 0;
+        uint32_t slow = 0;
+        assert_int_equal(a, rows * 30);
+        assert_int_equal(b, a + 29);
+        for (uint64_t s = a; s <= b; s++) {
+            uint64_t t = 0;
+            int flagged = 0;
+            for (int r = 0; r < 4; r++) {
+                const tsc_step_summary *x = &rs[r].s[s];
+                assert_int_equal(x->step, s);
+                t = x->end_ns - x->start_ns > t ? x->end_ns - x->start_ns : t;
+                nccl += x->nccl_ns;
+                flagged |= (x->flags & TSC_STEP_F_ANOMALY) != 0;
+            }
+            job[s - a] = t;
+            mx = t > mx ? t : mx;
+            slow += flagged;
+        }
+        qsort(job, 30, sizeof job[0], cmp_u64);
+        assert_int_equal(u64_of(row, "steps"), 30);
+        assert_int_equal(u64_of(row, "median_step_ns"), job[15]);
+        assert_int_equal(u64_of(row, "max_step_ns"), mx);
+        assert_int_equal(u64_of(row, "nccl_ns"), nccl);
+        assert_int_equal(u64_of(row, "rank_steps"), 120);
+        assert_int_equal(u64_of(row, "slow_steps"), slow);
+        int want = (a <= 609 && b >= 600) + (a <= 701 && b >= 700);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(row, "windows")), want);
+        rows++;
+    }
+    assert_int_equal(rows, steps / 30);
+    tbb_free_steps(rs, 4);
+    cJSON_Delete(root);
+}
+
 /* tscope-ctl capture mid-run gives the requested steps on every rank
  * (--next K: K steps fixed by the first rank to read it); bad requests
  * each give one clear line and the job runs on to exit 0; with
@@ -323,10 +345,10 @@ static void test_ctl_capture_mid_run(void **state)
         fail_msg("job failed: status 0x%x\n%.3000s", r.status, r.err);
     char win[4400], steps[64];
     snprintf(win, sizeof win, "%s/capture-ahead", f->out);
-    expect_same_steps(win, steps, sizeof steps);
+    tbb_expect_same_steps(win, steps, sizeof steps);
     assert_string_equal(steps, "600-609");
     snprintf(win, sizeof win, "%s/capture-late", f->out);
-    expect_same_steps(win, steps, sizeof steps);
+    tbb_expect_same_steps(win, steps, sizeof steps);
     assert_string_equal(steps, "700-701");
     /* --next 3: steps A-(A+2) after step 300, fixed in soon.steps; that
      * window was the oldest of three: gone, with one line */
@@ -353,16 +375,45 @@ static void test_ctl_capture_mid_run(void **state)
             fail_msg("no '%s' on stderr:\n%.3000s", want[i], r.err);
     const char *g = strstr(r.err, "garbage: steps must be A-B");
     assert_null(strstr(g + 1, "garbage: steps must be A-B")); /* said once, not per rank */
-    expect_summaries(f->out, 1200);
+    tbb_expect_summaries(f->out, 1200);
     expect_metrics(f->out, 1200);
+    expect_json_view(f->out, 1200);
     tb_result_free(&r);
+}
+
+/* The hang's hook: 2 s after the marks (the others stuck for ~2 s in
+ * rank 1's missing AllReduce) keep ranks 0's and 1's metrics files, at
+ * 2.5 s SIGTERM the job as a scheduler would. */
+typedef struct hang_plan {
+    tb_signal_plan kill;
+    const char *out;
+    char *metrics[2];
+} hang_plan;
+
+static int read_metrics_then_kill(int pid, void *arg)
+{
+    hang_plan *p = arg;
+    tb_signal_plan probe = p->kill;
+    probe.sig = 0;
+    probe.delay_ms = 2000;
+    if (!p->metrics[0] && tb_signal_when_marked(-1, &probe))
+        for (int r = 0; r < 2; r++) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/metrics/tscope_r%d.prom", p->out, r);
+            p->metrics[r] = tb_read_file(path);
+        }
+    p->kill.marked = probe.marked;
+    p->kill.seen = probe.seen;
+    return p->metrics[0] ? tb_signal_when_marked(pid, &p->kill) : 0;
 }
 
 /* Rank 1 stops calling NCCL at step 300, the others block in that step's
  * first AllReduce; TSCOPE_HANG_S=1 fires on ranks 0, 2, 3.  Every rank's
  * window (rank 1's too: its writer reads the trigger) is on disk before
  * the harness ends the job, and `tscope-report hang` on the window names
- * the stuck collective and rank 1 missing. */
+ * the stuck collective and rank 1 missing.  Meanwhile rank 0's metrics
+ * show its call in flight for over a second, rank 1's none; the SIGTERM
+ * that ends the job writes every rank's last steps as one more window. */
 static void test_hang_writes_every_rank_window(void **state)
 {
     fx *f = *state;
@@ -374,18 +425,34 @@ static void test_hang_writes_every_rank_window(void **state)
     const char *env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100", "TSCOPE_HANG_S=1",
                          "TSCOPE_BB_K=1000", NULL};
     /* Watchdog after 1 s, then two flush periods: 2.5 s is ample. */
-    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 2500};
+    hang_plan plan = {.kill = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 2500},
+                      .out = f->out};
     tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
-                  .env = env, .hook = tb_signal_when_marked, .hook_arg = &plan, .timeout_s = 60};
+                  .env = env, .hook = read_metrics_then_kill, .hook_arg = &plan,
+                  .timeout_s = 60};
     tb_result r;
     assert_int_equal(tb_run_job(&job, &r), 0);
-    assert_true(plan.seen);
+    assert_true(plan.kill.seen);
+    if (!plan.metrics[0] || !plan.metrics[1])
+        fail_msg("no metrics files of ranks 0 and 1 during the hang");
+    double in0 = tbb_prom(plan.metrics[0], "tscope_nccl_calls_in_flight", NULL),
+           age0 = tbb_prom(plan.metrics[0], "tscope_nccl_oldest_call_in_flight_seconds", NULL),
+           in1 = tbb_prom(plan.metrics[1], "tscope_nccl_calls_in_flight", NULL);
+    if (in0 != 1 || !(age0 >= 1.0 && age0 < 10) || in1 != 0)
+        fail_msg("in flight: rank 0 %g calls, oldest %g s; rank 1 %g calls\n%.2000s", in0, age0,
+                 in1, plan.metrics[0]);
+    free(plan.metrics[0]);
+    free(plan.metrics[1]);
     int n;
-    char *names = windows(f->out, &n);
-    if (n != 1 || strncmp(names, "capture-hang-", 13))
-        fail_msg("want one capture-hang-* window, got %d:\n%s\nstderr:\n%.3000s", n, names,
-                 r.err);
+    char *names = tbb_windows(f->out, &n);
+    if (n != 2 || strncmp(names, "capture-hang-", 13) ||
+        strncmp(names + strcspn(names, "\n") + 1, "capture-term-", 13))
+        fail_msg("want a capture-hang-* and a capture-term-* window, got %d:\n%s\nstderr:\n%.3000s",
+                 n, names, r.err);
     char win[4400];
+    snprintf(win, sizeof win, "%s/%s", f->out, names + strcspn(names, "\n") + 1);
+    win[strcspn(win, "\n")] = 0;
+    assert_int_equal(tb_count_dumps(win), 4);
     snprintf(win, sizeof win, "%s/%.*s", f->out, (int)strcspn(names, "\n"), names);
     assert_int_equal(tb_count_dumps(win), 4);
     const char *argv[] = {tb_tool("REPORT"), "hang", "--json", win, NULL};
@@ -522,14 +589,134 @@ static void test_sigusr2_window_and_app_handler(void **state)
     if (got != 1)
         fail_msg("the application's handler ran %d times, want 1:\n%s", got, r.out);
     int n;
-    char *names = windows(f->out, &n);
+    char *names = tbb_windows(f->out, &n);
     if (n != 1 || strncmp(names, "capture-signal-", 15))
         fail_msg("want one capture-signal-* window, got %d:\n%s", n, names);
     char win[4400], steps[64];
     snprintf(win, sizeof win, "%s/%.*s", f->out, (int)strcspn(names, "\n"), names);
-    expect_same_steps(win, steps, sizeof steps);
+    tbb_expect_same_steps(win, steps, sizeof steps);
     tb_result_free(&r);
     free(names);
+}
+
+/* A scheduler ends the job: SIGTERM to the launcher, which forwards it to
+ * every rank as torchrun does, while each rank has its own SIGTERM handler
+ * (it says so and exits with status 7).  Every rank writes the same last
+ * steps as one window (reason term, named after the run), then the
+ * application's handler runs; the summaries reach the window's last step
+ * and each rank's dump ends as the handler ended it (_exit(7)). */
+static void test_sigterm_term_window_then_app_handler(void **state)
+{
+    fx *f = *state;
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "300:%s", f->mark);
+    const char *args[] = {"--steps", "100000", STEP_ARGS, "--mark-after", mark_arg,
+                          "--term-exit", "7", NULL};
+    const char *env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100", "TSCOPE_BB_K=1000",
+                         NULL};
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 200};
+    tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
+                  .env = env, .hook = tb_signal_when_marked, .hook_arg = &plan, .timeout_s = 60};
+    tb_result r;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    assert_true(plan.seen);
+    assert_false(r.timed_out);
+    int handled = 0;
+    for (const char *p = r.out; (p = strstr(p, " got SIGTERM")); p++)
+        handled++;
+    if (handled != 4 || !strstr(r.err, "exited with 7"))
+        fail_msg("the ranks' own SIGTERM handlers ran %d times:\n%s\n%.2000s", handled, r.out,
+                 r.err);
+    int n;
+    char *names = tbb_windows(f->out, &n);
+    if (n != 1 || strncmp(names, "capture-term-tb-", 16) || !strstr(names, "-0\n"))
+        fail_msg("want one capture-term-<run id>-0 window, got %d:\n%s\n%.3000s", n, names,
+                 r.err);
+    char win[4400], steps[64];
+    snprintf(win, sizeof win, "%s/%.*s", f->out, (int)strcspn(names, "\n"), names);
+    tbb_expect_same_steps(win, steps, sizeof steps);
+    unsigned a, b;
+    assert_int_equal(sscanf(steps, "%u-%u", &a, &b), 2);
+    if (b - a != 6 || a < 300) /* TSCOPE_BB_PRE + TSCOPE_BB_POST = 6 steps before the last */
+        fail_msg("term window steps %s", steps);
+    tbb_rank_steps rs[4];
+    assert_int_equal(tbb_load_steps(f->out, rs, 4), 4);
+    for (int k = 0; k < 4; k++)
+        if (!rs[k].n || rs[k].s[rs[k].n - 1].step < b)
+            fail_msg("rank %d summarized up to step %llu, the window ends at %u", rs[k].rank,
+                     rs[k].n ? (unsigned long long)rs[k].s[rs[k].n - 1].step : 0ull, b);
+    tbb_free_steps(rs, 4);
+    int st;
+    cJSON *all = tb_dump_json(f->out, &st);
+    assert_non_null(all);
+    for (int k = 0; k < 4; k++) {
+        const char *why = tb_meta_value(all, k, "end_reason");
+        const char *code = tb_meta_value(all, k, "exit_code");
+        if (!why || strcmp(why, "exit") || !code || strcmp(code, "7"))
+            fail_msg("rank %d ends '%s' with '%s'", k, why ? why : "(none)", code ? code : "");
+    }
+    cJSON_Delete(all);
+    free(names);
+    tb_result_free(&r);
+}
+
+/* How many lines of text hold needle. */
+static int lines_with(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* TSCOPE_OUT on a 48 KiB tmpfs that fills up during the job, with a
+ * trigger for steps 400-401 waiting (its time set ahead, so it counts as
+ * this job's): the summaries that no longer fit, the window that cannot
+ * be written and the metrics file each give one line per rank, and the job
+ * runs on to exit 0.  Skips without the right to mount. */
+static void test_full_disk_one_line_each(void **state)
+{
+    fx *f = *state;
+    char mnt[4300], trig[4400];
+    snprintf(mnt, sizeof mnt, "%s/tiny", f->dir);
+    assert_int_equal(mkdir(mnt, 0700), 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=48k") != 0) {
+        fprintf(stderr, "SKIP: cannot mount a tiny tmpfs (%s)\n", strerror(errno));
+        skip();
+    }
+    snprintf(trig, sizeof trig, "%s/triggers", mnt);
+    assert_int_equal(mkdir(trig, 0777), 0);
+    snprintf(trig, sizeof trig, "%s/triggers/late", mnt);
+    FILE *fp = fopen(trig, "w");
+    assert_non_null(fp);
+    fputs("steps=400-401\n", fp);
+    fclose(fp);
+    struct timeval ahead[2];
+    gettimeofday(&ahead[0], NULL);
+    ahead[0].tv_sec += 3600;
+    ahead[1] = ahead[0];
+    assert_int_equal(utimes(trig, ahead), 0);
+    const char *args[] = {"--steps", "600", "--compute-us", "2000", "--buckets", "16K,4K",
+                          "--grouped-buckets", "0", "--fsdp-bytes", "0", "--ring-bytes", "0",
+                          "--no-extras", NULL};
+    const char *env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100", "TSCOPE_BB_K=1000",
+                         NULL};
+    tb_job job = {.nranks = 4, .out_dir = mnt, .with_preload = 1, .rank_args = args,
+                  .env = env, .timeout_s = 60};
+    tb_result r;
+    int rc = tb_run_job(&job, &r);
+    umount2(mnt, MNT_DETACH);
+    assert_int_equal(rc, 0);
+    if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
+        fail_msg("job failed: 0x%x\n%.3000s", r.status, r.err);
+    assert_int_equal(lines_with(r.out, " checksum "), 4);
+    int sums = lines_with(r.err, "cannot write step summaries"),
+        win = lines_with(r.err, "capture window late: "),
+        met = lines_with(r.err, "/metrics/");
+    if (sums != 4 || win != 4 || met > 4)
+        fail_msg("want one line per rank of each (summaries %d, window %d, metrics %d):\n%.4000s",
+                 sums, win, met, r.err);
+    tb_result_free(&r);
 }
 
 int main(int argc, char **argv)
@@ -540,6 +727,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_ctl_capture_mid_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hang_writes_every_rank_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigusr2_window_and_app_handler, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sigterm_term_window_then_app_handler, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_full_disk_one_line_each, setup, teardown),
     };
     if (!tb_e2e_available())
         return 77;

@@ -7,41 +7,12 @@
 # step counts no higher than the summaries written to the dumps.
 # Skips (77) without prometheus, curl or python3.
 set -u
-for t in prometheus curl python3; do
-    command -v $t >/dev/null 2>&1 || { echo "no $t: skipped"; exit 77; }
-done
-[ -n "${TB_PRELOAD:-}" ] || { echo "no preload built: skipped"; exit 77; }
-T=$(mktemp -d)
-prom_pid=
-cleanup() {
-    [ -z "$prom_pid" ] || kill "$prom_pid" 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$T/prom.log" ] && tail -5 "$T/prom.log"; exit 1; }
-
-# Free ports: ask the kernel, then let go.
-ports=$(python3 -c '
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(" ".join(str(x.getsockname()[1]) for x in s))')
-set -- $ports
-web=$1
+. "$(dirname "$0")/prom_helpers.sh"
+prom_require
+set -- $(prom_free_ports 2)
 base=$(( ($2 % 50000) + 10000 ))   # ranks use base..base+3
-cat >"$T/prom.yml" <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: tscope
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$base', '127.0.0.1:$((base + 1))', '127.0.0.1:$((base + 2))', '127.0.0.1:$((base + 3))']
-YML
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/data" \
-    --web.listen-address="127.0.0.1:$web" --storage.tsdb.retention.time=1h >"$T/prom.log" 2>&1 &
-prom_pid=$!
+prom_start "$1" "127.0.0.1:$base" "127.0.0.1:$((base + 1))" "127.0.0.1:$((base + 2))" \
+    "127.0.0.1:$((base + 3))"
 
 out=$T/out
 LD_PRELOAD="${TB_ASAN_RUNTIME:+$TB_ASAN_RUNTIME }$TB_PRELOAD" LD_LIBRARY_PATH="$TB_FAKENCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
@@ -52,24 +23,17 @@ LD_PRELOAD="${TB_ASAN_RUNTIME:+$TB_ASAN_RUNTIME }$TB_PRELOAD" LD_LIBRARY_PATH="$
 job=$!
 # Scrape the running job until every rank has been seen (20 s at most);
 # the three series are then read at one evaluation time.
-q() {
-    curl -s -m 5 "http://127.0.0.1:$web/api/v1/query" --data-urlencode "query=$1" \
-        --data-urlencode "time=$at"
-}
 i=0
 while [ $i -lt 20 ]; do
     sleep 1
     at=$(date +%s.%N)
-    n=$(q 'count(tscope_nccl_calls_total > 0)' | python3 -c '
-import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if r else 0)' 2>/dev/null)
+    n=$(q 'count(tscope_nccl_calls_total > 0)' "$at" | value)
     [ "$n" = 4 ] && break
     i=$((i + 1))
 done
-calls=$(q 'tscope_nccl_calls_total')
-bytes=$(q 'tscope_nccl_bytes_total')
-steps=$(q 'tscope_step_duration_seconds_count')
+calls=$(q 'tscope_nccl_calls_total' "$at")
+bytes=$(q 'tscope_nccl_bytes_total' "$at")
+steps=$(q 'tscope_step_duration_seconds_count' "$at")
 wait $job || { cat "$T/job.err"; fail "the job failed"; }
 summaries=$("$TB_REPORT" blackbox "$out" | sed -n 's/.*steps 0-\([0-9]*\) summarized.*/\1/p')
 [ -n "$summaries" ] || fail "no summaries in $out"
