@@ -158,5 +158,14 @@ int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
         out = NULL;
     }
     snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", out ? out : TSC_DEFAULT_OUT);
+    const char *sys = get("TSCOPE_SYSFS_ROOT");
+    if (sys && (!*sys || strlen(sys) >= sizeof cfg->sysfs_root - 64)) {
+        /* room for the paths appended below it */
+        bad++;
+        if (warn)
+            warn("TSCOPE_SYSFS_ROOT", sys, TSC_DEFAULT_SYSFS_ROOT);
+        sys = NULL;
+    }
+    snprintf(cfg->sysfs_root, sizeof cfg->sysfs_root, "%s", sys ? sys : TSC_DEFAULT_SYSFS_ROOT);
     return bad;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host_sampler.h"
+#include "net_ports.h"
 #include "nvml_api.h"
 #include "rec_meta.h"
 #include "recorder.h"
@@ -95,12 +96,14 @@ static void *sampler_main(void *arg)
     uint32_t period_ms = tsc_rec_config()->nvml_ms;
     tsc_meta_set_int(TSC_META_TELEMETRY_MS, period_ms);
     tsc_host_write_meta();
+    tsc_net_open(tsc_rec_config()->sysfs_root);
     gpu_state g;
     gpu_open(&g);
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     for (;;) {
         tsc_host_sample(self);
+        tsc_net_sample(tsc_now_ns());
         gpu_sample(&g);
         if (atomic_load(&g_stop))
             break; /* that was the last sample: the window's end is covered */
@@ -126,6 +129,7 @@ static void after_fork_child(void)
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     g_mu = fresh;
     tsc_host_reset();
+    tsc_net_reset();
 }
 
 void tsc_telemetry_start(void)
