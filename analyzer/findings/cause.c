@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cause_contention.h"
+#include "cause_health.h"
 #include "cause_measure.h"
 #include "crossrank/xr_internal.h"   /* medians */
 #include "load/rank_telemetry.h"
@@ -31,47 +33,8 @@ static const char *const fixes[TSA_CAUSE_KINDS] = {
     "Free the rank's CPUs: stop stray processes and threads, give it whole cores "
     "(affinity, cgroup quota), cut launch overhead (CUDA graphs, fused kernels)",
     "Look upstream: speed up the ranks it waits for first (stage balance, uneven groups)",
+    /* the link, network and GPU health causes carry their own (cause_health.c) */
 };
-
-/* Measures of the ranks used so far, by rank index (lazily). */
-typedef struct cause_ctx {
-    tsa_analysis *a;
-    const tsa_rank_runner *runner; /* reads a remote rank again */
-    cm_rank *m;
-    uint8_t *done;
-    double *scratch;     /* n_ranks figures */
-} cause_ctx;
-
-static const cm_rank *measure(cause_ctx *c, size_t i)
-{
-    if (!c->done[i]) {
-        const tsa_rank *r = &c->a->job->ranks[i];
-        tsa_rank *held = NULL;
-        if (r->remote && !(r = held = c->runner->hold(c->runner->ctx, c->a, i)))
-            return NULL;
-        int rc = cm_measure(c->a, i, r, &c->m[i]);
-        if (held)
-            c->runner->release(c->runner->ctx, held);
-        if (rc)
-            return NULL;
-        c->done[i] = 1;
-    }
-    return &c->m[i];
-}
-
-typedef double (*figure_fn)(const cm_rank *m);
-
-/* Median of a figure over ranks (skipping NAN), NAN when none has it. */
-static double median_of(cause_ctx *c, const size_t *idx, size_t n, figure_fn f)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        double x = f(&c->m[idx[i]]);
-        if (!isnan(x))
-            c->scratch[k++] = x;
-    }
-    return k ? xr_median_d(c->scratch, k) : NAN;
-}
 
 static double f_kernels(const cm_rank *m) { return m->kernels ? m->kernels_step : NAN; }
 static double f_busy(const cm_rank *m) { return m->kernels ? m->busy_step_ns : NAN; }
@@ -86,19 +49,6 @@ static double f_switches(const cm_rank *m) { return m->switches_step >= 0 ? m->s
 static double f_faults(const cm_rank *m) { return m->faults_step >= 0 ? m->faults_step : NAN; }
 static double f_clock(const cm_rank *m) { return m->gpu.have && m->gpu.sm_clock_mean > 0 ? m->gpu.sm_clock_mean : NAN; }
 static double f_recv(const cm_rank *m) { return m->recv_step_ns; }
-
-/* One blamed rank against its peers: each cause's explained time and its
- * comparison.  `extra` is the rank's extra work per step. */
-typedef struct candidate {
-    double explained, own, peers;
-    const char *metric;         /* what own and peers measure */
-    char evidence[TSA_CAUSE_TEXT];
-} candidate;
-
-static int rel_above(double own, double peers)
-{
-    return !isnan(own) && !isnan(peers) && own > peers * (1 + TSA_TH_CAUSE_REL);
-}
 
 static void device(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np, candidate *out)
 {
@@ -236,7 +186,9 @@ static void host_cpu_words(cause_ctx *c, const cm_rank *m, const size_t *peers, 
                        "per step", sw, psw);
     double pf = f_faults(m), ppf = median_of(c, peers, np, f_faults);
     if (!isnan(pf) && !isnan(ppf) && pf > 0 && at > 0 && (size_t)at < cap)
-        snprintf(buf + at, cap - (size_t)at, "; major page faults %.1f vs %.1f per step", pf, ppf);
+        at += snprintf(buf + at, cap - (size_t)at, "; major page faults %.1f vs %.1f per step",
+                       pf, ppf);
+    cause_contention_words(c, m, peers, np, buf, cap, &at);
 }
 
 /* Twice the peers' figure and at least `floor` more per step. */
@@ -248,7 +200,7 @@ static int clearly_above(double own, double peers, double floor)
 static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                  const tsa_cause_block *b, double work_ns, candidate *out)
 {
-    char cpu[320] = "";
+    char cpu[TSA_CAUSE_TEXT - 64] = "";
     host_cpu_words(c, m, peers, np, cpu, sizeof cpu);
     double pgap = median_of(c, peers, np, f_gap), pidle = median_of(c, peers, np, f_idle);
     if (m->kernels > 1) {
@@ -270,9 +222,11 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                  cpu[0] ? "; " : "", cpu);
         return;
     }
-    if (!m->cpu.have)
+    /* CPU-only: its main thread waiting for a CPU, or its cgroup throttled,
+     * beyond its peers measures contention and what it cost directly... */
+    if (cause_contention(c, m, peers, np, b, out) || !m->cpu.have)
         return;
-    /* CPU-only: contention must be seen, then it takes what work did not explain. */
+    /* ... else contention must be seen, then it takes what work did not explain. */
     double stray = m->stray_cpus, pstray = median_of(c, peers, np, f_stray);
     double run = m->cpu.runnable_mean, prun = median_of(c, peers, np, f_runnable);
     double lim = f_limit(m), plim = median_of(c, peers, np, f_limit);
@@ -316,15 +270,20 @@ static void arrival(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t 
 static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_block *b)
 {
     double steps = c->a->steps ? (double)c->a->steps : 1;
-    snprintf(b->checked, sizeof b->checked,
+    int at = snprintf(b->checked, sizeof b->checked,
              "against %zu peers over %.0f steps: kernels by signature (%s), kernels and bytes per "
              "step, launch gaps, CPU samples (%s), NVML clocks (%s), Recv waits (%s); %s",
              np, steps, m->kernels ? "recorded" : "none recorded", m->cpu.have ? "recorded" : "none",
              m->gpu.have ? "recorded" : "none", m->n_recv_peers ? "recorded" : "none",
              m->switches_step >= 0 ? "involuntary context switches and major page faults "
-                                     "(recorded); not recorded: cgroup throttled time"
-                                   : "not recorded: involuntary context switches, cgroup "
-                                     "throttled time");
+                                     "(recorded)"
+                                   : "not recorded: involuntary context switches");
+    cause_words(b->checked, sizeof b->checked, &at, "; run-queue wait (%s), cgroup throttling (%s)",
+                m->wait_step_ns >= 0 ? "recorded" : "not recorded",
+                m->throttled_step_ns >= 0 ? "recorded"
+                : m->cpu_stat == 0    ? "no cpu.stat found"
+                                      : "not recorded");
+    cause_health_checked(m, b->checked, sizeof b->checked, &at);
 }
 
 static int by_explained(const void *pa, const void *pb)
@@ -356,6 +315,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
     work(c, m, peers, np, b, &cand[TSA_CAUSE_WORK]);
     host(c, m, peers, np, b, cand[TSA_CAUSE_WORK].explained, &cand[TSA_CAUSE_HOST]);
     arrival(c, m, peers, np, &cand[TSA_CAUSE_ARRIVAL]);
+    cause_health(c, m, peers, np, b, cand);
     checked_words(c, m, np, b);
     for (int k = 0; k < TSA_CAUSE_KINDS; k++) {
         const candidate *cd = &cand[k];
@@ -369,7 +329,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
         cs->own = cd->own;
         cs->peers = cd->peers;
         memcpy(cs->evidence, cd->evidence, sizeof cs->evidence);
-        cs->fix = fixes[k];
+        cs->fix = cd->fix ? cd->fix : fixes[k];
     }
     qsort(b->causes, b->n_causes, sizeof *b->causes, by_explained);
     return 0;

@@ -15,10 +15,16 @@ typedef enum tsa_cause_kind {
     TSA_CAUSE_HOST,         /* the same work, but the host feeds it late: launch gaps,
                              * CPU contention */
     TSA_CAUSE_ARRIVAL,      /* not slow itself: it waits for other ranks first */
+    TSA_CAUSE_LINK,         /* its GPU's PCIe or NVLink link errs or is down-trained, and
+                             * its copies or sends/receives are slower than its peers' */
+    TSA_CAUSE_NETWORK,      /* its host's InfiniBand/RoCE port errs, waits or is down, and
+                             * its sends/receives are slower than its peers' */
+    TSA_CAUSE_GPU_HEALTH,   /* its GPU reports XIDs, ECC errors, retired pages or remapped
+                             * rows, and the same kernels run slower at normal clocks */
     TSA_CAUSE_KINDS
 } tsa_cause_kind;
 
-#define TSA_CAUSE_TEXT 512
+#define TSA_CAUSE_TEXT 768
 
 typedef struct tsa_cause {
     tsa_cause_kind kind;
@@ -47,6 +53,7 @@ typedef struct tsa_cause_result {
     tsa_cause_block *blocks; size_t n_blocks;
 } tsa_cause_result;
 
-const char *tsa_cause_kind_name(tsa_cause_kind k); /* "device", "work", "host", "arrival" */
+/* "device", "work", "host", "arrival", "link", "network", "gpu-health" */
+const char *tsa_cause_kind_name(tsa_cause_kind k);
 
 #endif
