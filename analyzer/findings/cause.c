@@ -24,6 +24,7 @@
 #include "cause_measure.h"
 #include "crossrank/xr_internal.h"   /* medians */
 #include "load/rank_telemetry.h"
+#include "whatif/whatif.h"
 
 static const char *const fixes[TSA_CAUSE_KINDS] = {
     "Check the GPU's clocks, power cap and temperature (nvidia-smi -q -d "
@@ -197,8 +198,10 @@ static int clearly_above(double own, double peers, double floor)
     return !isnan(own) && !isnan(peers) && own >= 2 * peers && own - peers >= floor;
 }
 
+/* measured_ns: the most the causes measured directly (work, link,
+ * network) explain; a host cause seen only as contention takes the rest. */
 static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
-                 const tsa_cause_block *b, double work_ns, candidate *out)
+                 const tsa_cause_block *b, double measured_ns, candidate *out)
 {
     char cpu[TSA_CAUSE_TEXT - 64] = "";
     host_cpu_words(c, m, peers, np, cpu, sizeof cpu);
@@ -241,7 +244,7 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     int preempted = clearly_above(sw, psw, 1), faulting = clearly_above(pf, ppf, 1);
     if (!stray_busy && !crowded && !limited && !preempted && !faulting)
         return;
-    out->explained = (double)b->extra_ns - (work_ns > 0 ? work_ns : 0);
+    out->explained = (double)b->extra_ns - (measured_ns > 0 ? measured_ns : 0);
     out->metric = stray_busy ? "other_threads_cpus" : crowded ? "runnable_threads"
                   : limited  ? "cpu_limit" : preempted ? "involuntary_switches_per_step"
                              : "major_faults_per_step";
@@ -294,9 +297,14 @@ static int by_explained(const void *pa, const void *pb)
     return (a->kind > b->kind) - (a->kind < b->kind);
 }
 
-static double f_step(const tsa_analysis *a, size_t i)
+/* The rank's work per step outside collectives (less its sends and
+ * receives for a pipeline stage's block: measured ranks only). */
+static double f_step(const cause_ctx *c, size_t i)
 {
-    return (double)a->xrank.ranks[i].compute_median_ns;
+    double w = (double)c->a->xrank.ranks[i].compute_median_ns;
+    if (c->without_p2p && c->done[i] && c->m[i].p2p_step_ns < w)
+        w -= c->m[i].p2p_step_ns;
+    return w;
 }
 
 /* The causes of one member rank against the peers. */
@@ -311,11 +319,13 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
     device(c, m, peers, np, &cand[TSA_CAUSE_DEVICE]);
     if (cand[TSA_CAUSE_DEVICE].explained < 0)   /* clock only: its share of the step */
         cand[TSA_CAUSE_DEVICE].explained =
-            f_step(c->a, i) * (1 - cand[TSA_CAUSE_DEVICE].own / cand[TSA_CAUSE_DEVICE].peers);
+            f_step(c, i) * (1 - cand[TSA_CAUSE_DEVICE].own / cand[TSA_CAUSE_DEVICE].peers);
     work(c, m, peers, np, b, &cand[TSA_CAUSE_WORK]);
-    host(c, m, peers, np, b, cand[TSA_CAUSE_WORK].explained, &cand[TSA_CAUSE_HOST]);
     arrival(c, m, peers, np, &cand[TSA_CAUSE_ARRIVAL]);
     cause_health(c, m, peers, np, b, cand);
+    double measured = fmax(cand[TSA_CAUSE_WORK].explained,
+                           fmax(cand[TSA_CAUSE_LINK].explained, cand[TSA_CAUSE_NETWORK].explained));
+    host(c, m, peers, np, b, measured, &cand[TSA_CAUSE_HOST]);
     checked_words(c, m, np, b);
     for (int k = 0; k < TSA_CAUSE_KINDS; k++) {
         const candidate *cd = &cand[k];
@@ -364,6 +374,9 @@ static int add_block(cause_ctx *c, const size_t *group, size_t ng, const char *a
     for (size_t p = 0; p < np; p++)
         if (!measure(c, peers[p]))
             return -1;
+    for (size_t g = 0; g < ng && c->without_p2p; g++)
+        if (!measure(c, group[g]))
+            return -1;
     tsa_cause_result *r = &a->cause;
     tsa_cause_block *nb = realloc(r->blocks, (r->n_blocks + 1) * sizeof *nb);
     if (!nb)
@@ -371,25 +384,25 @@ static int add_block(cause_ctx *c, const size_t *group, size_t ng, const char *a
     r->blocks = nb;
     tsa_cause_block *b = &nb[r->n_blocks];
     memset(b, 0, sizeof *b);
-    b->rank = host_block ? -1 : a->job->ranks[group[0]].rank;
-    b->host = a->job->ranks[group[0]].host;
     b->blamed_as = as;
     b->peers = np;
     for (size_t g = 0; g < ng; g++)
-        c->scratch[g] = f_step(a, group[g]);
+        c->scratch[g] = f_step(c, group[g]);
     double own = xr_median_d(c->scratch, ng);
     for (size_t p = 0; p < np; p++)
-        c->scratch[p] = f_step(a, peers[p]);
+        c->scratch[p] = f_step(c, peers[p]);
     double peer = xr_median_d(c->scratch, np);
     b->step_ns = (int64_t)llround(own);
     b->peer_step_ns = (int64_t)llround(peer);
     b->extra_ns = b->step_ns - b->peer_step_ns;
-    /* A host: the causes of its median rank (the one whose work per step
-     * is the group's median) stand for it. */
+    /* A host or a pipeline stage: the causes of its median rank (the one
+     * whose work per step is the group's median) stand for it. */
     size_t rep = group[0];
     for (size_t g = 0; g < ng; g++)
-        if (fabs(f_step(a, group[g]) - own) < fabs(f_step(a, rep) - own))
+        if (fabs(f_step(c, group[g]) - own) < fabs(f_step(c, rep) - own))
             rep = group[g];
+    b->rank = host_block ? -1 : a->job->ranks[rep].rank;
+    b->host = a->job->ranks[rep].host;
     r->n_blocks++;
     return rank_causes(c, rep, peers, np, (double)b->extra_ns, b);
 }
@@ -434,12 +447,32 @@ static int upstream_blocks(cause_ctx *c, size_t *group, size_t *peers)
     return 0;
 }
 
+/* On a pipeline the what-if's PIPE.SLOW_STAGE replaces the cross-rank
+ * pass's late ranks: the slow stage gets one block (its median rank's
+ * causes) against the ranks of the other stages, every step less its
+ * sends and receives (which wait for the slow stage and would make it
+ * look the fastest). */
+static int stage_block(cause_ctx *c, size_t *group, size_t *peers)
+{
+    const tsa_pipe_result *p = c->a->pipe;
+    if (!p || !p->pipeline || p->cls != TSA_PIPE_SLOW_STAGE)
+        return 0;
+    size_t ng = 0;
+    for (size_t i = 0; i < p->n_ranks; i++)
+        if (p->stage_of[i] == p->culprit &&
+            (group[ng] = index_of(c->a, p->global_rank[i])) < c->a->n_ranks)
+            ng++;
+    c->without_p2p = 1;
+    return ng ? add_block(c, group, ng, "slow pipeline stage", 0, peers) : 0;
+}
+
 int tsa_cause_run(tsa_analysis *a, const tsa_rank_runner *runner)
 {
     memset(&a->cause, 0, sizeof a->cause);
     const tsa_xrank_result *x = &a->xrank;
+    int slow_stage = a->pipe && a->pipe->pipeline && a->pipe->cls == TSA_PIPE_SLOW_STAGE;
     if (!a->have_xrank || a->n_ranks < 2 || x->n_ranks != a->n_ranks ||
-        !(x->straggler || x->slow_host || x->n_imbalanced))
+        !(x->straggler || x->slow_host || x->n_imbalanced || slow_stage))
         return 0;
     /* tscope-report-mpi: a remote rank's kernels stay on the process that
      * loaded it, so its figures cannot be measured here; no cause rather
@@ -473,7 +506,7 @@ int tsa_cause_run(tsa_analysis *a, const tsa_rank_runner *runner)
         if ((group[0] = index_of(a, x->imbalanced_ranks[k])) < a->n_ranks &&
             add_block(&c, group, 1, "imbalance", 0, peers))
             goto out;
-    if (upstream_blocks(&c, group, peers))
+    if (stage_block(&c, group, peers) || upstream_blocks(&c, group, peers))
         goto out;
     rc = 0;
 out:

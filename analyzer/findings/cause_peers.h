@@ -34,6 +34,8 @@ typedef struct cause_ctx {
     cm_rank *m;
     uint8_t *done;
     double *scratch;     /* n_ranks figures */
+    int without_p2p;     /* a rank's step less its sends and receives (pipeline
+                          * stages: there they wait for the other stages) */
 } cause_ctx;
 
 /* The measures of rank index i (read again through the runner when it is

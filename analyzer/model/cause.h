@@ -37,10 +37,13 @@ typedef struct tsa_cause {
 } tsa_cause;
 
 typedef struct tsa_cause_block {
-    int32_t rank;               /* global rank; -1 for a host block */
+    int32_t rank;               /* global rank (a stage's: its median rank); -1 for a host
+                                 * block */
     const char *host;           /* borrowed; the host of a host block */
     const char *blamed_as;      /* "straggler", "intermittent straggler", "imbalance", "slow host",
-                                 * "upstream of a late rank" (the rank a late rank waits for) */
+                                 * "upstream of a late rank" (the rank a late rank waits for),
+                                 * "slow pipeline stage" (PIPE.SLOW_STAGE's stage, shown by
+                                 * its median rank) */
     int64_t step_ns, peer_step_ns; /* median work per step (outside collectives) */
     int64_t extra_ns;           /* step_ns - peer_step_ns */
     size_t peers;               /* ranks compared with */
