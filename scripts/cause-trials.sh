@@ -178,9 +178,10 @@ for case in $cases; do
             --ring-bytes 0 --pin-cpu $slow:0 --nice $slow:10 ;;
         cpu-host-balanced) with_spinner cpu_job "$out" --cpu-us 1000 --buckets 4K \
             --fsdp-bytes 0 --ring-bytes 0; want=none ;;
-        cpu-network) FAKENCCL_SLOW_NIC=$slow:2000 with_climbing_port "$out" --buckets 4K \
+        cpu-network) FAKENCCL_SLOW_NIC=$slow:2000 with_climbing_port "$out" --steps 120 --buckets 4K \
             --fsdp-bytes 0 ;;
-        cpu-network-evidence) with_climbing_port "$out" --buckets 4K --fsdp-bytes 0; want=none ;;
+        cpu-network-evidence) with_climbing_port "$out" --steps 120 --buckets 4K --fsdp-bytes 0
+            want=none ;;
         cpu-work-network) with_climbing_port "$out" --cpu-work --slow-ranks $slow \
             --slow-factor 1.5; want="$slow work" ;;
         cpu-unknown) cpu_job "$out" --slow-ranks $slow --slow-factor 1.5 ;;
