@@ -13,7 +13,8 @@
 # -k DIR keeps every job's dumps and report under DIR (to analyse them again).
 #
 # Case (b) is right only when the report also has a cause block for the
-# slow stage (blamed as "slow pipeline stage", its rank in stage 3).
+# slow stage (blamed as "slow pipeline stage", its rank in stage 3, its
+# work above the other stages').
 #
 # --check exits 1 unless every class and culprit is right (the test suite
 # runs one trial this way; S is reported, as one run on a shared machine
@@ -61,8 +62,10 @@ if p['class'] == 'PIPE.SLOW_WORKER':
     cul = w[cul]['rank']
 elif p['class'] == 'PIPE.SPREAD':
     cul = p['worst_stage']
-# the stage of the slow stage's cause block (rank = dp * stages + stage), -1 none
-sb = [b['rank'] % 4 for b in d.get('causes') or [] if b['blamed_as'] == 'slow pipeline stage']
+# the stage of the slow stage's cause block (rank = dp * stages + stage)
+# when its work is above the other stages', -1 none
+sb = [b['rank'] % 4 for b in d.get('causes') or []
+      if b['blamed_as'] == 'slow pipeline stage' and b['extra_ns'] > 0]
 print(p['class'] or 'none', cul, p['steps'], p['recorded_s'] / p['steps'], p['slowdown'],
       sb[0] if sb else -1)
 PY
