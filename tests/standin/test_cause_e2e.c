@@ -43,6 +43,7 @@ typedef struct kase {
     const char *env[4];        /* extra environment */
     int nvml;                  /* the test libnvidia-ml on the library path */
     beside with;
+    const char *metric;        /* the first cause's metric, when it matters */
 } kase;
 
 /* Sizes as in scripts/cause-trials.sh, fewer steps (CPU cases: see there). */
@@ -82,7 +83,8 @@ static const kase cases[] = {
     {.name = "cpu-host", .args = {"--cpu-us", "1000", "--buckets", "4K", "--fsdp-bytes", "0",
                                   "--ring-bytes", "0", "--pin-cpu", SLOW ":0", "--nice",
                                   SLOW ":10"},
-     .want = "host", .late = -1, .with = SPINNER},
+     .want = "host", .late = -1, .with = SPINNER,
+     .metric = "main_thread_runqueue_wait_ns_per_step"},
     /* rank 2's send/recv batches wait 2 ms (a slow port) while its port's
      * symbol errors and xmit waits climb */
     {.name = "cpu-network", .args = {"--buckets", "4K", "--fsdp-bytes", "0"},
@@ -262,6 +264,9 @@ static void test_cause(void **state)
             fail_msg("no cause block for rank %s (%zu blocks; straggler: %s)", SLOW,
                      a->cause.n_blocks, a->xrank.straggler ? "yes" : "no");
         want_first(b, k->want);
+        if (k->metric && strcmp(b->causes[0].metric, k->metric))
+            fail_msg("rank %s: first cause by %s, want %s (%s)", SLOW, b->causes[0].metric,
+                     k->metric, b->causes[0].evidence);
     } else {
         /* the late rank: arrival, waiting for rank 2 (its global rank, not
          * its rank in the pair's communicator); rank 2: its own cause */
