@@ -30,7 +30,8 @@
 # sends to is slower too); cpu-network-evidence: the counters climb,
 # nothing slower (right: no block); cpu-work-network: 1.5x CPU work with
 # the counters climbing (right: work).
-# Prints one line per trial and a count per case.
+# Prints one line per trial and a count per case.  CAUSE_TRIALS_KEEP=DIR
+# keeps the dumps of every wrong trial there (DIR/CASE.TRIAL).
 set -u
 build=$(cd "${1:?usage: cause-trials.sh BUILD_DIR [TRIALS] [RANKS] [CASES]}" && pwd) || exit 2
 trials=${2:-20}
@@ -168,7 +169,7 @@ for case in $cases; do
         gpu-balanced) gpu_job "$out"; want=none ;;
         cpu-work) cpu_job "$out" --cpu-work --slow-ranks $slow --slow-factor 1.5 ;;
         gpu-link) STANDIN_COPY_BYTES_PER_US=2500 FAKE_NVML_PCIE_RANK=$slow gpu_nvml_job "$out" \
-            --slow-rank $slow --copy-factor 4 --batch-bytes 4194304 ;;
+            --slow-rank $slow --copy-factor 4 --batch-bytes 8388608 ;;
         gpu-health) FAKE_NVML_XID_RANK=$slow FAKE_NVML_MEMORY_RANK=$slow gpu_nvml_job "$out" \
             --slow-rank $slow --kernel-factor 1.3; want="$slow gpu-health" ;;
         gpu-evidence) (export $all_nvml_faults; gpu_nvml_job "$out"); want=none ;;
@@ -197,6 +198,9 @@ for case in $cases; do
         else got=$(first_cause "$out"); fi
         [ "$got" = "$want" ] && ok=$((ok + 1))
         echo "$case trial $t: $got (want $want)"
+        if [ "$got" != "$want" ] && [ -n "${CAUSE_TRIALS_KEEP:-}" ]; then
+            mkdir -p "$CAUSE_TRIALS_KEEP" && mv "$out" "$CAUSE_TRIALS_KEEP/$case.$t.$ranks"
+        fi
         rm -rf "$out"
     done
     echo "== $case, $ranks ranks: $ok of $trials right"
