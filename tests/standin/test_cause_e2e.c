@@ -78,11 +78,12 @@ static const kase cases[] = {
     {.name = "gpu-health", .args = {"--slow-rank", SLOW, "--kernel-factor", "1.3"},
      .want = "gpu-health", .late = -1,
      .env = {"FAKE_NVML_XID_RANK=" SLOW, "FAKE_NVML_MEMORY_RANK=" SLOW}, .nvml = 1},
-    /* mostly sleep and 1 ms of CPU a step; rank 2 at nice 10 on CPU 0, where
-     * a busy process runs */
+    /* mostly sleep and 1 ms of CPU a step; rank 2 at nice 15 on CPU 0, where
+     * a busy process runs (the trials' nice 10 was once not named a
+     * straggler under ASan beside another test at load 14) */
     {.name = "cpu-host", .args = {"--cpu-us", "1000", "--buckets", "4K", "--fsdp-bytes", "0",
                                   "--ring-bytes", "0", "--pin-cpu", SLOW ":0", "--nice",
-                                  SLOW ":10"},
+                                  SLOW ":15"},
      .want = "host", .late = -1, .with = SPINNER,
      .metric = "main_thread_runqueue_wait_ns_per_step"},
     /* rank 2's send/recv batches wait 2 ms (a slow port) while its port's
