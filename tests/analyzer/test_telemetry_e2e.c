@@ -24,6 +24,7 @@
 #include "load/rank_telemetry.h"
 #include "driver/analyze.h"
 #include "report/report.h"
+#include "tb_sysfs.h"
 
 static const char *tool(const char *name)
 {
@@ -81,28 +82,13 @@ static size_t count_prefix(const tsa_analysis *a, const char *prefix, int rank)
     return n;
 }
 
-static void put_file(const char *root, const char *rel, const char *text)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s/%s')\" && printf '%s' >'%s/%s'", root, rel,
-             text, root, rel);
-    assert_int_equal(system(cmd), 0);
-}
-
 /* A sysfs tree with one port (counters that never move) and the cpu.stat
  * of this process's cgroup v2 group; returns 1 when it has the latter
  * (a host whose /proc/self/cgroup names no v2 group has none). */
 static int fake_sysfs(const char *root)
 {
-    static const char *const counters[] = {"port_xmit_wait", "symbol_error", "link_downed",
-                                           "link_error_recovery", "port_rcv_errors"};
     char rel[600];
-    for (size_t i = 0; i < 5; i++) {
-        snprintf(rel, sizeof rel, "class/infiniband/mlx5_0/ports/1/counters/%s", counters[i]);
-        put_file(root, rel, "7\n");
-    }
-    put_file(root, "class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
-    put_file(root, "class/infiniband/mlx5_0/ports/1/rate", "100 Gb/sec (4X EDR)\n");
+    assert_int_equal(tb_sysfs_port(root, "7\n"), 0);
     FILE *f = fopen("/proc/self/cgroup", "r");
     char line[512];
     int v2 = 0;
@@ -110,7 +96,8 @@ static int fake_sysfs(const char *root)
         if (!strncmp(line, "0::/", 4)) {
             line[strcspn(line, "\n")] = 0;
             snprintf(rel, sizeof rel, "fs/cgroup%s/cpu.stat", strcmp(line + 3, "/") ? line + 3 : "");
-            put_file(root, rel, "nr_periods 9\nnr_throttled 2\nthrottled_usec 1500\n");
+            assert_int_equal(
+                tb_sysfs_put(root, rel, "nr_periods 9\nnr_throttled 2\nthrottled_usec 1500\n"), 0);
             v2 = 1;
         }
     if (f)

@@ -26,6 +26,7 @@
 #include "load/job_load.h"
 #include "standin_run.h"
 #include "tb_assert.h"
+#include "tb_sysfs.h"
 
 #define RANKS 4
 #define SLOW "2"
@@ -109,35 +110,6 @@ static pid_t spinner(void)
     return pid;
 }
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-    char path[4400], tmp[4500];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    FILE *f = fopen(tmp, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    assert_int_equal(rename(tmp, path), 0);   /* a reader never sees half a file */
-}
-
-/* <dir>/class/infiniband/mlx5_0/ports/1 with every counter at 0. */
-static void port_tree(const char *root)
-{
-    char cmd[4400];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/class/infiniband/mlx5_0/ports/1/counters'", root);
-    assert_int_equal(system(cmd), 0);
-    static const char *const counters[] = {"port_xmit_wait", "symbol_error", "link_downed",
-                                           "link_error_recovery", "port_rcv_errors"};
-    char rel[200];
-    for (size_t i = 0; i < 5; i++) {
-        snprintf(rel, sizeof rel, "class/infiniband/mlx5_0/ports/1/counters/%s", counters[i]);
-        put(root, rel, "0\n");
-    }
-    put(root, "class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
-    put(root, "class/infiniband/mlx5_0/ports/1/rate", "100 Gb/sec (4X EDR)\n");
-}
-
 /* The launcher's hook, polled every 10 ms: the bad port's symbol errors
  * and xmit waits climb every 50 ms while the job runs. */
 typedef struct climb { const char *root; int polls; } climb;
@@ -150,9 +122,9 @@ static int climb_counters(int pid, void *arg)
         return 0;
     char v[32];
     snprintf(v, sizeof v, "%d\n", 3 * c->polls / 5);
-    put(c->root, "class/infiniband/mlx5_0/ports/1/counters/symbol_error", v);
+    tb_sysfs_put(c->root, TB_SYSFS_PORT_COUNTERS "/symbol_error", v);
     snprintf(v, sizeof v, "%d\n", 500 * c->polls / 5);
-    put(c->root, "class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait", v);
+    tb_sysfs_put(c->root, TB_SYSFS_PORT_COUNTERS "/port_xmit_wait", v);
     return 0;
 }
 
@@ -214,8 +186,8 @@ static tsa_job *cpu_job(const kase *k, char **dir_out)
     if (k->with == CLIMBING_PORT) {
         snprintf(ok_root, sizeof ok_root, "%s/sys-ok", dir);
         snprintf(bad_root, sizeof bad_root, "%s/sys-bad", dir);
-        port_tree(ok_root);
-        port_tree(bad_root);
+        assert_int_equal(tb_sysfs_port(ok_root, "0\n"), 0);
+        assert_int_equal(tb_sysfs_port(bad_root, "0\n"), 0);
         snprintf(ok_env, sizeof ok_env, "TSCOPE_SYSFS_ROOT=%s", ok_root);
         snprintf(bad_env, sizeof bad_env, SLOW ":TSCOPE_SYSFS_ROOT=%s", bad_root);
         env[e++] = ok_env;
