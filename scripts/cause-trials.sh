@@ -18,8 +18,9 @@
 # and the slow rank's own block says work ("RANK arrival<-UP UP work").
 # cpu-host: every rank sleeps 5 ms and works 1 ms on the CPU a step; the
 # slow rank runs at nice 10 pinned to CPU 0, where a busy process (nice 0)
-# runs during the job (cpu-host-balanced: the same busy process, no rank
-# pinned or niced).  gpu-link: the slow rank's copies 4x slower, the fake
+# runs during the job (cpu-host-balanced: the same job, no rank pinned or
+# niced, no busy process: with one, an unpinned rank that lands on CPU 0
+# is contended for real and named, as 1 of 20 8-rank trials did).  gpu-link: the slow rank's copies 4x slower, the fake
 # NVML says its link is down-trained; gpu-health: its kernels 1.3x slower
 # at normal clocks, the fake NVML reports an XID and failing memory;
 # gpu-evidence: every fake NVML fault on the slow rank, nothing slower
@@ -177,8 +178,8 @@ for case in $cases; do
             --extra-launches 18); want="$slow work" ;;
         cpu-host) with_spinner cpu_job "$out" --cpu-us 1000 --buckets 4K --fsdp-bytes 0 \
             --ring-bytes 0 --pin-cpu $slow:0 --nice $slow:10 ;;
-        cpu-host-balanced) with_spinner cpu_job "$out" --cpu-us 1000 --buckets 4K \
-            --fsdp-bytes 0 --ring-bytes 0; want=none ;;
+        cpu-host-balanced) cpu_job "$out" --cpu-us 1000 --buckets 4K --fsdp-bytes 0 \
+            --ring-bytes 0; want=none ;;
         cpu-network) FAKENCCL_SLOW_NIC=$slow:2000 with_climbing_port "$out" --steps 120 --buckets 4K \
             --fsdp-bytes 0 ;;
         cpu-network-evidence) with_climbing_port "$out" --steps 120 --buckets 4K --fsdp-bytes 0
