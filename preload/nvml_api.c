@@ -287,7 +287,7 @@ static void sample_health(tsc_nvml *n, tsc_gpu_sample *s)
         put(s, TSC_GPU_ECC_UNCORRECTED_AGG, ull);
 }
 
-void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s)
+void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s, int with_health)
 {
     memset(s, 0, sizeof *s);
     if (!n->dev)
@@ -317,7 +317,8 @@ void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s)
     for (int i = 0; i < 5; i++)
         if (n->pcie[i] && n->pcie[i](n->dev, &u) == NVML_OK)
             put(s, TSC_GPU_PCIE_GEN + i, u);
-    sample_health(n, s);
+    if (with_health)
+        sample_health(n, s);
     if (n->xid_set) {
         nvml_event e;
         /* a bounded drain: a flood of events must not hold the sampler */

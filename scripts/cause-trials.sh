@@ -96,7 +96,8 @@ port_tree() {
 }
 
 # cpu_job "$@" with every rank's own port tree; the slow rank's symbol
-# errors and xmit waits climb every 50 ms while the job runs.
+# errors and xmit waits climb every 50 ms while the job runs.  The sampler
+# reads ports every 10th sample: every 200 ms at TSCOPE_NVML_MS=20.
 with_climbing_port() {
     local out=$1
     port_tree "$out/sys-ok"
@@ -108,7 +109,7 @@ with_climbing_port() {
           sleep 0.05; done ) &
     local climber=$!
     LAUNCH_ARGS=(--env "$slow:TSCOPE_SYSFS_ROOT=$out/sys-bad")
-    TSCOPE_SYSFS_ROOT=$out/sys-ok cpu_job "$@"
+    TSCOPE_NVML_MS=20 TSCOPE_SYSFS_ROOT=$out/sys-ok cpu_job "$@"
     LAUNCH_ARGS=()
     touch "$out/done"
     wait "$climber"
@@ -171,7 +172,8 @@ for case in $cases; do
         cpu-work) cpu_job "$out" --cpu-work --slow-ranks $slow --slow-factor 1.5 ;;
         gpu-link) STANDIN_COPY_BYTES_PER_US=2500 FAKE_NVML_PCIE_RANK=$slow gpu_nvml_job "$out" \
             --slow-rank $slow --copy-factor 4 --batch-bytes 8388608 ;;
-        gpu-health) FAKE_NVML_XID_RANK=$slow FAKE_NVML_MEMORY_RANK=$slow gpu_nvml_job "$out" \
+        gpu-health) TSCOPE_NVML_MS=20 FAKE_NVML_XID_RANK=$slow FAKE_NVML_MEMORY_RANK=$slow \
+            gpu_nvml_job "$out" \
             --slow-rank $slow --kernel-factor 1.3; want="$slow gpu-health" ;;
         gpu-evidence) (export $all_nvml_faults; gpu_nvml_job "$out"); want=none ;;
         gpu-work-evidence) (export $all_nvml_faults; gpu_nvml_job "$out" --slow-rank $slow \

@@ -8,7 +8,9 @@
  * the test libnvidia-ml for gpu-link and gpu-health); cpu-*: the CPU
  * test-bed rank (host telemetry only).  cpu-host runs a busy process pinned
  * to CPU 0 beside the job; cpu-network gives rank 2 its own sysfs tree
- * whose port counters climb while the job runs. */
+ * whose port counters climb while the job runs.  The cases whose evidence
+ * the sampler reads every 10th sample (ports, GPU memory health) sample
+ * every 20 ms: these jobs last about a second. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,7 +80,8 @@ static const kase cases[] = {
     /* kernels 1.3x longer at normal clocks on a GPU with an XID and ECC errors */
     {.name = "gpu-health", .args = {"--slow-rank", SLOW, "--kernel-factor", "1.3"},
      .want = "gpu-health", .late = -1,
-     .env = {"FAKE_NVML_XID_RANK=" SLOW, "FAKE_NVML_MEMORY_RANK=" SLOW}, .nvml = 1},
+     .env = {"FAKE_NVML_XID_RANK=" SLOW, "FAKE_NVML_MEMORY_RANK=" SLOW, "TSCOPE_NVML_MS=20"},
+     .nvml = 1},
     /* mostly sleep and 1 ms of CPU a step; rank 2 at nice 15 on CPU 0, where
      * a busy process runs (the trials' nice 10 was once not named a
      * straggler under ASan beside another test at load 14) */
@@ -90,7 +93,7 @@ static const kase cases[] = {
     /* rank 2's send/recv batches wait 2 ms (a slow port) while its port's
      * symbol errors and xmit waits climb */
     {.name = "cpu-network", .args = {"--buckets", "4K", "--fsdp-bytes", "0"},
-     .want = "network", .late = -1, .env = {"FAKENCCL_SLOW_NIC=" SLOW ":2000"},
+     .want = "network", .late = -1, .env = {"FAKENCCL_SLOW_NIC=" SLOW ":2000", "TSCOPE_NVML_MS=20"},
      .with = CLIMBING_PORT},
 };
 

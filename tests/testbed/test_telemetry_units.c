@@ -223,7 +223,7 @@ static void test_nvml_decode(void **state)
     assert_int_equal(tsc_nvml_pick(n, 7, NULL, name, sizeof name), 0); /* out of range */
     assert_int_equal(tsc_nvml_max_sm_clock(n), 1980);
     tsc_gpu_sample s;
-    tsc_nvml_sample(n, &s);
+    tsc_nvml_sample(n, &s, 1);
     assert_int_equal(s.v[TSC_GPU_SM_CLOCK_MHZ], 1100);
     assert_int_equal(s.v[TSC_GPU_MEM_CLOCK_MHZ], 1593);
     assert_int_equal(s.v[TSC_GPU_POWER_MW], 450000);
@@ -265,7 +265,7 @@ static void test_nvml_decode(void **state)
                                  ~(1u << TSC_GPU_RETIRED_PENDING));
     setenv("RANK", "2", 1);
     tsc_gpu_sample t;
-    tsc_nvml_sample(n, &t);
+    tsc_nvml_sample(n, &t, 1);
     assert_int_equal(t.v[TSC_GPU_SM_CLOCK_MHZ], 1980);
     assert_int_equal(t.v[TSC_GPU_CLOCK_REASONS], 0);
     assert_int_equal(t.v[TSC_GPU_PCIE_WIDTH], 16);
@@ -277,6 +277,13 @@ static void test_nvml_decode(void **state)
     assert_int_equal(t.v[TSC_GPU_RETIRED_PAGES], 0);
     assert_int_equal(t.v[TSC_GPU_REMAP_STATE], 0);
     assert_int_equal(t.v[TSC_GPU_ECC_UNCORRECTED_AGG], 1);
+    /* without the health counters (read at a slower pace) those are absent */
+    tsc_gpu_sample u;
+    tsc_nvml_sample(n, &u, 0);
+    assert_true(u.have & (1u << TSC_GPU_SM_CLOCK_MHZ));
+    assert_true(u.have & (1u << TSC_GPU_XID_EVENTS));
+    for (int m = TSC_GPU_NVLINK_ACTIVE; m < TSC_GPU_METRIC_COUNT; m++)
+        assert_false(u.have & (1u << m));
     tsc_nvml_close(n);
     unsetenv("FAKE_NVML_NVLINK_RANK");
     unsetenv("FAKE_NVML_MEMORY_RANK");
