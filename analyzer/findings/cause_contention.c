@@ -35,6 +35,11 @@ static double throttle_excess(cause_ctx *c, const cm_rank *m, const size_t *peer
     return t - pt;
 }
 
+int cause_contention_measured(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np)
+{
+    return !isnan(f_wait_rate(m)) && !isnan(median_of(c, peers, np, f_wait_rate));
+}
+
 int cause_contention(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                      const tsa_cause_block *b, candidate *out)
 {

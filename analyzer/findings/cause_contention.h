@@ -22,6 +22,10 @@
 int cause_contention(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                      const tsa_cause_block *b, candidate *out);
 
+/* 1 when the run-queue wait per CPU ms is recorded for the rank and its
+ * peers (then the other signs of contention defer to it). */
+int cause_contention_measured(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np);
+
 /* "; main thread waited 4.10 vs 0.30 ms per step for a CPU (...)" and the
  * throttled time, appended at *at when recorded. */
 void cause_contention_words(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,

@@ -204,9 +204,10 @@ static void test_evidence_alone_names_nothing(void **state)
 
 /* Host-only ranks (no kernels) with schedstat and cpu.stat samples every
  * 5 ms: per 100 ms of wall time each main thread runs run_ms; the slow
- * rank waits wait_ms (its peers 2 ms) and its cgroup is throttled thr_ms. */
-static tsa_analysis *run_host(double run_ms, double slow_run_ms, double wait_ms, double thr_ms,
-                              tsa_job **job_out)
+ * rank waits wait_ms (its peers 2 ms), its cgroup is throttled thr_ms and
+ * its main thread preempted `switches` times (its peers 4). */
+static tsa_analysis *run_host_sw(double run_ms, double slow_run_ms, double wait_ms, double thr_ms,
+                                 double switches, tsa_job **job_out)
 {
     double sd[4] = {0, 0, 0.3, 0};
     int64_t base;
@@ -220,6 +221,7 @@ static tsa_analysis *run_host(double run_ms, double slow_run_ms, double wait_ms,
             sample(r, TSC_EV_SCHED_RUN, 0, 0, t, (uint64_t)(f * (slow ? slow_run_ms : run_ms) * 1e6));
             sample(r, TSC_EV_SCHED_WAIT, 0, 0, t, (uint64_t)(f * (slow ? wait_ms : 2) * 1e6));
             sample(r, TSC_EV_CPU_THROTTLE, 0, 3, t, (uint64_t)(f * (slow ? thr_ms : 0) * 1e6));
+            sample(r, TSC_EV_PROC_SWITCHES, 0, 0, t, (uint64_t)(f * (slow ? switches : 4)));
         }
         tsa_telemetry_finish(r);
     }
@@ -227,6 +229,12 @@ static tsa_analysis *run_host(double run_ms, double slow_run_ms, double wait_ms,
     assert_non_null(a);
     *job_out = job;
     return a;
+}
+
+static tsa_analysis *run_host(double run_ms, double slow_run_ms, double wait_ms, double thr_ms,
+                              tsa_job **job_out)
+{
+    return run_host_sw(run_ms, slow_run_ms, wait_ms, thr_ms, 4, job_out);
 }
 
 /* Its main thread waited 20 ms per 100 ms for a CPU (2 per ms it ran)
@@ -263,6 +271,19 @@ static void test_wait_in_proportion_is_not_contention(void **state)
     cs_done(a, job);
 }
 
+/* Preempted 10 times as often as its peers, but its main thread waited for
+ * a CPU at their rate: the run-queue wait decides, no cause (without
+ * schedstat records the switches alone name host: crossrank_cause). */
+static void test_preempted_without_waiting(void **state)
+{
+    (void)state;
+    tsa_job *job;
+    tsa_analysis *a = run_host_sw(10, 10, 2, 0, 40, &job);
+    const tsa_cause_block *b = cs_slow_block(a);
+    assert_int_equal(b->n_causes, 0);
+    cs_done(a, job);
+}
+
 /* Its cgroup throttled 20 ms per 100 ms, its peers' never: host, from the
  * throttled time. */
 static void test_cgroup_throttled(void **state)
@@ -290,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_runqueue_wait),
         cmocka_unit_test(test_wait_in_proportion_is_not_contention),
         cmocka_unit_test(test_cgroup_throttled),
+        cmocka_unit_test(test_preempted_without_waiting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
