@@ -35,7 +35,9 @@
                                 1.2: KERNEL_LAUNCH, NVTX thread and domain, loss counters;
                                 1.3: PROC_SWITCHES/FAULTS, NCCL profiler plugin records
                                 (0x50-0x53), STEPS chunks (black-box mode);
-                                1.4: SCHED_WAIT/RUN, CPU_THROTTLE, NET_COUNTER (0x46-0x49),
+                                1.4: plugin kernel channels, copy-engine collectives,
+                                graph-captured calls (0x54-0x58), PXN flag;
+                                SCHED_WAIT/RUN, CPU_THROTTLE, NET_COUNTER (0x46-0x49),
                                 GPU metrics 17-28 */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
@@ -144,6 +146,11 @@ enum tsc_event_kind {
     TSC_EV_NP_COLL = 0x51,    /* a collective or p2p NCCL enqueued */
     TSC_EV_NP_PROXY = 0x52,   /* one proxy operation (channel, peer) ended */
     TSC_EV_NP_PROXY_WAIT = 0x53, /* where that proxy operation's steps spent their time */
+    TSC_EV_NP_KERNEL_CH = 0x54,  /* 1.4: one channel of a collective's kernel (GPU times) */
+    TSC_EV_NP_CE_COLL = 0x55,    /* 1.4: a collective run by the copy engines (v6) */
+    TSC_EV_NP_CE_SYNC = 0x56,    /* 1.4: its synchronisation among the ranks */
+    TSC_EV_NP_CE_BATCH = 0x57,   /* 1.4: one batch of its copies */
+    TSC_EV_NP_CAPTURED = 0x58,   /* 1.4: an API call NCCL says was captured into a CUDA graph */
 };
 
 /* Every event slot.  Times are CLOCK_REALTIME nanoseconds since the epoch
@@ -176,10 +183,44 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   flags = 1 send, 0 receive; desc = peer rank; aux = steps (capped 65535);
  *   start = ns waiting for the peer (send: for clear-to-send credit;
  *   receive: for the data to arrive); end = ns on the network (send: from
- *   posting to completion; receive: flushing); val = ns waiting for the GPU. */
+ *   posting to completion; receive: flushing); val = ns waiting for the GPU.
+ *   1.4: flags bit 1 (TSC_NP_WAIT_PXN) = the op ran here for another
+ *   process (PXN): its communicator and collective are unknown (aux 0,
+ *   NP_PROXY desc 0) and its peer is a rank of that process's communicator.
+ * TSC_EV_NP_KERNEL_CH (1.4): flags = channel, | TSC_NP_KCH_NO_GPU_TIMER
+ *   when NCCL gave no GPU timer (v3); desc = op id of its collective;
+ *   start/end = host times when NCCL reported the channel's start and
+ *   stop; val = the channel's GPU time, ns (the GPU's global timer at its
+ *   stop minus at its start, as the kernel read them), 0 without a timer.
+ * TSC_EV_NP_CE_COLL (1.4): flags bit 0 = synchronised by NVLS multicast
+ *   ("MC"), bit 1 = intra-batch sync; desc = its op id (from the same
+ *   counter as NP_COLL's); start/end = NCCL's start and stop (enqueued);
+ *   val = TSC_NP_COLL_VAL(op, NCCL's CE sequence number).
+ * TSC_EV_NP_CE_SYNC (1.4): flags = completion sync; desc = op id of its CE
+ *   collective; start/end; val = ranks synchronised.
+ * TSC_EV_NP_CE_BATCH (1.4): flags = intra-batch sync; desc = op id of its
+ *   CE collective; start/end; val = bytes (low 48 bits) | copies << 48.
+ * TSC_EV_NP_CAPTURED (1.4): flags = 0 collective, 1 send/recv; desc 0;
+ *   start = end = when NCCL reported the API call; val =
+ *   TSC_NP_COLL_VAL(op, element count): the call was captured into a CUDA
+ *   graph (it runs at each replay, not now). */
+/* 0 for the kinds whose start/end are not times of the record (EXTCORR:
+ * 0, 0; NP_PROXY_WAIT: durations): a reader that orders or windows
+ * records by time leaves them out of its bounds. */
+static inline int tsc_event_has_times(uint8_t kind)
+{
+    return kind != TSC_EV_EXTCORR && kind != TSC_EV_NP_PROXY_WAIT;
+}
+
 #define TSC_NP_COLL_VAL(op, seq) ((uint64_t)(op) << 56 | ((seq) & 0x00ffffffffffffffull))
 #define TSC_NP_COLL_OP(val) ((uint8_t)((val) >> 56))
 #define TSC_NP_COLL_SEQ(val) ((val) & 0x00ffffffffffffffull)
+#define TSC_NP_WAIT_PXN 0x02
+#define TSC_NP_KCH_NO_GPU_TIMER 0x80
+#define TSC_NP_BATCH_BYTES_MAX 0xffffffffffffull
+#define TSC_NP_BATCH_VAL(bytes, copies)                                                  \
+    ((uint64_t)(bytes) > TSC_NP_BATCH_BYTES_MAX ? TSC_NP_BATCH_BYTES_MAX : (uint64_t)(bytes)) | \
+        (uint64_t)((copies) > 0xffff ? 0xffff : (copies)) << 48
 
 /* TSC_EV_NCCL: desc -> TSC_DESC_NCCL_CALL; val = per-communicator sequence
  * number of this call (0-based, counted per (comm_id, comm_rank) for
@@ -650,5 +691,9 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_MEM_INFO_FREE "mem_info_free_bytes"   /* cuMemGetInfo free, at start */
 #define TSC_META_MEM_INFO_TOTAL "mem_info_total_bytes" /* cuMemGetInfo total, at start */
 #define TSC_META_MEM_INFO_TIME "mem_info_realtime_ns"  /* when it was sampled */
+/* NCCL profiler plugin (1.3; counters 1.4). */
+#define TSC_META_NP "nccl_profiler"            /* "v6 light", "stepped aside ...", ... */
+#define TSC_META_NP_LOST "nccl_profiler_lost"  /* 1.4: plugin events not recorded (no free handle, stale handle) */
+#define TSC_META_NP_PXN "nccl_profiler_pxn_ops" /* 1.4: proxy ops run here for another process (PXN) */
 
 #endif

@@ -111,11 +111,15 @@ uint64_t bb_store_take(bb_store *s, uint32_t tid, const tsc_event *slots, size_t
             continue;
         }
         s->ring[h++ & s->mask] = slots[i];
-        lo = slots[i].start_ns < lo ? slots[i].start_ns : lo;
-        hi = slots[i].start_ns > hi ? slots[i].start_ns : hi;
+        if (tsc_event_has_times(slots[i].kind)) { /* not a plugin op's durations */
+            lo = slots[i].start_ns < lo ? slots[i].start_ns : lo;
+            hi = slots[i].start_ns > hi ? slots[i].start_ns : hi;
+        }
         put++;
         i++;
     }
+    if (lo > hi)
+        lo = hi = 0; /* no record with times: first out when evicting by time */
     s->ring[s->head & s->mask] = (tsc_event){.desc = tid, .val = put, .start_ns = lo, .end_ns = hi};
     if (s->head == s->tail)
         s->oldest_ns = lo;

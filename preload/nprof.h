@@ -1,15 +1,19 @@
 /* tscope as NCCL's profiler plugin: the version-independent core.
  *
- * NCCL calls the plugin from the thread that enqueues a collective and
- * from its proxy threads, which drive the network: nothing here may block
- * or allocate on those paths.  Each communicator's context holds fixed
- * pools of event handles, taken round-robin with one atomic add; a handle
- * is reused only after the pool has gone round, by which time NCCL is done
- * with it (a collective's handle is read by its proxy ops after its stop,
- * so handles are never freed one by one).  Records go to the calling
- * thread's ring like every other record (recorder.h).  The per-version
- * tables NCCL looks up (nprof_versions.c) translate their descriptors and
- * call these. */
+ * NCCL calls the plugin from the thread that enqueues a collective, from
+ * CUDA's host-callback thread (collectives replayed from a CUDA graph)
+ * and from its proxy threads, which drive the network: nothing here may
+ * block or allocate on those paths.  Event handles come from fixed pools
+ * shared by all communicators (nprof_pool.h: an open handle is never
+ * reused, a stale one is never mixed in; both are dropped and counted).
+ * Records go to the calling thread's ring like every other record
+ * (recorder.h).  The per-version tables NCCL looks up (nprof_versions.c)
+ * translate their descriptors and call these.
+ *
+ * With PXN, a proxy thread runs operations of another process: NCCL then
+ * passes that process's context and parent handle, which are not
+ * addresses here.  So nothing on the proxy path reads the context unless
+ * the operation is this process's own (its pid). */
 #ifndef TSC_NPROF_H
 #define TSC_NPROF_H
 
@@ -19,12 +23,19 @@
 
 enum tsc_np_mode { TSC_NP_OFF = 0, TSC_NP_LIGHT = 1, TSC_NP_FULL = 2 };
 
-/* TSCOPE_NCCL_PROFILER: off, light (collectives and p2p; the default) or
- * full (also proxy operations and their network steps). */
+/* TSCOPE_NCCL_PROFILER: off, light (collectives, send/recv, kernel
+ * channels, copy-engine collectives, graph-captured calls; the default) or
+ * full (also proxy operations and their network steps, CE syncs and
+ * batches). */
 enum tsc_np_mode tsc_np_mode(void);
 
-/* The activation mask for a mode. */
-int tsc_np_mask(enum tsc_np_mode m);
+/* The activation mask for a mode and the ABI version NCCL chose (a
+ * version is asked only for the events it has). */
+int tsc_np_mask(enum tsc_np_mode m, int version);
+
+/* Pool sizes (nprof_pool.h): TSCOPE_NP_POOLS="colls,ops,steps,spans", or
+ * the defaults. */
+void tsc_np_pool_counts(uint32_t counts[4]);
 
 typedef struct tsc_np_ctx tsc_np_ctx;
 
@@ -33,13 +44,24 @@ typedef struct tsc_np_ctx tsc_np_ctx;
 tsc_np_ctx *tsc_np_ctx_new(int version, int rank);
 void tsc_np_ctx_free(tsc_np_ctx *ctx);
 
-/* A collective (seq = NCCL's per-function number) or a send/recv (peer). */
+/* A collective (seq = NCCL's per-function number), a send/recv (peer),
+ * a copy-engine collective (seq = NCCL's CE sequence number, flags as its
+ * record's). */
 void *tsc_np_start_coll(tsc_np_ctx *ctx, uint8_t op, uint64_t seq, uint8_t channels);
 void *tsc_np_start_p2p(tsc_np_ctx *ctx, uint8_t op, int peer, uint8_t channels);
-/* parent: the collective's handle, NULL when NCCL gave none or it belongs
- * to another process (PXN). */
+void *tsc_np_start_ce_coll(tsc_np_ctx *ctx, uint8_t op, uint64_t seq, uint8_t flags);
+/* parent: the collective's handle.  ctx is read only for this process's
+ * own operations (d->pid). */
 void *tsc_np_start_proxy_op(tsc_np_ctx *ctx, void *parent, const tsc_np_proxy_op *d);
-void *tsc_np_start_step(tsc_np_ctx *ctx, void *parent_op);
+void *tsc_np_start_step(void *parent_op);
+/* One channel of a collective's kernel; gpu_start is the GPU timer, or
+ * have_gpu 0 when NCCL gives none (v3: host times are kept instead). */
+void *tsc_np_start_kernel_ch(void *parent, uint8_t channel, uint64_t gpu_start, int have_gpu);
+/* A CE collective's sync or batch (kind TSC_EV_NP_CE_SYNC or _BATCH). */
+void *tsc_np_start_ce_part(void *parent, uint8_t kind, uint8_t flags, uint64_t val);
+/* An API call (v5+): a record only when NCCL says it was captured into a
+ * CUDA graph; no handle either way. */
+void tsc_np_api_call(tsc_np_ctx *ctx, int p2p, uint8_t op, uint64_t count, int captured);
 
 void tsc_np_stop(void *handle);
 void tsc_np_record(void *handle, int state, const tsc_np_state_args *args);
@@ -56,12 +78,16 @@ void tsc_np_set_init_comm(uint64_t comm_id);
 
 /* After a rank-init call that created a communicator: when NCCL should
  * have loaded the plugin (tscope pointed it here) and never called its
- * init, one line says so (an NCCL before 2.23, or one that wants a plugin
+ * init, the dump says so (an NCCL before 2.23, or one that wants a plugin
  * version tscope lacks). */
 void tsc_np_after_init(void);
 
 /* Counts init calls (the check above); 1 when tscope pointed NCCL here. */
 void tsc_np_count_init(void);
 void tsc_np_set_pointed(void);
+
+/* Called with every META chunk the writer writes (recorder_internal.h):
+ * the plugin's loss and PXN counters as metadata keys, once non-zero. */
+void tsc_np_publish_meta(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "nprof.h"
+#include "nprof_pool.h"
 #include "recorder.h"
 
 static enum tsc_np_mode g_mode = TSC_NP_LIGHT;
@@ -25,6 +26,27 @@ static enum tsc_np_mode parse_mode(const char *v)
         return TSC_NP_OFF;
     tsc_warn_once("np_mode", "TSCOPE_NCCL_PROFILER=%s is not off, light or full; using light", v);
     return TSC_NP_LIGHT;
+}
+
+/* TSCOPE_NP_POOLS="colls,ops,steps,spans": the handle pools' slot counts
+ * (tests make them small to run out; nprof_pool.h rounds them).  Read at
+ * the first communicator's init, never on an event's path. */
+void tsc_np_pool_counts(uint32_t counts[4])
+{
+    const uint32_t dflt[4] = {NP_POOL_COLLS, NP_POOL_OPS, NP_POOL_STEPS, NP_POOL_SPANS};
+    memcpy(counts, dflt, sizeof dflt);
+    const char *v = getenv("TSCOPE_NP_POOLS");
+    unsigned long x[4];
+    if (!v || !*v)
+        return;
+    if (sscanf(v, "%lu,%lu,%lu,%lu", &x[0], &x[1], &x[2], &x[3]) != 4) {
+        tsc_warn_once("np_pools", "TSCOPE_NP_POOLS=%s is not four counts "
+                      "(colls,ops,steps,spans); using the defaults", v);
+        return;
+    }
+    for (int i = 0; i < 4; i++)
+        counts[i] = x[i] > NP_POOL_MAX ? NP_POOL_MAX : x[i] < NP_POOL_MIN ? NP_POOL_MIN
+                                                                           : (uint32_t)x[i];
 }
 
 /* 1 when the user's value names this very file. */
@@ -55,7 +77,7 @@ void tsc_np_env_setup(void)
         tsc_np_set_pointed();
         return;
     }
-    tsc_rec_meta("nccl_profiler", "stepped aside for the user's NCCL_PROFILER_PLUGIN");
+    tsc_rec_meta(TSC_META_NP, "stepped aside for the user's NCCL_PROFILER_PLUGIN");
     tsc_warn_once("np_user", "NCCL_PROFILER_PLUGIN=%s is the user's: tscope's NCCL profiler "
                       "plugin stepped aside (NCCL calls are still recorded, without their "
                       "proxy steps)", user);

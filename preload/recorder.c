@@ -148,6 +148,8 @@ size_t tsc_rec_meta_payload(char *buf, size_t cap, const char *const *keys,
         if (v > 0)
             tsc_meta_set_int(TSC_META_NCCL_VERSION, v);
     }
+    if (!from_signal && tsc_np_publish_meta)
+        tsc_np_publish_meta();
     char nb[5][24];
     const char *dyn_k[6 + 8] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
                                 TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE,

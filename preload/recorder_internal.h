@@ -87,4 +87,8 @@ void tsc_telemetry_stop(void) __attribute__((weak));
  * is not loaded. */
 int tsc_nccl_version_code(void) __attribute__((weak));
 
+/* Set by the NCCL profiler plugin (nprof.h, weak): its counters as
+ * metadata keys, before each META chunk is encoded (not from a signal). */
+void tsc_np_publish_meta(void) __attribute__((weak));
+
 #endif

@@ -171,7 +171,7 @@ for case in $cases; do
         gpu-balanced) gpu_job "$out"; want=none ;;
         cpu-work) cpu_job "$out" --cpu-work --slow-ranks $slow --slow-factor 1.5 ;;
         gpu-link) STANDIN_COPY_BYTES_PER_US=2500 FAKE_NVML_PCIE_RANK=$slow gpu_nvml_job "$out" \
-            --slow-rank $slow --copy-factor 4 --batch-bytes 8388608 ;;
+            --slow-rank $slow --copy-factor 4 --batch-bytes 8388608; want="$slow gpu-link" ;;
         gpu-health) TSCOPE_NVML_MS=20 FAKE_NVML_XID_RANK=$slow FAKE_NVML_MEMORY_RANK=$slow \
             gpu_nvml_job "$out" \
             --slow-rank $slow --kernel-factor 1.3; want="$slow gpu-health" ;;

@@ -21,6 +21,7 @@
 
 #include "cause_contention.h"
 #include "cause_health.h"
+#include "cause_link.h"
 #include "cause_measure.h"
 #include "crossrank/xr_internal.h"   /* medians */
 #include "load/rank_telemetry.h"
@@ -34,7 +35,9 @@ static const char *const fixes[TSA_CAUSE_KINDS] = {
     "Free the rank's CPUs: stop stray processes and threads, give it whole cores "
     "(affinity, cgroup quota), cut launch overhead (CUDA graphs, fused kernels)",
     "Look upstream: speed up the ranks it waits for first (stage balance, uneven groups)",
-    /* the link, network and GPU health causes carry their own (cause_health.c) */
+    "Test that link (ib_write_bw / nccl-tests between the pair), its NIC and cable counters "
+    "(ibstat, ethtool -S); exclude the node if it persists",
+    /* the GPU link, network and GPU health causes carry their own (cause_health.c) */
 };
 
 static double f_kernels(const cm_rank *m) { return m->kernels ? m->kernels_step : NAN; }
@@ -330,7 +333,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
     arrival(c, m, peers, np, &cand[TSA_CAUSE_ARRIVAL]);
     cause_health(c, m, peers, np, b, cand);
     double measured = fmax(cand[TSA_CAUSE_WORK].explained,
-                           fmax(cand[TSA_CAUSE_LINK].explained, cand[TSA_CAUSE_NETWORK].explained));
+                           fmax(cand[TSA_CAUSE_GPU_LINK].explained, cand[TSA_CAUSE_NETWORK].explained));
     host(c, m, peers, np, b, measured, &cand[TSA_CAUSE_HOST]);
     checked_words(c, m, np, b);
     for (int k = 0; k < TSA_CAUSE_KINDS; k++) {
@@ -346,6 +349,17 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
         cs->peers = cd->peers;
         memcpy(cs->evidence, cd->evidence, sizeof cs->evidence);
         cs->fix = cd->fix ? cd->fix : fixes[k];
+    }
+    /* A slow link the rank is on (its own file: cause_link.c). */
+    tsa_cause link;
+    int lk = tsa_cause_link(c->a, i, &link);
+    if (lk < 0)
+        return -1;
+    if (lk && (double)link.explained_ns >= TSA_TH_CAUSE_SHARE * extra) {
+        link.kind = TSA_CAUSE_LINK;
+        link.share = extra > 0 ? fmin(1, (double)link.explained_ns / extra) : 1;
+        link.fix = fixes[TSA_CAUSE_LINK];
+        b->causes[b->n_causes++] = link;
     }
     qsort(b->causes, b->n_causes, sizeof *b->causes, by_explained);
     return 0;

@@ -210,13 +210,13 @@ void cause_health(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np
     int at = 0;
     trouble[0] = 0;
     if (link_trouble(m, trouble, sizeof trouble, &at))
-        transfer_cause(&copies, &p2p, trouble, b, fix_link, &cand[TSA_CAUSE_LINK]);
+        transfer_cause(&copies, &p2p, trouble, b, fix_link, &cand[TSA_CAUSE_GPU_LINK]);
     at = 0;
     trouble[0] = 0;
     if (net_trouble(c, m, peers, np, trouble, sizeof trouble, &at))
         transfer_cause(NULL, &p2p, trouble, b, fix_network, &cand[TSA_CAUSE_NETWORK]);
     /* a receive the slow link or port explains is not an upstream rank's delay */
-    double by_link = fmax(cand[TSA_CAUSE_LINK].explained, cand[TSA_CAUSE_NETWORK].explained);
+    double by_link = fmax(cand[TSA_CAUSE_GPU_LINK].explained, cand[TSA_CAUSE_NETWORK].explained);
     candidate *arr = &cand[TSA_CAUSE_ARRIVAL];
     if (p2p.excess > 0 && by_link > 0 && arr->evidence[0] && arr->explained <= by_link)
         memset(arr, 0, sizeof *arr);

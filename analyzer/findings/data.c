@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "load/rank_nprof.h"
 
 static int lost_writes(const tsa_analysis *a, tsa_findings *out)
 {
@@ -69,9 +70,47 @@ static int duplicate_ranks(const tsa_analysis *a, tsa_findings *out)
     return 0;
 }
 
+/* Events NCCL reported to tscope's profiler plugin that it could not
+ * record: more open than its pools hold, or a handle NCCL used after its
+ * slot was taken again (docs/nccl-plugin.md).  The plugin's tables and
+ * NET.SLOW_LINK are computed without them. */
+static int plugin_lost(const tsa_analysis *a, tsa_findings *out)
+{
+    uint64_t lost = 0, worst_n = 0;
+    size_t ranks = 0;
+    int32_t worst = -1;
+    for (size_t i = 0; i < a->job->n_ranks; i++) {
+        const struct tsa_nprof *np = a->job->ranks[i].nprof;
+        if (!np || !np->lost)
+            continue;
+        lost += np->lost;
+        ranks++;
+        if (np->lost > worst_n) {
+            worst_n = np->lost;
+            worst = a->job->ranks[i].rank;
+        }
+    }
+    if (!lost)
+        return 0;
+    tsa_finding *f = tsa_findings_add(
+        out, "LOAD.PLUGIN_LOST", TSA_SEV_WARNING, 0, ranks == 1 ? worst : -1,
+        "Give the plugin larger pools (TSCOPE_NP_POOLS=colls,ops,steps,spans; "
+        "docs/nccl-plugin.md) or use TSCOPE_NCCL_PROFILER=light",
+        "%llu events NCCL reported to tscope's profiler plugin were not recorded on %zu "
+        "rank%s (most on rank %d): more were open than its pools hold, or a handle was used "
+        "after its slot was taken again; the plugin's tables and links miss them",
+        (unsigned long long)lost, ranks, ranks == 1 ? "" : "s", worst);
+    if (!f)
+        return -1;
+    f->confidence_cap = TSA_CONF_MEDIUM;
+    tsa_finding_number(f, "events_lost", (double)lost);
+    tsa_finding_number(f, "ranks", (double)ranks);
+    return 0;
+}
+
 int tsa_data_findings(const tsa_analysis *a, tsa_findings *out)
 {
-    if (lost_writes(a, out) || duplicate_ranks(a, out))
+    if (lost_writes(a, out) || duplicate_ranks(a, out) || plugin_lost(a, out))
         return -1;
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/comm_ranks.h"
 #include "load/rank_nprof.h"
 #include "util/vec.h"
 
@@ -20,51 +21,6 @@ typedef struct {
     double per_step;
     uint64_t bytes, wire;
 } sample;
-
-/* (communicator id, rank in it) -> global rank, from the NCCL call records. */
-typedef struct { uint64_t comm_id; uint32_t comm_rank; int global; } rank_map;
-
-static int by_comm_rank(const void *pa, const void *pb)
-{
-    const rank_map *a = pa, *b = pb;
-    if (a->comm_id != b->comm_id)
-        return a->comm_id < b->comm_id ? -1 : 1;
-    return (a->comm_rank > b->comm_rank) - (a->comm_rank < b->comm_rank);
-}
-
-static rank_map *build_rank_map(const tsa_job *job, size_t *n)
-{
-    rank_map *m = NULL;
-    size_t cap = 0;
-    *n = 0;
-    for (size_t i = 0; i < job->n_ranks; i++) {
-        const tsa_rank *r = &job->ranks[i];
-        uint64_t last = 0;
-        for (size_t k = 0; k < r->n_nccl; k++) {
-            const tsa_nccl_op *o = &r->nccl[k];
-            if (!o->comm_id || o->comm_id == last || o->comm_rank == UINT32_MAX)
-                continue;
-            last = o->comm_id;
-            if (tsa_grow((void **)&m, *n, &cap, sizeof *m)) {
-                free(m);
-                return NULL;
-            }
-            m[(*n)++] = (rank_map){o->comm_id, o->comm_rank, r->rank};
-        }
-    }
-    if (*n)
-        qsort(m, *n, sizeof *m, by_comm_rank);
-    return m ? m : calloc(1, sizeof *m);
-}
-
-/* A comm rank as a global rank; the comm rank itself when the
- * communicator is not known (a world communicator numbers ranks alike). */
-static int global_of(const rank_map *m, size_t n, uint64_t comm_id, int comm_rank)
-{
-    rank_map want = {comm_id, (uint32_t)comm_rank, 0};
-    const rank_map *hit = comm_id ? bsearch(&want, m, n, sizeof *m, by_comm_rank) : NULL;
-    return hit ? hit->global : comm_rank;
-}
 
 static int by_pair(const void *pa, const void *pb)
 {
@@ -94,9 +50,9 @@ static double median_of(double *v, size_t n)
 
 static int collect(const tsa_job *job, sample **out, size_t *n)
 {
-    size_t nm, cap = 0;
-    rank_map *m = build_rank_map(job, &nm);
-    if (!m)
+    size_t cap = 0;
+    tsa_comm_ranks m;
+    if (tsa_comm_ranks_build(job, &m))
         return -1;
     *out = NULL;
     *n = 0;
@@ -105,13 +61,14 @@ static int collect(const tsa_job *job, sample **out, size_t *n)
         const struct tsa_nprof *np = r->nprof;
         for (size_t k = 0; np && k < np->n_proxies; k++) {
             const tsa_np_proxy *p = &np->proxies[k];
-            if (!p->have_wait || !p->steps || p->peer < 0)
+            /* PXN: another process's op, its peer in a communicator unknown here */
+            if (!p->have_wait || !p->steps || p->peer < 0 || p->pxn)
                 continue;
             const tsa_np_comm *cm = tsa_nprof_comm(np, p->comm);
             uint64_t cid = cm ? cm->comm_id : 0;
-            int peer = global_of(m, nm, cid, p->peer);
+            int peer = tsa_comm_rank_global(&m, cid, p->peer);
             if (tsa_grow((void **)out, *n, &cap, sizeof **out)) {
-                free(m);
+                tsa_comm_ranks_free(&m);
                 return -1;
             }
             uint64_t t = p->is_send ? p->wire_ns : p->wait_peer_ns;
@@ -121,7 +78,7 @@ static int collect(const tsa_job *job, sample **out, size_t *n)
                                       .bytes = p->bytes, .wire = p->wire_ns};
         }
     }
-    free(m);
+    tsa_comm_ranks_free(&m);
     return 0;
 }
 
@@ -352,6 +309,26 @@ static double recv_median(const tsa_link_stat *l, size_t n)
     double m = v ? median_of(v, k) : -1;
     free(v);
     return m;
+}
+
+int tsa_slow_links(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_send_ns,
+                   double *median_recv_ns)
+{
+    tsa_link_stat *l;
+    size_t nl;
+    double med;
+    if (tsa_link_stats(job, &l, &nl, &med))
+        return -1;
+    medians m = {.send = med, .recv = recv_median(l, nl)};
+    size_t k = 0;
+    for (size_t i = 0; nl >= TSA_LINK_MIN_PAIRS && med > 0 && i < nl; i++)
+        if (is_slow(&l[i], &m))
+            l[k++] = l[i];
+    *out = l;
+    *n = k;
+    *median_send_ns = m.send;
+    *median_recv_ns = m.recv;
+    return 0;
 }
 
 int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)

@@ -45,6 +45,12 @@ typedef struct tsa_link_stat {
  * out of memory. */
 int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_ns);
 
+/* The links NET.SLOW_LINK's rule names (is_slow in netlink.c), with the
+ * median link's time per step on the wire (send) and waiting for the
+ * data (receive); the caller frees *out.  0, or -1 when out of memory. */
+int tsa_slow_links(const tsa_job *job, tsa_link_stat **out, size_t *n, double *median_send_ns,
+                   double *median_recv_ns);
+
 int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out);
 
 #endif

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "tsc_format.h"
-#include "tsc_nccl_ops.h"
 #include "util/vec.h"
 
 #define RESERVE(arr, n, cap) tsa_grow((void **)&(arr), (n), &(cap), sizeof *(arr))
@@ -68,13 +67,49 @@ static void add_wait(struct tsa_nprof *np, const tsr_event *e)
     }
     tsa_np_proxy *x = &np->proxies[*p - 1];
     *p = 0;
-    x->is_send = e->flags != 0;
+    x->is_send = e->flags & 1;
+    x->pxn = (e->flags & TSC_NP_WAIT_PXN) != 0;
     x->peer = (int32_t)e->desc_id;
     x->steps = e->aux;
     x->wait_peer_ns = e->start_ns;
     x->wire_ns = e->end_ns;
     x->wait_gpu_ns = e->val;
     x->have_wait = 1;
+}
+
+static int add_kernel_ch(struct tsa_nprof *np, const tsr_event *e)
+{
+    /* a GPU time longer than its host span plus a second is not real */
+    if (!plausible(e->start_ns, e->end_ns) || e->val > e->end_ns - e->start_ns + 1000000000ull)
+        return 0;
+    if (RESERVE(np->kch, np->n_kch, np->cap_kch))
+        return -1;
+    int host = (e->flags & TSC_NP_KCH_NO_GPU_TIMER) != 0;
+    np->kch[np->n_kch++] = (tsa_np_kch){
+        .comm = e->aux, .channel = e->flags & 0x7f, .host_times = (uint8_t)host,
+        .op_id = e->desc_id, .start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
+        .gpu_ns = host ? 0 : e->val};
+    return 0;
+}
+
+uint64_t tsa_np_kch_ns(const tsa_np_kch *k)
+{
+    return k->host_times ? (uint64_t)(k->end_ns - k->start_ns) : k->gpu_ns;
+}
+
+static int add_ce_part(struct tsa_nprof *np, const tsr_event *e)
+{
+    if (!plausible(e->start_ns, e->end_ns))
+        return 0;
+    if (RESERVE(np->ce_parts, np->n_ce_parts, np->cap_ce_parts))
+        return -1;
+    int batch = e->kind == TSC_EV_NP_CE_BATCH;
+    np->ce_parts[np->n_ce_parts++] = (tsa_np_ce_part){
+        .comm = e->aux, .batch = (uint8_t)batch, .flags = e->flags, .op_id = e->desc_id,
+        .start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns,
+        .bytes = batch ? e->val & TSC_NP_BATCH_BYTES_MAX : 0,
+        .count = (uint32_t)(batch ? e->val >> 48 : (e->val > UINT32_MAX ? UINT32_MAX : e->val))};
+    return 0;
 }
 
 int tsa_nprof_on_event(tsa_rank *r, const tsr_event *e)
@@ -91,19 +126,48 @@ int tsa_nprof_on_event(tsa_rank *r, const tsr_event *e)
                                                  .comm_id = e->val};
         return 0;
     case TSC_EV_NP_COLL:
+    case TSC_EV_NP_CE_COLL:
         if (!plausible(e->start_ns, e->end_ns))
             return 0;
         if (RESERVE(np->colls, np->n_colls, np->cap_colls))
             return -1;
         np->colls[np->n_colls++] = (tsa_np_coll){
             .comm = e->aux, .op = TSC_NP_COLL_OP(e->val), .channels = e->flags,
-            .op_id = e->desc_id, .seq = TSC_NP_COLL_SEQ(e->val),
-            .start_ns = (int64_t)e->start_ns, .end_ns = (int64_t)e->end_ns};
+            .ce = e->kind == TSC_EV_NP_CE_COLL, .op_id = e->desc_id,
+            .seq = TSC_NP_COLL_SEQ(e->val), .start_ns = (int64_t)e->start_ns,
+            .end_ns = (int64_t)e->end_ns, .tid = e->tid};
         return 0;
     case TSC_EV_NP_PROXY: return add_proxy(np, e);
     case TSC_EV_NP_PROXY_WAIT: add_wait(np, e); return 0;
+    case TSC_EV_NP_KERNEL_CH: return add_kernel_ch(np, e);
+    case TSC_EV_NP_CE_SYNC:
+    case TSC_EV_NP_CE_BATCH: return add_ce_part(np, e);
+    case TSC_EV_NP_CAPTURED:
+        if (RESERVE(np->captured, np->n_captured, np->cap_captured))
+            return -1;
+        np->captured[np->n_captured++] = (tsa_np_captured){
+            .comm = e->aux, .op = TSC_NP_COLL_OP(e->val), .p2p = e->flags & 1,
+            .count = TSC_NP_COLL_SEQ(e->val), .ns = (int64_t)(e->start_ns & INT64_MAX),
+            .tid = e->tid};
+        return 0;
     default: return 0; /* a later plugin kind */
     }
+}
+
+int tsa_nprof_on_meta(tsa_rank *r, const char *key, const char *value)
+{
+    int lost = !strcmp(key, TSC_META_NP_LOST), pxn = !strcmp(key, TSC_META_NP_PXN);
+    uint64_t v = lost || pxn ? strtoull(value, NULL, 10) : 0;
+    if (!v)
+        return 0;
+    struct tsa_nprof *np = get(r);
+    if (!np)
+        return -1;
+    /* Counters only grow: a later META chunk holds the latest. */
+    uint64_t *at = lost ? &np->lost : &np->pxn_ops;
+    if (v > *at)
+        *at = v;
+    return 0;
 }
 
 void tsa_nprof_free(tsa_rank *r)
@@ -113,6 +177,9 @@ void tsa_nprof_free(tsa_rank *r)
     free(r->nprof->comms);
     free(r->nprof->colls);
     free(r->nprof->proxies);
+    free(r->nprof->kch);
+    free(r->nprof->ce_parts);
+    free(r->nprof->captured);
     free(r->nprof);
     r->nprof = NULL;
 }
@@ -123,70 +190,4 @@ const tsa_np_comm *tsa_nprof_comm(const struct tsa_nprof *np, uint16_t idx)
         if (np->comms[i].index == idx)
             return &np->comms[i];
     return NULL;
-}
-
-/* NCCL numbers Broadcast and Bcast as one function. */
-static uint8_t nccl_function(uint8_t op) { return op == TSC_NCCL_BCAST ? TSC_NCCL_BROADCAST : op; }
-
-typedef struct { uint64_t comm_id; uint8_t op; uint64_t ordinal; } call_key;
-
-static int by_key(const void *pa, const void *pb)
-{
-    const call_key *a = pa, *b = pb;
-    if (a->comm_id != b->comm_id)
-        return a->comm_id < b->comm_id ? -1 : 1;
-    if (a->op != b->op)
-        return a->op < b->op ? -1 : 1;
-    return (a->ordinal > b->ordinal) - (a->ordinal < b->ordinal);
-}
-
-/* Each call's place among the rank's calls of its function on its
- * communicator (calls are in the rank's order already). */
-static call_key *call_keys(const tsa_rank *r, size_t *n)
-{
-    call_key *k = malloc(sizeof *k * (r->n_nccl ? r->n_nccl : 1));
-    if (!k)
-        return NULL;
-    size_t m = 0;
-    for (size_t i = 0; i < r->n_nccl; i++) {
-        const tsa_nccl_op *o = &r->nccl[i];
-        if (o->op == 0 || o->op > TSC_NCCL_SCATTER)
-            continue;
-        k[m++] = (call_key){.comm_id = o->comm_id, .op = nccl_function(o->op), .ordinal = o->seq};
-    }
-    qsort(k, m, sizeof *k, by_key);
-    /* seq orders calls of a communicator: turn it into the per-function place. */
-    for (size_t i = 0, run = 0; i < m; i++) {
-        if (i && (k[i].comm_id != k[i - 1].comm_id || k[i].op != k[i - 1].op))
-            run = 0;
-        k[i].ordinal = run++;
-    }
-    *n = m;
-    return k;
-}
-
-size_t tsa_nprof_joined(const tsa_rank *r, size_t *colls)
-{
-    const struct tsa_nprof *np = r->nprof;
-    *colls = 0;
-    if (!np)
-        return 0;
-    size_t n = 0, joined = 0;
-    call_key *k = call_keys(r, &n);
-    if (!k)
-        return 0;
-    for (size_t i = 0; i < np->n_colls; i++) {
-        const tsa_np_coll *c = &np->colls[i];
-        if (c->op == TSC_NCCL_SEND || c->op == TSC_NCCL_RECV)
-            continue;
-        (*colls)++;
-        const tsa_np_comm *cm = tsa_nprof_comm(np, c->comm);
-        if (!cm || !cm->comm_id)
-            continue;
-        call_key want = {.comm_id = cm->comm_id, .op = nccl_function(c->op), .ordinal = c->seq};
-        if (bsearch(&want, k, n, sizeof *k, by_key))
-            joined++;
-    }
-    free(k);
-    return joined;
 }

@@ -10,6 +10,7 @@
 
 #include "dup_ranks.h"
 #include "job_build.h"
+#include "rank_nprof.h"
 #include "rank_telemetry.h"
 
 #define PACK_MAGIC 0x3148535453ULL /* "TSSH1" */
@@ -29,6 +30,26 @@ static void mark_needed_names(const tsa_rank *r, uint8_t *needed)
     for (size_t i = 0; t && i < t->n_net; i++)
         if (t->net[i].port < r->n_strings)
             needed[t->net[i].port] = 1;
+}
+
+/* The plugin's records travel whole: the links, the transfer tables and
+ * the graph replays are job-level views read after the ranks are lean. */
+static int put_nprof(tsa_pack_buf *b, const struct tsa_nprof *np)
+{
+    if (tsa_put_u64(b, np != NULL))
+        return -1;
+    if (!np)
+        return 0;
+    return tsa_put_u64(b, np->orphan_waits) || tsa_put_u64(b, np->lost) ||
+                   tsa_put_u64(b, np->pxn_ops) ||
+                   tsa_put_arr(b, np->comms, np->n_comms, sizeof *np->comms) ||
+                   tsa_put_arr(b, np->colls, np->n_colls, sizeof *np->colls) ||
+                   tsa_put_arr(b, np->proxies, np->n_proxies, sizeof *np->proxies) ||
+                   tsa_put_arr(b, np->kch, np->n_kch, sizeof *np->kch) ||
+                   tsa_put_arr(b, np->ce_parts, np->n_ce_parts, sizeof *np->ce_parts) ||
+                   tsa_put_arr(b, np->captured, np->n_captured, sizeof *np->captured)
+               ? -1
+               : 0;
 }
 
 static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t index)
@@ -72,7 +93,7 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
                           sizeof *t->throttled_periods) ||
               tsa_put_arr(b, t->net, t->n_net, sizeof *t->net)))
         return -1;
-    return 0;
+    return put_nprof(b, r->nprof);
 }
 
 int tsa_share_pack(const tsa_job *job, size_t first_problem, uint32_t home,
@@ -131,6 +152,33 @@ static void get_telemetry(tsa_cursor *c, tsa_rank *r)
     t->cap_throttled_periods = t->n_throttled_periods;
     t->cap_net = t->n_net;
     r->telemetry = t;
+}
+
+static void get_nprof(tsa_cursor *c, tsa_rank *r)
+{
+    if (!tsa_get_u64(c) || c->bad)
+        return;
+    struct tsa_nprof *np = calloc(1, sizeof *np);
+    if (!np) {
+        c->bad = 1;
+        return;
+    }
+    r->nprof = np; /* freed with the rank, whatever follows */
+    np->orphan_waits = tsa_get_u64(c);
+    np->lost = tsa_get_u64(c);
+    np->pxn_ops = tsa_get_u64(c);
+    np->comms = tsa_get_arr(c, &np->n_comms, sizeof *np->comms);
+    np->colls = tsa_get_arr(c, &np->n_colls, sizeof *np->colls);
+    np->proxies = tsa_get_arr(c, &np->n_proxies, sizeof *np->proxies);
+    np->kch = tsa_get_arr(c, &np->n_kch, sizeof *np->kch);
+    np->ce_parts = tsa_get_arr(c, &np->n_ce_parts, sizeof *np->ce_parts);
+    np->captured = tsa_get_arr(c, &np->n_captured, sizeof *np->captured);
+    np->cap_comms = np->n_comms;
+    np->cap_colls = np->n_colls;
+    np->cap_proxies = np->n_proxies;
+    np->cap_kch = np->n_kch;
+    np->cap_ce_parts = np->n_ce_parts;
+    np->cap_captured = np->n_captured;
 }
 
 /* Fills r (already appended to the job, zeroed) from the cursor. */
@@ -195,6 +243,7 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
         r->strings[i] = tsa_get_str(c);
     r->cap_strings = r->n_strings;
     get_telemetry(c, r);
+    get_nprof(c, r);
 }
 
 int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)

@@ -15,7 +15,9 @@ typedef enum tsa_cause_kind {
     TSA_CAUSE_HOST,         /* the same work, but the host feeds it late: launch gaps,
                              * CPU contention */
     TSA_CAUSE_ARRIVAL,      /* not slow itself: it waits for other ranks first */
-    TSA_CAUSE_LINK,         /* its GPU's PCIe or NVLink link errs or is down-trained, and
+    TSA_CAUSE_LINK,         /* a slow network link it sends or receives over (NCCL profiler
+                             * plugin, findings/cause_link.c) */
+    TSA_CAUSE_GPU_LINK,     /* its GPU's PCIe or NVLink link errs or is down-trained, and
                              * its copies or sends/receives are slower than its peers' */
     TSA_CAUSE_NETWORK,      /* its host's InfiniBand/RoCE port errs, waits or is down, and
                              * its sends/receives are slower than its peers' */
@@ -56,7 +58,7 @@ typedef struct tsa_cause_result {
     tsa_cause_block *blocks; size_t n_blocks;
 } tsa_cause_result;
 
-/* "device", "work", "host", "arrival", "link", "network", "gpu-health" */
+/* "device", "work", "host", "arrival", "link", "gpu-link", "network", "gpu-health" */
 const char *tsa_cause_kind_name(tsa_cause_kind k);
 
 #endif

@@ -42,6 +42,11 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_NP_COLL: return "np_coll";
     case TSC_EV_NP_PROXY: return "np_proxy";
     case TSC_EV_NP_PROXY_WAIT: return "np_proxy_wait";
+    case TSC_EV_NP_KERNEL_CH: return "np_kernel_ch";
+    case TSC_EV_NP_CE_COLL: return "np_ce_coll";
+    case TSC_EV_NP_CE_SYNC: return "np_ce_sync";
+    case TSC_EV_NP_CE_BATCH: return "np_ce_batch";
+    case TSC_EV_NP_CAPTURED: return "np_captured";
     default: return NULL;
     }
 }

@@ -251,8 +251,14 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         add_hex(o, "comm_id", e->val);
         return 0;
     case TSC_EV_NP_COLL:
+    case TSC_EV_NP_CE_COLL:
         tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "channels", e->flags);
+        if (e->kind == TSC_EV_NP_COLL) {
+            tsa_json_add_u64(o, "channels", e->flags);
+        } else { /* flags: sync by multicast, intra-batch sync */
+            tsa_json_add_u64(o, "multicast_sync", e->flags & 1);
+            tsa_json_add_u64(o, "intra_batch_sync", e->flags >> 1 & 1);
+        }
         tsa_json_add_u64(o, "op_id", e->desc_id);
         tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
         tsa_json_add_u64(o, "seq", TSC_NP_COLL_SEQ(e->val));
@@ -264,12 +270,39 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsa_json_add_u64(o, "bytes", e->val);
         return 0;
     case TSC_EV_NP_PROXY_WAIT: /* start/end hold durations here (format.md) */
-        tsa_json_add_u64(o, "send", e->flags);
+        tsa_json_add_u64(o, "send", e->flags & 1);
+        tsa_json_add_u64(o, "pxn", (e->flags & TSC_NP_WAIT_PXN) != 0);
         tsa_json_add_u64(o, "peer", e->desc_id);
         tsa_json_add_u64(o, "steps", e->aux);
         tsa_json_add_u64(o, "wait_peer_ns", e->start_ns);
         tsa_json_add_u64(o, "wire_ns", e->end_ns);
         tsa_json_add_u64(o, "wait_gpu_ns", e->val);
+        return 0;
+    case TSC_EV_NP_KERNEL_CH:
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "channel", e->flags & 0x7f);
+        tsa_json_add_u64(o, "gpu_timer", !(e->flags & TSC_NP_KCH_NO_GPU_TIMER));
+        tsa_json_add_u64(o, "op_id", e->desc_id);
+        tsa_json_add_u64(o, "gpu_ns", e->val);
+        return 0;
+    case TSC_EV_NP_CE_SYNC:
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "op_id", e->desc_id);
+        tsa_json_add_u64(o, "complete", e->flags);
+        tsa_json_add_u64(o, "ranks", e->val);
+        return 0;
+    case TSC_EV_NP_CE_BATCH:
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "op_id", e->desc_id);
+        tsa_json_add_u64(o, "intra_sync", e->flags);
+        tsa_json_add_u64(o, "bytes", e->val & TSC_NP_BATCH_BYTES_MAX);
+        tsa_json_add_u64(o, "copies", e->val >> 48);
+        return 0;
+    case TSC_EV_NP_CAPTURED:
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "p2p", e->flags & 1);
+        tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
+        tsa_json_add_u64(o, "count", TSC_NP_COLL_SEQ(e->val));
         return 0;
     case TSC_EV_PROC_SWITCHES:
         tsa_json_add_u64(o, "involuntary_switches", e->val);

@@ -12,6 +12,7 @@
 #include "phase_view.h"
 #include "telemetry_json.h"
 #include "links_text.h"
+#include "plugin_view.h"
 #include "xrank_render.h"
 #include "cause_render.h"
 #include "memory_view.h"
@@ -262,6 +263,9 @@ char *tsa_report_json(const tsa_analysis *a)
     cJSON *links = tsa_links_json(a);
     if (links) /* only with NCCL profiler plugin proxy records */
         cJSON_AddItemToObject(root, "links", links);
+    cJSON *plugin = tsa_plugin_json(a);
+    if (plugin) /* only with NCCL profiler plugin records */
+        cJSON_AddItemToObject(root, "nccl_plugin", plugin);
     cJSON *other = cJSON_AddArrayToObject(root, "other_runs");
     for (size_t i = 0; i < job->n_other_runs; i++)
         cJSON_AddItemToArray(other, cJSON_CreateString(job->other_runs[i]));

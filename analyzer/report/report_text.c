@@ -18,6 +18,8 @@
 #include "phase_view.h"
 #include "telemetry_text.h"
 #include "links_text.h"
+#include "passes/nprof_summary.h"
+#include "plugin_view.h"
 #include "util/sat_math.h"
 #include "passes/throughput.h"
 #include "reader/text_visible.h"
@@ -437,6 +439,9 @@ static void confidence_line(FILE *out, const tsa_analysis *a, const style *st)
     if (lost)
         fprintf(out, "; kernels lost: %llu of %llu", (unsigned long long)lost,
                 (unsigned long long)(kernels + lost));
+    uint64_t plugin_lost = tsa_plugin_lost(a->job);
+    if (plugin_lost)
+        fprintf(out, "; plugin events lost: %llu", (unsigned long long)plugin_lost);
     fprintf(out, " (see findings)\n");
 }
 
@@ -470,6 +475,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
         tsa_telemetry_print_rows(out, a, 16);
     }
     tables_section(out, a, &st);
+    if (tsa_np_any(a->job)) {
+        section(out, &st, "NCCL PROFILER PLUGIN (what NCCL reported to tscope's plugin)");
+        tsa_plugin_print(out, a, 6, 8);
+    }
     if (tsa_links_any(a)) {
         section(out, &st, "NETWORK LINKS (NCCL profiler plugin: sender -> receiver, channel)");
         tsa_links_print(out, a, 12);

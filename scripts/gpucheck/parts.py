@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import dumpchecks, overhead, procmaps, tscope_out, windows
+from . import dumpchecks, overhead, plugin, procmaps, tscope_out, windows
 
 STEPS = 24          # checked runs: enough steps for 5 profiled ones after 7
 OVERHEAD_STEPS = 120
@@ -342,8 +342,56 @@ def part_overhead(ctx):
         v.check(ok, name, detail)
 
 
+# ----------------------------------------------------------------- part 6
+
+NCCL_PROBE = """import json, torch
+print(json.dumps({"nccl": ".".join(map(str, torch.cuda.nccl.version())),
+                  "gpus": torch.cuda.device_count()}))"""
+
+
+def part_plugin(ctx):
+    """tscope as NCCL's profiler plugin (docs/nccl-plugin.md): loaded in
+    the version this NCCL asks for, results unchanged, every collective
+    joined or a replay, nothing lost; on two GPUs also kernel channels and
+    graph replays."""
+    v, L = ctx.v, ctx.L
+    probe = subprocess.run([L.python, "-c", NCCL_PROBE], stdout=subprocess.PIPE, text=True)
+    env = json.loads(probe.stdout or "{}")
+    nccl, gpus = env.get("nccl", "?"), env.get("gpus", 1)
+    v.section(f"NCCL {nccl} loads tscope as its profiler plugin ({gpus} GPU(s))")
+    args = ["--steps", "16", "--deterministic"]
+    off = L.train("plugin-off", "light", args, {"TSCOPE_NCCL_PROFILER": "off"})
+    full = L.train("plugin-full", "light", args, {"TSCOPE_NCCL_PROFILER": "full"})
+    if ran(ctx, off) and ran(ctx, full):
+        same_losses(ctx, "plugin", off, full)
+        d, _ = dumpchecks.read(v, ctx.report, full)
+        if d:
+            plugin.loaded(v, full.name, d.meta, nccl, "full")
+        p, _ = plugin.plugin_json(ctx.report, full.dumps)
+        plugin.records(v, full.name, p, 1)
+    g = L.train("plugin-graph", "light", ["--steps", "16", "--cuda-graph"],
+                {"TSCOPE_NCCL_PROFILER": "full"})
+    if ran(ctx, g):
+        p, _ = plugin.plugin_json(ctx.report, g.dumps)
+        plugin.records(v, g.name, p, 1, graph=True)
+    if gpus < 2:
+        v.info("plugin: two ranks", "one GPU: no proxy ops, kernel channels or replays to see")
+        return
+    L.nproc = 2
+    try:
+        for name, extra in (("plugin-2rank", []), ("plugin-2rank-graph", ["--cuda-graph"])):
+            r = L.train(name, "light", ["--steps", "16", *extra], {"TSCOPE_NCCL_PROFILER": "full"})
+            if ran(ctx, r):
+                dumpchecks.read(v, ctx.report, r, expect=2)
+                p, _ = plugin.plugin_json(ctx.report, r.dumps)
+                plugin.records(v, name, p, 2, graph=bool(extra))
+    finally:
+        L.nproc = 1
+
+
 PARTS = {"1": ("setup", part_setup), "2": ("full", part_full), "3": ("variants", part_variants),
-         "4": ("graphs", part_graphs), "5": ("overhead", part_overhead)}
+         "4": ("graphs", part_graphs), "5": ("overhead", part_overhead),
+         "6": ("plugin", part_plugin)}
 
 
 def lookup(name):

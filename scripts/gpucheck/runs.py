@@ -165,13 +165,14 @@ class Launcher:
     def __init__(self, root, work, preload, python=sys.executable, torchrun=True):
         self.root, self.work, self.preload = root, work, preload
         self.python, self.torchrun = python, torchrun
+        self.nproc = 1  # ranks (GPUs) per run under torchrun
 
     def command(self, run, args):
         script = os.path.join(self.root, "scripts", "train_gpt.py")
         tail = [script, "--summary", run.summary_path, "--progress", run.progress, *args]
         if self.torchrun:
             return [self.python, "-m", "torch.distributed.run", "--standalone",
-                    "--nproc_per_node", "1", *tail], {}
+                    "--nproc_per_node", str(self.nproc), *tail], {}
         return [self.python, *tail], {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1",
                                       "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port())}
 

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import dumpchecks, overhead, parts, procmaps, runs, tscope_out, verdicts, windows
+from . import dumpchecks, overhead, parts, plugin, procmaps, runs, tscope_out, verdicts, windows
 
 
 class Self:
@@ -63,6 +63,31 @@ def test_overhead(t):
         t.ok(any(not ok and name in n for ok, n, _ in vs), f"overhead: {cfg}={val[0]} FAILs '{name}'")
     _, vs = overhead.decide({"light": [1.0]})
     t.ok(vs and not vs[0][0], "overhead: no baseline run FAILs")
+
+
+def test_plugin(t):
+    """The plugin checks' version table and verdicts on report objects."""
+    want = {"2.22.3": 0, "2.23.4": 1, "2.24.3": 2, "2.26.6": 3, "2.27.7": 4, "2.28.9": 5,
+            "2.29.7": 6, "2.30.4": 6, "x": None}
+    t.ok(all(plugin.expected_version(k) == w for k, w in want.items()),
+         "plugin: the version each NCCL asks for")
+    good = {"version_max": 5, "collectives": 10, "joined": 7, "without_call": 3,
+            "captured_calls": 1, "kernel_channels": 20, "kernel_us_median": 12.5,
+            "events_lost": 0, "graph_replays": [{"seq": 4}]}
+    _, lv = quiet(plugin.records, "x", good, 2, True)
+    t.ok(lv and all(x in ("PASS", "INFO") for x, _ in lv), "plugin: a good report PASSes")
+    for key, val, word in (("events_lost", 2, "lost"), ("joined", 6, "joined"),
+                           ("kernel_channels", 0, "kernel channels"),
+                           ("captured_calls", 0, "captured"), ("without_call", 0, "replayed")):
+        bad = dict(good, **{key: val})
+        if key == "without_call":
+            bad["joined"] = 10
+        _, lv = quiet(plugin.records, "x", bad, 2, True)
+        t.ok("FAIL" in levels(lv, word), f"plugin: {key}={val} FAILs '{word}'")
+    _, lv = quiet(plugin.loaded, "x", {"nccl_profiler": "v5 full"}, "2.28.9", "full")
+    t.ok(levels(lv, "loaded") == ["PASS"], "plugin: v5 on NCCL 2.28 PASSes")
+    _, lv = quiet(plugin.loaded, "x", {"nccl_profiler": "v5 full"}, "2.29.2", "full")
+    t.ok(levels(lv, "loaded") == ["FAIL"], "plugin: v5 on NCCL 2.29 FAILs")
 
 
 def test_verdicts(t, tmp):
@@ -288,6 +313,7 @@ def main(root):
     try:
         test_verdicts(t, tmp)
         test_overhead(t)
+        test_plugin(t)
         test_procmaps(t)
         test_windows(t, root, report, tmp)
         test_dump_readers(t, report, gen, tmp)

@@ -12,7 +12,10 @@
 #include <cmocka.h>
 
 #include "findings/netlink.h"
+#include "load/nprof_join.h"
 #include "load/rank_nprof.h"
+#include "passes/coll_transfer.h"
+#include "passes/nprof_summary.h"
 #include "tsc_format.h"
 
 #define RANKS 4
@@ -145,7 +148,9 @@ static void test_starved_process_is_not_a_link(void **state)
 }
 
 /* Hostile records: any field any value, WAITs without a proxy op, times
- * reversed or beyond 2^62.  Nothing crashes, nothing implausible is kept. */
+ * reversed or beyond 2^62, every plugin kind (0x50-0x5f).  Nothing
+ * crashes, nothing implausible is kept, and the plugin's views (joins,
+ * summary, transfer tables) read them without harm. */
 static void test_hostile_records(void **state)
 {
     (void)state;
@@ -186,6 +191,21 @@ static void test_hostile_records(void **state)
     tsa_findings out = {0};
     assert_int_equal(tsa_netlink_findings(&a, &out), 0);
     tsa_findings_free(&out);
+    /* the plugin's views read the same records: joins, summary, tables */
+    for (int r = 0; r < RANKS; r++) {
+        tsa_np_join j;
+        assert_int_equal(tsa_nprof_join(&ranks[r], &j), 0);
+        assert_true(j.joined <= j.colls);
+        tsa_np_join_free(&j);
+    }
+    tsa_np_summary s;
+    assert_int_equal(tsa_np_summarize(&job, &s), 0);
+    assert_true(s.no_call <= s.colls);
+    tsa_np_summary_free(&s);
+    tsa_coll_xfer *xf;
+    size_t nx;
+    assert_int_equal(tsa_coll_xfers(&job, &xf, &nx), 0);
+    tsa_coll_xfers_free(xf, nx);
     free_ring(ranks);
 }
 

@@ -110,7 +110,7 @@ static void test_link(void **state)
     tsa_analysis *a = run_gpu(FILL_PACKED, 1, &bad, &job);
     const tsa_cause_block *b = cs_slow_block(a);
     assert_true(b->n_causes >= 1);
-    assert_int_equal(b->causes[0].kind, TSA_CAUSE_LINK);
+    assert_int_equal(b->causes[0].kind, TSA_CAUSE_GPU_LINK);
     assert_string_equal(b->causes[0].metric, "copy_ns_per_byte");
     /* 1 ms per 10 MB on its peers: 0.1 ns a byte; its own ~16 ms */
     assert_true(b->causes[0].peers > 0.099 && b->causes[0].peers < 0.101);
@@ -131,7 +131,7 @@ static void test_link_needs_both(void **state)
         tsa_job *job;
         tsa_analysis *a = run_gpu(FILL_PACKED, variant == 0, variant == 0 ? &ok : &bad, &job);
         const tsa_cause_block *b = cs_slow_block(a);
-        assert_null(cause_of(b, TSA_CAUSE_LINK));
+        assert_null(cause_of(b, TSA_CAUSE_GPU_LINK));
         assert_int_equal(b->n_causes, 0);
         assert_non_null(strstr(b->checked, "copy and send/receive rates"));
         assert_non_null(strstr(b->checked, "GPU links and health (PCIe"));
@@ -165,7 +165,7 @@ static void test_gpu_health(void **state)
             assert_int_equal(b->causes[0].kind, TSA_CAUSE_DEVICE);
             assert_int_equal(b->causes[1].kind, TSA_CAUSE_GPU_HEALTH);
         }
-        assert_null(cause_of(b, TSA_CAUSE_LINK));
+        assert_null(cause_of(b, TSA_CAUSE_GPU_LINK));
         cs_done(a, job);
     }
 }
@@ -183,7 +183,7 @@ static void test_evidence_alone_names_nothing(void **state)
     const tsa_cause_block *b = cs_slow_block(a);
     assert_int_equal(b->causes[0].kind, TSA_CAUSE_WORK);
     assert_null(cause_of(b, TSA_CAUSE_GPU_HEALTH));
-    assert_null(cause_of(b, TSA_CAUSE_LINK));
+    assert_null(cause_of(b, TSA_CAUSE_GPU_LINK));
     assert_null(cause_of(b, TSA_CAUSE_DEVICE));
     cs_done(a, job);
 

@@ -75,7 +75,7 @@ static const kase cases[] = {
     /* copies 4x slower over a link the fake NVML reports down-trained */
     {.name = "gpu-link", .args = {"--slow-rank", SLOW, "--copy-factor", "4", "--batch-bytes",
                                   "8388608"},
-     .want = "link", .late = -1,
+     .want = "gpu-link", .late = -1,
      .env = {"FAKE_NVML_PCIE_RANK=" SLOW, "STANDIN_COPY_BYTES_PER_US=2500"}, .nvml = 1},
     /* kernels 1.3x longer at normal clocks on a GPU with an XID and ECC errors */
     {.name = "gpu-health", .args = {"--slow-rank", SLOW, "--kernel-factor", "1.3"},

@@ -1,15 +1,19 @@
 /* Cost of the NCCL profiler plugin callbacks per event, side by side:
  * NCCL without a plugin (no call: the pointer test NCCL makes), a plugin
- * whose callbacks do nothing (the bare indirect call), and tscope's
- * plugin in full capture.  The work is what NCCL's proxy thread reports
- * for one ring collective on 2 channels: per channel a send and a receive
- * proxy op of 8 network steps, each step started, moved through its
- * states, stopped.
+ * whose callbacks do nothing (the bare indirect calls), and tscope's
+ * plugin, in the capture mode given.  The work is what NCCL reports for
+ * one ring collective on 2 channels, as far as the plugin's activation
+ * mask asks for it: the collective's API call (v5+), the collective, per
+ * channel its kernel channel (start, GPU stop, stop) and, in full capture,
+ * a send and a receive proxy op of 8 network steps, each step started,
+ * moved through its states, stopped.  The no-op plugin asks for what
+ * tscope asked for, so both make the same calls.
  *
- *   bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS]
+ *   bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS] [light|full]
  *
  * Loads the preload library as NCCL loads its plugin (dlopen, the v5
- * table), recording into TSCOPE_OUT (a temporary directory by default). */
+ * table: every tscope since the plugin has it), recording into TSCOPE_OUT
+ * (a temporary directory by default). */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,19 +27,20 @@
 #define CHANNELS 2
 #define STEPS 8
 
+static int g_mask; /* what the plugin under test asked for */
+
 static ncclResult_t nop_init(void **ctx, uint64_t id, int *mask, const char *n, int nn, int nr,
                              int r, fn_logger l)
 {
     (void)id, (void)n, (void)nn, (void)nr, (void)r, (void)l;
     static int dummy;
     *ctx = &dummy;
-    *mask = fnProfColl | fnProfP2p | fnProfProxyOp | fnProfProxyStep;
+    *mask = g_mask;
     return ncclSuccess;
 }
 static ncclResult_t nop_start(void *ctx, void **h, fn_descr_v5 *d)
 {
-    (void)d;
-    *h = ctx;
+    *h = d->type == fnProfCollApi ? NULL : ctx;
     return ncclSuccess;
 }
 static ncclResult_t nop_stop(void *h) { (void)h; return ncclSuccess; }
@@ -50,9 +55,8 @@ static const fn_profiler_v5 nop_plugin = {"nop", nop_init, nop_start, nop_stop, 
                                           nop_finalize};
 
 /* CPU time, not wall time: on a shared machine the wall clock mostly
- * measures the other tenants.  The thread's (what NCCL's proxy thread
- * pays) and the process's (also tscope's writer thread draining the
- * records). */
+ * measures the other tenants.  The thread's (what NCCL's threads pay) and
+ * the process's (also tscope's writer thread draining the records). */
 static uint64_t cpu_ns(clockid_t clk)
 {
     struct timespec ts;
@@ -62,54 +66,76 @@ static uint64_t cpu_ns(clockid_t clk)
 
 static pid_t g_pid;
 
+/* The calls of a start: (start, calls so far). */
+#define START(p, ctx, h, d, calls) ((p)->startEvent((ctx), (h), (d)), (calls)++)
+
+static uint64_t proxy_ops(const fn_profiler_v5 *p, void *ctx, void *coll, int ch)
+{
+    uint64_t calls = 0;
+    for (int send = 0; send < 2; send++) {
+        fn_descr_v5 od = {.type = fnProfProxyOp, .parentObj = coll};
+        od.proxyOp.pid = g_pid;
+        od.proxyOp.channelId = (uint8_t)ch;
+        od.proxyOp.peer = 1;
+        od.proxyOp.nSteps = STEPS;
+        od.proxyOp.isSend = send;
+        void *op = NULL;
+        START(p, ctx, &op, &od, calls);
+        for (int s = 0; s < STEPS; s++) {
+            fn_state_args a = {.proxyStep = {.transSize = 524288}};
+            fn_descr_v5 sd = {.type = fnProfProxyStep, .parentObj = op};
+            sd.proxyStep.step = s;
+            void *st = NULL;
+            START(p, ctx, &st, &sd, calls);
+            p->recordEventState(st, send ? fnStepSendGpuWait : fnStepRecvWait, &a);
+            p->recordEventState(st, send ? fnStepSendPeerWait : fnStepRecvFlushWait, &a);
+            p->recordEventState(st, send ? fnStepSendWait : fnStepRecvGpuWait, &a);
+            p->stopEvent(st);
+            calls += 4;
+        }
+        p->stopEvent(op);
+        calls++;
+    }
+    return calls;
+}
+
 /* The callbacks of one collective; returns how many were made.  plugin
  * NULL: NCCL without a plugin tests the pointer and goes on. */
 static uint64_t one_collective(const fn_profiler_v5 *const volatile *pp, void *ctx, uint64_t seq)
 {
     const fn_profiler_v5 *p = *pp;
+    if (!p)
+        return 0;
     uint64_t calls = 0;
+    if (g_mask & fnProfCollApi) {
+        fn_descr_v5 ad = {.type = fnProfCollApi};
+        ad.collApi.func = "AllReduce";
+        void *api = NULL;
+        START(p, ctx, &api, &ad, calls);
+    }
     void *coll = NULL;
     fn_descr_v5 d = {.type = fnProfColl};
     d.coll.seqNumber = seq;
     d.coll.func = "AllReduce";
     d.coll.nChannels = CHANNELS;
-    if (p) {
-        p->startEvent(ctx, &coll, &d);
-        p->stopEvent(coll);
-        calls += 2;
-    }
-    for (int ch = 0; ch < CHANNELS; ch++)
-        for (int send = 0; send < 2; send++) {
-            fn_descr_v5 od = {.type = fnProfProxyOp, .parentObj = coll};
-            od.proxyOp.pid = g_pid;
-            od.proxyOp.channelId = (uint8_t)ch;
-            od.proxyOp.peer = 1;
-            od.proxyOp.nSteps = STEPS;
-            od.proxyOp.isSend = send;
-            void *op = NULL;
-            if (p) {
-                p->startEvent(ctx, &op, &od);
-                calls++;
-            }
-            for (int s = 0; s < STEPS; s++) {
-                fn_state_args a = {.proxyStep = {.transSize = 524288}};
-                fn_descr_v5 sd = {.type = fnProfProxyStep, .parentObj = op};
-                sd.proxyStep.step = s;
-                void *st = NULL;
-                if (!p)
-                    continue;
-                p->startEvent(ctx, &st, &sd);
-                p->recordEventState(st, send ? fnStepSendGpuWait : fnStepRecvWait, &a);
-                p->recordEventState(st, send ? fnStepSendPeerWait : fnStepRecvFlushWait, &a);
-                p->recordEventState(st, send ? fnStepSendWait : fnStepRecvGpuWait, &a);
-                p->stopEvent(st);
-                calls += 5;
-            }
-            if (p) {
-                p->stopEvent(op);
-                calls++;
-            }
+    START(p, ctx, &coll, &d, calls);
+    p->stopEvent(coll);
+    calls++;
+    for (int ch = 0; ch < CHANNELS; ch++) {
+        if (g_mask & fnProfKernelCh) {
+            fn_descr_v5 kd = {.type = fnProfKernelCh, .parentObj = coll};
+            kd.kernelCh.channelId = (uint8_t)ch;
+            kd.kernelCh.pTimer = seq * 1000;
+            void *k = NULL;
+            START(p, ctx, &k, &kd, calls);
+            fn_state_args a = {.kernelCh = {.pTimer = seq * 1000 + 500}};
+            p->recordEventState(k, fnKernelChStop, &a);
+            p->stopEvent(k);
+            calls += 2;
         }
+        if (g_mask & fnProfProxyOp)
+            calls += proxy_ops(p, ctx, coll, ch);
+    }
     return calls;
 }
 
@@ -141,18 +167,19 @@ static cost run(const fn_profiler_v5 *p, void *ctx, long colls, int rounds, uint
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS]\n");
+        fprintf(stderr, "usage: bench_nprof PRELOAD.so [COLLECTIVES] [ROUNDS] [light|full]\n");
         return 2;
     }
     long colls = argc > 2 ? atol(argv[2]) : 20000;
     int rounds = argc > 3 ? atoi(argv[3]) : 5;
+    const char *mode = argc > 4 ? argv[4] : "full";
     char tmp[] = "/tmp/bench_nprof.XXXXXX";
     if (!getenv("TSCOPE_OUT")) {
         if (!mkdtemp(tmp))
             return 1;
         setenv("TSCOPE_OUT", tmp, 1);
     }
-    setenv("TSCOPE_NCCL_PROFILER", "full", 1);
+    setenv("TSCOPE_NCCL_PROFILER", mode, 1);
     setenv("TSCOPE_NVML_MS", "0", 1);
     /* Large per-thread buffers so the writer never drops at this rate. */
     if (!getenv("TSCOPE_BUFFER_KB"))
@@ -165,7 +192,7 @@ int main(int argc, char **argv)
     }
     void *ts_ctx = NULL, *nop_ctx = NULL;
     int mask = 0;
-    if (ts->init(&ts_ctx, 1, &mask, "bench", 1, 2, 0, NULL) != ncclSuccess) {
+    if (ts->init(&ts_ctx, 1, &g_mask, "bench", 1, 2, 0, NULL) != ncclSuccess) {
         fprintf(stderr, "bench_nprof: tscope's plugin init failed\n");
         return 1;
     }
@@ -176,19 +203,26 @@ int main(int argc, char **argv)
     cost none = run(NULL, NULL, colls, rounds, &c_none);
     cost nop = run(&nop_plugin, nop_ctx, colls, rounds, &c_nop);
     cost tsc = run(ts, ts_ctx, colls, rounds, &c_ts);
-    printf("bench_nprof: %ld collectives x %d rounds (best), %d channels x 2 proxy ops x %d "
-           "steps, %llu callbacks per collective; CPU ns\n",
-           colls, rounds, CHANNELS, STEPS, (unsigned long long)c_ts);
+    int steps = g_mask & fnProfProxyOp ? CHANNELS * 2 * STEPS : 0;
+    printf("bench_nprof: %s capture (mask 0x%x), %ld collectives x %d rounds (best), "
+           "%d channels%s, %llu callbacks per collective; CPU ns\n",
+           mode, g_mask, colls, rounds, CHANNELS,
+           steps ? " x 2 proxy ops x 8 steps" : "", (unsigned long long)c_ts);
     printf("%-24s %10s %12s %13s %14s\n", "plugin", "per coll", "per callback",
            "added / step", "process / coll");
     printf("%-24s %10.0f %12s %13s %14.0f\n", "none (NCCL, no plugin)", none.thread, "-", "-",
            none.process);
-    printf("%-24s %10.0f %12.1f %13.1f %14.0f\n", "no-op callbacks", nop.thread,
-           (nop.thread - none.thread) / (double)c_nop,
-           (nop.thread - none.thread) / (CHANNELS * 2 * STEPS), nop.process);
-    printf("%-24s %10.0f %12.1f %13.1f %14.0f\n", "tscope (full)", tsc.thread,
-           (tsc.thread - none.thread) / (double)c_ts,
-           (tsc.thread - none.thread) / (CHANNELS * 2 * STEPS), tsc.process);
+    char per_step[32] = "-";
+    if (steps)
+        snprintf(per_step, sizeof per_step, "%.1f", (nop.thread - none.thread) / steps);
+    printf("%-24s %10.0f %12.1f %13s %14.0f\n", "no-op callbacks", nop.thread,
+           (nop.thread - none.thread) / (double)c_nop, per_step, nop.process);
+    if (steps)
+        snprintf(per_step, sizeof per_step, "%.1f", (tsc.thread - none.thread) / steps);
+    char label[32];
+    snprintf(label, sizeof label, "tscope (%s)", mode);
+    printf("%-24s %10.0f %12.1f %13s %14.0f\n", label, tsc.thread,
+           (tsc.thread - none.thread) / (double)c_ts, per_step, tsc.process);
     printf("tscope added per callback / no-op's: %.1fx; with the writer thread: %.0f ns per "
            "callback\n",
            (tsc.thread - none.thread) / (nop.thread - none.thread),

@@ -150,5 +150,6 @@ ncclResult_t fn_coll_run(const fn_op *op)
         }
     }
     free(srcs);
+    fn_prof_coll_end(op);
     return rc;
 }

@@ -60,7 +60,12 @@ struct ncclComm {
     unsigned long long dev_buffers; /* cuMemCreate handle of its device buffers, 0 none */
     void *prof_ctx;           /* profiler plugin context (fn_prof.h), NULL none */
     int prof_mask;            /* event types the plugin asked for */
+    uint64_t prof_hash;       /* the hash v1-v4 descriptors carry */
     uint64_t prof_seq[16];    /* per-function sequence numbers, by enum fn_kind */
+    uint64_t prof_calls;      /* collective calls made (FAKENCCL_GRAPH picks one) */
+    uint32_t prof_ce_seq;     /* copy-engine sequence number (one per sync) */
+    uint64_t prof_ce_pick;    /* CE-capable calls so far (FAKENCCL_CE picks every N-th) */
+    int prof_ce_complete;     /* the CE sync flavour, alternating as NCCL's */
 };
 
 #define FN_COMM_MAGIC 0x6e63636cu

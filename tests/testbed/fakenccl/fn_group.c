@@ -5,6 +5,7 @@
 
 #include "fn_coll.h"
 #include "fn_ops.h"
+#include "fn_prof.h"
 #include "fn_reduce.h"
 
 /* NCCL's group state is per thread. */
@@ -88,11 +89,13 @@ static ncclResult_t run_batch(fn_op *ops, size_t n)
 ncclResult_t fn_submit(const fn_op *op)
 {
     ncclResult_t rc = check(op);
+    int captured = rc == ncclSuccess && op->count ? fn_prof_api(op) : 0;
     if (group_depth == 0) {
         if (rc != ncclSuccess)
             return rc;
         fn_op copy = *op;
         copy.done = 0;
+        copy.captured = captured;
         return run_batch(&copy, 1);
     }
     if (rc != ncclSuccess) {
@@ -110,6 +113,7 @@ ncclResult_t fn_submit(const fn_op *op)
     }
     queue[queue_len] = *op;
     queue[queue_len].done = 0;
+    queue[queue_len].captured = captured;
     queue_len++;
     return ncclSuccess;
 }

@@ -25,6 +25,7 @@ typedef struct fn_op {
     ncclComm_t comm;
     cudaStream_t stream;   /* as passed: where a device kernel would run */
     size_t done;           /* p2p progress, bytes */
+    int captured;          /* reported to the profiler as captured into a CUDA graph */
 } fn_op;
 
 /* Check the arguments, then run the op now or queue it in the calling

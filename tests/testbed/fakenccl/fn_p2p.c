@@ -144,8 +144,10 @@ ncclResult_t fn_p2p_run(fn_op *ops, size_t n)
             if (!first && op->done < op_bytes(op))
                 first = op;
         }
-        if (!pending)
+        if (!pending) {
+            fn_prof_p2p_end(ops, n);
             return ncclSuccess;
+        }
         if (moved || !first)
             continue;
         if (fn_past(&deadline)) {

@@ -1,134 +1,74 @@
-/* The test NCCL's profiler plugin host (fn_prof.h). */
+/* The test NCCL's profiler events (fn_prof.h), in the order NCCL reports
+ * them; the loader and version adapters are fn_prof_load.c. */
 #include "fn_prof.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "fn_prof_abi.h"
+#include "fn_prof_host.h"
 #include "fn_reduce.h"
 
+#define FN_MAX_KCH 64
+
 static struct {
-    int version; /* 0: no plugin */
-    const fn_profiler_v5 *v5;
-    const fn_profiler_v4 *v4;
     int channels, steps;
     long step_us;
     int slow_src, slow_dst, slow_ch;
     double slow_factor;
-} g = {.slow_src = -1, .slow_dst = -1, .slow_ch = -1};
+    long graph_call, graph_replays;
+    int ce, open_ops, pxn;
+} g = {.slow_src = -1, .slow_dst = -1, .slow_ch = -1, .graph_call = -1};
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-static long env_long(const char *name, long dflt, long lo, long hi)
+static void configure(void)
 {
-    const char *v = getenv(name);
-    long x = v && *v ? strtol(v, NULL, 10) : dflt;
-    return x < lo ? lo : x > hi ? hi : x;
-}
-
-static void *open_plugin(void)
-{
-    const char *name = getenv("NCCL_PROFILER_PLUGIN");
-    if (name && !strcasecmp(name, "none"))
-        return NULL;
-    if (!name || !*name)
-        return dlopen("libnccl-profiler.so", RTLD_NOW | RTLD_LOCAL);
-    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        char file[512];
-        snprintf(file, sizeof file, "libnccl-profiler-%s.so", name);
-        lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    }
-    return lib;
-}
-
-static void load(void)
-{
-    g.channels = (int)env_long("FAKENCCL_CHANNELS", 2, 1, 32);
-    g.steps = (int)env_long("FAKENCCL_NET_STEPS", 4, 1, 64);
-    g.step_us = env_long("FAKENCCL_NET_STEP_US", 0, 0, 1000000);
+    g.channels = (int)fn_env_long("FAKENCCL_CHANNELS", 2, 1, 32);
+    g.steps = (int)fn_env_long("FAKENCCL_NET_STEPS", 4, 1, 64);
+    g.step_us = fn_env_long("FAKENCCL_NET_STEP_US", 0, 0, 1000000);
+    g.ce = (int)fn_env_long("FAKENCCL_CE", 0, 0, 1000);
+    g.open_ops = fn_env_long("FAKENCCL_PROXY_OPEN", 0, 0, 1) != 0;
+    g.pxn = fn_env_long("FAKENCCL_PXN", 0, 0, 1) != 0;
     const char *slow = getenv("FAKENCCL_SLOW_LINK");
     if (slow && sscanf(slow, "%d:%d:%lf:%d", &g.slow_src, &g.slow_dst, &g.slow_factor,
                        &g.slow_ch) < 3)
         g.slow_src = g.slow_dst = -1;
-    void *lib = open_plugin();
-    if (!lib)
-        return;
-    /* NCCL 2.28 asks for the newest table it knows first; the cap stands in
-     * for an older NCCL. */
-    long maxv = env_long("FAKENCCL_PROFILER_MAX_VERSION", 5, 0, 5);
-    if (maxv >= 5 && (g.v5 = dlsym(lib, "ncclProfiler_v5")))
-        g.version = 5;
-    else if (maxv >= 4 && (g.v4 = dlsym(lib, "ncclProfiler_v4")))
-        g.version = 4;
-    else
-        dlclose(lib); /* no version this NCCL speaks: it runs without */
+    const char *graph = getenv("FAKENCCL_GRAPH");
+    if (!graph || sscanf(graph, "%ld:%ld", &g.graph_call, &g.graph_replays) != 2 ||
+        g.graph_replays < 0 || g.graph_replays > 1000)
+        g.graph_call = -1;
 }
+
+static void setup(void) { pthread_once(&g_once, configure); }
 
 void fn_prof_comm_init(ncclComm_t c)
 {
-    pthread_once(&g_once, load);
-    int rc = 1;
-    uint64_t hash = (uint64_t)c->nranks * 1000003u ^ (uint64_t)(uintptr_t)c->hdr;
-    if (g.version == 5)
-        rc = g.v5->init(&c->prof_ctx, hash, &c->prof_mask, c->name, 1, c->nranks, c->rank, NULL);
-    else if (g.version == 4)
-        rc = g.v4->init(&c->prof_ctx, &c->prof_mask, c->name, hash, 1, c->nranks, c->rank, NULL);
-    if (rc != 0) { /* NCCL disables the plugin for this communicator */
-        c->prof_ctx = NULL;
-        c->prof_mask = 0;
-    }
+    setup();
+    fn_prof_load_init(c);
 }
 
-void fn_prof_comm_fini(ncclComm_t c)
+void fn_prof_comm_fini(ncclComm_t c) { fn_prof_load_fini(c); }
+
+static int active(ncclComm_t c) { return c->prof_ctx || g.step_us > 0; }
+static int old_nccl(void) { return fn_prof_version() <= 3; }
+
+static const char *func_name(enum fn_kind k)
 {
-    if (!c->prof_ctx)
-        return;
-    if (g.version == 5)
-        g.v5->finalize(c->prof_ctx);
-    else
-        g.v4->finalize(c->prof_ctx);
-    c->prof_ctx = NULL;
+    static const char *const names[] = {"", "AllReduce", "AllGather", "ReduceScatter",
+                                        "Broadcast", "Reduce", "AllToAll", "Gather",
+                                        "Scatter", "Send", "Recv"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "";
 }
 
-static void *start(ncclComm_t c, int type, fn_descr_v5 *d)
+/* The GPU's global timer stands apart from the host clock: another epoch. */
+static uint64_t gpu_timer(void)
 {
-    void *h = NULL;
-    if (!c->prof_ctx || !(c->prof_mask & type))
-        return NULL;
-    d->type = (uint64_t)type;
-    d->rank = c->rank;
-    if (g.version == 5) {
-        g.v5->startEvent(c->prof_ctx, &h, d);
-    } else {
-        /* v4: the same body behind a one-byte type. */
-        fn_descr_v4 d4;
-        d4.type = (uint8_t)type;
-        memcpy((char *)&d4 + offsetof(fn_descr_v4, parentObj),
-               (char *)d + offsetof(fn_descr_v5, parentObj),
-               sizeof d4 - offsetof(fn_descr_v4, parentObj));
-        g.v4->startEvent(c->prof_ctx, &h, &d4);
-    }
-    return h;
-}
-
-static void stop(void *h)
-{
-    if (h)
-        g.version == 5 ? g.v5->stopEvent(h) : g.v4->stopEvent(h);
-}
-
-static void record(void *h, int state, size_t bytes)
-{
-    fn_state_args a = {.proxyStep = {.transSize = bytes}};
-    if (h)
-        g.version == 5 ? g.v5->recordEventState(h, state, &a)
-                       : g.v4->recordEventState(h, state, &a);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 777000000000ull;
 }
 
 static void pause_us(long us)
@@ -150,63 +90,246 @@ static long wire_us(ncclComm_t c, int src, int dst, int ch)
     return g.step_us;
 }
 
-/* One proxy operation: its steps through the states NCCL's network proxy
- * records, in its order. */
-static void proxy_op(ncclComm_t c, void *parent, int ch, int peer, int is_send, size_t bytes)
+/* -------------------------------------------------------- proxy ops */
+
+/* A step's state: v4+ with its size; NCCL 2.23-2.26 (v1-v3) without. */
+static void step_state(void *st, int state, size_t bytes)
 {
-    fn_descr_v5 d = {.parentObj = parent};
-    d.proxyOp.pid = getpid();
-    d.proxyOp.channelId = (uint8_t)ch;
-    d.proxyOp.peer = peer;
+    if (old_nccl()) {
+        fn_prof_state_v1(st, state, NULL);
+        return;
+    }
+    fn_state_args a = {.proxyStep = {.transSize = bytes}};
+    fn_prof_state(st, state, &a);
+}
+
+/* v1-v3: the op's own states, with the bytes moved so far. */
+static void op_state(void *op, int state, size_t so_far, int steps)
+{
+    fn_state_args_v1 a = {.proxyOp = {.transSize = so_far, .steps = steps}};
+    if (old_nccl())
+        fn_prof_state_v1(op, state, &a);
+}
+
+typedef struct {
+    ncclComm_t c;
+    void *ctx;          /* the context NCCL passes (another process's under PXN) */
+    void *parent;
+    int ch, peer, is_send;
+    size_t bytes;
+    void *h;
+} proxy_op;
+
+static void op_begin(proxy_op *p)
+{
+    fn_descr_v6 d = {.parentObj = p->parent};
+    d.proxyOp.pid = p->ctx == p->c->prof_ctx ? getpid() : getpid() + 1;
+    d.proxyOp.channelId = (uint8_t)p->ch;
+    d.proxyOp.peer = p->peer;
     d.proxyOp.nSteps = g.steps;
-    d.proxyOp.chunkSize = (int)(bytes / (size_t)g.steps);
-    d.proxyOp.isSend = is_send;
-    void *op = start(c, fnProfProxyOp, &d);
-    record(op, fnOpInProgress, 0);
-    size_t step_bytes = bytes / (size_t)g.steps;
+    d.proxyOp.chunkSize = (int)(p->bytes / (size_t)g.steps);
+    d.proxyOp.isSend = p->is_send;
+    p->h = fn_prof_start_ctx(p->c, p->ctx, fnProfProxyOp, &d);
+    if (old_nccl())
+        op_state(p->h, p->is_send ? fnOpSendPosted : fnOpRecvPosted, 0, 0);
+    else if (p->h) {
+        fn_state_args none = {{0}};
+        fn_prof_state(p->h, fnOpInProgress, &none);
+    }
+}
+
+/* Its steps through the states NCCL's network proxy records, in its order. */
+static void op_steps(proxy_op *p)
+{
+    ncclComm_t c = p->c;
+    size_t step_bytes = p->bytes / (size_t)g.steps;
     long gpu = g.step_us / 10;
     for (int s = 0; s < g.steps; s++) {
-        fn_descr_v5 sd = {.parentObj = op};
+        fn_descr_v6 sd = {.parentObj = p->h};
         sd.proxyStep.step = s;
-        void *st = op ? start(c, fnProfProxyStep, &sd) : NULL;
-        if (is_send) {
-            record(st, fnStepSendGpuWait, step_bytes);
+        void *st = p->h ? fn_prof_start_ctx(c, p->ctx, fnProfProxyStep, &sd) : NULL;
+        size_t so_far = step_bytes * (size_t)(s + 1);
+        if (p->is_send) {
+            step_state(st, fnStepSendGpuWait, step_bytes);
             pause_us(gpu);
-            record(st, fnStepSendPeerWait, step_bytes);
-            record(st, fnStepSendWait, step_bytes);
-            pause_us(wire_us(c, c->rank, peer, ch));
+            if (!old_nccl())
+                step_state(st, fnStepSendPeerWait, step_bytes);
+            step_state(st, fnStepSendWait, step_bytes);
+            op_state(p->h, fnOpSendTransmitted, so_far, s + 1);
+            pause_us(wire_us(c, c->rank, p->peer, p->ch));
         } else {
-            record(st, fnStepRecvWait, step_bytes);
-            pause_us(wire_us(c, peer, c->rank, ch));
-            record(st, fnStepRecvFlushWait, step_bytes);
-            record(st, fnStepRecvGpuWait, step_bytes);
+            step_state(st, fnStepRecvWait, step_bytes);
+            pause_us(wire_us(c, p->peer, c->rank, p->ch));
+            step_state(st, fnStepRecvFlushWait, step_bytes);
+            op_state(p->h, fnOpRecvReceived, so_far, s + 1);
+            step_state(st, fnStepRecvGpuWait, step_bytes);
             pause_us(gpu);
         }
-        stop(st);
+        fn_prof_stop(st);
     }
-    stop(op);
 }
 
-static const char *func_name(enum fn_kind k)
+static void op_end(proxy_op *p)
 {
-    static const char *const names[] = {"", "AllReduce", "AllGather", "ReduceScatter",
-                                        "Broadcast", "Reduce", "AllToAll", "Gather",
-                                        "Scatter", "Send", "Recv"};
-    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "";
+    op_state(p->h, p->is_send ? fnOpSendDone : fnOpRecvDone,
+             p->bytes / (size_t)g.steps * (size_t)g.steps, g.steps);
+    fn_prof_stop(p->h);
 }
 
-static int active(ncclComm_t c) { return c->prof_ctx || g.step_us > 0; }
+/* A ring on every channel: a send to the next rank and a receive from the
+ * previous; one after the other, or all open at once (FAKENCCL_PROXY_OPEN). */
+static void ring_ops(ncclComm_t c, void *parent, size_t bytes)
+{
+    proxy_op ops[64];
+    int n = 0;
+    size_t per_ch = bytes / (size_t)g.channels;
+    int next = (c->rank + 1) % c->nranks, prev = (c->rank + c->nranks - 1) % c->nranks;
+    for (int ch = 0; ch < g.channels; ch++) {
+        ops[n++] = (proxy_op){c, c->prof_ctx, parent, ch, next, 1, per_ch, NULL};
+        ops[n++] = (proxy_op){c, c->prof_ctx, parent, ch, prev, 0, per_ch, NULL};
+    }
+    for (int i = 0; i < n; i++) {
+        op_begin(&ops[i]);
+        if (!g.open_ops) {
+            op_steps(&ops[i]);
+            op_end(&ops[i]);
+        }
+    }
+    for (int i = 0; g.open_ops && i < n; i++)
+        op_steps(&ops[i]);
+    for (int i = 0; g.open_ops && i < n; i++)
+        op_end(&ops[i]);
+}
 
-void fn_prof_coll(const fn_op *op)
+/* PXN: an op this proxy runs for another process; NCCL passes that
+ * process's context and parent handle, not addresses here. */
+static void pxn_op(ncclComm_t c, size_t bytes)
+{
+    if (!g.pxn || !c->prof_ctx)
+        return;
+    proxy_op p = {c, (void *)(uintptr_t)0x10, (void *)(uintptr_t)0xdeadbeef000ull, 0,
+                  (c->rank + 1) % c->nranks, 1, bytes, NULL};
+    op_begin(&p);
+    op_steps(&p);
+    op_end(&p);
+}
+
+/* ------------------------------------------------- kernel channels */
+
+/* The calling thread's open kernel channels, ended after the data moved
+ * (NCCL's proxy thread reports a channel's start and end as the kernel
+ * runs them). */
+static __thread struct {
+    void *h[FN_MAX_KCH];
+    int n;
+} t_kch;
+
+static void kernel_channels(ncclComm_t c, void *parent, int channels)
+{
+    for (int ch = 0; parent && ch < channels && t_kch.n < FN_MAX_KCH; ch++) {
+        fn_descr_v6 d = {.parentObj = parent};
+        d.kernelCh.channelId = (uint8_t)ch;
+        d.kernelCh.pTimer = gpu_timer();
+        void *h = fn_prof_start(c, fnProfKernelCh, &d);
+        if (h)
+            t_kch.h[t_kch.n++] = h;
+    }
+}
+
+static void kernel_channels_end(void)
+{
+    for (int i = 0; i < t_kch.n; i++) {
+        if (fn_prof_version() >= 4) {
+            fn_state_args a = {.kernelCh = {.pTimer = gpu_timer()}};
+            fn_prof_state(t_kch.h[i], fnKernelChStop, &a);
+        }
+        fn_prof_stop(t_kch.h[i]);
+    }
+    t_kch.n = 0;
+}
+
+/* ------------------------------------------------------ collectives */
+
+static size_t op_bytes(const fn_op *op) { return op->count * fn_dtype_size(op->dtype); }
+
+int fn_prof_api(const fn_op *op)
+{
+    setup();
+    ncclComm_t c = op->comm;
+    int p2p = op->kind == FN_SEND || op->kind == FN_RECV;
+    int captured = !p2p && c->nranks > 1 && (long)c->prof_calls++ == g.graph_call;
+    fn_descr_v6 d = {0};
+    if (p2p) {
+        d.p2pApi.func = func_name(op->kind);
+        d.p2pApi.count = op->count;
+        d.p2pApi.datatype = "ncclFloat32";
+        d.p2pApi.stream = op->stream;
+    } else {
+        d.collApi.func = func_name(op->kind);
+        d.collApi.count = op->count;
+        d.collApi.datatype = "ncclFloat32";
+        d.collApi.root = op->root;
+        d.collApi.stream = op->stream;
+        d.collApi.graphCaptured = captured;
+    }
+    fn_prof_stop(fn_prof_start(c, p2p ? fnProfP2pApi : fnProfCollApi, &d));
+    return captured;
+}
+
+static int ce_kind(enum fn_kind k)
+{
+    return k == FN_ALLGATHER || k == FN_ALLTOALL || k == FN_GATHER || k == FN_SCATTER;
+}
+
+/* One synchronisation of the ranks, as NCCL's ncclMemOpSync reports it. */
+static void ce_sync(ncclComm_t c, void *ce)
+{
+    fn_descr_v6 d = {.parentObj = ce};
+    d.ceCollSync.isComplete = c->prof_ce_complete;
+    d.ceCollSync.nRanks = c->nranks;
+    void *h = fn_prof_start(c, fnProfCeSync, &d);
+    c->prof_ce_seq++;
+    c->prof_ce_complete = !c->prof_ce_complete;
+    fn_prof_stop(h);
+}
+
+/* A copy-engine collective (v6): no kernel, no proxy, its own numbering;
+ * NCCL's per-function sequence number does not move. */
+static void ce_coll(const fn_op *op)
 {
     ncclComm_t c = op->comm;
-    if (!active(c) || c->nranks < 2)
-        return;
-    size_t bytes = op->count * fn_dtype_size(op->dtype);
-    fn_descr_v5 gd = {0};
-    void *group = start(c, fnProfGroup, &gd);
-    fn_descr_v5 d = {.parentObj = NULL};
-    d.coll.seqNumber = c->prof_seq[op->kind & 15]++;
+    fn_descr_v6 d = {0};
+    d.ceColl.seqNumber = c->prof_ce_seq;
+    d.ceColl.func = func_name(op->kind);
+    d.ceColl.sendBuff = op->sendbuff;
+    d.ceColl.recvBuff = op->recvbuff;
+    d.ceColl.count = op->count;
+    d.ceColl.root = op->root;
+    d.ceColl.datatype = "ncclFloat32";
+    d.ceColl.syncStrategy = "UC";
+    d.ceColl.ceSeqNum = c->prof_ce_seq;
+    d.ceColl.stream = op->stream;
+    void *ce = fn_prof_start(c, fnProfCeColl, &d);
+    ce_sync(c, ce);
+    fn_descr_v6 bd = {.parentObj = ce};
+    bd.ceCollBatch.numOps = c->nranks - 1;
+    bd.ceCollBatch.totalBytes = op_bytes(op) * (size_t)(c->nranks - 1);
+    fn_prof_stop(fn_prof_start(c, fnProfCeBatch, &bd));
+    ce_sync(c, ce);
+    fn_prof_stop(ce);
+}
+
+/* What NCCL's host task reports for one launched collective: its group,
+ * the collective (seq: NCCL's per-function number, moved on unless the
+ * work was replayed from a graph), its kernel's channels and its proxy
+ * operations. */
+static void launch(const fn_op *op, uint64_t seq)
+{
+    ncclComm_t c = op->comm;
+    fn_descr_v6 gd = {0};
+    void *group = fn_prof_start(c, fnProfGroup, &gd);
+    fn_descr_v6 d = {.parentObj = NULL};
+    d.coll.seqNumber = seq;
     d.coll.func = func_name(op->kind);
     d.coll.sendBuff = op->sendbuff;
     d.coll.recvBuff = op->recvbuff;
@@ -218,33 +341,77 @@ void fn_prof_coll(const fn_op *op)
     d.coll.algo = "RING";
     d.coll.proto = "SIMPLE";
     d.coll.parentGroup = group;
-    void *coll = start(c, fnProfColl, &d);
-    stop(coll); /* enqueued; the proxy ops below still name it */
-    size_t per_ch = bytes / (size_t)g.channels;
-    int next = (c->rank + 1) % c->nranks, prev = (c->rank + c->nranks - 1) % c->nranks;
-    for (int ch = 0; ch < g.channels; ch++) {
-        proxy_op(c, coll, ch, next, 1, per_ch);
-        proxy_op(c, coll, ch, prev, 0, per_ch);
+    void *coll = fn_prof_start(c, fnProfColl, &d);
+    fn_prof_stop(coll); /* enqueued; the events below still name it */
+    kernel_channels(c, coll, g.channels);
+    ring_ops(c, coll, op_bytes(op));
+    pxn_op(c, op_bytes(op) / (size_t)g.channels);
+    fn_prof_stop(group);
+}
+
+void fn_prof_coll(const fn_op *op)
+{
+    ncclComm_t c = op->comm;
+    setup();
+    if (!active(c) || c->nranks < 2 || op->captured)
+        return; /* a captured call runs nothing now: its replays do */
+    if (g.ce && ce_kind(op->kind) && fn_prof_version() >= 6 && c->prof_ce_pick++ % g.ce == 0) {
+        ce_coll(op);
+        return;
     }
-    stop(group);
+    launch(op, c->prof_seq[op->kind & 15]++);
+}
+
+/* The replays of a captured collective, from a thread of their own (CUDA
+ * runs a graph's host nodes on its callback thread), each with the
+ * sequence number NCCL has now, which a replay does not move. */
+static void *replay_main(void *arg)
+{
+    const fn_op *op = arg;
+    for (long i = 0; i < g.graph_replays; i++) {
+        launch(op, op->comm->prof_seq[op->kind & 15]);
+        kernel_channels_end();
+    }
+    return NULL;
+}
+
+void fn_prof_coll_end(const fn_op *op)
+{
+    kernel_channels_end();
+    if (!op->captured || !op->comm->prof_ctx)
+        return;
+    pthread_t th;
+    if (pthread_create(&th, NULL, replay_main, (void *)op) == 0)
+        pthread_join(th, NULL);
 }
 
 void fn_prof_p2p(const fn_op *ops, size_t n)
 {
+    setup();
     for (size_t i = 0; i < n; i++) {
         ncclComm_t c = ops[i].comm;
         if (!active(c))
             continue;
-        fn_descr_v5 d = {0};
+        fn_descr_v6 d = {0};
         d.p2p.func = func_name(ops[i].kind);
         d.p2p.buff = ops[i].kind == FN_SEND ? (void *)ops[i].sendbuff : ops[i].recvbuff;
         d.p2p.datatype = "ncclFloat32";
         d.p2p.count = ops[i].count;
         d.p2p.peer = ops[i].root;
         d.p2p.nChannels = 1;
-        void *h = start(c, fnProfP2p, &d);
-        stop(h);
-        proxy_op(c, h, 0, ops[i].root, ops[i].kind == FN_SEND,
-                 ops[i].count * fn_dtype_size(ops[i].dtype));
+        void *h = fn_prof_start(c, fnProfP2p, &d);
+        fn_prof_stop(h);
+        kernel_channels(c, h, 1);
+        proxy_op p = {c, c->prof_ctx, h, 0, ops[i].root, ops[i].kind == FN_SEND,
+                      op_bytes(&ops[i]), NULL};
+        op_begin(&p);
+        op_steps(&p);
+        op_end(&p);
     }
+}
+
+void fn_prof_p2p_end(const fn_op *ops, size_t n)
+{
+    (void)ops, (void)n;
+    kernel_channels_end();
 }

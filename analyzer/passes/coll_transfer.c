@@ -1,0 +1,246 @@
+/* Per-collective transfer tables (coll_transfer.h). */
+#include "coll_transfer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/comm_ranks.h"
+#include "load/rank_nprof.h"
+#include "util/vec.h"
+
+/* One sender-side proxy op, or one kernel channel (kernel = 1). */
+typedef struct {
+    uint64_t comm_id;
+    uint8_t op, kernel;
+    int owner, src, dst, ch;
+    uint32_t op_id, steps;
+    uint64_t bytes, wire, wait_peer;
+} sample;
+
+/* A rank's collectives by op id: (op id, index), sorted. */
+typedef struct { uint32_t op_id; size_t idx; } coll_ref;
+
+static int by_ref(const void *pa, const void *pb)
+{
+    const coll_ref *a = pa, *b = pb;
+    return (a->op_id > b->op_id) - (a->op_id < b->op_id);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
+static int cmp_int(int a, int b) { return (a > b) - (a < b); }
+
+static int by_peer(const void *pa, const void *pb)
+{
+    const sample *a = pa, *b = pb;
+    int c = cmp_u64(a->comm_id, b->comm_id);
+    c = c ? c : cmp_int(a->op, b->op);
+    c = c ? c : cmp_int(a->kernel, b->kernel);
+    c = c ? c : cmp_int(a->src, b->src);
+    return c ? c : cmp_int(a->dst, b->dst);
+}
+
+static int by_channel(const void *pa, const void *pb)
+{
+    const sample *a = pa, *b = pb;
+    int c = cmp_u64(a->comm_id, b->comm_id);
+    c = c ? c : cmp_int(a->op, b->op);
+    return c ? c : cmp_int(a->ch, b->ch);
+}
+
+static int by_coll(const void *pa, const void *pb)
+{
+    const sample *a = pa, *b = pb;
+    int c = cmp_u64(a->comm_id, b->comm_id);
+    c = c ? c : cmp_int(a->op, b->op);
+    c = c ? c : cmp_int(a->owner, b->owner);
+    return c ? c : cmp_u64(a->op_id, b->op_id);
+}
+
+typedef struct {
+    sample *s;
+    size_t n, cap;
+} samples;
+
+static int add(samples *v, const sample *x)
+{
+    if (tsa_grow((void **)&v->s, v->n, &v->cap, sizeof *v->s))
+        return -1;
+    v->s[v->n++] = *x;
+    return 0;
+}
+
+/* A rank's sender-side proxy ops and GPU-timed kernel channels, each with
+ * its collective's function and communicator. */
+static int rank_samples(const tsa_rank *r, const tsa_comm_ranks *m, samples *v)
+{
+    const struct tsa_nprof *np = r->nprof;
+    coll_ref *refs = malloc(sizeof *refs * (np->n_colls ? np->n_colls : 1));
+    if (!refs)
+        return -1;
+    for (size_t k = 0; k < np->n_colls; k++)
+        refs[k] = (coll_ref){np->colls[k].op_id, k};
+    if (np->n_colls)
+        qsort(refs, np->n_colls, sizeof *refs, by_ref);
+    int rc = 0;
+    for (size_t k = 0; k < np->n_proxies + np->n_kch && !rc; k++) {
+        int kernel = k >= np->n_proxies;
+        const tsa_np_proxy *p = kernel ? NULL : &np->proxies[k];
+        const tsa_np_kch *x = kernel ? &np->kch[k - np->n_proxies] : NULL;
+        if (p && (!p->is_send || p->pxn || !p->have_wait || p->peer < 0))
+            continue;
+        if (x && x->host_times)
+            continue;
+        coll_ref want = {p ? p->op_id : x->op_id, 0};
+        const coll_ref *hit =
+            np->n_colls ? bsearch(&want, refs, np->n_colls, sizeof *refs, by_ref) : NULL;
+        if (!hit)
+            continue;
+        const tsa_np_coll *c = &np->colls[hit->idx];
+        const tsa_np_comm *cm = tsa_nprof_comm(np, c->comm);
+        sample s = {.comm_id = cm ? cm->comm_id : 0, .op = c->op, .kernel = (uint8_t)kernel,
+                    .owner = r->rank, .op_id = c->op_id, .src = r->rank, .dst = -1};
+        if (p) {
+            s.dst = tsa_comm_rank_global(m, s.comm_id, p->peer);
+            s.ch = p->channel;
+            s.steps = p->steps;
+            s.bytes = p->bytes;
+            s.wire = p->wire_ns;
+            s.wait_peer = p->wait_peer_ns;
+        } else {
+            s.ch = x->channel;
+            s.wire = x->gpu_ns; /* the channel's kernel time */
+        }
+        rc = add(v, &s);
+    }
+    free(refs);
+    return rc;
+}
+
+static void sum_into(tsa_xfer *x, const sample *s)
+{
+    if (s->kernel) {
+        x->kernel_ns += s->wire;
+        x->kernel_n++;
+        return;
+    }
+    x->ops++;
+    x->steps += s->steps;
+    x->bytes += s->bytes;
+    x->wire_ns += s->wire;
+    x->wait_peer_ns += s->wait_peer;
+}
+
+/* Rows of one collective [b, e) of s, sorted by peer (channels 0) or by
+ * channel: one row per peer pair or channel; a channel's row also sums
+ * its kernel time. */
+static tsa_xfer *rows(const sample *s, size_t b, size_t e, int channels, size_t *n)
+{
+    tsa_xfer *x = calloc(e - b + 1, sizeof *x);
+    if (!x)
+        return NULL;
+    size_t m = 0;
+    for (size_t i = b; i < e; i++) {
+        if (!channels && s[i].kernel)
+            continue;
+        int same = m && (channels ? x[m - 1].channel == s[i].ch
+                                  : x[m - 1].src == s[i].src && x[m - 1].dst == s[i].dst);
+        if (!same)
+            x[m++] = (tsa_xfer){.src = channels ? -1 : s[i].src, .dst = channels ? -1 : s[i].dst,
+                                .channel = channels ? s[i].ch : -1};
+        sum_into(&x[m - 1], &s[i]);
+    }
+    *n = m;
+    return x;
+}
+
+static uint32_t comm_size_of(const tsa_job *job, uint64_t comm_id)
+{
+    for (size_t i = 0; comm_id && i < job->n_ranks; i++)
+        for (size_t k = 0; k < job->ranks[i].n_nccl; k++)
+            if (job->ranks[i].nccl[k].comm_id == comm_id)
+                return job->ranks[i].nccl[k].comm_size;
+    return 0;
+}
+
+static int same_coll(const sample *a, const sample *b)
+{
+    return a->comm_id == b->comm_id && a->op == b->op;
+}
+
+/* The collectives' rows, one group at a time (s sorted by collective). */
+static int build(const tsa_job *job, sample *s, size_t ns, tsa_coll_xfer **out, size_t *n)
+{
+    size_t cap = 0;
+    for (size_t b = 0, e; b < ns; b = e) {
+        for (e = b + 1; e < ns && same_coll(&s[e], &s[b]); e++)
+            ;
+        tsa_coll_xfer g = {.op = s[b].op, .comm_id = s[b].comm_id,
+                           .comm_size = comm_size_of(job, s[b].comm_id)};
+        qsort(s + b, e - b, sizeof *s, by_coll);
+        const sample *last = NULL; /* the last proxy op counted: (owner, op id) */
+        for (size_t i = b; i < e; i++) {
+            if (s[i].kernel)
+                continue;
+            g.bytes += s[i].bytes;
+            g.wire_ns += s[i].wire;
+            g.colls += !last || last->owner != s[i].owner || last->op_id != s[i].op_id;
+            g.ranks += !last || last->owner != s[i].owner;
+            last = &s[i];
+        }
+        if (!g.colls)
+            continue; /* kernel channels only: no transfer to show */
+        qsort(s + b, e - b, sizeof *s, by_peer);
+        g.peers = rows(s, b, e, 0, &g.n_peers);
+        qsort(s + b, e - b, sizeof *s, by_channel);
+        g.channels = rows(s, b, e, 1, &g.n_channels);
+        if (!g.peers || !g.channels || tsa_grow((void **)out, *n, &cap, sizeof **out)) {
+            free(g.peers), free(g.channels);
+            return -1;
+        }
+        (*out)[(*n)++] = g;
+    }
+    return 0;
+}
+
+static int most_bytes(const void *pa, const void *pb)
+{
+    const tsa_coll_xfer *a = pa, *b = pb;
+    return (a->bytes < b->bytes) - (a->bytes > b->bytes);
+}
+
+int tsa_coll_xfers(const tsa_job *job, tsa_coll_xfer **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    tsa_comm_ranks m;
+    samples v = {0};
+    if (tsa_comm_ranks_build(job, &m))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < job->n_ranks && !rc; i++)
+        if (job->ranks[i].nprof)
+            rc = rank_samples(&job->ranks[i], &m, &v);
+    if (!rc && v.n) {
+        qsort(v.s, v.n, sizeof *v.s, by_channel); /* groups first: (comm, op) */
+        rc = build(job, v.s, v.n, out, n);
+    }
+    if (!rc && *n)
+        qsort(*out, *n, sizeof **out, most_bytes);
+    tsa_comm_ranks_free(&m);
+    free(v.s);
+    if (rc) {
+        tsa_coll_xfers_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void tsa_coll_xfers_free(tsa_coll_xfer *x, size_t n)
+{
+    for (size_t i = 0; x && i < n; i++) {
+        free(x[i].peers);
+        free(x[i].channels);
+    }
+    free(x);
+}
