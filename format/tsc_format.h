@@ -36,7 +36,9 @@
                                 1.3: PROC_SWITCHES/FAULTS, NCCL profiler plugin records
                                 (0x50-0x53), STEPS chunks (black-box mode);
                                 1.4: plugin kernel channels, copy-engine collectives,
-                                graph-captured calls (0x54-0x58), PXN flag */
+                                graph-captured calls (0x54-0x58), PXN flag;
+                                SCHED_WAIT/RUN, CPU_THROTTLE, NET_COUNTER (0x46-0x49),
+                                GPU metrics 17-28 */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -135,6 +137,10 @@ enum tsc_event_kind {
     TSC_EV_HOST_LOAD = 0x43,  /* host load average changed */
     TSC_EV_PROC_SWITCHES = 0x44, /* main thread's involuntary context switches changed */
     TSC_EV_PROC_FAULTS = 0x45,   /* process's major page faults changed */
+    TSC_EV_SCHED_WAIT = 0x46,    /* 1.4: main thread's run-queue wait changed */
+    TSC_EV_SCHED_RUN = 0x47,     /* 1.4: main thread's time on a CPU changed */
+    TSC_EV_CPU_THROTTLE = 0x48,  /* 1.4: the cgroup's CPU throttled time changed */
+    TSC_EV_NET_COUNTER = 0x49,   /* 1.4: one InfiniBand/RoCE port value changed */
     /* NCCL profiler plugin (0x50-0x5f), see TSC_EV_NP_* below. */
     TSC_EV_NP_COMM = 0x50,    /* NCCL initialised the plugin for a communicator */
     TSC_EV_NP_COLL = 0x51,    /* a collective or p2p NCCL enqueued */
@@ -313,7 +319,20 @@ static inline int tsc_event_has_times(uint8_t kind)
  *   nonvoluntary_ctxt_switches: the CPU was taken from it while runnable).
  * TSC_EV_PROC_FAULTS (added 2026-11-25): desc = 0; val = major page faults
  *   of the process, all threads (/proc/self/stat majflt: a page read from
- *   disk while the thread waited). */
+ *   disk while the thread waited).
+ * TSC_EV_SCHED_WAIT (1.4): desc = 0; val = ns the main thread has spent
+ *   runnable but not running, since it started (/proc/self/task/<pid>/
+ *   schedstat, second field): CPU contention measured directly.
+ * TSC_EV_SCHED_RUN (1.4): desc = 0; val = ns the main thread has spent on
+ *   a CPU since it started (the same file's first field), written with
+ *   each SCHED_WAIT: the wait per CPU second it got.
+ * TSC_EV_CPU_THROTTLE (1.4): desc = periods throttled so far (a count,
+ *   capped at 2^32-1); flags = 1 cgroup v1, 2 cgroup v2; val = ns the
+ *   process's cgroup (the nearest one with a CPU limit) was throttled so far
+ *   (cpu.stat throttled_usec x 1000, or v1 throttled_time).
+ * TSC_EV_NET_COUNTER (1.4): desc -> TSC_DESC_STRING "device:port" (as
+ *   under /sys/class/infiniband); aux = enum tsc_net_counter; val = the
+ *   value (counters since the port came up, state and rate as below). */
 enum tsc_gpu_metric {
     TSC_GPU_SM_CLOCK_MHZ = 1,
     TSC_GPU_MEM_CLOCK_MHZ = 2,
@@ -334,7 +353,35 @@ enum tsc_gpu_metric {
     TSC_GPU_PCIE_REPLAYS = 14,   /* PCIe replay counter (link-level retries) */
     TSC_GPU_XID_EVENTS = 15,     /* critical XID events seen since the sampler began */
     TSC_GPU_XID_LAST = 16,       /* the last one's XID code */
+    /* GPU health (1.4): NVLink links and their error counters (summed over
+     * the device's links), retired pages, remapped rows, aggregate ECC */
+    TSC_GPU_NVLINK_ACTIVE = 17,  /* NVLink links active now */
+    TSC_GPU_NVLINK_LINKS = 18,   /* NVLink links the device reports a state for */
+    TSC_GPU_NVLINK_REPLAYS = 19, /* data-link replay errors, all links */
+    TSC_GPU_NVLINK_RECOVERIES = 20, /* data-link recovery errors, all links */
+    TSC_GPU_NVLINK_CRC = 21,     /* CRC errors (flit and data), all links */
+    TSC_GPU_RETIRED_PAGES = 22,  /* pages retired (single- and double-bit ECC) */
+    TSC_GPU_RETIRED_PENDING = 23, /* 1: a page waits for retirement (reset needed) */
+    TSC_GPU_REMAP_CORRECTABLE = 24, /* rows remapped for correctable errors */
+    TSC_GPU_REMAP_UNCORRECTABLE = 25, /* rows remapped for uncorrectable errors */
+    TSC_GPU_REMAP_STATE = 26,    /* bit 0: a remapping is pending; bit 1: one failed */
+    TSC_GPU_ECC_CORRECTED_AGG = 27, /* corrected ECC errors over the device's life */
+    TSC_GPU_ECC_UNCORRECTED_AGG = 28, /* uncorrected ECC errors over its life */
     TSC_GPU_METRIC_COUNT
+};
+
+/* What a TSC_EV_NET_COUNTER holds (aux): the counters of
+ * /sys/class/infiniband/<dev>/ports/<p>/counters/ and the port's state and
+ * rate (1.4). */
+enum tsc_net_counter {
+    TSC_NET_XMIT_WAIT = 1,       /* port_xmit_wait: ticks with data but no credit */
+    TSC_NET_SYMBOL_ERROR = 2,    /* symbol_error */
+    TSC_NET_LINK_DOWNED = 3,     /* link_downed */
+    TSC_NET_LINK_RECOVERY = 4,   /* link_error_recovery */
+    TSC_NET_RCV_ERRORS = 5,      /* port_rcv_errors */
+    TSC_NET_STATE = 6,           /* state: 4 = ACTIVE (1 DOWN, 2 INIT, 3 ARMED) */
+    TSC_NET_RATE_MBPS = 7,       /* rate, Mb/s ("100 Gb/sec (4X EDR)" -> 100000) */
+    TSC_NET_COUNTER_COUNT
 };
 
 /* NVML clock-event reason bits (nvml.h nvmlClocksEventReason*). */
@@ -637,6 +684,8 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_CPU_QUOTA_SOURCE "cpu_quota_source" /* cgroup2, cgroup1, none */
 #define TSC_META_OMP_THREADS "omp_num_threads" /* OMP_NUM_THREADS as set, or "unset" */
 #define TSC_META_WORKERS_VISIBLE "workers_visible" /* 1: child processes can be listed */
+#define TSC_META_CPU_STAT "cpu_stat"           /* 1.4: the cgroup cpu.stat sampled, or "none" */
+#define TSC_META_NET_PORTS "net_ports"         /* 1.4: InfiniBand/RoCE ports sampled */
 /* Device memory capture (v1.1). */
 #define TSC_META_MEM_CAPTURE "mem_capture"      /* ok, or why memory records are missing */
 #define TSC_META_MEM_INFO_FREE "mem_info_free_bytes"   /* cuMemGetInfo free, at start */

@@ -129,6 +129,21 @@ static void load_blackbox(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn
     cfg->metrics_port = load_uint("TSCOPE_METRICS_PORT", 0, 0, 65535, get, warn, bad);
 }
 
+/* A path into dst (cap bytes) that leaves `room` bytes for what is
+ * appended to it; empty or too long falls back to dflt with a warning. */
+static void load_path(const char *name, const char *dflt, char *dst, size_t cap, size_t room,
+                      tsc_getenv_fn get, tsc_config_warn_fn warn, int *bad)
+{
+    const char *v = get(name);
+    if (v && (!*v || strlen(v) >= cap - room)) {
+        (*bad)++;
+        if (warn)
+            warn(name, v, dflt);
+        v = NULL;
+    }
+    snprintf(dst, cap, "%s", v ? v : dflt);
+}
+
 int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
 {
     int bad = 0;
@@ -151,14 +166,11 @@ int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
     cfg->os_clock = load_bool("TSCOPE_OS_CLOCK", 0, get, warn, &bad);
     cfg->hang_s = load_uint("TSCOPE_HANG_S", 0, 0, TSC_MAX_HANG_S, get, warn, &bad);
     load_blackbox(cfg, get, warn, &bad);
-    const char *out = get("TSCOPE_OUT");
-    if (out && (!*out || strlen(out) >= sizeof cfg->out_dir - 128)) {
-        /* Leave room for the file name that is appended later. */
-        bad++;
-        if (warn)
-            warn("TSCOPE_OUT", out, TSC_DEFAULT_OUT);
-        out = NULL;
-    }
-    snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", out ? out : TSC_DEFAULT_OUT);
+    /* Leave room for the file name that is appended later. */
+    load_path("TSCOPE_OUT", TSC_DEFAULT_OUT, cfg->out_dir, sizeof cfg->out_dir, 128, get, warn,
+              &bad);
+    /* ... and for the paths below the sysfs root. */
+    load_path("TSCOPE_SYSFS_ROOT", TSC_DEFAULT_SYSFS_ROOT, cfg->sysfs_root,
+              sizeof cfg->sysfs_root, 64, get, warn, &bad);
     return bad;
 }

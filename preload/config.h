@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #define TSC_DEFAULT_OUT "./tscope_out"
+#define TSC_DEFAULT_SYSFS_ROOT "/sys"
 #define TSC_DEFAULT_BUFFER_KB 1024u
 #define TSC_DEFAULT_MAX_THREADS 256u
 #define TSC_DEFAULT_FLUSH_MS 1000u
@@ -56,6 +57,9 @@ typedef struct tsc_config {
     uint32_t bb_keep_windows; /* TSCOPE_BB_KEEP_WINDOWS */
     uint32_t bb_term_ms;   /* TSCOPE_BB_TERM_MS: most a SIGTERM waits for its window, 0 = none */
     uint32_t metrics_port; /* TSCOPE_METRICS_PORT: HTTP /metrics on loopback, 0 = off */
+    char sysfs_root[512];  /* TSCOPE_SYSFS_ROOT: where the sampler finds sysfs (the
+                            * cgroup files under fs/cgroup, network ports under
+                            * class/infiniband); tests point it at a fake tree */
 } tsc_config;
 
 typedef const char *(*tsc_getenv_fn)(const char *name);

@@ -176,8 +176,9 @@ int tsc_parse_proc_cgroup(const char *text, int v1, char *path, size_t cap)
 }
 
 /* Smallest positive limit of dir and its ancestors under base; v1 reads
- * two files per level. */
-static int64_t walk_limit(const char *base, const char *group, int v1, int *found)
+ * two files per level.  best_rel (may be NULL) gets the group that sets it. */
+static int64_t walk_limit(const char *base, const char *group, int v1, int *found,
+                          char *best_rel, size_t best_cap)
 {
     char rel[1024], path[2048], a[128], b[128];
     snprintf(rel, sizeof rel, "%s", group);
@@ -198,8 +199,11 @@ static int64_t walk_limit(const char *base, const char *group, int v1, int *foun
         }
         if (m >= 0)
             *found = 1;
-        if (m > 0 && (best == 0 || m < best))
+        if (m > 0 && (best == 0 || m < best)) {
             best = m;
+            if (best_rel)
+                snprintf(best_rel, best_cap, "%s", rel);
+        }
         char *slash = strrchr(rel, '/');
         if (!slash || !rel[0])
             break;
@@ -208,35 +212,105 @@ static int64_t walk_limit(const char *base, const char *group, int v1, int *foun
     return best;
 }
 
+/* The hierarchy's base for this process's group: v2 at sys_root, v1 where
+ * the cpu controller is mounted.  0, or -1 when /proc/self/cgroup names
+ * no group of that version. */
+static int cgroup_base(const char *sys_root, const char *proc_cgroup, int v1, char *base,
+                       size_t base_cap, char *group, size_t group_cap)
+{
+    if (tsc_parse_proc_cgroup(proc_cgroup, v1, group, group_cap) != 0)
+        return -1;
+    if (!strcmp(group, "/"))
+        group[0] = 0;
+    if (!v1) {
+        snprintf(base, base_cap, "%s", sys_root);
+        return 0;
+    }
+    /* The cpu hierarchy is mounted as cpu,cpuacct or cpu. */
+    static const char *const mounts[] = {"/cpu,cpuacct", "/cpu"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(base, base_cap, "%s%s", sys_root, mounts[i]);
+        if (access(base, R_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 void tsc_cgroup_cpu_limit(const char *sys_root, const char *proc_cgroup, int64_t *milli,
                           const char **source)
 {
-    char group[1024], base[1200];
-    int found = 0;
+    char base[1200], group[1024];
     *milli = 0;
     *source = "none";
-    if (tsc_parse_proc_cgroup(proc_cgroup, 0, group, sizeof group) == 0) {
-        if (!strcmp(group, "/"))
-            group[0] = 0;
-        snprintf(base, sizeof base, "%s", sys_root);
-        *milli = walk_limit(base, group, 0, &found);
+    for (int v1 = 0; v1 <= 1; v1++) {
+        int found = 0;
+        if (cgroup_base(sys_root, proc_cgroup, v1, base, sizeof base, group, sizeof group))
+            continue;
+        *milli = walk_limit(base, group, v1, &found, NULL, 0);
         if (found) {
-            *source = "cgroup2";
+            *source = v1 ? "cgroup1" : "cgroup2";
             return;
         }
     }
-    if (tsc_parse_proc_cgroup(proc_cgroup, 1, group, sizeof group) == 0) {
-        if (!strcmp(group, "/"))
-            group[0] = 0;
-        /* The cpu hierarchy is mounted as cpu,cpuacct or cpu. */
-        static const char *const mounts[] = {"/cpu,cpuacct", "/cpu"};
-        for (size_t i = 0; i < 2 && !found; i++) {
-            snprintf(base, sizeof base, "%s%s", sys_root, mounts[i]);
-            *milli = walk_limit(base, group, 1, &found);
+}
+
+int tsc_cgroup_cpu_stat_path(const char *sys_root, const char *proc_cgroup, char *path,
+                             size_t cap, int *v1)
+{
+    char base[1200], group[1024], best[1024];
+    for (int version1 = 0; version1 <= 1; version1++) {
+        if (cgroup_base(sys_root, proc_cgroup, version1, base, sizeof base, group,
+                        sizeof group) != 0)
+            continue;
+        int found = 0;
+        /* Throttling is counted where the limit is: the group that sets the
+         * smallest one, else the process's own. */
+        snprintf(best, sizeof best, "%s", group);
+        walk_limit(base, group, version1, &found, best, sizeof best);
+        snprintf(path, cap, "%s%s/cpu.stat", base, best);
+        if (access(path, R_OK) == 0) {
+            *v1 = version1;
+            return 0;
         }
-        if (found)
-            *source = "cgroup1";
     }
+    return -1;
+}
+
+/* The value after `key` at the start of a line of text, -1 when none. */
+static int line_u64(const char *text, const char *key, uint64_t *v)
+{
+    size_t kl = strlen(key);
+    for (const char *line = text; *line;) {
+        if (!strncmp(line, key, kl) && line[kl] == ' ') {
+            const char *p = line + kl;
+            return next_u64(&p, p + strcspn(p, "\n"), v);
+        }
+        const char *nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+    return -1;
+}
+
+int tsc_parse_cpu_stat(const char *text, uint64_t *nr_throttled, uint64_t *throttled_ns)
+{
+    uint64_t us;
+    if (line_u64(text, "throttled_usec", &us) == 0)
+        *throttled_ns = us * 1000;
+    else if (line_u64(text, "throttled_time", throttled_ns) != 0)
+        return -1;
+    if (line_u64(text, "nr_throttled", nr_throttled) != 0)
+        *nr_throttled = 0;
+    return 0;
+}
+
+int tsc_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns)
+{
+    const char *p = text, *end = text + strlen(text);
+    if (next_u64(&p, end, run_ns) < 0 || next_u64(&p, end, wait_ns) < 0)
+        return -1;
+    return 0;
 }
 
 int tsc_parse_loadavg(const char *text, uint64_t *load_milli, uint32_t *running)

@@ -40,6 +40,22 @@ int tsc_parse_proc_cgroup(const char *text, int v1, char *path, size_t cap);
 void tsc_cgroup_cpu_limit(const char *sys_root, const char *proc_cgroup, int64_t *milli,
                           const char **source);
 
+/* The cpu.stat file whose throttling slows this process: the one of the
+ * nearest cgroup (itself or an ancestor) with a CPU limit, else its own,
+ * under sys_root as for tsc_cgroup_cpu_limit.  *v1 = 1 for cgroup v1.
+ * 0, or -1 when there is none. */
+int tsc_cgroup_cpu_stat_path(const char *sys_root, const char *proc_cgroup, char *path,
+                             size_t cap, int *v1);
+
+/* cpu.stat text: periods throttled and the time throttled in ns (v2
+ * "throttled_usec", v1 "throttled_time" in ns).  0, or -1 when neither
+ * time line is there. */
+int tsc_parse_cpu_stat(const char *text, uint64_t *nr_throttled, uint64_t *throttled_ns);
+
+/* /proc/<pid>/task/<tid>/schedstat: "run_ns wait_ns timeslices"; the time
+ * spent on the CPU and runnable but waiting for it.  0, or -1 on bad text. */
+int tsc_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns);
+
 /* /proc/loadavg: 1-minute load x 1000 and the running-task count. */
 int tsc_parse_loadavg(const char *text, uint64_t *load_milli, uint32_t *running);
 

@@ -13,6 +13,7 @@
 #include "host_proc.h"
 #include "rec_meta.h"
 #include "recorder.h"
+#include "recorder_internal.h"
 
 typedef struct task_slot {
     uint32_t id;         /* tid, or pid of a worker process; 0 free */
@@ -28,11 +29,18 @@ static task_slot g_tasks[TSC_HOST_MAX_TASKS];
 static uint64_t g_last_load = UINT64_MAX;
 static uint32_t g_last_running = UINT32_MAX;
 static uint64_t g_last_switches = UINT64_MAX, g_last_faults = UINT64_MAX;
+static uint64_t g_last_wait = UINT64_MAX, g_last_run = UINT64_MAX,
+                g_last_throttled = UINT64_MAX;
+/* cpu.stat of the cgroup whose limit applies ("" none), found with the
+ * metadata: the process does not change cgroups under a training job. */
+static char g_cpu_stat[1400];
+static uint8_t g_cpu_stat_v1;
 
 void tsc_host_reset(void)
 {
     memset(g_tasks, 0, sizeof g_tasks);
     g_last_switches = g_last_faults = UINT64_MAX;
+    g_last_wait = g_last_run = g_last_throttled = UINT64_MAX;
     g_last_load = UINT64_MAX;
     g_last_running = UINT32_MAX;
 }
@@ -43,11 +51,19 @@ void tsc_host_write_meta(void)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         tsc_meta_set_int(TSC_META_CPU_AFFINITY, CPU_COUNT(&set));
-    char cg[4096];
+    char cg[4096], cg_root[600];
     int64_t milli = 0;
     const char *source = "none";
-    if (tsc_read_small("/proc/self/cgroup", cg, sizeof cg) > 0)
-        tsc_cgroup_cpu_limit("/sys/fs/cgroup", cg, &milli, &source);
+    snprintf(cg_root, sizeof cg_root, "%s/fs/cgroup", tsc_rec_config()->sysfs_root);
+    g_cpu_stat[0] = 0;
+    if (tsc_read_small("/proc/self/cgroup", cg, sizeof cg) > 0) {
+        tsc_cgroup_cpu_limit(cg_root, cg, &milli, &source);
+        int v1 = 0;
+        if (tsc_cgroup_cpu_stat_path(cg_root, cg, g_cpu_stat, sizeof g_cpu_stat, &v1) != 0)
+            g_cpu_stat[0] = 0;
+        g_cpu_stat_v1 = (uint8_t)v1;
+    }
+    tsc_rec_meta(TSC_META_CPU_STAT, g_cpu_stat[0] ? g_cpu_stat : "none");
     char v[32];
     if (milli > 0)
         snprintf(v, sizeof v, "%lld.%03lld", (long long)(milli / 1000),
@@ -167,6 +183,31 @@ static void sample_pressure(uint64_t now)
     }
 }
 
+/* Contention measured directly: the time the main thread waited for a CPU
+ * while runnable (its schedstat), and the time the cgroup's CPU quota held
+ * the whole process off the CPU (cpu.stat). */
+static void sample_contention(pid_t pid, uint64_t now)
+{
+    char path[96], buf[1024];
+    uint64_t run, wait;
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)pid);
+    if (tsc_read_small(path, buf, sizeof buf) > 0 && tsc_parse_schedstat(buf, &run, &wait) == 0) {
+        if (wait != g_last_wait)
+            tsc_rec_event(TSC_EV_SCHED_WAIT, 0, 0, 0, now, now, wait);
+        if (run != g_last_run)
+            tsc_rec_event(TSC_EV_SCHED_RUN, 0, 0, 0, now, now, run);
+        g_last_wait = wait;
+        g_last_run = run;
+    }
+    uint64_t periods, throttled;
+    if (g_cpu_stat[0] && tsc_read_small(g_cpu_stat, buf, sizeof buf) > 0 &&
+        tsc_parse_cpu_stat(buf, &periods, &throttled) == 0 && throttled != g_last_throttled) {
+        g_last_throttled = throttled;
+        tsc_rec_event(TSC_EV_CPU_THROTTLE, g_cpu_stat_v1 ? 1 : 2, 0,
+                      (uint32_t)(periods > UINT32_MAX ? UINT32_MAX : periods), now, now, throttled);
+    }
+}
+
 void tsc_host_sample(uint32_t self_tid)
 {
     uint64_t now = tsc_now_ns();
@@ -212,4 +253,5 @@ void tsc_host_sample(uint32_t self_tid)
                   now, now, cpu);
     sample_load(now);
     sample_pressure(now);
+    sample_contention(pid, now);
 }

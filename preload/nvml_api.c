@@ -10,7 +10,15 @@
 typedef int nvml_ret;
 typedef void *nvml_dev;
 enum { NVML_OK = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMP_GPU = 0,
-       NVML_ERR_UNCORRECTED = 1, NVML_ECC_VOLATILE = 0 };
+       NVML_ERR_CORRECTED = 0, NVML_ERR_UNCORRECTED = 1, NVML_ECC_VOLATILE = 0,
+       NVML_ECC_AGGREGATE = 1, NVML_INSUFFICIENT_SIZE = 7 };
+/* nvmlNvLinkErrorCounter_t: replay, recovery, CRC (flit), CRC (data) */
+enum { NVML_NVLINK_REPLAY = 0, NVML_NVLINK_RECOVERY = 1, NVML_NVLINK_CRC_FLIT = 2,
+       NVML_NVLINK_CRC_DATA = 3 };
+/* NVML_NVLINK_MAX_LINKS of recent drivers; older devices have fewer */
+#define NVLINK_MAX 18
+/* nvmlPageRetirementCause_t: multiple single-bit, double-bit ECC errors */
+enum { NVML_RETIRED_SBE = 0, NVML_RETIRED_DBE = 1 };
 typedef struct { unsigned gpu, memory; } nvml_util;
 typedef struct { unsigned long long total, free, used; } nvml_memory;
 /* nvmlEventData_t */
@@ -39,6 +47,12 @@ struct tsc_nvml {
     nvml_ret (*memory)(nvml_dev, nvml_memory *);
     nvml_ret (*ecc)(nvml_dev, int, int, unsigned long long *);
     nvml_ret (*pcie[5])(nvml_dev, unsigned *);   /* in the order of pcie_syms */
+    nvml_ret (*nvlink_state)(nvml_dev, unsigned, int *);   /* nvmlEnableState_t */
+    nvml_ret (*nvlink_errors)(nvml_dev, unsigned, int, unsigned long long *);
+    nvml_ret (*retired)(nvml_dev, int, unsigned *, unsigned long long *);
+    nvml_ret (*retired_pending)(nvml_dev, int *);
+    nvml_ret (*remapped)(nvml_dev, unsigned *, unsigned *, unsigned *, unsigned *);
+    uint32_t nvlinks;           /* bit l: link l of dev answers (found at pick) */
     nvml_ret (*set_create)(void **);
     nvml_ret (*set_free)(void *);
     nvml_ret (*register_events)(nvml_dev, unsigned long long, void *);
@@ -98,6 +112,11 @@ tsc_nvml *tsc_nvml_open(const char *lib, char *why, size_t cap)
     RESOLVE(n, ecc, "nvmlDeviceGetTotalEccErrors");
     for (int i = 0; i < 5; i++)
         RESOLVE(n, pcie[i], pcie_syms[i]);
+    RESOLVE(n, nvlink_state, "nvmlDeviceGetNvLinkState");
+    RESOLVE(n, nvlink_errors, "nvmlDeviceGetNvLinkErrorCounter");
+    RESOLVE(n, retired, "nvmlDeviceGetRetiredPages");
+    RESOLVE(n, retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+    RESOLVE(n, remapped, "nvmlDeviceGetRemappedRows");
     RESOLVE(n, set_create, "nvmlEventSetCreate");
     RESOLVE(n, set_free, "nvmlEventSetFree");
     RESOLVE(n, register_events, "nvmlDeviceRegisterEvents");
@@ -127,6 +146,17 @@ static void watch_xids(tsc_nvml *n)
         n->set_free(n->xid_set);
         n->xid_set = NULL;
     }
+}
+
+/* The NVLink links of the picked device: those whose state it reports
+ * (probed once; each sample then reads only these). */
+static void find_nvlinks(tsc_nvml *n)
+{
+    n->nvlinks = 0;
+    int active;
+    for (unsigned l = 0; n->nvlink_state && l < NVLINK_MAX; l++)
+        if (n->nvlink_state(n->dev, l, &active) == NVML_OK)
+            n->nvlinks |= 1u << l;
 }
 
 int tsc_nvml_pick(tsc_nvml *n, int local_rank, const char *visible, char *name, size_t cap)
@@ -169,6 +199,7 @@ int tsc_nvml_pick(tsc_nvml *n, int local_rank, const char *visible, char *name, 
         }
     }
     watch_xids(n);
+    find_nvlinks(n);
     if (cap) {
         name[0] = 0;
         if (n->name && n->name(n->dev, name, (unsigned)cap) != NVML_OK)
@@ -192,7 +223,71 @@ static void put(tsc_gpu_sample *s, int m, uint64_t v)
     s->v[m] = v;
 }
 
-void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s)
+/* NVLink states and error counters summed over the links. */
+static void sample_nvlinks(tsc_nvml *n, tsc_gpu_sample *s)
+{
+    static const int counters[4] = {NVML_NVLINK_REPLAY, NVML_NVLINK_RECOVERY,
+                                    NVML_NVLINK_CRC_FLIT, NVML_NVLINK_CRC_DATA};
+    static const int metric[4] = {TSC_GPU_NVLINK_REPLAYS, TSC_GPU_NVLINK_RECOVERIES,
+                                  TSC_GPU_NVLINK_CRC, TSC_GPU_NVLINK_CRC};
+    uint64_t links = 0, active = 0, sum[TSC_GPU_METRIC_COUNT] = {0};
+    uint32_t read = 0;
+    for (unsigned l = 0; l < NVLINK_MAX; l++) {
+        int on;
+        if (!(n->nvlinks >> l & 1) || n->nvlink_state(n->dev, l, &on) != NVML_OK)
+            continue;
+        links++;
+        active += on == 1;
+        for (int c = 0; c < 4 && n->nvlink_errors; c++) {
+            unsigned long long v;
+            if (n->nvlink_errors(n->dev, l, counters[c], &v) == NVML_OK) {
+                sum[metric[c]] += v;
+                read |= 1u << metric[c];
+            }
+        }
+    }
+    if (!links)
+        return;
+    put(s, TSC_GPU_NVLINK_LINKS, links);
+    put(s, TSC_GPU_NVLINK_ACTIVE, active);
+    for (int m = TSC_GPU_NVLINK_REPLAYS; m <= TSC_GPU_NVLINK_CRC; m++)
+        if (read >> m & 1)
+            put(s, m, sum[m]);
+}
+
+/* Memory health: retired pages, remapped rows, aggregate ECC counts. */
+static void sample_health(tsc_nvml *n, tsc_gpu_sample *s)
+{
+    sample_nvlinks(n, s);
+    unsigned long long ull, addr[1];
+    uint64_t pages = 0;
+    int causes = 0;
+    for (int cause = NVML_RETIRED_SBE; n->retired && cause <= NVML_RETIRED_DBE; cause++) {
+        unsigned count = 0;   /* 0: asks for the count only */
+        nvml_ret rc = n->retired(n->dev, cause, &count, addr);
+        if (rc == NVML_OK || rc == NVML_INSUFFICIENT_SIZE) {
+            pages += count;
+            causes++;
+        }
+    }
+    if (causes)
+        put(s, TSC_GPU_RETIRED_PAGES, pages);
+    int pending;
+    if (n->retired_pending && n->retired_pending(n->dev, &pending) == NVML_OK)
+        put(s, TSC_GPU_RETIRED_PENDING, pending == 1);
+    unsigned corr, unc, rpending, failed;
+    if (n->remapped && n->remapped(n->dev, &corr, &unc, &rpending, &failed) == NVML_OK) {
+        put(s, TSC_GPU_REMAP_CORRECTABLE, corr);
+        put(s, TSC_GPU_REMAP_UNCORRECTABLE, unc);
+        put(s, TSC_GPU_REMAP_STATE, (rpending ? 1u : 0u) | (failed ? 2u : 0u));
+    }
+    if (n->ecc && n->ecc(n->dev, NVML_ERR_CORRECTED, NVML_ECC_AGGREGATE, &ull) == NVML_OK)
+        put(s, TSC_GPU_ECC_CORRECTED_AGG, ull);
+    if (n->ecc && n->ecc(n->dev, NVML_ERR_UNCORRECTED, NVML_ECC_AGGREGATE, &ull) == NVML_OK)
+        put(s, TSC_GPU_ECC_UNCORRECTED_AGG, ull);
+}
+
+void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s, int with_health)
 {
     memset(s, 0, sizeof *s);
     if (!n->dev)
@@ -222,6 +317,8 @@ void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s)
     for (int i = 0; i < 5; i++)
         if (n->pcie[i] && n->pcie[i](n->dev, &u) == NVML_OK)
             put(s, TSC_GPU_PCIE_GEN + i, u);
+    if (with_health)
+        sample_health(n, s);
     if (n->xid_set) {
         nvml_event e;
         /* a bounded drain: a flood of events must not hold the sampler */

@@ -32,8 +32,11 @@ int tsc_nvml_pick(tsc_nvml *n, int local_rank, const char *visible, char *name, 
 /* Maximum SM clock of the picked device in MHz, 0 unknown. */
 unsigned tsc_nvml_max_sm_clock(const tsc_nvml *n);
 
-/* Reads every metric of the picked device; XID events are counted in n. */
-void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s);
+/* Reads every metric of the picked device; XID events are counted in n.
+ * with_health: also the health counters (metrics 17-28: NVLink, retired
+ * pages, remapped rows, aggregate ECC), a dozen more NVML calls the caller
+ * makes at a slower pace; without it they are not read (absent in s). */
+void tsc_nvml_sample(tsc_nvml *n, tsc_gpu_sample *s, int with_health);
 
 /* nvmlShutdown and dlclose. */
 void tsc_nvml_close(tsc_nvml *n);

@@ -968,7 +968,8 @@ uint32_t tsc_rec_string(const char *s, size_t len)
 static int kind_needs_desc(uint8_t kind)
 {
     if (kind >= TSC_EV_GPU_METRIC && kind <= 0x4f)
-        return kind == TSC_EV_TASK_CPU; /* telemetry: only task samples refer to one */
+        /* telemetry: only task and network port samples refer to one */
+        return kind == TSC_EV_TASK_CPU || kind == TSC_EV_NET_COUNTER;
     if (kind >= TSC_EV_NP_COMM && kind <= 0x5f)
         return 0; /* NCCL profiler plugin records carry their ids in desc */
     return kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK;

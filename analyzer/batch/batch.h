@@ -39,6 +39,8 @@ typedef struct tsa_batch_row {
     int cached;                 /* 1: taken from an up-to-date summary file */
     char *straggler_cause;      /* the cause pass's first cause of the straggler
                                  * ("device", ... or "unknown"), NULL no straggler */
+    char *slow_host;            /* the host DIST.SLOW_HOST names, NULL none */
+    char *slow_host_cause;      /* the cause pass's first cause of that host, as above */
 } tsa_batch_row;
 
 void tsa_batch_row_init(tsa_batch_row *r, const char *job);
@@ -58,12 +60,13 @@ int tsa_batch_row_from_json(const void *cjson, const char *job, tsa_batch_row *r
 void tsa_batch_print_table(FILE *out, const tsa_batch_row *rows, size_t n);
 void tsa_batch_print_csv(FILE *out, const tsa_batch_row *rows, size_t n);
 void tsa_batch_print_ndjson(FILE *out, const tsa_batch_row *rows, size_t n);
-/* Fleet view: hosts that were the straggler in more than one job, and jobs
+/* Fleet view: hosts that were the straggler or the slow host in more than
+ * one job (with each job's cause), and jobs
  * by recoverable GPU-hours (top `top`). */
 void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_t top);
 void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n, size_t top);
 
-/* Hosts named straggler in at least min_jobs jobs, most jobs first (then
+/* Hosts blamed (straggler or slow host) in at least min_jobs jobs, most jobs first (then
  * by name); *out malloc'd (host strings borrowed from rows), NULL with 0
  * when out of memory. */
 typedef struct tsa_batch_host {
@@ -72,8 +75,12 @@ typedef struct tsa_batch_host {
 } tsa_batch_host;
 size_t tsa_batch_blamed_hosts(const tsa_batch_row *rows, size_t n, size_t min_jobs,
                               tsa_batch_host **out);
-/* 1 when row r names `host` as its straggler's. */
+/* 1 when row r blames `host`: its straggler's host or its slow host. */
 int tsa_batch_row_blames(const tsa_batch_row *r, const char *host);
+/* The host row r blames (its straggler's, else its slow host), NULL none,
+ * and the cause the cause pass gave it (NULL none recorded). */
+const char *tsa_batch_row_blamed_host(const tsa_batch_row *r);
+const char *tsa_batch_row_blamed_cause(const tsa_batch_row *r);
 /* Indices of the rows with a known recoverable figure, most GPU-hours
  * first (then by job); *out malloc'd. */
 size_t tsa_batch_ranked_jobs(const tsa_batch_row *rows, size_t n, size_t **out);

@@ -1,5 +1,5 @@
-/* Fleet view over batch rows: hosts that were the straggler in more than
- * one job (a host problem, not a job problem), and the jobs with the most
+/* Fleet view over batch rows: hosts that were the straggler or the slow
+ * host in more than one job (a host problem, not a job problem), and the jobs with the most
  * recoverable GPU-hours (where fixing things pays most). */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -29,7 +29,7 @@ size_t tsa_batch_blamed_hosts(const tsa_batch_row *rows, size_t n, size_t min_jo
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
-        const char *host = rows[i].straggler_rank >= 0 ? rows[i].straggler_host : NULL;
+        const char *host = tsa_batch_row_blamed_host(&rows[i]);
         if (!host)
             continue;
         size_t k = 0;
@@ -49,9 +49,20 @@ size_t tsa_batch_blamed_hosts(const tsa_batch_row *rows, size_t n, size_t min_jo
     return keep;
 }
 
+const char *tsa_batch_row_blamed_host(const tsa_batch_row *r)
+{
+    return r->straggler_rank >= 0 && r->straggler_host ? r->straggler_host : r->slow_host;
+}
+
+const char *tsa_batch_row_blamed_cause(const tsa_batch_row *r)
+{
+    return r->straggler_rank >= 0 && r->straggler_host ? r->straggler_cause : r->slow_host_cause;
+}
+
 int tsa_batch_row_blames(const tsa_batch_row *r, const char *host)
 {
-    return r->straggler_rank >= 0 && r->straggler_host && !strcmp(r->straggler_host, host);
+    const char *h = tsa_batch_row_blamed_host(r);
+    return h && !strcmp(h, host);
 }
 
 static const tsa_batch_row *g_rows;
@@ -87,16 +98,22 @@ void tsa_batch_print_fleet(FILE *out, const tsa_batch_row *rows, size_t n, size_
 {
     tsa_batch_host *h;
     size_t nh = tsa_batch_blamed_hosts(rows, n, 2, &h);
-    fprintf(out, "\nfleet: hosts named straggler in more than one job\n");
+    fprintf(out, "\nfleet: hosts named straggler or slow host in more than one job\n");
     if (!nh)
         fprintf(out, "  none\n");
     for (size_t k = 0; k < nh; k++) {
         fprintf(out, "  %s: %zu jobs:", tsr_vis(h[k].host), h[k].jobs);
-        for (size_t i = 0; i < n; i++)
-            if (tsa_batch_row_blames(&rows[i], h[k].host))
-                fprintf(out, " %s (rank %ld%s%s)", tsr_vis(rows[i].job), rows[i].straggler_rank,
-                        rows[i].straggler_cause ? ", cause: " : "",
-                        rows[i].straggler_cause ? tsr_vis(rows[i].straggler_cause) : "");
+        for (size_t i = 0; i < n; i++) {
+            const tsa_batch_row *r = &rows[i];
+            if (!tsa_batch_row_blames(r, h[k].host))
+                continue;
+            const char *cause = tsa_batch_row_blamed_cause(r);
+            if (r->straggler_rank >= 0 && r->straggler_host)
+                fprintf(out, " %s (rank %ld", tsr_vis(r->job), r->straggler_rank);
+            else
+                fprintf(out, " %s (slow host", tsr_vis(r->job));
+            fprintf(out, "%s%s)", cause ? ", cause: " : "", cause ? tsr_vis(cause) : "");
+        }
         fputc('\n', out);
     }
     free(h);
@@ -126,10 +143,11 @@ static void print_line_and_delete(FILE *out, cJSON *o)
     cJSON_Delete(o);
 }
 
-/* A job path as a JSON string: valid UTF-8 whatever bytes it holds. */
-static cJSON *job_string(const char *job)
+/* A job path or a cause as a JSON string: valid UTF-8 whatever bytes it
+ * holds (rows may come from summary files on disk). */
+static cJSON *text_string(const char *text)
 {
-    char *clean = tsr_utf8_clean_dup(job);
+    char *clean = tsr_utf8_clean_dup(text);
     cJSON *v = cJSON_CreateString(clean ? clean : "");
     free(clean);
     return v;
@@ -153,9 +171,13 @@ void tsa_batch_print_fleet_ndjson(FILE *out, const tsa_batch_row *rows, size_t n
         tsr_json_add_text(o, "host", h[k].host);
         cJSON_AddNumberToObject(o, "job_count", (double)h[k].jobs);
         cJSON *jobs = cJSON_AddArrayToObject(o, "jobs");
+        cJSON *causes = cJSON_AddArrayToObject(o, "causes");
         for (size_t i = 0; i < n; i++)
-            if (tsa_batch_row_blames(&rows[i], h[k].host))
-                cJSON_AddItemToArray(jobs, job_string(rows[i].job));
+            if (tsa_batch_row_blames(&rows[i], h[k].host)) {
+                const char *c = tsa_batch_row_blamed_cause(&rows[i]);
+                cJSON_AddItemToArray(jobs, text_string(rows[i].job));
+                cJSON_AddItemToArray(causes, c ? text_string(c) : cJSON_CreateNull());
+            }
         print_line_and_delete(out, o);
     }
     free(h);

@@ -30,7 +30,8 @@ static void tally(const tsa_batch_row *rows, size_t n, const char *host, cause_t
     for (size_t i = 0; i < n; i++) {
         if (!tsa_batch_row_blames(&rows[i], host))
             continue;
-        const char *c = rows[i].straggler_cause ? rows[i].straggler_cause : "none recorded";
+        const char *c = tsa_batch_row_blamed_cause(&rows[i]);
+        c = c ? c : "none recorded";
         size_t k = 0;
         while (k < t->n && strcmp(t->name[k], c))
             k++;

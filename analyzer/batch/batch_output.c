@@ -7,14 +7,15 @@
 #include "batch.h"
 #include "reader/text_visible.h"
 
-#define N_COLS 22
+#define N_COLS 24
 
 static const char *const csv_header[N_COLS] = {
     "job", "run_id", "status", "ranks", "hosts", "steps", "median_step_s", "mfu",
     "top_recoverable", "top_recoverable_s", "exposed_comm_share", "data_stall_share",
     "straggler_rank", "straggler_host", "recoverable_gpu_hours", "problems", "error",
     /* added in 0.1 after error: columns only ever grow at the end */
-    "verdict", "confidence", "lead_finding", "lead_finding_s", "straggler_cause"};
+    "verdict", "confidence", "lead_finding", "lead_finding_s", "straggler_cause",
+    "slow_host", "slow_host_cause"};
 
 static void fmt_count(char *b, size_t cap, long v)
 {
@@ -59,6 +60,8 @@ static void csv_fields(const tsa_batch_row *r, char f[N_COLS][64], const char *p
     ptr[19] = r->lead_finding ? r->lead_finding : "";
     fmt_num(f[20], 64, r->lead_finding_s, "%.6f");
     ptr[21] = r->straggler_cause ? r->straggler_cause : "";
+    ptr[22] = r->slow_host ? r->slow_host : "";
+    ptr[23] = r->slow_host_cause ? r->slow_host_cause : "";
 }
 
 /* A text cell a spreadsheet would run as a formula (= + - @, or a tab or

@@ -39,6 +39,8 @@ void tsa_batch_row_free(tsa_batch_row *r)
     free(r->lead_finding);
     free(r->straggler_host);
     free(r->straggler_cause);
+    free(r->slow_host);
+    free(r->slow_host_cause);
     memset(r, 0, sizeof *r);
 }
 
@@ -59,15 +61,13 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-/* The straggler's cause block (cause pass): its first cause, "unknown"
- * when none was named, NULL when no straggler was named. */
-static const char *straggler_cause(const tsa_analysis *a)
+/* The first cause of the cause block of `rank` (-1: the block of host
+ * `host`), "unknown" when it names none, NULL when there is no block. */
+static const char *first_cause(const tsa_analysis *a, int32_t rank, const char *host)
 {
-    if (!a->have_xrank || !a->xrank.straggler)
-        return NULL;
     for (size_t i = 0; i < a->cause.n_blocks; i++) {
         const tsa_cause_block *b = &a->cause.blocks[i];
-        if (b->rank == a->xrank.straggler->rank)
+        if (b->rank == rank && (rank >= 0 || (b->host && host && !strcmp(b->host, host))))
             return b->n_causes ? tsa_cause_kind_name(b->causes[0].kind) : "unknown";
     }
     return NULL;
@@ -118,7 +118,12 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
             : NAN;
     row->straggler_rank = s->straggler_rank;
     row->straggler_host = s->straggler_rank >= 0 ? dup_or_null(s->straggler_host) : NULL;
-    row->straggler_cause = dup_or_null(straggler_cause(a));
+    if (a->have_xrank && a->xrank.straggler)
+        row->straggler_cause = dup_or_null(first_cause(a, a->xrank.straggler->rank, NULL));
+    if (a->have_xrank && a->xrank.slow_host) {
+        row->slow_host = dup_or_null(a->xrank.slow_host);
+        row->slow_host_cause = dup_or_null(first_cause(a, -1, a->xrank.slow_host));
+    }
     row->problems = (long)job->n_problems;
     if (job->n_problems) {
         tsa_batch_row_fail(row, "partial", "%s: %s", job->problems[0].file,
@@ -175,6 +180,8 @@ void *tsa_batch_row_to_json(const tsa_batch_row *r)
     add_str(o, "lead_finding", r->lead_finding);
     tsa_json_add_num(o, "lead_finding_s", r->lead_finding_s);
     add_str(o, "straggler_cause", r->straggler_cause);
+    add_str(o, "slow_host", r->slow_host);
+    add_str(o, "slow_host_cause", r->slow_host_cause);
     cJSON_AddBoolToObject(o, "cached", r->cached);
     return o;
 }
@@ -231,6 +238,8 @@ int tsa_batch_row_from_json(const void *cjson, const char *job, tsa_batch_row *r
     r->straggler_rank = get_count(o, "straggler_rank");
     r->straggler_host = get_str(o, "straggler_host");
     r->straggler_cause = get_str(o, "straggler_cause");
+    r->slow_host = get_str(o, "slow_host");
+    r->slow_host_cause = get_str(o, "slow_host_cause");
     r->recoverable_gpu_hours = get_num(o, "recoverable_gpu_hours");
     r->problems = get_count(o, "problems");
     r->error = get_str(o, "error");

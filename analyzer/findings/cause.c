@@ -19,10 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cause_contention.h"
+#include "cause_health.h"
 #include "cause_link.h"
 #include "cause_measure.h"
 #include "crossrank/xr_internal.h"   /* medians */
 #include "load/rank_telemetry.h"
+#include "whatif/whatif.h"
 
 static const char *const fixes[TSA_CAUSE_KINDS] = {
     "Check the GPU's clocks, power cap and temperature (nvidia-smi -q -d "
@@ -34,47 +37,8 @@ static const char *const fixes[TSA_CAUSE_KINDS] = {
     "Look upstream: speed up the ranks it waits for first (stage balance, uneven groups)",
     "Test that link (ib_write_bw / nccl-tests between the pair), its NIC and cable counters "
     "(ibstat, ethtool -S); exclude the node if it persists",
+    /* the GPU link, network and GPU health causes carry their own (cause_health.c) */
 };
-
-/* Measures of the ranks used so far, by rank index (lazily). */
-typedef struct cause_ctx {
-    tsa_analysis *a;
-    const tsa_rank_runner *runner; /* reads a remote rank again */
-    cm_rank *m;
-    uint8_t *done;
-    double *scratch;     /* n_ranks figures */
-} cause_ctx;
-
-static const cm_rank *measure(cause_ctx *c, size_t i)
-{
-    if (!c->done[i]) {
-        const tsa_rank *r = &c->a->job->ranks[i];
-        tsa_rank *held = NULL;
-        if (r->remote && !(r = held = c->runner->hold(c->runner->ctx, c->a, i)))
-            return NULL;
-        int rc = cm_measure(c->a, i, r, &c->m[i]);
-        if (held)
-            c->runner->release(c->runner->ctx, held);
-        if (rc)
-            return NULL;
-        c->done[i] = 1;
-    }
-    return &c->m[i];
-}
-
-typedef double (*figure_fn)(const cm_rank *m);
-
-/* Median of a figure over ranks (skipping NAN), NAN when none has it. */
-static double median_of(cause_ctx *c, const size_t *idx, size_t n, figure_fn f)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        double x = f(&c->m[idx[i]]);
-        if (!isnan(x))
-            c->scratch[k++] = x;
-    }
-    return k ? xr_median_d(c->scratch, k) : NAN;
-}
 
 static double f_kernels(const cm_rank *m) { return m->kernels ? m->kernels_step : NAN; }
 static double f_busy(const cm_rank *m) { return m->kernels ? m->busy_step_ns : NAN; }
@@ -89,19 +53,6 @@ static double f_switches(const cm_rank *m) { return m->switches_step >= 0 ? m->s
 static double f_faults(const cm_rank *m) { return m->faults_step >= 0 ? m->faults_step : NAN; }
 static double f_clock(const cm_rank *m) { return m->gpu.have && m->gpu.sm_clock_mean > 0 ? m->gpu.sm_clock_mean : NAN; }
 static double f_recv(const cm_rank *m) { return m->recv_step_ns; }
-
-/* One blamed rank against its peers: each cause's explained time and its
- * comparison.  `extra` is the rank's extra work per step. */
-typedef struct candidate {
-    double explained, own, peers;
-    const char *metric;         /* what own and peers measure */
-    char evidence[TSA_CAUSE_TEXT];
-} candidate;
-
-static int rel_above(double own, double peers)
-{
-    return !isnan(own) && !isnan(peers) && own > peers * (1 + TSA_TH_CAUSE_REL);
-}
 
 static void device(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np, candidate *out)
 {
@@ -239,7 +190,9 @@ static void host_cpu_words(cause_ctx *c, const cm_rank *m, const size_t *peers, 
                        "per step", sw, psw);
     double pf = f_faults(m), ppf = median_of(c, peers, np, f_faults);
     if (!isnan(pf) && !isnan(ppf) && pf > 0 && at > 0 && (size_t)at < cap)
-        snprintf(buf + at, cap - (size_t)at, "; major page faults %.1f vs %.1f per step", pf, ppf);
+        at += snprintf(buf + at, cap - (size_t)at, "; major page faults %.1f vs %.1f per step",
+                       pf, ppf);
+    cause_contention_words(c, m, peers, np, buf, cap, &at);
 }
 
 /* Twice the peers' figure and at least `floor` more per step. */
@@ -248,10 +201,12 @@ static int clearly_above(double own, double peers, double floor)
     return !isnan(own) && !isnan(peers) && own >= 2 * peers && own - peers >= floor;
 }
 
+/* measured_ns: the most the causes measured directly (work, link,
+ * network) explain; a host cause seen only as contention takes the rest. */
 static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
-                 const tsa_cause_block *b, double work_ns, candidate *out)
+                 const tsa_cause_block *b, double measured_ns, candidate *out)
 {
-    char cpu[320] = "";
+    char cpu[TSA_CAUSE_TEXT - 64] = "";
     host_cpu_words(c, m, peers, np, cpu, sizeof cpu);
     double pgap = median_of(c, peers, np, f_gap), pidle = median_of(c, peers, np, f_idle);
     if (m->kernels > 1) {
@@ -273,9 +228,11 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                  cpu[0] ? "; " : "", cpu);
         return;
     }
-    if (!m->cpu.have)
+    /* CPU-only: its main thread waiting for a CPU, or its cgroup throttled,
+     * beyond its peers measures contention and what it cost directly... */
+    if (cause_contention(c, m, peers, np, b, out) || !m->cpu.have)
         return;
-    /* CPU-only: contention must be seen, then it takes what work did not explain. */
+    /* ... else contention must be seen, then it takes what work did not explain. */
     double stray = m->stray_cpus, pstray = median_of(c, peers, np, f_stray);
     double run = m->cpu.runnable_mean, prun = median_of(c, peers, np, f_runnable);
     double lim = f_limit(m), plim = median_of(c, peers, np, f_limit);
@@ -288,9 +245,15 @@ static void host(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     double sw = f_switches(m), psw = median_of(c, peers, np, f_switches);
     double pf = f_faults(m), ppf = median_of(c, peers, np, f_faults);
     int preempted = clearly_above(sw, psw, 1), faulting = clearly_above(pf, ppf, 1);
+    /* Where the run-queue wait is recorded it decides: busy threads, a
+     * crowded run queue, a tighter limit or preemptions that did not make
+     * the main thread wait for a CPU cost it nothing (a sleeping slowed
+     * rank was preempted 6.2 vs 2.9 times a step and waited alike). */
+    if (cause_contention_measured(c, m, peers, np))
+        stray_busy = crowded = limited = preempted = 0;
     if (!stray_busy && !crowded && !limited && !preempted && !faulting)
         return;
-    out->explained = (double)b->extra_ns - (work_ns > 0 ? work_ns : 0);
+    out->explained = (double)b->extra_ns - (measured_ns > 0 ? measured_ns : 0);
     out->metric = stray_busy ? "other_threads_cpus" : crowded ? "runnable_threads"
                   : limited  ? "cpu_limit" : preempted ? "involuntary_switches_per_step"
                              : "major_faults_per_step";
@@ -319,15 +282,20 @@ static void arrival(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t 
 static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_block *b)
 {
     double steps = c->a->steps ? (double)c->a->steps : 1;
-    snprintf(b->checked, sizeof b->checked,
+    int at = snprintf(b->checked, sizeof b->checked,
              "against %zu peers over %.0f steps: kernels by signature (%s), kernels and bytes per "
              "step, launch gaps, CPU samples (%s), NVML clocks (%s), Recv waits (%s); %s",
              np, steps, m->kernels ? "recorded" : "none recorded", m->cpu.have ? "recorded" : "none",
              m->gpu.have ? "recorded" : "none", m->n_recv_peers ? "recorded" : "none",
              m->switches_step >= 0 ? "involuntary context switches and major page faults "
-                                     "(recorded); not recorded: cgroup throttled time"
-                                   : "not recorded: involuntary context switches, cgroup "
-                                     "throttled time");
+                                     "(recorded)"
+                                   : "not recorded: involuntary context switches");
+    cause_words(b->checked, sizeof b->checked, &at, "; run-queue wait (%s), cgroup throttling (%s)",
+                m->wait_step_ns >= 0 ? "recorded" : "not recorded",
+                m->throttled_step_ns >= 0 ? "recorded"
+                : m->cpu_stat == 0    ? "no cpu.stat found"
+                                      : "not recorded");
+    cause_health_checked(m, b->checked, sizeof b->checked, &at);
 }
 
 static int by_explained(const void *pa, const void *pb)
@@ -338,9 +306,14 @@ static int by_explained(const void *pa, const void *pb)
     return (a->kind > b->kind) - (a->kind < b->kind);
 }
 
-static double f_step(const tsa_analysis *a, size_t i)
+/* The rank's work per step outside collectives (less its sends and
+ * receives for a pipeline stage's block: measured ranks only). */
+static double f_step(const cause_ctx *c, size_t i)
 {
-    return (double)a->xrank.ranks[i].compute_median_ns;
+    double w = (double)c->a->xrank.ranks[i].compute_median_ns;
+    if (c->without_p2p && c->done[i] && c->m[i].p2p_step_ns < w)
+        w -= c->m[i].p2p_step_ns;
+    return w;
 }
 
 /* The causes of one member rank against the peers. */
@@ -355,10 +328,13 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
     device(c, m, peers, np, &cand[TSA_CAUSE_DEVICE]);
     if (cand[TSA_CAUSE_DEVICE].explained < 0)   /* clock only: its share of the step */
         cand[TSA_CAUSE_DEVICE].explained =
-            f_step(c->a, i) * (1 - cand[TSA_CAUSE_DEVICE].own / cand[TSA_CAUSE_DEVICE].peers);
+            f_step(c, i) * (1 - cand[TSA_CAUSE_DEVICE].own / cand[TSA_CAUSE_DEVICE].peers);
     work(c, m, peers, np, b, &cand[TSA_CAUSE_WORK]);
-    host(c, m, peers, np, b, cand[TSA_CAUSE_WORK].explained, &cand[TSA_CAUSE_HOST]);
     arrival(c, m, peers, np, &cand[TSA_CAUSE_ARRIVAL]);
+    cause_health(c, m, peers, np, b, cand);
+    double measured = fmax(cand[TSA_CAUSE_WORK].explained,
+                           fmax(cand[TSA_CAUSE_GPU_LINK].explained, cand[TSA_CAUSE_NETWORK].explained));
+    host(c, m, peers, np, b, measured, &cand[TSA_CAUSE_HOST]);
     checked_words(c, m, np, b);
     for (int k = 0; k < TSA_CAUSE_KINDS; k++) {
         const candidate *cd = &cand[k];
@@ -372,7 +348,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
         cs->own = cd->own;
         cs->peers = cd->peers;
         memcpy(cs->evidence, cd->evidence, sizeof cs->evidence);
-        cs->fix = fixes[k];
+        cs->fix = cd->fix ? cd->fix : fixes[k];
     }
     /* A slow link the rank is on (its own file: cause_link.c). */
     tsa_cause link;
@@ -418,6 +394,9 @@ static int add_block(cause_ctx *c, const size_t *group, size_t ng, const char *a
     for (size_t p = 0; p < np; p++)
         if (!measure(c, peers[p]))
             return -1;
+    for (size_t g = 0; g < ng && c->without_p2p; g++)
+        if (!measure(c, group[g]))
+            return -1;
     tsa_cause_result *r = &a->cause;
     tsa_cause_block *nb = realloc(r->blocks, (r->n_blocks + 1) * sizeof *nb);
     if (!nb)
@@ -425,25 +404,25 @@ static int add_block(cause_ctx *c, const size_t *group, size_t ng, const char *a
     r->blocks = nb;
     tsa_cause_block *b = &nb[r->n_blocks];
     memset(b, 0, sizeof *b);
-    b->rank = host_block ? -1 : a->job->ranks[group[0]].rank;
-    b->host = a->job->ranks[group[0]].host;
     b->blamed_as = as;
     b->peers = np;
     for (size_t g = 0; g < ng; g++)
-        c->scratch[g] = f_step(a, group[g]);
+        c->scratch[g] = f_step(c, group[g]);
     double own = xr_median_d(c->scratch, ng);
     for (size_t p = 0; p < np; p++)
-        c->scratch[p] = f_step(a, peers[p]);
+        c->scratch[p] = f_step(c, peers[p]);
     double peer = xr_median_d(c->scratch, np);
     b->step_ns = (int64_t)llround(own);
     b->peer_step_ns = (int64_t)llround(peer);
     b->extra_ns = b->step_ns - b->peer_step_ns;
-    /* A host: the causes of its median rank (the one whose work per step
-     * is the group's median) stand for it. */
+    /* A host or a pipeline stage: the causes of its median rank (the one
+     * whose work per step is the group's median) stand for it. */
     size_t rep = group[0];
     for (size_t g = 0; g < ng; g++)
-        if (fabs(f_step(a, group[g]) - own) < fabs(f_step(a, rep) - own))
+        if (fabs(f_step(c, group[g]) - own) < fabs(f_step(c, rep) - own))
             rep = group[g];
+    b->rank = host_block ? -1 : a->job->ranks[rep].rank;
+    b->host = a->job->ranks[rep].host;
     r->n_blocks++;
     return rank_causes(c, rep, peers, np, (double)b->extra_ns, b);
 }
@@ -488,12 +467,32 @@ static int upstream_blocks(cause_ctx *c, size_t *group, size_t *peers)
     return 0;
 }
 
+/* On a pipeline the what-if's PIPE.SLOW_STAGE replaces the cross-rank
+ * pass's late ranks: the slow stage gets one block (its median rank's
+ * causes) against the ranks of the other stages, every step less its
+ * sends and receives (which wait for the slow stage and would make it
+ * look the fastest). */
+static int stage_block(cause_ctx *c, size_t *group, size_t *peers)
+{
+    const tsa_pipe_result *p = c->a->pipe;
+    if (!p || !p->pipeline || p->cls != TSA_PIPE_SLOW_STAGE)
+        return 0;
+    size_t ng = 0;
+    for (size_t i = 0; i < p->n_ranks; i++)
+        if (p->stage_of[i] == p->culprit &&
+            (group[ng] = index_of(c->a, p->global_rank[i])) < c->a->n_ranks)
+            ng++;
+    c->without_p2p = 1;
+    return ng ? add_block(c, group, ng, "slow pipeline stage", 0, peers) : 0;
+}
+
 int tsa_cause_run(tsa_analysis *a, const tsa_rank_runner *runner)
 {
     memset(&a->cause, 0, sizeof a->cause);
     const tsa_xrank_result *x = &a->xrank;
+    int slow_stage = a->pipe && a->pipe->pipeline && a->pipe->cls == TSA_PIPE_SLOW_STAGE;
     if (!a->have_xrank || a->n_ranks < 2 || x->n_ranks != a->n_ranks ||
-        !(x->straggler || x->slow_host || x->n_imbalanced))
+        !(x->straggler || x->slow_host || x->n_imbalanced || slow_stage))
         return 0;
     /* tscope-report-mpi: a remote rank's kernels stay on the process that
      * loaded it, so its figures cannot be measured here; no cause rather
@@ -527,7 +526,7 @@ int tsa_cause_run(tsa_analysis *a, const tsa_rank_runner *runner)
         if ((group[0] = index_of(a, x->imbalanced_ranks[k])) < a->n_ranks &&
             add_block(&c, group, 1, "imbalance", 0, peers))
             goto out;
-    if (upstream_blocks(&c, group, peers))
+    if (stage_block(&c, group, peers) || upstream_blocks(&c, group, peers))
         goto out;
     rc = 0;
 out:

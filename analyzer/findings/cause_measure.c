@@ -8,6 +8,7 @@
 
 #include "crossrank/xr_internal.h"   /* medians */
 #include "load/rank_strings.h"
+#include "passes/group_share.h"
 #include "tsc_format.h"
 #include "util/hash.h"
 
@@ -187,16 +188,64 @@ static void traffic(const tsa_job *job, const tsa_rank *r, int64_t w0, int64_t w
     m->recv_step_ns = recv / steps;
 }
 
+/* Host-device copies, and the NCCL sends and receives with the time each
+ * stands for (its own, or its share of the GroupEnd that ran it), per step:
+ * the data a slow link or network port would slow down.  -1 on OOM. */
+static int transfers(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
+{
+    for (size_t i = 0; i < r->n_copies; i++) {
+        const tsa_copy *cp = &r->copies[i];
+        if (cp->start_ns < w0 || cp->start_ns >= w1 || cp->dir == TSA_COPY_MEMSET ||
+            cp->end_ns <= cp->start_ns)
+            continue;
+        m->copy_step_ns += (double)(cp->end_ns - cp->start_ns);
+        m->copy_bytes_step += (double)cp->bytes;
+    }
+    m->copy_step_ns /= steps;
+    m->copy_bytes_step /= steps;
+    if (!r->n_nccl)
+        return 0;
+    tsa_call_span *sp = tsa_call_spans(r);
+    if (!sp)
+        return -1;
+    for (size_t i = 0; i < r->n_nccl; i++) {
+        const tsa_nccl_op *op = &r->nccl[i];
+        if ((op->op != TSC_NCCL_SEND && op->op != TSC_NCCL_RECV) || sp[i].skip ||
+            op->start_ns < w0 || op->start_ns >= w1 || sp[i].end_ns <= sp[i].start_ns)
+            continue;
+        m->p2p_step_ns += (double)(sp[i].end_ns - sp[i].start_ns);
+        m->p2p_bytes_step += (double)op->bytes;
+    }
+    free(sp);
+    m->p2p_step_ns /= steps;
+    m->p2p_bytes_step /= steps;
+    return 0;
+}
+
+/* A counter's growth over the window per step, -1 when not recorded. */
+static double per_step(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1, double steps)
+{
+    double d = tsa_counter_delta(p, n, w0, w1);
+    return d >= 0 ? d / steps : -1;
+}
+
 /* The main thread's CPU per step and the CPUs other busy threads took. */
 static void host(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double steps)
 {
     m->switches_step = m->faults_step = -1;
+    m->wait_step_ns = m->run_step_ns = m->throttled_step_ns = -1;
+    m->cpu_stat = -1;
     const struct tsa_telemetry *tm = r->telemetry;
     if (tm) {
-        double sw = tsa_counter_delta(tm->switches, tm->n_switches, w0, w1);
-        double pf = tsa_counter_delta(tm->faults, tm->n_faults, w0, w1);
-        m->switches_step = sw >= 0 ? sw / steps : -1;
-        m->faults_step = pf >= 0 ? pf / steps : -1;
+        m->switches_step = per_step(tm->switches, tm->n_switches, w0, w1, steps);
+        m->faults_step = per_step(tm->faults, tm->n_faults, w0, w1, steps);
+        m->wait_step_ns = per_step(tm->sched_wait, tm->n_sched_wait, w0, w1, steps);
+        m->run_step_ns = per_step(tm->sched_run, tm->n_sched_run, w0, w1, steps);
+        m->throttled_step_ns = per_step(tm->throttled, tm->n_throttled, w0, w1, steps);
+        /* a cpu.stat that never moved is recorded once: no throttling, not unknown */
+        if (m->throttled_step_ns < 0 && tm->cpu_stat == 1)
+            m->throttled_step_ns = tm->n_throttled ? 0 : -1;
+        m->cpu_stat = tm->cpu_stat;
     }
     tsa_cpu_window_of(r, w0, w1, &m->cpu);
     m->main_cpu_step_ns = -1;
@@ -220,13 +269,16 @@ int cm_measure(const tsa_analysis *a, size_t i, const tsa_rank *r, cm_rank *m)
     double steps = a->steps ? (double)a->steps : 1;
     m->main_cpu_step_ns = -1;
     m->switches_step = m->faults_step = -1;
+    m->wait_step_ns = m->run_step_ns = m->throttled_step_ns = -1;
+    m->cpu_stat = -1;
     if (w1 <= w0)
         return 0;
-    if (kernels(r, w0, w1, m, steps))
+    if (kernels(r, w0, w1, m, steps) || transfers(r, w0, w1, m, steps))
         return -1;
     traffic(a->job, r, w0, w1, m, steps);
     host(r, w0, w1, m, steps);
     tsa_gpu_window_of(r, w0, w1, &m->gpu);
+    tsa_net_window_of(r, w0, w1, &m->net);
     return 0;
 }
 

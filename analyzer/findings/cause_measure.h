@@ -36,6 +36,15 @@ typedef struct cm_rank {
     double switches_step;       /* the main thread's involuntary context switches per
                                  * step, -1 not recorded */
     double faults_step;         /* the process's major page faults per step, -1 not recorded */
+    double wait_step_ns;        /* the main thread's run-queue wait per step (runnable,
+                                 * not running), -1 not recorded */
+    double run_step_ns;         /* its time on the CPU per step (schedstat), -1 not recorded */
+    double throttled_step_ns;   /* the cgroup's CPU throttled time per step, -1 not recorded */
+    double copy_step_ns, copy_bytes_step; /* host-device copies: time and bytes per step */
+    double p2p_step_ns, p2p_bytes_step;   /* NCCL send/recv: the time they stand for (a
+                                           * grouped call: its share of its GroupEnd) */
+    tsa_net_window net;
+    int cpu_stat;               /* 1 cgroup cpu.stat sampled, 0 none, -1 not recorded */
     tsa_gpu_window gpu;
     double recv_step_ns;        /* time inside Recv calls per step */
     int32_t recv_peer[CM_RECV_PEERS]; /* ranks it received from, most time first */

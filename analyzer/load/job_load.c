@@ -164,10 +164,15 @@ static void add_telemetry(load_ctx *c, const tsr_event *e)
 {
     tsc_desc_task t = {0};
     const char *name = NULL;
+    size_t name_len = 0;
     if (e->kind == TSC_EV_TASK_CPU && tsr_decode_task(e->desc, &t, &name))
         return; /* undefined descriptor: the reader reported it */
+    if (e->kind == TSC_EV_NET_COUNTER && tsr_decode_string(e->desc, &name, &name_len))
+        return;
+    if (e->kind == TSC_EV_TASK_CPU)
+        name_len = t.name_len;
     if (tsa_telemetry_on_event(c->rank, e->kind, e->flags, e->aux, e->desc_id, e->start_ns,
-                               e->val, t.tid, t.role, name, t.name_len))
+                               e->val, t.tid, t.role, name, name_len))
         c->oom = 1;
 }
 

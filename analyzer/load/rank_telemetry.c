@@ -18,6 +18,8 @@ static struct tsa_telemetry *get(tsa_rank *r)
             r->telemetry->cpu_affinity = -1;
             r->telemetry->quota_milli = -1;
             r->telemetry->workers_visible = -1;
+            r->telemetry->cpu_stat = -1;
+            r->telemetry->net_ports = -1;
         }
     }
     return r->telemetry;
@@ -80,6 +82,35 @@ int tsa_telemetry_on_event(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t au
             return -1;
         tm->faults[tm->n_faults++] = (tsa_count_point){(int64_t)t, val};
         return 0;
+    case TSC_EV_SCHED_WAIT:
+        if (RESERVE(tm->sched_wait, tm->n_sched_wait, tm->cap_sched_wait))
+            return -1;
+        tm->sched_wait[tm->n_sched_wait++] = (tsa_count_point){(int64_t)t, val};
+        return 0;
+    case TSC_EV_SCHED_RUN:
+        if (RESERVE(tm->sched_run, tm->n_sched_run, tm->cap_sched_run))
+            return -1;
+        tm->sched_run[tm->n_sched_run++] = (tsa_count_point){(int64_t)t, val};
+        return 0;
+    case TSC_EV_CPU_THROTTLE:
+        if (RESERVE(tm->throttled, tm->n_throttled, tm->cap_throttled) ||
+            RESERVE(tm->throttled_periods, tm->n_throttled_periods, tm->cap_throttled_periods))
+            return -1;
+        tm->throttled[tm->n_throttled++] = (tsa_count_point){(int64_t)t, val};
+        tm->throttled_periods[tm->n_throttled_periods++] = (tsa_count_point){(int64_t)t, desc_id};
+        return 0;
+    case TSC_EV_NET_COUNTER: {
+        if (!name || aux == 0 || aux >= TSA_NET_COUNTERS)
+            return 0;
+        if (RESERVE(tm->net, tm->n_net, tm->cap_net))
+            return -1;
+        uint32_t idx = tsa_rank_intern_n(r, name, name_len);
+        if (idx == UINT32_MAX)
+            return -1;
+        tm->net[tm->n_net++] = (tsa_net_point){.t = (int64_t)t, .value = val, .port = idx,
+                                               .counter = aux};
+        return 0;
+    }
     default:
         return 0; /* a later telemetry kind: not ours to read */
     }
@@ -99,7 +130,7 @@ int tsa_telemetry_on_meta(tsa_rank *r, const char *key, const char *value)
     static const char *const keys[] = {TSC_META_NVML_STATUS, TSC_META_NVML_DEVICE,
         TSC_META_NVML_DEVICE_NAME, TSC_META_GPU_MAX_SM_CLOCK, TSC_META_CPU_ONLINE,
         TSC_META_CPU_AFFINITY, TSC_META_CPU_QUOTA, TSC_META_OMP_THREADS,
-        TSC_META_WORKERS_VISIBLE};
+        TSC_META_WORKERS_VISIBLE, TSC_META_CPU_STAT, TSC_META_NET_PORTS};
     size_t k = 0;
     while (k < sizeof keys / sizeof keys[0] && strcmp(key, keys[k]))
         k++;
@@ -123,7 +154,9 @@ int tsa_telemetry_on_meta(tsa_rank *r, const char *key, const char *value)
         break;
     }
     case 7: copy_text(tm->omp_threads, sizeof tm->omp_threads, value); break;
-    default: tm->workers_visible = v == 0 || v == 1 ? (int)v : -1; break;
+    case 8: tm->workers_visible = v == 0 || v == 1 ? (int)v : -1; break;
+    case 9: tm->cpu_stat = strcmp(value, "none") != 0; break;
+    default: tm->net_ports = v >= 0 && v < 4096 ? (int)v : -1; break;
     }
     return 0;
 }
@@ -161,6 +194,17 @@ void tsa_telemetry_finish(tsa_rank *r)
         qsort(tm->switches, tm->n_switches, sizeof *tm->switches, by_time);
     if (tm->n_faults > 1)
         qsort(tm->faults, tm->n_faults, sizeof *tm->faults, by_time);
+    if (tm->n_sched_wait > 1)
+        qsort(tm->sched_wait, tm->n_sched_wait, sizeof *tm->sched_wait, by_time);
+    if (tm->n_sched_run > 1)
+        qsort(tm->sched_run, tm->n_sched_run, sizeof *tm->sched_run, by_time);
+    if (tm->n_throttled > 1) {
+        qsort(tm->throttled, tm->n_throttled, sizeof *tm->throttled, by_time);
+        qsort(tm->throttled_periods, tm->n_throttled_periods, sizeof *tm->throttled_periods,
+              by_time);
+    }
+    if (tm->n_net > 1)
+        qsort(tm->net, tm->n_net, sizeof *tm->net, by_time);
 }
 
 void tsa_telemetry_free(tsa_rank *r)
@@ -172,6 +216,11 @@ void tsa_telemetry_free(tsa_rank *r)
     free(r->telemetry->task);
     free(r->telemetry->switches);
     free(r->telemetry->faults);
+    free(r->telemetry->sched_wait);
+    free(r->telemetry->sched_run);
+    free(r->telemetry->throttled);
+    free(r->telemetry->throttled_periods);
+    free(r->telemetry->net);
     free(r->telemetry);
     r->telemetry = NULL;
 }
@@ -294,13 +343,27 @@ void tsa_cpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_cpu_window
         out->worker_cpus_mean = worker_cpus / (double)out->workers;
 }
 
-/* A counter (ECC errors, PCIe replays) over a window: its value at the
- * window's start (the last sample before it, else the first inside) and
- * how far it grew since. */
+/* A counter (ECC errors, PCIe replays, NVLink errors, ...) over a window:
+ * its value at the window's start (the last sample before it, else the
+ * first inside) and how far it grew since. */
 typedef struct counter {
     uint64_t start, grown;
     int started;
 } counter;
+
+/* The GPU metrics that only grow: their growth in the window is what counts. */
+static int is_counter(uint16_t m)
+{
+    switch (m) {
+    case TSC_GPU_ECC_UNCORRECTED: case TSC_GPU_PCIE_REPLAYS: case TSC_GPU_NVLINK_REPLAYS:
+    case TSC_GPU_NVLINK_RECOVERIES: case TSC_GPU_NVLINK_CRC: case TSC_GPU_RETIRED_PAGES:
+    case TSC_GPU_REMAP_CORRECTABLE: case TSC_GPU_REMAP_UNCORRECTABLE:
+    case TSC_GPU_ECC_CORRECTED_AGG: case TSC_GPU_ECC_UNCORRECTED_AGG:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static void counter_at(counter *c, int before_window, uint64_t v)
 {
@@ -332,9 +395,11 @@ void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window
      * metric's next sample. */
     uint64_t cur[TSC_GPU_METRIC_COUNT] = {0};
     int known[TSC_GPU_METRIC_COUNT] = {0};
+    int known_active = 0;
     int64_t from = w0;
     double sm_ns = 0, sm_time = 0, util_ns = 0, util_time = 0, throttled = 0;
-    counter ecc = {0}, replays = {0};
+    counter grow[TSC_GPU_METRIC_COUNT];
+    memset(grow, 0, sizeof grow);
     uint32_t highest = 0;
     for (size_t i = 0; i <= tm->n_gpu; i++) {
         int64_t t = i < tm->n_gpu ? tm->gpu[i].t : w1;
@@ -357,6 +422,13 @@ void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window
                 util_ns += d * (double)cur[TSC_GPU_UTIL_PCT];
                 util_time += d;
             }
+            /* states held during the window: links down, memory repairs waiting */
+            uint64_t act = cur[TSC_GPU_NVLINK_ACTIVE];
+            if (known[TSC_GPU_NVLINK_ACTIVE] && act < 1024 &&
+                (!known_active++ || act < out->nvlink_active_min))
+                out->nvlink_active_min = (uint32_t)act;
+            out->retired_pending |= known[TSC_GPU_RETIRED_PENDING] && cur[TSC_GPU_RETIRED_PENDING];
+            out->remap_state |= cur[TSC_GPU_REMAP_STATE] & 3;
             if (known[TSC_GPU_TEMP_C] && cur[TSC_GPU_TEMP_C] > out->temp_max)
                 out->temp_max = (uint32_t)cur[TSC_GPU_TEMP_C];
             if (known[TSC_GPU_POWER_MW] && cur[TSC_GPU_POWER_MW] / 1000.0 > out->power_max_w)
@@ -370,10 +442,10 @@ void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window
         known[m] = 1;
         if (m == TSC_GPU_SM_CLOCK_MHZ && cur[m] > highest && cur[m] < 100000)
             highest = (uint32_t)cur[m];
-        if (m == TSC_GPU_ECC_UNCORRECTED)
-            counter_at(&ecc, tm->gpu[i].t <= w0, cur[m]);
-        if (m == TSC_GPU_PCIE_REPLAYS)
-            counter_at(&replays, tm->gpu[i].t <= w0, cur[m]);
+        if (is_counter(m))
+            counter_at(&grow[m], tm->gpu[i].t <= w0, cur[m]);
+        if (m == TSC_GPU_NVLINK_LINKS && cur[m] < 1024)
+            out->nvlink_links = (uint32_t)cur[m];
         if (m == TSC_GPU_XID_EVENTS)
             out->xid_events = cur[m];
         if (m == TSC_GPU_XID_LAST)
@@ -390,8 +462,94 @@ void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window
     out->sm_clock_mean = sm_time > 0 ? sm_ns / sm_time : 0;
     out->util_mean = util_time > 0 ? util_ns / util_time : -1;
     out->max_sm_clock = tm->max_sm_clock_mhz ? tm->max_sm_clock_mhz : highest;
-    out->ecc_new = ecc.grown;
-    out->pcie_replays_new = replays.grown;
+    out->ecc_new = grow[TSC_GPU_ECC_UNCORRECTED].grown;
+    out->pcie_replays_new = grow[TSC_GPU_PCIE_REPLAYS].grown;
+    out->nvlink_replays_new = grow[TSC_GPU_NVLINK_REPLAYS].grown;
+    out->nvlink_recoveries_new = grow[TSC_GPU_NVLINK_RECOVERIES].grown;
+    out->nvlink_crc_new = grow[TSC_GPU_NVLINK_CRC].grown;
+    out->retired_pages = cur[TSC_GPU_RETIRED_PAGES];
+    out->retired_pages_new = grow[TSC_GPU_RETIRED_PAGES].grown;
+    out->remapped_unc = cur[TSC_GPU_REMAP_UNCORRECTABLE];
+    out->remapped_corr = cur[TSC_GPU_REMAP_CORRECTABLE];
+    out->remapped_new = grow[TSC_GPU_REMAP_CORRECTABLE].grown +
+                        grow[TSC_GPU_REMAP_UNCORRECTABLE].grown;
+    out->ecc_agg_unc_new = grow[TSC_GPU_ECC_UNCORRECTED_AGG].grown;
+    out->ecc_agg_corr_new = grow[TSC_GPU_ECC_CORRECTED_AGG].grown;
+}
+
+/* One port's values over a window. */
+typedef struct port_acc {
+    uint32_t port;
+    counter c[TSA_NET_COUNTERS];
+    uint64_t state, rate;        /* the value held at the window's start, 0 unknown */
+    int down;                    /* a state other than ACTIVE held in the window */
+    uint64_t rate_min;
+} port_acc;
+
+#define NET_WINDOW_PORTS 16      /* a host has a few; a dump may claim more */
+
+static void port_value(port_acc *a, uint16_t c, uint64_t v, int before)
+{
+    if (c == TSC_NET_STATE) {
+        if (before)
+            a->state = v;
+        else
+            a->down |= v != 4;
+    } else if (c == TSC_NET_RATE_MBPS) {
+        if (before)
+            a->rate = v;
+        else if (v && (!a->rate_min || v < a->rate_min))
+            a->rate_min = v;
+    } else {
+        counter_at(&a->c[c], before, v);
+    }
+}
+
+void tsa_net_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_net_window *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct tsa_telemetry *tm = r->telemetry;
+    if (!tm || !tm->n_net || w1 <= w0 || tm->net[0].t >= w1)
+        return;
+    port_acc acc[NET_WINDOW_PORTS];
+    size_t np = 0;
+    for (size_t i = 0; i < tm->n_net && tm->net[i].t < w1; i++) {
+        const tsa_net_point *p = &tm->net[i];
+        size_t k = 0;
+        while (k < np && acc[k].port != p->port)
+            k++;
+        if (k == np) {
+            if (np == NET_WINDOW_PORTS)
+                continue;
+            memset(&acc[np], 0, sizeof acc[np]);
+            acc[np++].port = p->port;
+        }
+        port_value(&acc[k], p->counter, p->value, p->t <= w0);
+    }
+    out->have = 1;
+    out->ports = np;
+    uint64_t worst = 0;
+    for (size_t k = 0; k < np; k++) {
+        port_acc *a = &acc[k];
+        /* the state and rate held when the window began count too */
+        a->down |= a->state && a->state != 4;
+        if (a->rate && (!a->rate_min || a->rate < a->rate_min))
+            a->rate_min = a->rate;
+        out->not_active |= a->down;
+        if (a->rate_min && (!out->rate_min_mbps || a->rate_min < out->rate_min_mbps))
+            out->rate_min_mbps = a->rate_min;
+        uint64_t errors = 0;
+        for (int c = 1; c < TSA_NET_COUNTERS; c++) {
+            out->grown[c] += a->c[c].grown;
+            if (c != TSC_NET_XMIT_WAIT)
+                errors += a->c[c].grown;
+        }
+        out->errors_new += errors;
+        if (errors + a->c[TSC_NET_XMIT_WAIT].grown > worst) {
+            worst = errors + a->c[TSC_NET_XMIT_WAIT].grown;
+            out->worst_port = tsa_rank_string(r, a->port);
+        }
+    }
 }
 
 const char *tsa_throttle_cause(uint64_t reasons)

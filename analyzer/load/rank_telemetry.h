@@ -23,10 +23,20 @@ typedef struct tsa_cpu_point {
 
 /* A counter that only grows (format kinds 0x44, 0x45), sampled when it
  * changed. */
+#define TSA_NET_COUNTERS 8   /* > TSC_NET_COUNTER_COUNT's values */
+
 typedef struct tsa_count_point {
     int64_t t;
     uint64_t value;
 } tsa_count_point;
+
+/* One InfiniBand/RoCE port value (format 1.4 kind 0x48). */
+typedef struct tsa_net_point {
+    int64_t t;
+    uint64_t value;
+    uint32_t port;       /* index into the rank's strings: "mlx5_0:1" */
+    uint16_t counter;    /* enum tsc_net_counter */
+} tsa_net_point;
 
 typedef struct tsa_task_point {
     int64_t t;
@@ -54,6 +64,16 @@ struct tsa_telemetry {
      * process's major page faults (kinds 0x44, 0x45), in time order --- */
     tsa_count_point *switches; size_t n_switches, cap_switches;
     tsa_count_point *faults;   size_t n_faults, cap_faults;
+    /* --- appended (format 1.4): the main thread's run-queue wait, the
+     * its time on a CPU, the cgroup's throttled time and periods (kinds
+     * 0x46-0x48) and network port values (0x49), in time order --- */
+    tsa_count_point *sched_wait; size_t n_sched_wait, cap_sched_wait;
+    tsa_count_point *sched_run;  size_t n_sched_run, cap_sched_run;
+    tsa_count_point *throttled;  size_t n_throttled, cap_throttled;
+    tsa_count_point *throttled_periods; size_t n_throttled_periods, cap_throttled_periods;
+    tsa_net_point *net;          size_t n_net, cap_net;
+    int cpu_stat;                  /* 1: a cgroup cpu.stat was sampled, 0: none, -1 unknown */
+    int net_ports;                 /* ports sampled, -1 unknown */
 };
 
 /* How much counter p grew over [w0, w1): from its last sample at or before
@@ -112,12 +132,36 @@ typedef struct tsa_gpu_window {
                                   * window's end (one before the window still
                                   * marks the device) */
     uint64_t xid_last;           /* the last one's code, 0 none */
+    /* --- GPU health (format 1.4 metrics 17-28) --- */
+    uint32_t nvlink_links;       /* links the device reports, 0 unknown */
+    uint32_t nvlink_active_min;  /* fewest active links seen */
+    uint64_t nvlink_replays_new, nvlink_recoveries_new, nvlink_crc_new; /* in the window */
+    uint64_t retired_pages;      /* retired pages at the window's end */
+    uint64_t retired_pages_new;  /* ... of which retired during it */
+    int retired_pending;         /* a page waited for retirement in the window */
+    uint64_t remapped_unc, remapped_corr; /* rows remapped at the window's end */
+    uint64_t remapped_new;       /* rows remapped during it (both kinds) */
+    uint64_t remap_state;        /* bits seen: 1 remapping pending, 2 a remapping failed */
+    uint64_t ecc_agg_unc_new, ecc_agg_corr_new; /* aggregate ECC errors during it */
 } tsa_gpu_window;
+
+/* The host's network ports over a window: how far their error and
+ * congestion counters grew, and whether a port was down or slower. */
+typedef struct tsa_net_window {
+    int have;                    /* port samples cover the window */
+    size_t ports;                /* ports sampled */
+    uint64_t grown[TSA_NET_COUNTERS]; /* by enum tsc_net_counter, summed over ports */
+    uint64_t errors_new;         /* symbol, link downed, recovery, receive errors */
+    int not_active;              /* a port was seen in a state other than ACTIVE */
+    uint64_t rate_min_mbps;      /* slowest rate seen, 0 unknown */
+    const char *worst_port;      /* the port whose errors grew most (borrowed), NULL none */
+} tsa_net_window;
 
 /* Summaries over [w0, w1) on the rank's clock; have = 0 when the rank has
  * no samples there. */
 void tsa_cpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_cpu_window *out);
 void tsa_gpu_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_gpu_window *out);
+void tsa_net_window_of(const tsa_rank *r, int64_t w0, int64_t w1, tsa_net_window *out);
 
 /* "thermal", "power", "power and thermal" for reason bits. */
 const char *tsa_throttle_cause(uint64_t reasons);

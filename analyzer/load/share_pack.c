@@ -27,6 +27,9 @@ static void mark_needed_names(const tsa_rank *r, uint8_t *needed)
     for (size_t i = 0; t && i < t->n_task; i++)
         if (t->task[i].name < r->n_strings)
             needed[t->task[i].name] = 1;
+    for (size_t i = 0; t && i < t->n_net; i++)
+        if (t->net[i].port < r->n_strings)
+            needed[t->net[i].port] = 1;
 }
 
 /* The plugin's records travel whole: the links, the transfer tables and
@@ -82,7 +85,13 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
               tsa_put_arr(b, t->cpu, t->n_cpu, sizeof *t->cpu) ||
               tsa_put_arr(b, t->task, t->n_task, sizeof *t->task) ||
               tsa_put_arr(b, t->switches, t->n_switches, sizeof *t->switches) ||
-              tsa_put_arr(b, t->faults, t->n_faults, sizeof *t->faults)))
+              tsa_put_arr(b, t->faults, t->n_faults, sizeof *t->faults) ||
+              tsa_put_arr(b, t->sched_wait, t->n_sched_wait, sizeof *t->sched_wait) ||
+              tsa_put_arr(b, t->sched_run, t->n_sched_run, sizeof *t->sched_run) ||
+              tsa_put_arr(b, t->throttled, t->n_throttled, sizeof *t->throttled) ||
+              tsa_put_arr(b, t->throttled_periods, t->n_throttled_periods,
+                          sizeof *t->throttled_periods) ||
+              tsa_put_arr(b, t->net, t->n_net, sizeof *t->net)))
         return -1;
     return put_nprof(b, r->nprof);
 }
@@ -127,11 +136,21 @@ static void get_telemetry(tsa_cursor *c, tsa_rank *r)
      * sender's addresses */
     t->switches = tsa_get_arr(c, &t->n_switches, sizeof *t->switches);
     t->faults = tsa_get_arr(c, &t->n_faults, sizeof *t->faults);
+    t->sched_wait = tsa_get_arr(c, &t->n_sched_wait, sizeof *t->sched_wait);
+    t->sched_run = tsa_get_arr(c, &t->n_sched_run, sizeof *t->sched_run);
+    t->throttled = tsa_get_arr(c, &t->n_throttled, sizeof *t->throttled);
+    t->throttled_periods = tsa_get_arr(c, &t->n_throttled_periods, sizeof *t->throttled_periods);
+    t->net = tsa_get_arr(c, &t->n_net, sizeof *t->net);
     t->cap_gpu = t->n_gpu;
     t->cap_cpu = t->n_cpu;
     t->cap_task = t->n_task;
     t->cap_switches = t->n_switches;
     t->cap_faults = t->n_faults;
+    t->cap_sched_wait = t->n_sched_wait;
+    t->cap_sched_run = t->n_sched_run;
+    t->cap_throttled = t->n_throttled;
+    t->cap_throttled_periods = t->n_throttled_periods;
+    t->cap_net = t->n_net;
     r->telemetry = t;
 }
 

@@ -76,6 +76,8 @@ const char *tsa_size_bucket_name(int b)
 
 const char *tsa_cause_kind_name(tsa_cause_kind k)
 {
-    static const char *const names[TSA_CAUSE_KINDS] = {"device", "work", "host", "arrival", "link"};
+    static const char *const names[TSA_CAUSE_KINDS] = {"device", "work", "host", "arrival",
+                                                       "link", "gpu-link", "network",
+                                                       "gpu-health"};
     return (unsigned)k < TSA_CAUSE_KINDS ? names[k] : "?";
 }

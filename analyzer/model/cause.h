@@ -17,10 +17,16 @@ typedef enum tsa_cause_kind {
     TSA_CAUSE_ARRIVAL,      /* not slow itself: it waits for other ranks first */
     TSA_CAUSE_LINK,         /* a slow network link it sends or receives over (NCCL profiler
                              * plugin, findings/cause_link.c) */
+    TSA_CAUSE_GPU_LINK,     /* its GPU's PCIe or NVLink link errs or is down-trained, and
+                             * its copies or sends/receives are slower than its peers' */
+    TSA_CAUSE_NETWORK,      /* its host's InfiniBand/RoCE port errs, waits or is down, and
+                             * its sends/receives are slower than its peers' */
+    TSA_CAUSE_GPU_HEALTH,   /* its GPU reports XIDs, ECC errors, retired pages or remapped
+                             * rows, and the same kernels run slower at normal clocks */
     TSA_CAUSE_KINDS
 } tsa_cause_kind;
 
-#define TSA_CAUSE_TEXT 512
+#define TSA_CAUSE_TEXT 768
 
 typedef struct tsa_cause {
     tsa_cause_kind kind;
@@ -33,10 +39,13 @@ typedef struct tsa_cause {
 } tsa_cause;
 
 typedef struct tsa_cause_block {
-    int32_t rank;               /* global rank; -1 for a host block */
+    int32_t rank;               /* global rank (a stage's: its median rank); -1 for a host
+                                 * block */
     const char *host;           /* borrowed; the host of a host block */
     const char *blamed_as;      /* "straggler", "intermittent straggler", "imbalance", "slow host",
-                                 * "upstream of a late rank" (the rank a late rank waits for) */
+                                 * "upstream of a late rank" (the rank a late rank waits for),
+                                 * "slow pipeline stage" (PIPE.SLOW_STAGE's stage, shown by
+                                 * its median rank) */
     int64_t step_ns, peer_step_ns; /* median work per step (outside collectives) */
     int64_t extra_ns;           /* step_ns - peer_step_ns */
     size_t peers;               /* ranks compared with */
@@ -49,6 +58,7 @@ typedef struct tsa_cause_result {
     tsa_cause_block *blocks; size_t n_blocks;
 } tsa_cause_result;
 
-const char *tsa_cause_kind_name(tsa_cause_kind k); /* "device", "work", "host", "arrival" */
+/* "device", "work", "host", "arrival", "link", "gpu-link", "network", "gpu-health" */
+const char *tsa_cause_kind_name(tsa_cause_kind k);
 
 #endif

@@ -224,6 +224,7 @@ const char *tsr_mem_source_name(uint8_t source); /* "malloc", "async", "vmm", "p
 const char *tsr_mem_pool_op_name(uint8_t op);    /* "usage", "created", "destroyed", "trimmed" */
 const char *tsr_gemm_api_name(uint8_t api);       /* "cublasLtMatmul", "cublasGemmEx", ... */
 const char *tsr_gpu_metric_name(uint16_t metric); /* "sm_clock_mhz", "power_mw", ... */
+const char *tsr_net_counter_name(uint16_t counter); /* "port_xmit_wait", "symbol_error", ... */
 const char *tsr_task_role_name(uint8_t role);     /* "main", "autograd", "nccl", "worker", ... */
 
 /* The NCCL operation named in an NCCL kernel name, plain or mangled

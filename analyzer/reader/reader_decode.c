@@ -36,7 +36,8 @@ uint8_t tsr_desc_type_for_kind(uint8_t kind)
     case TSC_EV_SYNC: return TSC_DESC_SYNC;
     case TSC_EV_API: return TSC_DESC_API;
     case TSC_EV_GEMM: return TSC_DESC_GEMM;
-    case TSC_EV_NVTX: return TSC_DESC_STRING;
+    case TSC_EV_NVTX:
+    case TSC_EV_NET_COUNTER: return TSC_DESC_STRING;
     case TSC_EV_TASK_CPU: return TSC_DESC_TASK;
     case TSC_EV_MEM_ALLOC:
     case TSC_EV_MEM_FREE:

@@ -31,6 +31,10 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_HOST_LOAD: return "host_load";
     case TSC_EV_PROC_SWITCHES: return "proc_switches";
     case TSC_EV_PROC_FAULTS: return "proc_faults";
+    case TSC_EV_SCHED_WAIT: return "sched_wait";
+    case TSC_EV_SCHED_RUN: return "sched_run";
+    case TSC_EV_CPU_THROTTLE: return "cpu_throttle";
+    case TSC_EV_NET_COUNTER: return "net_counter";
     case TSC_EV_MEM_ALLOC: return "mem_alloc";
     case TSC_EV_MEM_FREE: return "mem_free";
     case TSC_EV_MEM_POOL: return "mem_pool";
@@ -202,8 +206,27 @@ const char *tsr_gpu_metric_name(uint16_t metric)
         [TSC_GPU_PCIE_GEN_MAX] = "pcie_gen_max", [TSC_GPU_PCIE_WIDTH] = "pcie_width",
         [TSC_GPU_PCIE_WIDTH_MAX] = "pcie_width_max", [TSC_GPU_PCIE_REPLAYS] = "pcie_replays",
         [TSC_GPU_XID_EVENTS] = "xid_events", [TSC_GPU_XID_LAST] = "xid_last",
+        [TSC_GPU_NVLINK_ACTIVE] = "nvlink_active", [TSC_GPU_NVLINK_LINKS] = "nvlink_links",
+        [TSC_GPU_NVLINK_REPLAYS] = "nvlink_replays",
+        [TSC_GPU_NVLINK_RECOVERIES] = "nvlink_recoveries", [TSC_GPU_NVLINK_CRC] = "nvlink_crc",
+        [TSC_GPU_RETIRED_PAGES] = "retired_pages", [TSC_GPU_RETIRED_PENDING] = "retired_pending",
+        [TSC_GPU_REMAP_CORRECTABLE] = "remapped_rows_correctable",
+        [TSC_GPU_REMAP_UNCORRECTABLE] = "remapped_rows_uncorrectable",
+        [TSC_GPU_REMAP_STATE] = "remap_state", [TSC_GPU_ECC_CORRECTED_AGG] = "ecc_corrected_agg",
+        [TSC_GPU_ECC_UNCORRECTED_AGG] = "ecc_uncorrected_agg",
     };
     return LOOKUP(t, metric);
+}
+
+const char *tsr_net_counter_name(uint16_t counter)
+{
+    static const char *const t[] = {
+        [TSC_NET_XMIT_WAIT] = "port_xmit_wait", [TSC_NET_SYMBOL_ERROR] = "symbol_error",
+        [TSC_NET_LINK_DOWNED] = "link_downed", [TSC_NET_LINK_RECOVERY] = "link_error_recovery",
+        [TSC_NET_RCV_ERRORS] = "port_rcv_errors", [TSC_NET_STATE] = "state",
+        [TSC_NET_RATE_MBPS] = "rate_mbps",
+    };
+    return LOOKUP(t, counter);
 }
 
 const char *tsr_task_role_name(uint8_t role)

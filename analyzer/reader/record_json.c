@@ -310,6 +310,31 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
     case TSC_EV_PROC_FAULTS:
         tsa_json_add_u64(o, "major_faults", e->val);
         return 0;
+    case TSC_EV_SCHED_WAIT:
+        tsa_json_add_u64(o, "runqueue_wait_ns", e->val);
+        return 0;
+    case TSC_EV_SCHED_RUN:
+        tsa_json_add_u64(o, "on_cpu_ns", e->val);
+        return 0;
+    case TSC_EV_CPU_THROTTLE:
+        tsa_json_add_u64(o, "throttled_ns", e->val);
+        tsa_json_add_u64(o, "throttled_periods", e->desc_id);
+        tsa_json_add_u64(o, "cgroup_version", e->flags == 1 ? 1 : 2);
+        return 0;
+    case TSC_EV_NET_COUNTER: {
+        const char *port;
+        size_t len;
+        if (tsr_decode_string(e->desc, &port, &len))
+            return -1;
+        char buf[96];
+        size_t l = len < sizeof buf - 1 ? len : sizeof buf - 1;
+        memcpy(buf, port, l);
+        buf[l] = 0;
+        tsr_json_add_text(o, "port", buf);
+        add_name(o, "counter", tsr_net_counter_name(e->aux), e->aux);
+        tsa_json_add_u64(o, "value", e->val);
+        return 0;
+    }
     case TSC_EV_MEM_ALLOC:
     case TSC_EV_MEM_FREE:
     case TSC_EV_MEM_POOL:

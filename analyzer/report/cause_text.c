@@ -19,7 +19,7 @@ void tsa_cause_print(FILE *out, const tsa_cause_result *r)
             fprintf(out, "    cause unknown: no recorded figure explains it\n");
         for (size_t k = 0; k < b->n_causes; k++) {
             const tsa_cause *c = &b->causes[k];
-            fprintf(out, "    %zu. %-7s explains %.3f ms per step (%.0f%%): %s\n", k + 1,
+            fprintf(out, "    %zu. %-10s explains %.3f ms per step (%.0f%%): %s\n", k + 1,
                     tsa_cause_kind_name(c->kind), (double)c->explained_ns / 1e6, 100 * c->share,
                     c->evidence);
             fprintf(out, "       fix: %s\n", c->fix);

@@ -18,6 +18,9 @@
 #include "load/dup_ranks.h"
 #include "gen_run.h"
 #include "load/job_build.h"
+#include "load/rank_strings.h"
+#include "load/rank_telemetry.h"
+#include "tsc_format.h"
 #include "load/share_pack.h"
 #include "mpi/stage_pack.h"
 #include "driver/analyze.h"
@@ -219,6 +222,53 @@ static void test_same_report_split_over_hosts(void **state)
 
 /* A host whose request is malformed answers "failed", and process 0
  * refuses that answer. */
+/* A rank's telemetry crosses with it: the format 1.4 run-queue, throttling
+ * and port samples, the port's name among the strings sent. */
+static void test_telemetry_travels(void **state)
+{
+    (void)state;
+    tsa_job *job = tsa_job_new("/nowhere");
+    assert_non_null(job);
+    tsa_rank *r = tsa_job_add_rank(job);
+    assert_non_null(r);
+    r->rank = 3;
+    static const char port[] = "mlx5_0:1";
+    for (uint64_t k = 1; k <= 3; k++) {
+        uint64_t t = 1795000000000000000ull + k * 1000000;
+        assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_SCHED_WAIT, 0, 0, 0, t, 10 * k, 0, 0,
+                                                NULL, 0), 0);
+        assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_SCHED_RUN, 0, 0, 0, t, 20 * k, 0, 0,
+                                                NULL, 0), 0);
+        assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_CPU_THROTTLE, 2, 0, (uint32_t)k, t,
+                                                30 * k, 0, 0, NULL, 0), 0);
+        assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_NET_COUNTER, 0, TSC_NET_SYMBOL_ERROR, 7,
+                                                t, 40 * k, 0, 0, port, sizeof port - 1), 0);
+    }
+    tsa_pack_buf b = {0};
+    assert_int_equal(tsa_share_pack(job, 0, 1, &b), 0);
+    tsa_job *back = tsa_job_new("/nowhere");
+    assert_non_null(back);
+    assert_int_equal(tsa_share_unpack(b.data, b.len, back), 0);
+    assert_int_equal(back->n_ranks, 1);
+    const struct tsa_telemetry *t = back->ranks[0].telemetry;
+    assert_non_null(t);
+    assert_int_equal(t->n_sched_wait, 3);
+    assert_int_equal(t->sched_wait[2].value, 30);
+    assert_int_equal(t->n_sched_run, 3);
+    assert_int_equal(t->sched_run[1].value, 40);
+    assert_int_equal(t->n_throttled, 3);
+    assert_int_equal(t->throttled[2].value, 90);
+    assert_int_equal(t->throttled_periods[2].value, 3);
+    assert_int_equal(t->n_net, 3);
+    assert_int_equal(t->net[1].value, 80);
+    assert_int_equal(t->net[1].counter, TSC_NET_SYMBOL_ERROR);
+    assert_string_equal(tsa_rank_string(&back->ranks[0], t->net[1].port), port);
+    refuses_damaged(&b, "/nowhere");
+    tsa_pack_buf_free(&b);
+    tsa_job_free(back);
+    tsa_job_free(job);
+}
+
 static void test_failed_stage_is_refused(void **state)
 {
     (void)state;
@@ -242,6 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_report_split_over_hosts),
         cmocka_unit_test(test_failed_stage_is_refused),
+        cmocka_unit_test(test_telemetry_travels),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -3,7 +3,9 @@
  * a rank pinned to one CPU with two stray busy threads is named by
  * HOST.CPU_OVERSUBSCRIBED; a rank whose (fake) GPU reports thermal
  * slowdown is named by HW.THROTTLE, and its straggler finding (when the
- * loaded machine lets the 12 ms show) cites it.
+ * loaded machine lets the 12 ms show) cites it.  The balanced run also
+ * samples a fake sysfs tree (TSCOPE_SYSFS_ROOT): one InfiniBand port and
+ * the cgroup's cpu.stat, and the main thread's schedstat.
  * Skips (exit 77) when the test bed, the preload or the fake NVML is not
  * built. */
 #include <setjmp.h>
@@ -18,9 +20,11 @@
 
 #include "model/analysis.h"
 #include "load/job_load.h"
+#include "load/rank_strings.h"
 #include "load/rank_telemetry.h"
 #include "driver/analyze.h"
 #include "report/report.h"
+#include "tb_sysfs.h"
 
 static const char *tool(const char *name)
 {
@@ -78,12 +82,38 @@ static size_t count_prefix(const tsa_analysis *a, const char *prefix, int rank)
     return n;
 }
 
+/* A sysfs tree with one port (counters that never move) and the cpu.stat
+ * of this process's cgroup v2 group; returns 1 when it has the latter
+ * (a host whose /proc/self/cgroup names no v2 group has none). */
+static int fake_sysfs(const char *root)
+{
+    char rel[600];
+    assert_int_equal(tb_sysfs_port(root, "7\n"), 0);
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[512];
+    int v2 = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::/", 4)) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(rel, sizeof rel, "fs/cgroup%s/cpu.stat", strcmp(line + 3, "/") ? line + 3 : "");
+            assert_int_equal(
+                tb_sysfs_put(root, rel, "nr_periods 9\nnr_throttled 2\nthrottled_usec 1500\n"), 0);
+            v2 = 1;
+        }
+    if (f)
+        fclose(f);
+    return v2;
+}
+
 static void test_balanced_no_finding(void **state)
 {
     (void)state;
-    char dir[256];
+    char dir[256], sys[300], env[400];
     tsa_job *job;
-    tsa_analysis *a = run_job("bal", 1, "", "--compute-us 10000 --spin", &job, dir, sizeof dir);
+    snprintf(sys, sizeof sys, "/tmp/tsa_tm_sys_%d", (int)getpid());
+    int have_cgroup = fake_sysfs(sys);
+    snprintf(env, sizeof env, "TSCOPE_SYSFS_ROOT=%s", sys);
+    tsa_analysis *a = run_job("bal", 1, env, "--compute-us 10000 --spin", &job, dir, sizeof dir);
     assert_int_equal(count_prefix(a, "HOST.", -2), 0);
     assert_int_equal(count_prefix(a, "HW.", -2), 0);
     for (size_t i = 0; i < a->n_ranks; i++) {
@@ -111,8 +141,38 @@ static void test_balanced_no_finding(void **state)
                                       a->ranks[i].window_end_ns) >= 0);
         assert_true(tsa_counter_delta(tm->faults, tm->n_faults, a->ranks[i].window_start_ns,
                                       a->ranks[i].window_end_ns) >= 0);
+        /* format 1.4: the main thread's schedstat (a spinning rank runs
+         * for most of the window), the cgroup's cpu.stat, the port */
+        assert_true(tm->n_sched_wait >= 1 && tm->n_sched_run >= 2);
+        double run = tsa_counter_delta(tm->sched_run, tm->n_sched_run,
+                                       a->ranks[i].window_start_ns, a->ranks[i].window_end_ns);
+        assert_true(run > 0.05 * (double)(a->ranks[i].window_end_ns - a->ranks[i].window_start_ns));
+        if (have_cgroup) {
+            assert_int_equal(tm->cpu_stat, 1);
+            assert_int_equal(tm->n_throttled, 1);   /* written once: it never moved */
+            assert_int_equal(tm->throttled[0].value, 1500000);
+            assert_int_equal(tm->throttled_periods[0].value, 2);
+        }
+        assert_int_equal(tm->net_ports, 1);
+        assert_int_equal(tm->n_net, 7);               /* each value once: none moved */
+        assert_string_equal(tsa_rank_string(&job->ranks[i], tm->net[0].port), "mlx5_0:1");
+        tsa_net_window n;
+        tsa_net_window_of(&job->ranks[i], a->ranks[i].window_start_ns, a->ranks[i].window_end_ns,
+                          &n);
+        assert_true(n.have);
+        assert_int_equal(n.ports, 1);
+        assert_int_equal(n.errors_new, 0);
+        assert_int_equal(n.rate_min_mbps, 100000);
+        assert_false(n.not_active);
+        /* GPU health: the fake's 4 NVLink links all active, no errors */
+        assert_int_equal(g.nvlink_links, 4);
+        assert_int_equal(g.nvlink_active_min, 4);
+        assert_int_equal(g.nvlink_replays_new + g.nvlink_crc_new + g.retired_pages, 0);
     }
     done(a, job, dir);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", sys);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void test_pinned_burner_named(void **state)

@@ -79,6 +79,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.nvml_ms, 100);
     assert_int_equal(c.hang_s, 0); /* the hang watchdog is off by default */
     assert_string_equal(c.out_dir, "./tscope_out");
+    assert_string_equal(c.sysfs_root, "/sys");
 }
 
 /* TSCOPE_NVML_MS: 0 is "off", 1-9 are raised to 10, garbage warns. */
@@ -106,11 +107,12 @@ static void test_valid_values(void **state)
     static const char *const env[] = {
         "TSCOPE_DISABLE", "yes", "TSCOPE_QUIET", "0", "TSCOPE_BUFFER_KB", "64",
         "TSCOPE_MAX_THREADS", "8", "TSCOPE_FLUSH_MS", "250", "TSCOPE_OUT", "/scratch/t",
-        "TSCOPE_HANG_S", "600", NULL};
+        "TSCOPE_HANG_S", "600", "TSCOPE_SYSFS_ROOT", "/tmp/fake-sys", NULL};
     fake_env = env;
     warnings = 0;
     tsc_config c;
     assert_int_equal(tsc_config_load(&c, fake_getenv, count_warn), 0);
+    assert_string_equal(c.sysfs_root, "/tmp/fake-sys");
     assert_int_equal(c.disabled, 1);
     assert_int_equal(c.buffer_kb, 64);
     assert_int_equal(c.max_threads, 8);
@@ -124,12 +126,14 @@ static void test_garbage_falls_back_with_one_warning_each(void **state)
     (void)state;
     static const char *const env[] = {
         "TSCOPE_DISABLE", "perhaps", "TSCOPE_BUFFER_KB", "lots", "TSCOPE_MAX_THREADS", "0",
-        "TSCOPE_FLUSH_MS", "5", "TSCOPE_OUT", "", "TSCOPE_HANG_S", "-1", NULL};
+        "TSCOPE_FLUSH_MS", "5", "TSCOPE_OUT", "", "TSCOPE_HANG_S", "-1",
+        "TSCOPE_SYSFS_ROOT", "", NULL};
     fake_env = env;
     warnings = 0;
     tsc_config c;
-    assert_int_equal(tsc_config_load(&c, fake_getenv, count_warn), 6);
-    assert_int_equal(warnings, 6);
+    assert_int_equal(tsc_config_load(&c, fake_getenv, count_warn), 7);
+    assert_int_equal(warnings, 7);
+    assert_string_equal(c.sysfs_root, "/sys");
     assert_int_equal(c.hang_s, 0);
     assert_int_equal(c.disabled, 0);
     assert_int_equal(c.buffer_kb, 1024);

@@ -373,6 +373,28 @@ EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void *
 
 /* ------------------------------------------------------ copies, memset */
 
+/* A positive number from the environment, else dflt; read once. */
+static double env_positive(const char *name, double dflt, double *cache)
+{
+    if (*cache <= 0) {
+        const char *s = getenv(name);
+        *cache = s && atof(s) > 0 ? atof(s) : dflt;
+    }
+    return *cache;
+}
+
+/* ns a copy of `bytes` takes: a fixed start-up, then the bytes at the
+ * link's rate (STANDIN_COPY_BYTES_PER_US, default 25 GB/s), times
+ * STANDIN_COPY_FACTOR (a process whose link is slower; read at its first
+ * copy, so a job may set it for one rank). */
+static uint64_t copy_ns(size_t bytes)
+{
+    static double rate, factor;
+    double per_us = env_positive("STANDIN_COPY_BYTES_PER_US", SIM_COPY_BYTES_PER_US, &rate);
+    return (uint64_t)((1000 + (double)bytes * 1000 / per_us) *
+                      env_positive("STANDIN_COPY_FACTOR", 1, &factor));
+}
+
 static CUresult copy(sim_call *c, void *dst, const void *src, size_t bytes, CUstream hs,
                      uint8_t copy_kind)
 {
@@ -386,7 +408,7 @@ static CUresult copy(sim_call *c, void *dst, const void *src, size_t bytes, CUst
                                                               : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
     w.dst_kind = copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE
                                                               : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-    sim_gpu_place(s, 1000 + bytes * 1000 / SIM_COPY_BYTES_PER_US / 1000, &w);
+    sim_gpu_place(s, copy_ns(bytes), &w);
     report_work(&w);
     return leave(c, CUDA_SUCCESS);
 }

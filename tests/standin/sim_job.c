@@ -8,7 +8,9 @@
  * and a device synchronisation.  Options add a CUDA graph replayed every
  * step, a burst of
  * launches, user and NCCL NVTX ranges, and a second CUPTI client that
- * starts at a given step.  Run it under tsc-testbed-launch for several
+ * starts at a given step.  --copy-factor F: the slow rank's copies take F
+ * times longer (its link to the device is slower); --batch-bytes B: the
+ * step's H2D copy.  Run it under tsc-testbed-launch for several
  * ranks.  --truth FILE: what the job did, as key=value lines, to compare
  * with what tscope recorded.
  */
@@ -54,6 +56,8 @@ typedef struct options {
     long launch_gap_us;
     long load_us;          /* every rank sleeps this long before each step's batch copy:
                             * waiting for data, the GPU idle */
+    double copy_factor;    /* the slow rank's copies take this many times longer */
+    size_t batch_bytes;    /* the step's H2D copy (default 64 KiB) */
 } options;
 
 typedef struct tally {
@@ -81,10 +85,12 @@ static int parse(options *o, int argc, char **argv)
         {"kineto-clock", 0, 0, 'c'}, {"kernel-ns", 1, 0, 'd'}, {"truth", 1, 0, 't'},
         {"slow-rank", 1, 0, 'r'}, {"kernel-factor", 1, 0, 'f'}, {"extra-launches", 1, 0, 'x'},
         {"launch-gap-us", 1, 0, 'L'}, {"sync-first", 0, 0, 'S'},
-        {"idle-us", 1, 0, 'I'}, {"load-us", 1, 0, 'l'},
+        {"idle-us", 1, 0, 'I'}, {"load-us", 1, 0, 'l'}, {"copy-factor", 1, 0, 'C'},
+        {"batch-bytes", 1, 0, 'B'},
         {0, 0, 0, 0}};
     *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
-                   .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1};
+                   .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1, .copy_factor = 1,
+                   .batch_bytes = 1 << 16};
     int c;
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
         switch (c) {
@@ -109,6 +115,8 @@ static int parse(options *o, int argc, char **argv)
         case 'S': o->sync_first = 1; break;
         case 'I': o->idle_us = atol(optarg); break;
         case 'l': o->load_us = atol(optarg); break;
+        case 'C': o->copy_factor = strtod(optarg, NULL); break;
+        case 'B': o->batch_bytes = strtoull(optarg, NULL, 10); break;
         default: return -1;
         }
     }
@@ -263,7 +271,8 @@ int main(int argc, char **argv)
                         "[--nvtx] [--kineto-at STEP] "
                         "[--kineto-v1] [--kineto-clock] [--kernel-ns NS] [--truth FILE] "
                         "[--slow-rank R [--kernel-factor F] [--extra-launches N] "
-                        "[--launch-gap-us US] [--idle-us US]] [--sync-first] [--load-us US]\n");
+                        "[--launch-gap-us US] [--idle-us US] [--copy-factor F]] "
+                        "[--batch-bytes B] [--sync-first] [--load-us US]\n");
         return 2;
     }
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
@@ -290,7 +299,13 @@ int main(int argc, char **argv)
     if (cuMemCreate(&segment, 256ull << 20, &prop, 0) != CUDA_SUCCESS)
         return 3;
 
-    enum { N = 64, BATCH = 1 << 16 };
+    enum { N = 64 };
+    size_t BATCH = o.batch_bytes ? o.batch_bytes : 1;
+    /* the slow rank's link to its device: the stand-in reads this at the
+     * first copy */
+    char factor[32];
+    snprintf(factor, sizeof factor, "%g", rank == o.slow_rank ? o.copy_factor : 1.0);
+    setenv("STANDIN_COPY_FACTOR", factor, 1);
     float *A, *B, *C, *grad, *dev_batch;
     cudaMalloc((void **)&A, N * N * 4);
     cudaMalloc((void **)&B, N * N * 4);

@@ -1,11 +1,13 @@
 /* tsc-testbed-launch: a small stand-in for torchrun on one node.
  *
- *   tsc-testbed-launch -n N [--run-id ID] [--rdzv DIR] [--] PROGRAM ARGS...
+ *   tsc-testbed-launch -n N [--run-id ID] [--rdzv DIR] [--env R:VAR=VALUE]...
+ *                      [--] PROGRAM ARGS...
  *
  * Starts N copies of PROGRAM with torchrun's environment (RANK, LOCAL_RANK,
  * WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT,
  * TORCHELASTIC_RUN_ID, ...) plus TSC_TESTBED_RDZV, a directory the ranks
- * use to exchange NCCL ids.  Like torchrun it stops the other ranks when
+ * use to exchange NCCL ids; --env sets VAR for rank R only (a fault on one
+ * rank's "host", such as its own fake sysfs tree).  Like torchrun it stops the other ranks when
  * one fails, forwards SIGTERM/SIGINT to all ranks, and exits non-zero if
  * any rank failed; when it was itself told to stop by a signal it ends by
  * that signal once the ranks are gone.  It never loads NCCL. */
@@ -25,8 +27,23 @@ typedef struct child { pid_t pid; int status; int done; } child;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tsc-testbed-launch -n N [--run-id ID] [--rdzv DIR] [--] "
-               "PROGRAM [ARGS...]\n");
+    fprintf(f, "usage: tsc-testbed-launch -n N [--run-id ID] [--rdzv DIR] "
+               "[--env R:VAR=VALUE]... [--] PROGRAM [ARGS...]\n");
+}
+
+/* --env R:VAR=VALUE: variables for one rank only. */
+#define MAX_RANK_ENV 16
+static struct { int rank; const char *kv; } g_env[MAX_RANK_ENV];
+static int g_n_env;
+
+static int add_rank_env(const char *arg)
+{
+    char *colon = strchr(arg, ':');
+    if (!colon || colon == arg || !strchr(colon + 1, '=') || g_n_env == MAX_RANK_ENV)
+        return -1;
+    g_env[g_n_env].rank = atoi(arg);
+    g_env[g_n_env++].kv = colon + 1;
+    return 0;
 }
 
 static void setenv_int(const char *k, long v)
@@ -57,6 +74,9 @@ static pid_t start_rank(int rank, int n, const char *run_id, const char *rdzv, c
         setenv("MASTER_PORT", "29500", 1);
     setenv("TORCHELASTIC_RUN_ID", run_id, 1);
     setenv("TSC_TESTBED_RDZV", rdzv, 1);
+    for (int i = 0; i < g_n_env; i++)
+        if (g_env[i].rank == rank)
+            putenv((char *)g_env[i].kv);   /* argv outlives the exec */
     execvp(argv[0], argv);
     fprintf(stderr, "tsc-testbed-launch: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -86,7 +106,7 @@ int main(int argc, char **argv)
     const char *rdzv = NULL;
     static const struct option lo[] = {
         {"nproc", 1, 0, 'n'}, {"run-id", 1, 0, 'r'}, {"rdzv", 1, 0, 'd'},
-        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"env", 1, 0, 'e'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     /* '+': stop at the program name so its options stay its own. */
     while ((c = getopt_long(argc, argv, "+n:h", lo, NULL)) != -1) {
@@ -94,6 +114,12 @@ int main(int argc, char **argv)
         case 'n': n = atoi(optarg); break;
         case 'r': run_id = optarg; break;
         case 'd': rdzv = optarg; break;
+        case 'e':
+            if (add_rank_env(optarg)) {
+                usage(stderr);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,9 +96,30 @@ static void add_ns(struct timespec *t, long long ns)
     }
 }
 
+/* Spins until clock clk reads until. */
+static void spin_until(clockid_t clk, const struct timespec *until)
+{
+    struct timespec now;
+    do
+        clock_gettime(clk, &now);
+    while (now.tv_sec < until->tv_sec ||
+           (now.tv_sec == until->tv_sec && now.tv_nsec < until->tv_nsec));
+}
+
+/* Spins until the calling thread has used ns more of CPU time. */
+static void use_cpu(long long ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &until);
+    add_ns(&until, ns);
+    spin_until(CLOCK_THREAD_CPUTIME_ID, &until);
+}
+
 /* Deterministic duration: absolute deadlines do not accumulate drift. */
 static void compute(int rank, int step)
 {
+    if (opt.cpu_us > 0)
+        use_cpu(opt.cpu_us * 1000LL);   /* --cpu-us: the same on every rank */
     long long ns = opt.compute_us * 1000LL;
     if (tb_is_slow(&opt, rank, step))
         ns = (long long)((double)ns * opt.slow_factor) + opt.slow_ms * 1000000LL;
@@ -106,7 +128,7 @@ static void compute(int rank, int step)
     /* --cpu-work counts the thread's own CPU time: a fixed amount of work
      * that CPU contention stretches, as real compute on the host is. */
     clockid_t clk = opt.spin == 2 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
-    struct timespec until, now;
+    struct timespec until;
     clock_gettime(clk, &until);
     add_ns(&until, ns);
     if (!opt.spin) {
@@ -114,10 +136,7 @@ static void compute(int rank, int step)
             ;
         return;
     }
-    do
-        clock_gettime(clk, &now);
-    while (now.tv_sec < until.tv_sec ||
-           (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec));
+    spin_until(clk, &until);
 }
 
 /* A stray busy thread (--burn-threads): spins until the process exits. */
@@ -142,6 +161,8 @@ static void host_faults(int rank)
         if (sched_setaffinity(0, sizeof set, &set) != 0)
             perror("tsc-testbed-rank: sched_setaffinity");
     }
+    if (rank == opt.nice_rank && setpriority(PRIO_PROCESS, 0, opt.nice) != 0)
+        perror("tsc-testbed-rank: setpriority");
     for (int i = 0; rank == opt.burn_rank && i < opt.burn_threads; i++) {
         pthread_t th;
         if (pthread_create(&th, NULL, burner_main, NULL) == 0)

@@ -83,7 +83,7 @@ int tb_is_slow(const tb_options *o, int rank, int step)
 enum { O_STEPS = 1, O_COMPUTE, O_SPIN, O_BUCKETS, O_GROUPED, O_FSDP, O_RING, O_BCAST,
        O_NOEXTRAS, O_SLOWR, O_SLOWF, O_SLOWMS, O_THREADS, O_TBYTES, O_FORK, O_MARK,
        O_EXPECT, O_SLOWSTEPS, O_FAIL, O_STOP, O_DESYNC, O_BURN, O_PIN, O_CPUWORK, O_UPSTREAM,
-       O_USR2, O_TERMEXIT, O_HELP };
+       O_USR2, O_TERMEXIT, O_CPUUS, O_NICE, O_HELP };
 
 static const struct option longopts[] = {
     {"steps", 1, 0, O_STEPS}, {"compute-us", 1, 0, O_COMPUTE}, {"spin", 0, 0, O_SPIN},
@@ -96,7 +96,8 @@ static const struct option longopts[] = {
     {"expect", 1, 0, O_EXPECT}, {"fail-at", 1, 0, O_FAIL}, {"stop-at", 1, 0, O_STOP},
     {"desync-at", 1, 0, O_DESYNC}, {"burn-threads", 1, 0, O_BURN},
     {"pin-cpu", 1, 0, O_PIN}, {"cpu-work", 0, 0, O_CPUWORK}, {"upstream", 1, 0, O_UPSTREAM},
-    {"usr2-count", 0, 0, O_USR2}, {"term-exit", 1, 0, O_TERMEXIT}, {"help", 0, 0, O_HELP},
+    {"usr2-count", 0, 0, O_USR2}, {"term-exit", 1, 0, O_TERMEXIT}, {"cpu-us", 1, 0, O_CPUUS},
+    {"nice", 1, 0, O_NICE}, {"help", 0, 0, O_HELP},
     {0, 0, 0, 0},
 };
 
@@ -107,6 +108,8 @@ static void usage(FILE *f)
             "       LOCAL_RANK, TSC_TESTBED_RDZV from the environment)\n"
             "  --steps N  --compute-us US  --spin | --cpu-work (US of the main thread's\n"
             "      CPU time: contention stretches it)\n"
+            "  --cpu-us US (before the compute, US of the main thread's CPU time on every\n"
+            "      rank: a mostly sleeping step with a little CPU work)\n"
             "  --buckets 256K,64K,4K  --grouped-buckets N\n"
             "  --fsdp-bytes B  --ring-bytes B  --bcast-bytes B  --no-extras\n"
             "  --slow-ranks 1,3 --slow-factor F | --slow-ms MS  [--slow-steps A-B: only\n"
@@ -120,6 +123,8 @@ static void usage(FILE *f)
             "  --desync-at RANK:STEP (that rank calls AllGather where the others AllReduce)\n"
             "  --burn-threads RANK:N (that rank runs N busy threads)\n"
             "  --pin-cpu RANK:CPU (that rank pins itself to one CPU, like taskset)\n"
+            "  --nice RANK:N (that rank lowers its priority to nice N, like nice -n N: a busy\n"
+            "      process on its CPU then takes most of it)\n"
             "  --upstream RANK:FROM (that rank receives from FROM in every step before its\n"
             "      compute; FROM sends after its own: RANK waits on its upstream rank)\n"
             "  --usr2-count (count SIGUSR2 in a handler; 'rank R got N SIGUSR2' at the end)\n"
@@ -164,6 +169,7 @@ static int apply(tb_options *o, int id, const char *arg)
         return end == arg || *end || !(o->slow_factor > 0) ? -1 : 0;
     }
     case O_SLOWMS: o->slow_ms = parse_count(arg); return o->slow_ms < 0 ? -1 : 0;
+    case O_CPUUS: o->cpu_us = parse_count(arg); return o->cpu_us < 0 ? -1 : 0;
     case O_SLOWSTEPS:
         return sscanf(arg, "%d-%d", &o->slow_from, &o->slow_to) != 2 || o->slow_from < 0 ||
                        o->slow_to < o->slow_from
@@ -213,6 +219,11 @@ static int apply(tb_options *o, int id, const char *arg)
             o->pin_cpu < 0 || o->pin_cpu >= 1024)
             return -1;
         return 0;
+    case O_NICE:
+        if (sscanf(arg, "%d:%d", &o->nice_rank, &o->nice) != 2 || o->nice_rank < 0 ||
+            o->nice < 0 || o->nice > 19)
+            return -1;
+        return 0;
     case O_UPSTREAM:
         if (sscanf(arg, "%d:%d", &o->up_rank, &o->up_from) != 2 || o->up_rank < 0 ||
             o->up_from < 0 || o->up_rank == o->up_from)
@@ -251,6 +262,7 @@ int tb_parse_options(tb_options *o, int argc, char **argv)
     o->desync_rank = o->desync_step = -1;
     o->burn_rank = -1;
     o->pin_rank = -1;
+    o->nice_rank = -1;
     o->up_rank = o->up_from = -1;
     o->term_exit = -1;
 

@@ -12,6 +12,7 @@
 typedef struct tb_options {
     int steps;
     long compute_us;           /* per step, per rank */
+    long cpu_us;               /* before it, this much of the main thread's CPU time (--cpu-us) */
     int spin;                  /* busy-wait instead of sleeping; 2: until the main
                                 * thread has used compute_us of CPU (--cpu-work) */
     size_t buckets[TB_MAX_BUCKETS]; /* gradient bucket sizes in bytes (float32) */
@@ -42,6 +43,7 @@ typedef struct tb_options {
                                    * the step's first AllReduce, -1: never */
     int burn_rank, burn_threads; /* that rank runs N busy threads (-1: none) */
     int pin_rank, pin_cpu;     /* that rank pins itself to one CPU (-1: none) */
+    int nice_rank, nice;       /* that rank runs at this nice value (-1: none) */
     int up_rank, up_from;      /* that rank waits each step, before its compute, for a
                                 * message from up_from, sent after up_from's compute: a
                                 * pipeline-style dependency on an upstream rank (-1: none) */

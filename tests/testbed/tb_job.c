@@ -16,6 +16,8 @@ int tb_run_job(const tb_job *job, tb_result *r)
     argv[a++] = tb_tool("LAUNCH");
     argv[a++] = "-n";
     argv[a++] = nbuf;
+    for (size_t i = 0; job->launch_args && job->launch_args[i] && a < 40; i++)
+        argv[a++] = job->launch_args[i];
     argv[a++] = "--";
     argv[a++] = tb_tool("RANK");
     if (job->expect_prefix) {

@@ -14,6 +14,7 @@ typedef struct tb_job {
     int with_preload;
     const char *const *rank_args; /* extra tsc-testbed-rank options, NULL-terminated */
     const char *const *env;     /* extra environment, NULL-terminated */
+    const char *const *launch_args; /* extra launcher options (--env R:K=V), NULL-terminated */
     int timeout_s;
     int (*hook)(int pid, void *arg); /* see tb_run_with */
     void *hook_arg;

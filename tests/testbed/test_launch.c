@@ -88,6 +88,27 @@ static void test_every_rank_gets_torchrun_environment(void **state)
     tb_result_free(&r);
 }
 
+/* --env R:VAR=VALUE reaches rank R only; a malformed one is refused. */
+static void test_env_for_one_rank(void **state)
+{
+    (void)state;
+    const char *argv[] = {tb_tool("LAUNCH"), "-n", "3", "--env", "1:TB_ONLY=one", "--env",
+                          "2:TB_ONLY=two", "--", "/bin/sh", "-c",
+                          "echo r$RANK=${TB_ONLY:-none}", NULL};
+    tb_result r;
+    launch(argv, &r);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    assert_int_equal(count(r.out, "r0=none"), 1);
+    assert_int_equal(count(r.out, "r1=one"), 1);
+    assert_int_equal(count(r.out, "r2=two"), 1);
+    tb_result_free(&r);
+    const char *bad[] = {tb_tool("LAUNCH"), "-n", "2", "--env", "1:NOEQUALS", "--", "/bin/true",
+                         NULL};
+    launch(bad, &r);
+    assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2);
+    tb_result_free(&r);
+}
+
 static void test_given_run_id_is_kept(void **state)
 {
     (void)state;
@@ -168,6 +189,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_rank_gets_torchrun_environment),
         cmocka_unit_test(test_given_run_id_is_kept),
+        cmocka_unit_test(test_env_for_one_rank),
         cmocka_unit_test(test_failing_rank_fails_the_job),
         cmocka_unit_test(test_signal_is_forwarded_and_reraised),
         cmocka_unit_test(test_bad_usage),

@@ -48,10 +48,14 @@ static void test_host_faults(void **state)
     (void)state;
     tb_options o;
     setenv("TSC_TESTBED_PIN_CPU", "3:1", 1);
-    const char *argv[] = {"rank", "--burn-threads", "2:4", NULL};
-    int rc = parse(&o, 3, argv);
+    const char *argv[] = {"rank", "--burn-threads", "2:4", "--nice", "3:10", "--cpu-us", "1500",
+                          NULL};
+    int rc = parse(&o, 7, argv);
     unsetenv("TSC_TESTBED_PIN_CPU");
     assert_int_equal(rc, 0);
+    assert_int_equal(o.nice_rank, 3);
+    assert_int_equal(o.nice, 10);
+    assert_int_equal(o.cpu_us, 1500);
     assert_int_equal(o.burn_rank, 2);
     assert_int_equal(o.burn_threads, 4);
     assert_int_equal(o.pin_rank, 3);
@@ -128,7 +132,8 @@ static void test_garbage_is_refused(void **state)
         {"rank", "--fail-at", "3"},  {"rank", "--mark-after", "5"},
         {"rank", "--compute-us", "-1"}, {"rank", "--nope", "1"},
         {"rank", "--burn-threads", "1:17"}, {"rank", "--burn-threads", "1"},
-        {"rank", "--pin-cpu", "-1:0"},
+        {"rank", "--pin-cpu", "-1:0"}, {"rank", "--nice", "1:20"}, {"rank", "--nice", "1"},
+        {"rank", "--cpu-us", "-5"},
         {"rank", "--fail-at", "1:2:300"}, {"rank", "--stop-at", "1"},
         {"rank", "--desync-at", "x"},
     };

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "host_proc.h"
+#include "net_ports.h"
 #include "nvml_api.h"
 
 static void test_task_stat(void **state)
@@ -46,6 +47,51 @@ static void test_task_stat(void **state)
     assert_int_equal(tsc_task_role("python", 1), TSC_TASK_MAIN);
     assert_int_equal(tsc_task_role("tscope-writer", 0), TSC_TASK_TSCOPE);
     assert_int_equal(tsc_task_role("burner", 0), TSC_TASK_OTHER);
+}
+
+/* Contention read directly: schedstat's wait, cpu.stat's throttled time
+ * in both cgroup versions' units. */
+static void test_contention_text(void **state)
+{
+    (void)state;
+    uint64_t run = 0, wait = 0;
+    assert_int_equal(tsc_parse_schedstat("187903158 366752823 474\n", &run, &wait), 0);
+    assert_int_equal(run, 187903158);
+    assert_int_equal(wait, 366752823);
+    assert_int_equal(tsc_parse_schedstat("12\n", &run, &wait), -1);
+    assert_int_equal(tsc_parse_schedstat("", &run, &wait), -1);
+    uint64_t periods = 0, ns = 0;
+    const char *v2 = "usage_usec 489568965\nuser_usec 1\nsystem_usec 2\nnr_periods 40\n"
+                     "nr_throttled 12\nthrottled_usec 3500\nnr_bursts 0\n";
+    assert_int_equal(tsc_parse_cpu_stat(v2, &periods, &ns), 0);
+    assert_int_equal(periods, 12);
+    assert_int_equal(ns, 3500000);      /* usec -> ns */
+    const char *v1 = "nr_periods 40\nnr_throttled 7\nthrottled_time 2500000\n";
+    assert_int_equal(tsc_parse_cpu_stat(v1, &periods, &ns), 0);
+    assert_int_equal(periods, 7);
+    assert_int_equal(ns, 2500000);      /* already ns */
+    /* "throttled_usec_x" is not "throttled_usec" */
+    assert_int_equal(tsc_parse_cpu_stat("nr_throttled 1\nthrottled_usec_x 9\n", &periods, &ns),
+                     -1);
+    assert_int_equal(tsc_parse_cpu_stat("usage_usec 5\n", &periods, &ns), -1);
+}
+
+/* InfiniBand port state and rate as sysfs writes them. */
+static void test_ib_text(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    assert_int_equal(tsc_parse_ib_state("4: ACTIVE\n", &v), 0);
+    assert_int_equal(v, 4);
+    assert_int_equal(tsc_parse_ib_state("1: DOWN\n", &v), 0);
+    assert_int_equal(v, 1);
+    assert_int_equal(tsc_parse_ib_state("ACTIVE\n", &v), -1);
+    assert_int_equal(tsc_parse_ib_rate("100 Gb/sec (4X EDR)\n", &v), 0);
+    assert_int_equal(v, 100000);
+    assert_int_equal(tsc_parse_ib_rate("2.5 Gb/sec (1X SDR)\n", &v), 0);
+    assert_int_equal(v, 2500);
+    assert_int_equal(tsc_parse_ib_rate("fast\n", &v), -1);
+    assert_int_equal(tsc_parse_ib_rate("100 Mb/sec\n", &v), -1);
 }
 
 static void test_quota_text(void **state)
@@ -126,6 +172,30 @@ static void test_cgroup_tree(void **state)
     tsc_cgroup_cpu_limit(root, "4:memory:/x\n", &m, &src);
     assert_int_equal(m, 0);
     assert_string_equal(src, "none");
+    /* cpu.stat: where the limit is (v1 /slurm, not its child), else the
+     * process's own group */
+    mk(root, "/cpu,cpuacct/slurm/step");
+    put(root, "/cpu,cpuacct/slurm/cpu.stat", "nr_throttled 3\nthrottled_time 9\n");
+    put(root, "/cpu,cpuacct/slurm/step/cpu.stat", "nr_throttled 0\nthrottled_time 0\n");
+    char path[600], want[600];
+    int v1 = -1;
+    assert_int_equal(tsc_cgroup_cpu_stat_path(root, "4:cpu,cpuacct:/slurm/step\n", path,
+                                              sizeof path, &v1), 0);
+    snprintf(want, sizeof want, "%s/cpu,cpuacct/slurm/cpu.stat", root);
+    assert_string_equal(path, want);
+    assert_int_equal(v1, 1);
+    put(root, "/cpu.stat", "nr_throttled 0\nthrottled_usec 0\n");
+    assert_int_equal(tsc_cgroup_cpu_stat_path(root, "0::/job/step\n", path, sizeof path, &v1),
+                     -1);   /* the v2 group with the limit, /job, has no cpu.stat */
+    put(root, "/job/cpu.stat", "nr_throttled 0\nthrottled_usec 0\n");
+    assert_int_equal(tsc_cgroup_cpu_stat_path(root, "0::/job/step\n", path, sizeof path, &v1),
+                     0);
+    snprintf(want, sizeof want, "%s/job/cpu.stat", root);
+    assert_string_equal(path, want);
+    assert_int_equal(v1, 0);
+    assert_int_equal(tsc_cgroup_cpu_stat_path(root, "0::/\n", path, sizeof path, &v1), 0);
+    snprintf(want, sizeof want, "%s/cpu.stat", root);
+    assert_string_equal(path, want);   /* no limit: its own group's */
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);
@@ -141,6 +211,8 @@ static void test_nvml_decode(void **state)
     setenv("FAKE_NVML_THROTTLE_RANK", "3", 1);
     setenv("FAKE_NVML_PCIE_RANK", "3", 1);
     setenv("FAKE_NVML_XID_RANK", "3", 1);
+    setenv("FAKE_NVML_NVLINK_RANK", "3", 1);
+    setenv("FAKE_NVML_MEMORY_RANK", "3", 1);
     tsc_nvml *n = tsc_nvml_open(fake_lib, why, sizeof why);
     assert_non_null(n);
     char name[64];
@@ -151,7 +223,7 @@ static void test_nvml_decode(void **state)
     assert_int_equal(tsc_nvml_pick(n, 7, NULL, name, sizeof name), 0); /* out of range */
     assert_int_equal(tsc_nvml_max_sm_clock(n), 1980);
     tsc_gpu_sample s;
-    tsc_nvml_sample(n, &s);
+    tsc_nvml_sample(n, &s, 1);
     assert_int_equal(s.v[TSC_GPU_SM_CLOCK_MHZ], 1100);
     assert_int_equal(s.v[TSC_GPU_MEM_CLOCK_MHZ], 1593);
     assert_int_equal(s.v[TSC_GPU_POWER_MW], 450000);
@@ -169,19 +241,52 @@ static void test_nvml_decode(void **state)
     /* one XID 79 event, read without waiting */
     assert_int_equal(s.v[TSC_GPU_XID_EVENTS], 1);
     assert_int_equal(s.v[TSC_GPU_XID_LAST], 79);
-    /* The fake has no ECC entry point: that metric is absent, not 0. */
+    /* NVLink: 3 of 4 links up, link 0's error counters summed (CRC: flit
+     * and data) */
+    assert_int_equal(s.v[TSC_GPU_NVLINK_LINKS], 4);
+    assert_int_equal(s.v[TSC_GPU_NVLINK_ACTIVE], 3);
+    assert_int_equal(s.v[TSC_GPU_NVLINK_REPLAYS], 3);
+    assert_int_equal(s.v[TSC_GPU_NVLINK_RECOVERIES], 1);
+    assert_int_equal(s.v[TSC_GPU_NVLINK_CRC], 5);
+    /* memory: 2 retired pages (double-bit), one row remapped and pending,
+     * aggregate ECC counts */
+    assert_int_equal(s.v[TSC_GPU_RETIRED_PAGES], 2);
+    assert_int_equal(s.v[TSC_GPU_REMAP_UNCORRECTABLE], 1);
+    assert_int_equal(s.v[TSC_GPU_REMAP_CORRECTABLE], 0);
+    assert_int_equal(s.v[TSC_GPU_REMAP_STATE], 1);
+    assert_int_equal(s.v[TSC_GPU_ECC_UNCORRECTED_AGG], 1);
+    assert_int_equal(s.v[TSC_GPU_ECC_CORRECTED_AGG], 10);
+    /* The volatile ECC counter answers "not supported" and the pending
+     * retirement's entry point is missing: both metrics absent, not 0. */
     assert_false(s.have & (1u << TSC_GPU_ECC_UNCORRECTED));
-    assert_int_equal(s.have, ((1u << TSC_GPU_METRIC_COUNT) - 2) & ~(1u << TSC_GPU_ECC_UNCORRECTED));
+    assert_false(s.have & (1u << TSC_GPU_RETIRED_PENDING));
+    assert_int_equal(s.have, ((1u << TSC_GPU_METRIC_COUNT) - 2) &
+                                 ~(1u << TSC_GPU_ECC_UNCORRECTED) &
+                                 ~(1u << TSC_GPU_RETIRED_PENDING));
     setenv("RANK", "2", 1);
     tsc_gpu_sample t;
-    tsc_nvml_sample(n, &t);
+    tsc_nvml_sample(n, &t, 1);
     assert_int_equal(t.v[TSC_GPU_SM_CLOCK_MHZ], 1980);
     assert_int_equal(t.v[TSC_GPU_CLOCK_REASONS], 0);
     assert_int_equal(t.v[TSC_GPU_PCIE_WIDTH], 16);
     assert_int_equal(t.v[TSC_GPU_PCIE_REPLAYS], 7);   /* no new replays */
     assert_int_equal(t.v[TSC_GPU_XID_EVENTS], 1);      /* no new event */
     assert_int_equal(t.v[TSC_GPU_XID_LAST], 79);
+    assert_int_equal(t.v[TSC_GPU_NVLINK_ACTIVE], 4);
+    assert_int_equal(t.v[TSC_GPU_NVLINK_REPLAYS], 3);  /* no new errors */
+    assert_int_equal(t.v[TSC_GPU_RETIRED_PAGES], 0);
+    assert_int_equal(t.v[TSC_GPU_REMAP_STATE], 0);
+    assert_int_equal(t.v[TSC_GPU_ECC_UNCORRECTED_AGG], 1);
+    /* without the health counters (read at a slower pace) those are absent */
+    tsc_gpu_sample u;
+    tsc_nvml_sample(n, &u, 0);
+    assert_true(u.have & (1u << TSC_GPU_SM_CLOCK_MHZ));
+    assert_true(u.have & (1u << TSC_GPU_XID_EVENTS));
+    for (int m = TSC_GPU_NVLINK_ACTIVE; m < TSC_GPU_METRIC_COUNT; m++)
+        assert_false(u.have & (1u << m));
     tsc_nvml_close(n);
+    unsetenv("FAKE_NVML_NVLINK_RANK");
+    unsetenv("FAKE_NVML_MEMORY_RANK");
     unsetenv("FAKE_NVML_PCIE_RANK");
     unsetenv("FAKE_NVML_XID_RANK");
 
@@ -233,6 +338,7 @@ int main(void)
     snprintf(fake_lib, sizeof fake_lib, "%s/libnvidia-ml.so.1", dir ? dir : ".");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_task_stat), cmocka_unit_test(test_quota_text),
+        cmocka_unit_test(test_contention_text), cmocka_unit_test(test_ib_text),
         cmocka_unit_test(test_cgroup_tree), cmocka_unit_test(test_nvml_decode),
         cmocka_unit_test(test_gpu_changes),
     };

@@ -133,6 +133,7 @@ static void test_batch_end_to_end(void **state)
         if (!strcmp(type, "fleet_host")) {
             assert_string_equal(str(fleet[i], "host"), "bad9");
             assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fleet[i], "jobs")), 2);
+            assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fleet[i], "causes")), 2);
             assert_int_equal(cJSON_GetObjectItem(fleet[i], "job_count")->valueint, 2);
             host_line++;
         } else if (!strcmp(type, "fleet_job")) {
@@ -190,7 +191,7 @@ static void test_batch_end_to_end(void **state)
     /* table and CSV from the cache */
     char *argv3[] = {"batch", root, "-q", NULL};
     tu_capture(tsa_cmd_batch, 3, argv3, &out);
-    assert_non_null(strstr(out, "fleet: hosts named straggler in more than one job"));
+    assert_non_null(strstr(out, "fleet: hosts named straggler or slow host in more than one job"));
     assert_non_null(strstr(out, "bad9: 2 jobs"));
     assert_non_null(strstr(out, "(cached)"));
     free(out);
@@ -200,7 +201,7 @@ static void test_batch_end_to_end(void **state)
         "job,run_id,status,ranks,hosts,steps,median_step_s,mfu,top_recoverable,"
         "top_recoverable_s,exposed_comm_share,data_stall_share,straggler_rank,straggler_host,"
         "recoverable_gpu_hours,problems,error,verdict,confidence,lead_finding,lead_finding_s,"
-        "straggler_cause\n";
+        "straggler_cause,slow_host,slow_host_cause\n";
     assert_true(!strncmp(out, header, sizeof header - 1));
     size_t lines = 0;
     for (char *p = out; *p; p++)
@@ -223,8 +224,8 @@ static void test_csv_quoting_and_roundtrip(void **state)
     tsa_batch_print_csv(mem, &r, 1);
     fclose(mem);
     assert_non_null(strstr(buf, "\n\"jobs/a,b \"\"x\"\"\",,failed,"));
-    /* no verdict, finding or cause: 5 empty cells */
-    assert_non_null(strstr(buf, ",\"line1\nline2\",,,,,\n"));
+    /* no verdict, finding, cause or slow host: 7 empty cells */
+    assert_non_null(strstr(buf, ",\"line1\nline2\",,,,,,,\n"));
     free(buf);
     /* JSON round trip keeps every column */
     r.ranks = 8;
@@ -235,6 +236,8 @@ static void test_csv_quoting_and_roundtrip(void **state)
     r.lead_finding = strdup("DIST.STRAGGLER");
     r.lead_finding_s = 1.5;
     r.straggler_cause = strdup("device");
+    r.slow_host = strdup("n2");
+    r.slow_host_cause = strdup("network");
     char *text = tsa_batch_row_json_text(&r);
     cJSON *j = cJSON_Parse(text);
     tsa_batch_row back;
@@ -249,12 +252,49 @@ static void test_csv_quoting_and_roundtrip(void **state)
     assert_string_equal(back.lead_finding, "DIST.STRAGGLER");
     assert_float_equal(back.lead_finding_s, 1.5, 0);
     assert_string_equal(back.straggler_cause, "device");
+    assert_string_equal(back.slow_host, "n2");
+    assert_string_equal(back.slow_host_cause, "network");
     assert_string_equal(back.error, "line1\nline2");
     assert_string_equal(back.status, "failed");
     cJSON_Delete(j);
     free(text);
     tsa_batch_row_free(&back);
     tsa_batch_row_free(&r);
+}
+
+/* A host blamed as the straggler of one job and as the slow host of
+ * another comes back in the fleet view with both causes. */
+static void test_fleet_counts_slow_hosts(void **state)
+{
+    (void)state;
+    tsa_batch_row r[3];
+    tsa_batch_row_init(&r[0], "/j/a");
+    tsa_batch_row_init(&r[1], "/j/b");
+    tsa_batch_row_init(&r[2], "/j/c");
+    r[0].straggler_rank = 3;
+    r[0].straggler_host = strdup("n7");
+    r[0].straggler_cause = strdup("link");
+    r[1].slow_host = strdup("n7");
+    r[1].slow_host_cause = strdup("network");
+    r[2].straggler_rank = 1;
+    r[2].straggler_host = strdup("n1");
+    tsa_batch_host *h;
+    assert_int_equal(tsa_batch_blamed_hosts(r, 3, 2, &h), 1);
+    assert_string_equal(h[0].host, "n7");
+    assert_int_equal(h[0].jobs, 2);
+    free(h);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tsa_batch_print_fleet(f, r, 3, 10);
+    tsa_batch_print_fleet_ndjson(f, r, 3, 10);
+    fclose(f);
+    assert_non_null(strstr(text, "n7: 2 jobs: /j/a (rank 3, cause: link) /j/b (slow host, cause: "
+                                 "network)"));
+    assert_non_null(strstr(text, "\"causes\":[\"link\",\"network\"]"));
+    free(text);
+    for (int i = 0; i < 3; i++)
+        tsa_batch_row_free(&r[i]);
 }
 
 static void test_no_jobs(void **state)
@@ -274,6 +314,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_quoting_and_roundtrip),
         cmocka_unit_test(test_no_jobs),
+        cmocka_unit_test(test_fleet_counts_slow_hosts),
         cmocka_unit_test(test_batch_end_to_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

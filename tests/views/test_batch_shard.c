@@ -18,7 +18,7 @@
 
 /* ------------------------------------------------------------ schema */
 
-enum { T_STR = 1, T_NUM = 2, T_NULL = 4, T_BOOL = 8, T_STRS = 16 };
+enum { T_STR = 1, T_NUM = 2, T_NULL = 4, T_BOOL = 8, T_STRS = 16, T_STRS_NULLS = 32 };
 
 typedef struct field {
     const char *key;
@@ -36,10 +36,11 @@ static const field job_fields[] = {
     {"recoverable_gpu_hours", T_NUM | T_NULL}, {"problems", T_NUM | T_NULL},
     {"error", T_STR | T_NULL}, {"verdict", T_STR | T_NULL}, {"confidence", T_STR | T_NULL},
     {"lead_finding", T_STR | T_NULL}, {"lead_finding_s", T_NUM | T_NULL},
-    {"straggler_cause", T_STR | T_NULL}, {"cached", T_BOOL}, {NULL, 0}};
+    {"straggler_cause", T_STR | T_NULL}, {"cached", T_BOOL}, {"slow_host", T_STR | T_NULL},
+    {"slow_host_cause", T_STR | T_NULL}, {NULL, 0}};
 static const field host_fields[] = {
     {"type", T_STR}, {"schema_version", T_NUM}, {"host", T_STR}, {"job_count", T_NUM},
-    {"jobs", T_STRS}, {NULL, 0}};
+    {"jobs", T_STRS}, {"causes", T_STRS | T_STRS_NULLS}, {NULL, 0}};
 static const field fleet_job_fields[] = {
     {"type", T_STR}, {"schema_version", T_NUM}, {"position", T_NUM}, {"job", T_STR},
     {"recoverable_gpu_hours", T_NUM}, {"top_recoverable", T_STR | T_NULL},
@@ -55,12 +56,16 @@ static int json_type(const cJSON *v)
         return T_NULL;
     if (cJSON_IsBool(v))
         return T_BOOL;
-    if (cJSON_IsArray(v)) {
+    if (cJSON_IsArray(v)) {   /* of strings, or of strings and nulls */
         const cJSON *e;
-        cJSON_ArrayForEach(e, v)
-            if (!cJSON_IsString(e))
+        int nulls = 0;
+        cJSON_ArrayForEach(e, v) {
+            if (cJSON_IsNull(e))
+                nulls = 1;
+            else if (!cJSON_IsString(e))
                 return 0;
-        return T_STRS;
+        }
+        return nulls ? T_STRS_NULLS : T_STRS;
     }
     return 0;
 }

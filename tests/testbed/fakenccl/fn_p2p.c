@@ -4,8 +4,12 @@
  * last piece, as NCCL's sends of messages larger than its buffers are:
  * sender and receiver then leave together.  All operations of a batch
  * progress together, and operations between the same pair in the same
- * direction complete in issue order, as in NCCL. */
+ * direction complete in issue order, as in NCCL.  FAKENCCL_SLOW_NIC=R:US:
+ * the process with RANK=R sits behind a slow network port: every batch of
+ * its sends and receives first waits US microseconds (a link retrying),
+ * and so the peers waiting for its data wait too. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,9 +84,25 @@ static int p2p_sync(void)
     return v;
 }
 
+static long slow_nic_us(void)
+{
+    static long us = -1;
+    if (us < 0) {
+        const char *s = getenv("FAKENCCL_SLOW_NIC"), *r = getenv("RANK");
+        int rank;
+        long v;
+        us = s && r && sscanf(s, "%d:%ld", &rank, &v) == 2 && rank == atoi(r) && v > 0 ? v : 0;
+    }
+    return us;
+}
+
 ncclResult_t fn_p2p_run(fn_op *ops, size_t n)
 {
     fn_prof_p2p(ops, n);
+    long slow = slow_nic_us();
+    struct timespec pause = {slow / 1000000, (slow % 1000000) * 1000};
+    while (slow && nanosleep(&pause, &pause) != 0)
+        ;
     struct timespec deadline;
     fn_deadline(&deadline);
     for (;;) {

@@ -12,11 +12,22 @@
  *   FAKE_NVML_XID_RANK=R        the process with RANK=R gets one critical
  *                               XID event, code 79 (fallen off the bus),
  *                               at its first event wait.
+ *   FAKE_NVML_NVLINK_RANK=R     the process with RANK=R has NVLink trouble:
+ *                               link 3 of its 4 inactive, and every call
+ *                               adds 3 replays, 1 recovery and 5 CRC errors
+ *                               (link 0); others: 4 active links, no errors.
+ *   FAKE_NVML_MEMORY_RANK=R     the process with RANK=R has failing memory:
+ *                               2 pages retired for double-bit errors, one
+ *                               row remapped for an uncorrectable error with
+ *                               a remapping pending, and every call adds 1
+ *                               uncorrected and 10 corrected aggregate ECC
+ *                               errors; others: none.
  *   FAKE_NVML_FAIL_INIT=1       nvmlInit_v2 fails.
  * Two devices named "Fake GPU", maximum SM clock 1980 MHz, 1 GiB used,
- * power 300 W (450 W when throttled).  nvmlDeviceGetTotalEccErrors is
- * deliberately missing: an optional entry point the sampler must live
- * without. */
+ * power 300 W (450 W when throttled).  The volatile ECC counters answer
+ * "not supported" (only the aggregate ones are kept), and
+ * nvmlDeviceGetRetiredPagesPendingStatus is deliberately missing: an
+ * optional entry point the sampler must live without. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,5 +200,78 @@ API int nvmlEventSetWait_v2(void *set, fake_event *e, unsigned timeout_ms)
         return 10; /* NVML_ERROR_TIMEOUT: nothing happened */
     g_xid_sent = 1;
     *e = (fake_event){.device = g_watched, .type = 0x8, .data = 79};
+    return 0;
+}
+
+/* NVLink: 4 links; on the named rank link 3 is down and link 0 errs. */
+static int nvlink_trouble(void) { return named_rank("FAKE_NVML_NVLINK_RANK"); }
+static int bad_memory(void) { return named_rank("FAKE_NVML_MEMORY_RANK"); }
+
+API int nvmlDeviceGetNvLinkState(void *dev, unsigned link, int *active)
+{
+    if (!valid(dev) || link >= 4)
+        return 2;
+    *active = !(nvlink_trouble() && link == 3);
+    return 0;
+}
+
+API int nvmlDeviceGetNvLinkErrorCounter(void *dev, unsigned link, int counter,
+                                        unsigned long long *v)
+{
+    static unsigned long long grown[4];
+    static const unsigned step[4] = {3, 1, 5, 0}; /* replay, recovery, CRC flit, CRC data */
+    if (!valid(dev) || link >= 4 || counter < 0 || counter > 4)
+        return 2;
+    if (counter == 4 || link != 0) {
+        *v = 0;
+        return 0;
+    }
+    if (nvlink_trouble())
+        grown[counter] += step[counter];
+    *v = grown[counter];
+    return 0;
+}
+
+API int nvmlDeviceGetRetiredPages(void *dev, int cause, unsigned *count, unsigned long long *addr)
+{
+    if (!valid(dev) || !count || !addr || cause < 0 || cause > 1)
+        return 2;
+    unsigned have = bad_memory() && cause == 1 ? 2 : 0;
+    if (*count < have) {
+        *count = have;
+        return 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
+    }
+    for (unsigned i = 0; i < have; i++)
+        addr[i] = 0x1000u * (i + 1);
+    *count = have;
+    return 0;
+}
+
+API int nvmlDeviceGetRemappedRows(void *dev, unsigned *corr, unsigned *unc, unsigned *pending,
+                                  unsigned *failed)
+{
+    if (!valid(dev))
+        return 2;
+    *corr = 0;
+    *unc = bad_memory() ? 1 : 0;
+    *pending = bad_memory() ? 1 : 0;
+    *failed = 0;
+    return 0;
+}
+
+API int nvmlDeviceGetTotalEccErrors(void *dev, int type, int counter, unsigned long long *n)
+{
+    static unsigned long long corrected, uncorrected;
+    if (!valid(dev) || type < 0 || type > 1)
+        return 2;
+    if (counter != 1)
+        return 3; /* NVML_ERROR_NOT_SUPPORTED: the volatile counters */
+    if (bad_memory()) {
+        if (type)
+            uncorrected += 1;
+        else
+            corrected += 10;
+    }
+    *n = type ? uncorrected : corrected;
     return 0;
 }
