@@ -641,6 +641,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_EVENTS "events"              /* events written so far */
 #define TSC_META_DROPPED "dropped_events"     /* events dropped so far (buffers full) */
 #define TSC_META_DROPPED_WRITE "dropped_write_bytes" /* bytes lost to write errors */
+#define TSC_META_KEYS_DROPPED "meta_keys_dropped" /* metadata keys the store could not hold */
 #define TSC_META_END_REASON "end_reason"      /* exit, signal:15, ... (END chunk) */
 #define TSC_META_MODE "mode"                  /* "blackbox" in black-box mode (absent: full) */
 #define TSC_META_CAPTURE "capture"            /* a capture window: its trigger name */

@@ -432,7 +432,7 @@ static int write_window(const bb_trigger *t, uint64_t first, uint64_t last, uint
     const char *k[4] = {TSC_META_CAPTURE, TSC_META_CAPTURE_STEPS, TSC_META_CAPTURE_REASON,
                         TSC_META_CAPTURE_NOTE};
     const char *v[4] = {t->name, steps, t->reason, t->note};
-    static char meta[64 * 4096 + 8192];
+    static char meta[TSC_META_PAYLOAD_MAX];
     size_t len = tsc_rec_meta_payload(meta, sizeof meta, k, v, 4, 0);
     if (len)
         tsc_dump_write_chunk(&d, TSC_CHUNK_META, 0, meta, (uint32_t)len);

@@ -20,31 +20,39 @@ static struct {
     char val[TSC_META_VAL_MAX];
 } g_meta[TSC_META_MAX];
 static int g_nmeta;
+static unsigned g_meta_dropped; /* keys refused: store full or key too long */
 static _Atomic int g_meta_lock;
 
-static void set_locked(const char *key, const char *value)
+/* 0, or -1 when the key could not be stored. */
+static int set_locked(const char *key, const char *value)
 {
     if (!key || !*key)
-        return;
+        return 0;
     int i;
     for (i = 0; i < g_nmeta; i++)
         if (!strcmp(g_meta[i].key, key))
             break;
     if (i == g_nmeta) {
-        if (g_nmeta == TSC_META_MAX || strlen(key) >= TSC_META_KEY_MAX)
-            return;
+        if (g_nmeta == TSC_META_MAX || strlen(key) >= TSC_META_KEY_MAX) {
+            g_meta_dropped++;
+            return -1;
+        }
         g_nmeta++;
         snprintf(g_meta[i].key, TSC_META_KEY_MAX, "%s", key);
     }
     snprintf(g_meta[i].val, TSC_META_VAL_MAX, "%s", value ? value : "");
+    return 0;
 }
 
 void tsc_rec_meta(const char *key, const char *value)
 {
     int saved = errno;
     tsc_spin_lock(&g_meta_lock);
-    set_locked(key, value);
+    int rc = set_locked(key, value);
     tsc_spin_unlock(&g_meta_lock);
+    if (rc < 0)
+        tsc_warn_once("meta_full", "tscope: the dump's metadata store is full or a key is too "
+                      "long; key %.64s and any later ones are counted in meta_keys_dropped", key);
     errno = saved;
 }
 
@@ -116,11 +124,17 @@ size_t tsc_meta_encode_all(char *buf, size_t cap, const char *const *keys,
         tsc_spin_lock(&g_meta_lock);
     else if (!tsc_spin_lock_bounded(&g_meta_lock, 20))
         return 0; /* interrupted a tsc_rec_meta on this thread: skip META */
-    const char *k[TSC_META_MAX + 16], *v[TSC_META_MAX + 16];
+    const char *k[TSC_META_MAX + 17], *v[TSC_META_MAX + 17];
     size_t m = 0;
     for (int i = 0; i < g_nmeta; i++) {
         k[m] = g_meta[i].key;
         v[m++] = g_meta[i].val;
+    }
+    char dropped[16];
+    if (g_meta_dropped) {
+        snprintf(dropped, sizeof dropped, "%u", g_meta_dropped);
+        k[m] = TSC_META_KEYS_DROPPED;
+        v[m++] = dropped;
     }
     for (size_t i = 0; i < n && m < sizeof k / sizeof k[0]; i++) {
         k[m] = keys[i];

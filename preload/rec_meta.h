@@ -8,9 +8,14 @@
 
 #include "identity.h"
 
-#define TSC_META_MAX 64
+/* Keys the store holds: ~60 of the process's own plus 6 per visible GPU
+ * (device.N.*), so an 8- or 16-GPU node fits; a key beyond is counted
+ * (meta_keys_dropped), never silently lost. */
+#define TSC_META_MAX 192
 #define TSC_META_KEY_MAX 64
 #define TSC_META_VAL_MAX 4096
+/* The largest META payload: every stored pair plus the extras a chunk adds. */
+#define TSC_META_PAYLOAD_MAX (TSC_META_MAX * (TSC_META_KEY_MAX + TSC_META_VAL_MAX) + 8192)
 
 void tsc_meta_set_int(const char *key, long long v);
 

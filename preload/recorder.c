@@ -79,7 +79,7 @@ static _Atomic int g_drain_lock, g_reg_lock;
 static pthread_key_t g_thread_key;  /* its destructor marks slots exited */
 static int g_thread_key_ok;
 
-static char g_meta_buf[TSC_META_MAX * (TSC_META_KEY_MAX + TSC_META_VAL_MAX) + 4096];
+static char g_meta_buf[TSC_META_PAYLOAD_MAX];
 static char g_host[256];
 static int g_rank_id = -1;                     /* global rank, for messages */
 static _Atomic int g_exit_code = -1;           /* status given to exit/_exit */

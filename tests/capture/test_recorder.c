@@ -57,6 +57,14 @@ static void test_recorder_end_to_end(void **state)
     /* Kinds without a descriptor are fine with 0. */
     tsc_rec_event(TSC_EV_CLOCK, 0, 0, 0, 100, 0, 50);
     tsc_rec_meta("test_key", "test value");
+    /* More keys than the store holds (as device.N.* keys of a many-GPU
+     * node would be): the first ones kept, the rest counted. */
+    enum { MANY_KEYS = 250 };
+    char key[16];
+    for (int i = 0; i < MANY_KEYS; i++) {
+        snprintf(key, sizeof key, "many_%03d", i);
+        tsc_rec_meta(key, "x");
+    }
 
     tsc_rec_exit();
     assert_int_equal(tsc_rec_active(), 0); /* closed after exit */
@@ -81,6 +89,18 @@ static void test_recorder_end_to_end(void **state)
     assert_string_equal(dump_scan_meta(&s, TSC_META_DROPPED), "6");
     assert_string_equal(dump_scan_meta(&s, TSC_META_END_REASON), "exit");
     assert_string_equal(dump_scan_meta(&s, TSC_META_RANK), "-1");
+    int kept = 0;
+    for (int i = 0; i < MANY_KEYS; i++) {
+        snprintf(key, sizeof key, "many_%03d", i);
+        if (dump_scan_meta(&s, key)) {
+            assert_int_equal(kept, i); /* the first ones, in order */
+            kept++;
+        }
+    }
+    const char *dropped = dump_scan_meta(&s, TSC_META_KEYS_DROPPED);
+    assert_non_null(dropped);
+    assert_true(kept > 100);
+    assert_int_equal(kept + atoi(dropped), MANY_KEYS);
 
     const scan_desc *str = dump_scan_desc(&s, sid);
     assert_non_null(str);
