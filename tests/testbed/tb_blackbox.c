@@ -128,16 +128,20 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         ((steps_ctx *)ctx)->r->rank = atoi(value);
 }
 
-static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s, size_t n)
+static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s,
+                     const tsc_step_extra *x, size_t n)
 {
     (void)f;
     tbb_rank_steps *r = ((steps_ctx *)ctx)->r;
     if (r->n + n > r->cap) {
         r->cap = (r->n + n) * 2;
         r->s = realloc(r->s, r->cap * sizeof *r->s);
+        r->x = realloc(r->x, r->cap * sizeof *r->x);
         assert_non_null(r->s);
+        assert_non_null(r->x);
     }
     memcpy(r->s + r->n, s, n * sizeof *s);
+    memcpy(r->x + r->n, x, n * sizeof *x);
     r->n += n;
 }
 
@@ -155,7 +159,9 @@ size_t tbb_load_steps(const char *dir, tbb_rank_steps *out, size_t max)
         memset(&out[k], 0, sizeof out[k]);
         steps_ctx c = {.r = &out[k]};
         tsr_callbacks cb = {.on_meta = on_meta, .on_steps = on_steps};
-        tsr_read_file(paths[i], &cb, &c, NULL);
+        tsr_stats st;
+        tsr_read_file(paths[i], &cb, &c, &st);
+        out[k].orphan_extras = st.step_extras_orphaned;
         k++;
     }
     tsr_free_paths(paths, n);
@@ -165,8 +171,10 @@ size_t tbb_load_steps(const char *dir, tbb_rank_steps *out, size_t max)
 
 void tbb_free_steps(tbb_rank_steps *r, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(r[i].s);
+        free(r[i].x);
+    }
 }
 
 double tbb_prom(const char *text, const char *name, const char *label)
