@@ -279,7 +279,8 @@ static void arrival(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t 
                        i ? "," : "", m->recv_peer[i], m->recv_peer_ns[i] / 1e6);
 }
 
-static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_block *b)
+static void checked_words(cause_ctx *c, size_t i, const cm_rank *m, size_t np,
+                          tsa_cause_block *b)
 {
     double steps = c->a->steps ? (double)c->a->steps : 1;
     int at = snprintf(b->checked, sizeof b->checked,
@@ -296,6 +297,10 @@ static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_b
                 : m->cpu_stat == 0    ? "no cpu.stat found"
                                       : "not recorded");
     cause_health_checked(m, b->checked, sizeof b->checked, &at);
+    cause_words(b->checked, sizeof b->checked, &at, "; NCCL links per peer (%s)",
+                tsa_cause_link_recorded(c->a, i)
+                    ? "recorded"
+                    : "not recorded: TSCOPE_NCCL_PROFILER=full records them");
 }
 
 static int by_explained(const void *pa, const void *pb)
@@ -335,7 +340,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
     double measured = fmax(cand[TSA_CAUSE_WORK].explained,
                            fmax(cand[TSA_CAUSE_GPU_LINK].explained, cand[TSA_CAUSE_NETWORK].explained));
     host(c, m, peers, np, b, measured, &cand[TSA_CAUSE_HOST]);
-    checked_words(c, m, np, b);
+    checked_words(c, i, m, np, b);
     for (int k = 0; k < TSA_CAUSE_KINDS; k++) {
         const candidate *cd = &cand[k];
         if (!cd->evidence[0] || cd->explained < TSA_TH_CAUSE_SHARE * extra || cd->explained <= 0)
