@@ -9,6 +9,7 @@
 
 #include "load/job_build.h"
 #include "load/job_text.h"
+#include "load/lean_steps.h"
 #include "load/share_pack.h"
 #include "reader/dump_reader.h"
 #include "stream_internal.h"
@@ -16,26 +17,10 @@
 #include "util/par_for.h"
 #include "whatif/whatif.h"
 
-/* What stage 2 reads of the GEMMs; a GEMM's time is its kernel's start
- * when linked (the kernels are about to be freed). */
-static int keep_gemms(const tsa_rank *r, stream_slot *sl)
-{
-    if (!r->n_gemms)
-        return 0;
-    if (!(sl->gemms = malloc(r->n_gemms * sizeof *sl->gemms)))
-        return -1;
-    for (size_t g = 0; g < r->n_gemms; g++) {
-        const tsa_gemm *x = &r->gemms[g];
-        int linked = x->kernel >= 0 && (size_t)x->kernel < r->n_kernels;
-        sl->gemms[g] = (stream_gemm){linked ? r->kernels[x->kernel].start_ns : x->start_ns,
-                                     x->flops, x->dtype};
-    }
-    sl->n_gemms = r->n_gemms;
-    return 0;
-}
-
 /* The loaded rank through stage 1, then what the stages after need of it
- * moved into the slot. */
+ * kept in the slot, compact: its steps and, for stage 2, its GEMMs (a
+ * GEMM's time is its kernel's start when linked: the kernels are about to
+ * be freed). */
 static int reduce(tsa_stream *st, tsa_job *pj, stream_slot *sl)
 {
     tsa_rank *r = &pj->ranks[0];
@@ -49,12 +34,9 @@ static int reduce(tsa_stream *st, tsa_job *pj, stream_slot *sl)
     sl->steps_found = rr.steps_found;
     sl->cut = d.cut;
     memcpy(sl->cut_note, d.cut_note, sizeof sl->cut_note);
-    if (keep_gemms(r, sl))
+    if (stream_gemms_keep(r, &sl->gemms) ||
+        !(sl->steps = tsa_lean_steps_encode(r->steps, r->n_steps)))
         return -1;
-    sl->steps = r->steps;
-    sl->n_steps = r->n_steps;
-    r->steps = NULL;
-    r->n_steps = 0;
     return 0;
 }
 
@@ -105,10 +87,9 @@ static int take_slot(tsa_job *job, stream_slot *sl, size_t pos, size_t *loaded)
     if (job->n_ranks > before) {
         tsa_rank *r = &job->ranks[job->n_ranks - 1];
         r->remote_index = (uint32_t)pos;
-        r->steps = sl->steps;
-        r->n_steps = sl->n_steps;
+        r->lean_steps = sl->steps;
+        r->n_steps = sl->steps ? sl->steps->n : 0;
         sl->steps = NULL;
-        sl->n_steps = 0;
         (*loaded)++;
     }
     return 0;
@@ -197,8 +178,8 @@ void tsa_stream_free(tsa_stream *st)
         return;
     for (size_t i = 0; st->slots && i < st->n_paths; i++) {
         tsa_pack_buf_free(&st->slots[i].lean);
-        free(st->slots[i].steps);
-        free(st->slots[i].gemms);
+        tsa_lean_steps_free(st->slots[i].steps);
+        stream_gemms_free(&st->slots[i].gemms);
     }
     free(st->slots);
     for (int t = 0; st->scratch && t < st->jobs; t++)

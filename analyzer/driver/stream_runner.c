@@ -7,6 +7,8 @@
 #include "load/dup_ranks.h"
 #include "load/job_build.h"
 #include "load/job_text.h"
+#include "load/lean_steps.h"
+#include "load/rank_view.h"
 #include "stream_internal.h"
 #include "util/par_for.h"
 
@@ -75,24 +77,16 @@ static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
         tsa_rank *r = &a->job->ranks[i];
         stream_slot *sl = &st->slots[r->remote_index];
         /* The GEMMs as stage 2 reads them, one rank at a time. */
-        r->gemms = sl->n_gemms ? calloc(sl->n_gemms, sizeof *r->gemms) : NULL;
-        if (sl->n_gemms && !r->gemms)
+        r->gemms = stream_gemms_take(&sl->gemms);
+        if (sl->gemms.n && !r->gemms)
             return -1;
-        for (size_t g = 0; g < sl->n_gemms; g++) {
-            r->gemms[g].start_ns = sl->gemms[g].t;
-            r->gemms[g].flops = sl->gemms[g].flops;
-            r->gemms[g].dtype = sl->gemms[g].dtype;
-            r->gemms[g].kernel = -1;
-        }
-        r->n_gemms = sl->n_gemms;
+        r->n_gemms = sl->gemms.n;
         int rc = tsa_stage_window(r, p, &a->ranks[i], &a->digests[i]);
         free(r->gemms);
         r->gemms = NULL;
         r->n_gemms = 0;
         /* Read by stage 2 only: gone before the cross-rank pass's peak. */
-        free(sl->gemms);
-        sl->gemms = NULL;
-        sl->n_gemms = 0;
+        stream_gemms_free(&sl->gemms);
         if (rc)
             return -1;
     }
@@ -100,7 +94,7 @@ static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
 }
 
 /* Stage 3 on the rank read again; its steps (now with phases) replace the
- * lean copy's. */
+ * lean copy's, compact. */
 static int pass_one(void *ctx, size_t i, int worker)
 {
     tsa_stream *st = ctx;
@@ -114,15 +108,14 @@ static int pass_one(void *ctx, size_t i, int worker)
         return -1;
     tsa_rank *r = &pj->ranks[0], *lean = &a->job->ranks[i];
     int rc = tsa_stage_pass(r, st->pplan, &a->ranks[i], &a->digests[i]);
-    if (!rc) {
-        free(lean->steps);
-        lean->steps = r->steps;
+    struct tsa_lean_steps *steps = rc ? NULL : tsa_lean_steps_encode(r->steps, r->n_steps);
+    if (steps) {
+        tsa_lean_steps_free(lean->lean_steps);
+        lean->lean_steps = steps;
         lean->n_steps = r->n_steps;
-        r->steps = NULL;
-        r->n_steps = 0;
     }
     tsa_job_free(pj);
-    return rc;
+    return steps ? 0 : -1;
 }
 
 static int stream_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
@@ -150,9 +143,11 @@ static tsa_rank *stream_hold(void *ctx, const tsa_analysis *a, size_t i)
     if (!pj)
         return NULL;
     tsa_rank *r = &pj->ranks[0];
-    const tsa_rank *lean = &a->job->ranks[i];
-    tsa_step *steps = lean->n_steps ? malloc(lean->n_steps * sizeof *steps) : NULL;
-    if (lean->n_steps && !steps) {
+    tsa_rank_view v;
+    const tsa_rank *lean = tsa_view_open(&a->job->ranks[i], TSA_VIEW_STEPS, &v);
+    tsa_step *steps = lean && lean->n_steps ? malloc(lean->n_steps * sizeof *steps) : NULL;
+    if (!lean || (lean->n_steps && !steps)) {
+        tsa_view_close(&v);
         tsa_job_free(pj);
         return NULL;
     }
@@ -161,6 +156,7 @@ static tsa_rank *stream_hold(void *ctx, const tsa_analysis *a, size_t i)
     free(r->steps);
     r->steps = steps;
     r->n_steps = lean->n_steps;
+    tsa_view_close(&v);
     st->held[st->n_held++] = pj;
     return r;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "load/rank_nprof.h"
+#include "load/rank_view.h"
 #include "util/vec.h"
 
 typedef struct {
@@ -40,16 +41,20 @@ static rank_map *build_rank_map(const tsa_job *job, size_t *n)
     for (size_t i = 0; i < job->n_ranks; i++) {
         const tsa_rank *r = &job->ranks[i];
         uint64_t last = 0;
-        for (size_t k = 0; k < r->n_nccl; k++) {
-            const tsa_nccl_op *o = &r->nccl[k];
+        tsa_call_iter it;
+        int rc = tsa_call_iter_open(&it, r);
+        for (const tsa_nccl_op *o; !rc && (o = tsa_call_iter_next(&it));) {
             if (!o->comm_id || o->comm_id == last || o->comm_rank == UINT32_MAX)
                 continue;
             last = o->comm_id;
-            if (tsa_grow((void **)&m, *n, &cap, sizeof *m)) {
-                free(m);
-                return NULL;
-            }
-            m[(*n)++] = (rank_map){o->comm_id, o->comm_rank, r->rank};
+            rc = tsa_grow((void **)&m, *n, &cap, sizeof *m);
+            if (!rc)
+                m[(*n)++] = (rank_map){o->comm_id, o->comm_rank, r->rank};
+        }
+        tsa_call_iter_close(&it);
+        if (rc) {
+            free(m);
+            return NULL;
         }
     }
     if (*n)

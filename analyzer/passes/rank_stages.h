@@ -42,8 +42,8 @@ typedef struct tsa_pass_plan {
 int tsa_stage_steps(const tsa_job *job, tsa_rank *r, const char *marker, tsa_rank_result *rr,
                     tsa_rank_digest *d);
 /* The warm-up flag of each step (part of stage 2, and done by the job-level
- * passes on every rank's copy of its steps). */
-void tsa_stage_mark_warmup(tsa_rank *r, const tsa_window_plan *p);
+ * passes on every rank's copy of its steps, compact or not).  -1 on OOM. */
+int tsa_stage_mark_warmup(tsa_rank *r, const tsa_window_plan *p);
 /* Stage 2: warm-up flags, rr->window_*, d->gemm_flops*.  -1 on OOM. */
 int tsa_stage_window(tsa_rank *r, const tsa_window_plan *p, tsa_rank_result *rr,
                      tsa_rank_digest *d);
