@@ -111,7 +111,7 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
 {
     *out = NULL;
     *out_st = NULL;
-    tsa_keep_freed_memory();
+    tsa_keep_freed_memory((size_t)32 << 20);
     tsa_job *job = NULL;
     char **paths = NULL;
     size_t n_paths = 0, loaded = 0;
