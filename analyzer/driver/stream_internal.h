@@ -5,6 +5,7 @@
 #include "load/pack_buf.h"
 #include "stream.h"
 #include "stream_gemms.h"
+#include "stream_timing.h"
 
 /* One dump of the main run, by its position in path order. */
 typedef struct stream_slot {
@@ -32,6 +33,7 @@ struct tsa_stream {
     const tsa_pass_plan *pplan;
     tsa_job **held; size_t n_held; /* ranks lent by hold */
     tsa_rank_runner runner;
+    stream_timing timing;
 };
 
 #endif

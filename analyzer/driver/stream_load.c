@@ -126,6 +126,8 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
         snprintf(err, err_len, "%s: out of memory while loading", dir);
         return -1;
     }
+    stream_timing_start(&st->timing);
+    stream_phase_begin(&st->timing);
     st->paths = paths;
     st->n_paths = n_paths;
     st->dir = strdup(dir);
@@ -162,6 +164,7 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
         tsa_stream_free(st);
         return -1;
     }
+    stream_phase_end(&st->timing, STREAM_LOAD);
     *out = job;
     *out_st = st;
     return 0;
@@ -176,6 +179,7 @@ void tsa_stream_free(tsa_stream *st)
 {
     if (!st)
         return;
+    stream_timing_print(&st->timing);
     for (size_t i = 0; st->slots && i < st->n_paths; i++) {
         tsa_pack_buf_free(&st->slots[i].lean);
         tsa_lean_steps_free(st->slots[i].steps);

@@ -71,7 +71,10 @@ static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
     st->wplan = *p;
     if (p->window == TSA_WINDOW_GPU_SPAN) {
         st->a = a;
-        return tsa_par_for(a->job->n_ranks, st->jobs, window_again, st);
+        stream_phase_begin(&st->timing);
+        int rc = tsa_par_for(a->job->n_ranks, st->jobs, window_again, st);
+        stream_phase_end(&st->timing, STREAM_WINDOW);
+        return rc;
     }
     for (size_t i = 0; i < a->job->n_ranks; i++) {
         tsa_rank *r = &a->job->ranks[i];
@@ -123,7 +126,10 @@ static int stream_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
     tsa_stream *st = ctx;
     st->a = a;
     st->pplan = p;
-    return tsa_par_for(a->job->n_ranks, st->jobs, pass_one, st);
+    stream_phase_begin(&st->timing);
+    int rc = tsa_par_for(a->job->n_ranks, st->jobs, pass_one, st);
+    stream_phase_end(&st->timing, STREAM_PASS);
+    return rc;
 }
 
 /* For the cause pass: the rank as after stage 3, but for its kernels'
@@ -138,7 +144,9 @@ static tsa_rank *stream_hold(void *ctx, const tsa_analysis *a, size_t i)
     if (!grown)
         return NULL;
     st->held = grown;
+    stream_phase_begin(&st->timing);
     tsa_job *pj = reread(st, a, i, 0, 1, &rr, &d);
+    stream_phase_end(&st->timing, STREAM_HOLD);
     tsa_rank_digest_free(&d);
     if (!pj)
         return NULL;

@@ -279,16 +279,14 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
     uint64_t *comms = NULL;
     size_t n_comms = 0, cap = 0;
     int rc = lanes && at && at_copy ? 0 : -1;
-    /* Every communicator, once (in the order first met). */
+    /* Every communicator, once (in the order first met: the order of a
+     * rank's call shapes is that of its calls). */
     for (size_t i = 0; i < n && !rc; i++) {
-        tsa_call_iter it;
-        if (tsa_call_iter_open(&it, &job->ranks[i])) {
-            rc = -1;
-            break;
-        }
-        for (const tsa_nccl_op *o; !rc && (o = tsa_call_iter_next(&it));) {
-            uint64_t c = o->comm_id;
-            if (!c || !tsa_hang_sequenced(o->op))
+        size_t ns;
+        const tsa_nccl_op *shape = tsa_rank_call_shapes(&job->ranks[i], &ns);
+        for (size_t k = 0; k < ns && !rc; k++) {
+            uint64_t c = shape[k].comm_id;
+            if (!c || !tsa_hang_sequenced(shape[k].op))
                 continue;
             size_t q = 0;
             while (q < n_comms && comms[q] != c)
@@ -297,7 +295,6 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
                 continue;
             rc = TSA_VEC_PUSH(comms, n_comms, cap, c);
         }
-        tsa_call_iter_close(&it);
     }
     for (size_t q = 0; q < n_comms && !rc; q++)
         rc = desync_on(job, h, comms[q], lanes, at, at_copy);

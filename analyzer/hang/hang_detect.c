@@ -343,7 +343,9 @@ static int gpu_hangs(const tsa_job *job, tsa_hang_result *h)
     uint64_t *comms = NULL;
     size_t cap = 0;
     for (size_t i = 0; i < job->n_ranks && !rc; i++) {
-        if (!tsa_rank_kernel_count(&job->ranks[i]) || !job->ranks[i].n_nccl)
+        /* every call linked: none can be stuck on the GPU */
+        if (!tsa_rank_kernel_count(&job->ranks[i]) || !job->ranks[i].n_nccl ||
+            tsa_rank_calls_all_linked(&job->ranks[i]))
             continue;
         tsa_rank_view v;
         const tsa_rank *r = tsa_view_open(&job->ranks[i], TSA_VIEW_CALLS, &v);

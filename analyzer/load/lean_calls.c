@@ -76,6 +76,7 @@ tsa_lean_calls *tsa_lean_calls_encode(const tsa_nccl_op *calls, size_t n)
         }
         if (!rc)
             rc = put_call(&lc->data, &calls[i], s, &last_seq[lc->shape_comm[s]], &start, &kernel);
+        lc->n_unlinked += !rc && calls[i].kernel < 0;
     }
     free(last_seq);
     tsa_key_table_free(&comms);
@@ -124,26 +125,49 @@ int tsa_calls_cursor_open(tsa_calls_cursor *c, const tsa_lean_calls *lc)
     return 0;
 }
 
+/* One varint with no bounds check: the caller made sure that a whole call
+ * (at most CALL_MAX bytes) is left. */
+static inline uint64_t get_unchecked(const unsigned char **p)
+{
+    const unsigned char *q = *p;
+    uint64_t x = *q & 0x7f;
+    if (*q++ & 0x80)
+        for (unsigned shift = 7; shift < 70; shift += 7) {
+            uint64_t b = *q++;
+            x |= (b & 0x7f) << shift;
+            if (!(b & 0x80))
+                break;
+        }
+    *p = q;
+    return x;
+}
+
+#define CALL_MAX 70 /* 7 varints of at most 10 bytes */
+
 int tsa_calls_cursor_next(tsa_calls_cursor *c, tsa_nccl_op *o)
 {
     const tsa_lean_calls *lc = c->lc;
     if (c->at == lc->n)
         return 0;
-    uint64_t s;
-    int64_t dseq, dstart, dend, dgs, dge, dk;
-    if (tsa_varint_get(&c->p, c->end, &s) || s >= lc->n_shapes ||
-        tsa_svarint_get(&c->p, c->end, &dseq) || tsa_svarint_get(&c->p, c->end, &dstart) ||
-        tsa_svarint_get(&c->p, c->end, &dend) || tsa_svarint_get(&c->p, c->end, &dgs) ||
-        tsa_svarint_get(&c->p, c->end, &dge) || tsa_svarint_get(&c->p, c->end, &dk))
+    uint64_t v[7];
+    if (c->end - c->p >= CALL_MAX) {
+        for (int k = 0; k < 7; k++)
+            v[k] = get_unchecked(&c->p);
+    } else {
+        for (int k = 0; k < 7; k++)
+            if (tsa_varint_get(&c->p, c->end, &v[k]))
+                return -1;
+    }
+    if (v[0] >= lc->n_shapes)
         return -1;
-    uint32_t comm = lc->shape_comm[s];
-    *o = lc->shapes[s];
-    o->seq = c->last_seq[comm] + 1 + (uint64_t)dseq;
-    o->start_ns = tsa_wrap_add(c->start, dstart);
-    o->end_ns = tsa_wrap_add(o->start_ns, dend);
-    o->gpu_start_ns = tsa_wrap_add(o->start_ns, dgs);
-    o->gpu_end_ns = tsa_wrap_add(o->gpu_start_ns, dge);
-    o->kernel = (int32_t)tsa_wrap_add(c->kernel, dk);
+    uint32_t comm = lc->shape_comm[v[0]];
+    *o = lc->shapes[v[0]];
+    o->seq = c->last_seq[comm] + 1 + (uint64_t)tsa_unzigzag(v[1]);
+    o->start_ns = tsa_wrap_add(c->start, tsa_unzigzag(v[2]));
+    o->end_ns = tsa_wrap_add(o->start_ns, tsa_unzigzag(v[3]));
+    o->gpu_start_ns = tsa_wrap_add(o->start_ns, tsa_unzigzag(v[4]));
+    o->gpu_end_ns = tsa_wrap_add(o->gpu_start_ns, tsa_unzigzag(v[5]));
+    o->kernel = (int32_t)tsa_wrap_add(c->kernel, tsa_unzigzag(v[6]));
     c->last_seq[comm] = o->seq;
     c->start = o->start_ns;
     c->kernel = o->kernel;
@@ -172,6 +196,7 @@ int tsa_lean_calls_decode(const tsa_lean_calls *lc, tsa_nccl_op *out)
 int tsa_lean_calls_put(tsa_pack_buf *b, const tsa_lean_calls *lc)
 {
     return tsa_put_u64(b, lc->n) || tsa_put_u64(b, lc->n_comms) ||
+                   tsa_put_u64(b, lc->n_unlinked) ||
                    tsa_put_arr(b, lc->shapes, lc->n_shapes, sizeof *lc->shapes) ||
                    tsa_put_arr(b, lc->shape_comm, lc->n_shapes, sizeof *lc->shape_comm) ||
                    tsa_put_arr(b, lc->data.p, lc->data.len, 1)
@@ -190,9 +215,10 @@ static int well_formed(const tsa_lean_calls *lc)
         return 0;
     tsa_nccl_op o;
     int got;
+    size_t unlinked = 0;
     while ((got = tsa_calls_cursor_next(&c, &o)) == 1)
-        ;
-    int ok = got == 0 && c.p == c.end;
+        unlinked += o.kernel < 0;
+    int ok = got == 0 && c.p == c.end && unlinked == lc->n_unlinked;
     tsa_calls_cursor_close(&c);
     return ok;
 }
@@ -206,6 +232,7 @@ tsa_lean_calls *tsa_lean_calls_get(tsa_cursor *c)
     }
     lc->n = tsa_get_u64(c);
     lc->n_comms = tsa_get_u64(c);
+    lc->n_unlinked = tsa_get_u64(c);
     size_t n_sc = 0;
     lc->shapes = tsa_get_arr(c, &lc->n_shapes, sizeof *lc->shapes);
     lc->shape_comm = tsa_get_arr(c, &n_sc, sizeof *lc->shape_comm);

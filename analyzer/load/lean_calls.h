@@ -22,6 +22,7 @@ typedef struct tsa_lean_calls {
     tsa_nccl_op *shapes;        /* times, seq and kernel zero */
     uint32_t *shape_comm;       /* per shape: its communicator's number */
     size_t n_shapes, n_comms;
+    size_t n_unlinked;          /* calls with kernel < 0 */
     tsa_bytes data;             /* per call, the values above as varints */
 } tsa_lean_calls;
 

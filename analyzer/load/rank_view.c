@@ -80,6 +80,22 @@ int tsa_rank_make_lean(tsa_rank *r)
     return 0;
 }
 
+const tsa_nccl_op *tsa_rank_call_shapes(const tsa_rank *r, size_t *n)
+{
+    *n = r->lean_calls ? r->lean_calls->n_shapes : r->n_nccl;
+    return r->lean_calls ? r->lean_calls->shapes : r->nccl;
+}
+
+int tsa_rank_calls_all_linked(const tsa_rank *r)
+{
+    if (r->lean_calls)
+        return r->lean_calls->n_unlinked == 0;
+    for (size_t i = 0; i < r->n_nccl; i++)
+        if (r->nccl[i].kernel < 0)
+            return 0;
+    return 1;
+}
+
 int tsa_call_iter_open(tsa_call_iter *it, const tsa_rank *r)
 {
     memset(it, 0, sizeof *it);

@@ -65,6 +65,16 @@ int tsa_call_iter_open(tsa_call_iter *it, const tsa_rank *r);
 const tsa_nccl_op *tsa_call_iter_next(tsa_call_iter *it);
 void tsa_call_iter_close(tsa_call_iter *it);
 
+/* The distinct shapes of r's calls (every field but the times, seq and
+ * kernel), in the order first met, for a question about those fields
+ * only (which ops, which communicators): a compact rank's shape table,
+ * else its calls themselves.  n receives their number. */
+const tsa_nccl_op *tsa_rank_call_shapes(const tsa_rank *r, size_t *n);
+
+/* 1 when every call of r is linked to its kernel (kernel >= 0), which a
+ * compact rank knows without reading its calls. */
+int tsa_rank_calls_all_linked(const tsa_rank *r);
+
 /* Makes r keep its calls and steps compact (the arrays freed).  0, or -1
  * when out of memory (r unchanged). */
 int tsa_rank_make_lean(tsa_rank *r);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
 
 void tsa_key_table_init(tsa_key_table *t, size_t key_size)
 {
@@ -12,9 +11,21 @@ void tsa_key_table_init(tsa_key_table *t, size_t key_size)
     t->size = key_size;
 }
 
+/* A word at a time (keys are tens of bytes, hashed once per call of a
+ * large job): multiply-xorshift mixing, the tail bytewise. */
 static size_t slot_of(const tsa_key_table *t, const void *key)
 {
-    uint64_t h = tsa_fnv1a(key, t->size);
+    const unsigned char *k = key;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ t->size;
+    size_t i = 0;
+    for (; i + 8 <= t->size; i += 8) {
+        uint64_t w;
+        memcpy(&w, k + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < t->size; i++)
+        h = (h ^ k[i]) * 0x100000001b3ull;
     h ^= h >> 29;
     return (size_t)h & (t->n_slots - 1);
 }

@@ -90,6 +90,10 @@ static inline void tsa_bytes_shrink(tsa_bytes *b)
  * bytes end first or run over 10 (a damaged store). */
 static inline int tsa_varint_get(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
+    if (*p < end && !(**p & 0x80)) {   /* one byte: the usual case */
+        *v = *(*p)++;
+        return 0;
+    }
     uint64_t x = 0;
     for (unsigned shift = 0; shift < 70 && *p < end; shift += 7) {
         unsigned char c = *(*p)++;

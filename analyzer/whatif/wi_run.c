@@ -13,16 +13,14 @@ static int pipe_run(const tsa_job *job, tsa_pipe_result *out, tsa_findings *find
 
 int tsa_pipe_possible(const tsa_job *job)
 {
-    int p2p = 0;
-    for (size_t i = 0; i < job->n_ranks && !p2p; i++) {
-        tsa_call_iter it;
-        if (tsa_call_iter_open(&it, &job->ranks[i]))
-            return 1;   /* out of memory: not ruled out (the what-if will say) */
-        for (const tsa_nccl_op *o; !p2p && (o = tsa_call_iter_next(&it));)
-            p2p = o->op == TSC_NCCL_SEND || o->op == TSC_NCCL_RECV;
-        tsa_call_iter_close(&it);
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        size_t n;
+        const tsa_nccl_op *shape = tsa_rank_call_shapes(&job->ranks[i], &n);
+        for (size_t k = 0; k < n; k++)
+            if (shape[k].op == TSC_NCCL_SEND || shape[k].op == TSC_NCCL_RECV)
+                return 1;
     }
-    return p2p;
+    return 0;
 }
 
 /* The what-if replays every rank's calls at once: a job of lean ranks
