@@ -63,8 +63,6 @@ typedef struct comm_info {
     uint64_t limit;         /* seqs at or above it are corrupt: ignored */
     uint64_t first_seq;     /* the lowest seq a rank's first call on it has */
     uint64_t rank_calls;    /* the busiest rank's calls counted in seq */
-    uint64_t cur_calls;
-    size_t cur_rank;
     size_t base;            /* first slot */
     int enabled;
 } comm_info;
@@ -219,16 +217,18 @@ static int find_comms(xr_ctx *c, xr_idmap *map, comm_info **comms_out)
     comm_info *comms = NULL;
     size_t comms_cap = 0;
     int rc = 0;
+    /* each rank's first seq and number of calls per communicator: its
+     * summary (load/seq_summary.h), no call read */
     for (size_t r = 0; r < c->n_ranks && !rc; r++) {
-        tsa_call_iter it;
-        if (tsa_call_iter_open(&it, &job->ranks[r])) {
+        tsa_seq_summary tmp;
+        const tsa_seq_summary *sum = tsa_rank_seqs(&job->ranks[r], &tmp);
+        if (!sum)
             rc = -1;
-            break;
-        }
-        for (const tsa_nccl_op *o; !rc && (o = tsa_call_iter_next(&it));) {
-            if (!counts_in_seq(o))
+        for (size_t k = 0; sum && k < sum->n_comms && !rc; k++) {
+            const tsa_comm_seqs *cs = &sum->comms[k];
+            if (!cs->comm_id)
                 continue;
-            int64_t ci = xr_idmap_get(map, o->comm_id, 1);
+            int64_t ci = xr_idmap_get(map, cs->comm_id, 1);
             if (ci < 0) {
                 rc = -1;
                 break;
@@ -249,16 +249,12 @@ static int find_comms(xr_ctx *c, xr_idmap *map, comm_info **comms_out)
                 c->n_comms++;
             }
             comm_info *ce = &comms[ci];
-            if (ce->cur_rank != r || !ce->cur_calls) {
-                ce->cur_rank = r;
-                ce->cur_calls = 0;
-                if (o->seq < ce->first_seq)
-                    ce->first_seq = o->seq;
-            }
-            if (++ce->cur_calls > ce->rank_calls)
-                ce->rank_calls = ce->cur_calls;
+            if (cs->first_seq < ce->first_seq)
+                ce->first_seq = cs->first_seq;
+            if (cs->calls > ce->rank_calls)
+                ce->rank_calls = cs->calls;
         }
-        tsa_call_iter_close(&it);
+        tsa_seq_summary_free(&tmp);
     }
     *comms_out = comms;
     if (rc)

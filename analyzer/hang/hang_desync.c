@@ -18,13 +18,23 @@
 #include "tsc_format.h"
 #include "util/vec.h"
 
+/* What the walk compares of a call. */
+typedef struct lane_call {
+    uint64_t seq, bytes;
+    int32_t peer;
+    uint8_t op, dtype;
+} lane_call;
+
 /* One rank's sequenced calls on the communicator (completed, then in
  * flight), by seq.  Calls that already come in seq order (every healthy
- * rank's) are walked as they are stored, one at a time; a rank whose seqs
- * go back (a damaged dump) has its calls copied and sorted, ties in the
- * order stored. */
+ * rank's) are walked as they are stored, LANE_AHEAD at a time into a small
+ * buffer (the walk visits every rank at every seq: 10,000 ranks' next
+ * calls must stay in the cache); a rank whose seqs go back (a damaged
+ * dump) has its calls copied and sorted, ties in the order stored. */
+#define LANE_AHEAD 32
+
 typedef struct lane_entry {
-    tsa_nccl_op op;
+    lane_call c;
     size_t pos;
 } lane_entry;
 
@@ -34,10 +44,8 @@ typedef struct lane {
     tsa_call_iter it;
     int walking;                /* it is open */
     size_t pend;                /* next call in flight to look at */
-    tsa_nccl_op cur;
-    int has;                    /* cur is the next call */
-    lane_entry *v;              /* sorted copies, when not in order */
-    size_t n, at;
+    lane_entry *v;              /* the buffer, or the sorted copies */
+    size_t n, at, cap;
     uint64_t p2p;               /* send/recv seen so far */
 } lane;
 
@@ -46,30 +54,32 @@ static int on_comm(const tsa_nccl_op *o, uint64_t comm)
     return o->comm_id == comm && tsa_hang_sequenced(o->op);
 }
 
+static lane_call lane_call_of(const tsa_nccl_op *o)
+{
+    return (lane_call){o->seq, o->bytes, o->peer, o->op, o->dtype};
+}
+
 static int by_seq_then_pos(const void *a, const void *b)
 {
     const lane_entry *x = a, *y = b;
-    if (x->op.seq != y->op.seq)
-        return x->op.seq < y->op.seq ? -1 : 1;
+    if (x->c.seq != y->c.seq)
+        return x->c.seq < y->c.seq ? -1 : 1;
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 /* 1 when r's calls on comm, then its calls in flight on it, never go back
- * in seq; 0 when they do; -1 on OOM. */
+ * in seq; 0 when they do; -1 on OOM.  The calls' part is in the rank's
+ * summary (load/seq_summary.h). */
 static int in_seq_order(const tsa_rank *r, uint64_t comm)
 {
-    tsa_call_iter it;
-    if (tsa_call_iter_open(&it, r))
+    tsa_seq_summary tmp;
+    const tsa_seq_summary *sum = tsa_rank_seqs(r, &tmp);
+    const tsa_comm_seqs *cs = sum ? tsa_seq_summary_comm(sum, comm) : NULL;
+    int ordered = cs ? cs->ordered : 1, any = cs != NULL;
+    uint64_t last = cs ? cs->last_seq : 0;
+    tsa_seq_summary_free(&tmp);
+    if (!sum)
         return -1;
-    int ordered = 1, any = 0;
-    uint64_t last = 0;
-    for (const tsa_nccl_op *o; ordered && (o = tsa_call_iter_next(&it));)
-        if (on_comm(o, comm)) {
-            ordered = !any || o->seq >= last;
-            last = o->seq;
-            any = 1;
-        }
-    tsa_call_iter_close(&it);
     for (size_t k = 0; ordered && k < r->n_pending; k++)
         if (on_comm(&r->pending[k], comm)) {
             ordered = !any || r->pending[k].seq >= last;
@@ -81,18 +91,18 @@ static int in_seq_order(const tsa_rank *r, uint64_t comm)
 
 static int sort_lane(lane *l)
 {
-    size_t cap = 0;
     tsa_call_iter it;
     if (tsa_call_iter_open(&it, l->r))
         return -1;
     int rc = 0;
     for (const tsa_nccl_op *o; !rc && (o = tsa_call_iter_next(&it));)
         if (on_comm(o, l->comm))
-            rc = TSA_VEC_PUSH(l->v, l->n, cap, ((lane_entry){*o, l->n}));
+            rc = TSA_VEC_PUSH(l->v, l->n, l->cap, ((lane_entry){lane_call_of(o), l->n}));
     tsa_call_iter_close(&it);
     for (size_t k = 0; !rc && k < l->r->n_pending; k++)
         if (on_comm(&l->r->pending[k], l->comm))
-            rc = TSA_VEC_PUSH(l->v, l->n, cap, ((lane_entry){l->r->pending[k], l->n}));
+            rc = TSA_VEC_PUSH(l->v, l->n, l->cap,
+                              ((lane_entry){lane_call_of(&l->r->pending[k]), l->n}));
     if (!rc && l->n > 1)
         qsort(l->v, l->n, sizeof *l->v, by_seq_then_pos);
     return rc ? -1 : 0;
@@ -108,7 +118,8 @@ static int open_lane(const tsa_rank *r, uint64_t comm, lane *l)
         return -1;
     if (!ordered)
         return sort_lane(l);
-    if (tsa_call_iter_open(&l->it, r))
+    l->v = malloc(LANE_AHEAD * sizeof *l->v);
+    if (!l->v || tsa_call_iter_open(&l->it, r))
         return -1;
     l->walking = 1;
     return 0;
@@ -122,41 +133,42 @@ static void close_lane(lane *l)
     memset(l, 0, sizeof *l);
 }
 
-/* The lane's next call, NULL at its end. */
-static const tsa_nccl_op *lane_peek(lane *l)
+/* The next LANE_AHEAD calls of a walked lane into its buffer. */
+static void refill(lane *l)
 {
-    if (!l->walking)
-        return l->at < l->n ? &l->v[l->at].op : NULL;
-    while (!l->has) {
+    l->n = l->at = 0;
+    while (l->n < LANE_AHEAD) {
         const tsa_nccl_op *o = tsa_call_iter_next(&l->it);
         if (!o && l->pend < l->r->n_pending)
             o = &l->r->pending[l->pend++];
         else if (!o)
-            return NULL;
-        if (on_comm(o, l->comm)) {
-            l->cur = *o;
-            l->has = 1;
-        }
+            return;
+        if (on_comm(o, l->comm))
+            l->v[l->n++].c = lane_call_of(o);
     }
-    return &l->cur;
+}
+
+/* The lane's next call, NULL at its end. */
+static const lane_call *lane_peek(lane *l)
+{
+    if (l->at == l->n && l->walking)
+        refill(l);
+    return l->at < l->n ? &l->v[l->at].c : NULL;
 }
 
 static void lane_take(lane *l)
 {
-    if (!l->walking)
-        l->at++;
-    else
-        l->has = 0;
+    l->at++;
 }
 
 static int is_p2p(uint8_t op) { return tsc_nccl_op_kind(op) == TSC_NCCL_KIND_P2P; }
 
-static int same_signature(const tsa_nccl_op *a, const tsa_nccl_op *b)
+static int same_signature(const lane_call *a, const lane_call *b)
 {
     return a->op == b->op && a->bytes == b->bytes && a->dtype == b->dtype && a->peer == b->peer;
 }
 
-static void signature_text(const tsa_nccl_op *o, char *buf, size_t cap)
+static void signature_text(const lane_call *o, char *buf, size_t cap)
 {
     int rooted = tsc_nccl_op_kind(o->op) == TSC_NCCL_KIND_ROOTED;
     const char *dt = tsr_nccl_dtype_name(o->dtype);
@@ -167,7 +179,7 @@ static void signature_text(const tsa_nccl_op *o, char *buf, size_t cap)
 }
 
 /* The ranks at this seq, one line per signature. */
-static int report(tsa_hang_result *h, const tsa_job *job, const tsa_nccl_op **at,
+static int report(tsa_hang_result *h, const tsa_job *job, const lane_call **at,
                   uint64_t comm, uint64_t seq)
 {
     tsa_hang_item *it = tsa_hang_new_item(h, TSA_HANG_DESYNC);
@@ -215,7 +227,7 @@ static int report(tsa_hang_result *h, const tsa_job *job, const tsa_nccl_op **at
 }
 
 static int desync_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm, lane *lanes,
-                     const tsa_nccl_op **at, tsa_nccl_op *at_copy)
+                     const lane_call **at, lane_call *at_copy)
 {
     size_t n = job->n_ranks;
     int rc = 0;
@@ -225,7 +237,7 @@ static int desync_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm, lane
         /* The next seq any rank has, and every rank's call there. */
         uint64_t next = UINT64_MAX;
         for (size_t i = 0; i < n; i++) {
-            const tsa_nccl_op *o = lane_peek(&lanes[i]);
+            const lane_call *o = lane_peek(&lanes[i]);
             if (o && o->seq < next)
                 next = o->seq;
         }
@@ -234,10 +246,10 @@ static int desync_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm, lane
         seq = next;
         int p2p_mismatch = 0, differ = 0, any_p2p = 0;
         uint64_t p2p0 = UINT64_MAX;
-        const tsa_nccl_op *ref = NULL;
+        const lane_call *ref = NULL;
         for (size_t i = 0; i < n; i++) {
             at[i] = NULL;
-            const tsa_nccl_op *o = lane_peek(&lanes[i]);
+            const lane_call *o = lane_peek(&lanes[i]);
             if (o && o->seq == seq) {
                 at_copy[i] = *o;
                 at[i] = &at_copy[i];
@@ -274,8 +286,8 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
     if (n < 2)
         return 0;
     lane *lanes = calloc(n, sizeof *lanes);
-    const tsa_nccl_op **at = calloc(n, sizeof *at);
-    tsa_nccl_op *at_copy = calloc(n, sizeof *at_copy);
+    const lane_call **at = calloc(n, sizeof *at);
+    lane_call *at_copy = calloc(n, sizeof *at_copy);
     uint64_t *comms = NULL;
     size_t n_comms = 0, cap = 0;
     int rc = lanes && at && at_copy ? 0 : -1;

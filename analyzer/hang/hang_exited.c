@@ -14,17 +14,17 @@
 #include "hang.h"
 
 /* Highest seq rank r called (completed or entered) on comm, -1 none, into
- * *top; -1 on OOM. */
+ * *top; -1 on OOM.  The completed calls' part is in the rank's summary
+ * (load/seq_summary.h). */
 static int top_seq(const tsa_rank *r, uint64_t comm, int64_t *top)
 {
-    *top = -1;
-    tsa_call_iter it;
-    if (tsa_call_iter_open(&it, r))
+    tsa_seq_summary tmp;
+    const tsa_seq_summary *sum = tsa_rank_seqs(r, &tmp);
+    const tsa_comm_seqs *cs = sum ? tsa_seq_summary_comm(sum, comm) : NULL;
+    *top = cs ? cs->top : -1;
+    tsa_seq_summary_free(&tmp);
+    if (!sum)
         return -1;
-    for (const tsa_nccl_op *o; (o = tsa_call_iter_next(&it));)
-        if (o->comm_id == comm && tsa_hang_sequenced(o->op) && (int64_t)o->seq > *top)
-            *top = (int64_t)o->seq;
-    tsa_call_iter_close(&it);
     for (size_t k = 0; k < r->n_pending; k++)
         if (r->pending[k].comm_id == comm && tsa_hang_sequenced(r->pending[k].op) &&
             (int64_t)r->pending[k].seq > *top)
@@ -32,21 +32,20 @@ static int top_seq(const tsa_rank *r, uint64_t comm, int64_t *top)
     return 0;
 }
 
-/* Every rank's last sequenced call, as a copy; has[i] = 0 for a rank
- * without one.  -1 on OOM. */
+/* Every rank's last sequenced call (from its summary), as a copy; has[i] =
+ * 0 for a rank without one.  -1 on OOM. */
 static int last_calls(const tsa_job *job, tsa_nccl_op *last, uint8_t *has)
 {
     for (size_t i = 0; i < job->n_ranks; i++) {
-        tsa_call_iter it;
-        if (tsa_call_iter_open(&it, &job->ranks[i]))
+        tsa_seq_summary tmp;
+        const tsa_seq_summary *sum = tsa_rank_seqs(&job->ranks[i], &tmp);
+        if (sum) {
+            has[i] = (uint8_t)sum->has_last;
+            last[i] = sum->last;
+        }
+        tsa_seq_summary_free(&tmp);
+        if (!sum)
             return -1;
-        has[i] = 0;
-        for (const tsa_nccl_op *o; (o = tsa_call_iter_next(&it));)
-            if (tsa_hang_sequenced(o->op)) {
-                last[i] = *o;
-                has[i] = 1;
-            }
-        tsa_call_iter_close(&it);
     }
     return 0;
 }

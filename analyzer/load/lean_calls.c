@@ -61,6 +61,8 @@ tsa_lean_calls *tsa_lean_calls_encode(const tsa_nccl_op *calls, size_t n)
     uint64_t *last_seq = NULL;  /* per communicator */
     int64_t start = 0, kernel = -1;
     int rc = lc ? 0 : -1;
+    if (lc)
+        tsa_seq_summary_init(&lc->seqs);
     for (size_t i = 0; i < n && !rc; i++) {
         tsa_nccl_op key;
         shape_of(&calls[i], &key);
@@ -77,6 +79,8 @@ tsa_lean_calls *tsa_lean_calls_encode(const tsa_nccl_op *calls, size_t n)
         if (!rc)
             rc = put_call(&lc->data, &calls[i], s, &last_seq[lc->shape_comm[s]], &start, &kernel);
         lc->n_unlinked += !rc && calls[i].kernel < 0;
+        if (!rc)
+            rc = tsa_seq_summary_add(&lc->seqs, &calls[i]);
     }
     free(last_seq);
     tsa_key_table_free(&comms);
@@ -85,6 +89,7 @@ tsa_lean_calls *tsa_lean_calls_encode(const tsa_nccl_op *calls, size_t n)
         tsa_lean_calls_free(lc);
         return NULL;
     }
+    tsa_seq_summary_done(&lc->seqs);
     lc->n = n;
     lc->n_comms = n_ls;
     lc->shapes = (tsa_nccl_op *)shapes.keys;   /* taken: the table's keys are the shapes */
@@ -100,6 +105,7 @@ void tsa_lean_calls_free(tsa_lean_calls *lc)
     free(lc->shapes);
     free(lc->shape_comm);
     free(lc->data.p);
+    tsa_seq_summary_free(&lc->seqs);
     free(lc);
 }
 
@@ -204,8 +210,9 @@ int tsa_lean_calls_put(tsa_pack_buf *b, const tsa_lean_calls *lc)
                : 0;
 }
 
-/* Every shape names a communicator, and the bytes give exactly n calls. */
-static int well_formed(const tsa_lean_calls *lc)
+/* Every shape names a communicator, and the bytes give exactly n calls;
+ * counts what is kept about them (unlinked calls, sequenced ones). */
+static int well_formed(tsa_lean_calls *lc)
 {
     for (size_t s = 0; s < lc->n_shapes; s++)
         if (lc->shape_comm[s] >= lc->n_comms)
@@ -216,9 +223,14 @@ static int well_formed(const tsa_lean_calls *lc)
     tsa_nccl_op o;
     int got;
     size_t unlinked = 0;
-    while ((got = tsa_calls_cursor_next(&c, &o)) == 1)
+    int oom = 0;
+    tsa_seq_summary_init(&lc->seqs);
+    while (!oom && (got = tsa_calls_cursor_next(&c, &o)) == 1) {
         unlinked += o.kernel < 0;
-    int ok = got == 0 && c.p == c.end && unlinked == lc->n_unlinked;
+        oom = tsa_seq_summary_add(&lc->seqs, &o);
+    }
+    tsa_seq_summary_done(&lc->seqs);
+    int ok = !oom && got == 0 && c.p == c.end && unlinked == lc->n_unlinked;
     tsa_calls_cursor_close(&c);
     return ok;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "seq_summary.h"
 #include "util/varint.h"
 
 typedef struct tsa_lean_calls {
@@ -23,6 +24,7 @@ typedef struct tsa_lean_calls {
     uint32_t *shape_comm;       /* per shape: its communicator's number */
     size_t n_shapes, n_comms;
     size_t n_unlinked;          /* calls with kernel < 0 */
+    tsa_seq_summary seqs;       /* the sequenced calls per communicator */
     tsa_bytes data;             /* per call, the values above as varints */
 } tsa_lean_calls;
 

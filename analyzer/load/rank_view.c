@@ -86,6 +86,18 @@ const tsa_nccl_op *tsa_rank_call_shapes(const tsa_rank *r, size_t *n)
     return r->lean_calls ? r->lean_calls->shapes : r->nccl;
 }
 
+const tsa_seq_summary *tsa_rank_seqs(const tsa_rank *r, tsa_seq_summary *tmp)
+{
+    tsa_seq_summary_init(tmp);
+    if (r->lean_calls)
+        return &r->lean_calls->seqs;
+    for (size_t i = 0; i < r->n_nccl; i++)
+        if (tsa_seq_summary_add(tmp, &r->nccl[i]))
+            return NULL;
+    tsa_seq_summary_done(tmp);
+    return tmp;
+}
+
 int tsa_rank_calls_all_linked(const tsa_rank *r)
 {
     if (r->lean_calls)

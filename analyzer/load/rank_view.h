@@ -71,6 +71,11 @@ void tsa_call_iter_close(tsa_call_iter *it);
  * else its calls themselves.  n receives their number. */
 const tsa_nccl_op *tsa_rank_call_shapes(const tsa_rank *r, size_t *n);
 
+/* r's sequenced calls per communicator (seq_summary.h): a lean rank's own,
+ * else computed into *tmp.  NULL when out of memory; either way free tmp
+ * with tsa_seq_summary_free. */
+const tsa_seq_summary *tsa_rank_seqs(const tsa_rank *r, tsa_seq_summary *tmp);
+
 /* 1 when every call of r is linked to its kernel (kernel >= 0), which a
  * compact rank knows without reading its calls. */
 int tsa_rank_calls_all_linked(const tsa_rank *r);
