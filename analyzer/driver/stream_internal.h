@@ -9,7 +9,7 @@
 
 /* One dump of the main run, by its position in path order. */
 typedef struct stream_slot {
-    tsa_job *lean;              /* its rank (lean: share_pack.h) and its problems */
+    tsa_pack_buf lean;          /* its rank (lean) and its problems: share_pack.h */
     struct tsa_lean_steps *steps; /* stage 1's steps, compact (load/lean_steps.h) */
     stream_gemms gemms;         /* for stage 2 */
     tsa_step_method method;     /* stage 1's answers */

@@ -201,11 +201,14 @@ int tsa_lean_calls_decode(const tsa_lean_calls *lc, tsa_nccl_op *out)
 
 int tsa_lean_calls_put(tsa_pack_buf *b, const tsa_lean_calls *lc)
 {
+    const tsa_seq_summary *s = &lc->seqs;
     return tsa_put_u64(b, lc->n) || tsa_put_u64(b, lc->n_comms) ||
                    tsa_put_u64(b, lc->n_unlinked) ||
                    tsa_put_arr(b, lc->shapes, lc->n_shapes, sizeof *lc->shapes) ||
                    tsa_put_arr(b, lc->shape_comm, lc->n_shapes, sizeof *lc->shape_comm) ||
-                   tsa_put_arr(b, lc->data.p, lc->data.len, 1)
+                   tsa_put_arr(b, lc->data.p, lc->data.len, 1) ||
+                   tsa_put_arr(b, s->comms, s->n_comms, sizeof *s->comms) ||
+                   tsa_put_u64(b, (uint64_t)s->has_last) || tsa_put(b, &s->last, sizeof s->last)
                ? -1
                : 0;
 }
@@ -235,7 +238,7 @@ static int well_formed(tsa_lean_calls *lc)
     return ok;
 }
 
-tsa_lean_calls *tsa_lean_calls_get(tsa_cursor *c)
+tsa_lean_calls *tsa_lean_calls_get(tsa_cursor *c, int own)
 {
     tsa_lean_calls *lc = calloc(1, sizeof *lc);
     if (!lc) {
@@ -250,9 +253,19 @@ tsa_lean_calls *tsa_lean_calls_get(tsa_cursor *c)
     lc->shape_comm = tsa_get_arr(c, &n_sc, sizeof *lc->shape_comm);
     lc->data.p = tsa_get_arr(c, &lc->data.len, 1);
     lc->data.cap = lc->data.len;
+    tsa_seq_summary *s = &lc->seqs;
+    s->comms = tsa_get_arr(c, &s->n_comms, sizeof *s->comms);
+    s->cap = s->n_comms;
+    s->has_last = (int)tsa_get_u64(c);
+    tsa_get(c, &s->last, sizeof s->last);
     /* a count no byte string could hold is refused before any allocation */
-    if (c->bad || n_sc != lc->n_shapes || lc->n > lc->data.len || lc->n_comms > lc->n_shapes ||
-        !well_formed(lc)) {
+    int ok = !c->bad && n_sc == lc->n_shapes && lc->n <= lc->data.len &&
+             lc->n_comms <= lc->n_shapes;
+    if (ok && !own) {   /* every call checked, the summary counted again */
+        tsa_seq_summary_free(s);
+        ok = well_formed(lc);
+    }
+    if (!ok) {
         c->bad = 1;
         tsa_lean_calls_free(lc);
         return NULL;

@@ -52,11 +52,13 @@ void tsa_calls_cursor_close(tsa_calls_cursor *c);
 /* Every call into out[0..lc->n); 0, or -1 on damaged bytes or OOM. */
 int tsa_lean_calls_decode(const tsa_lean_calls *lc, tsa_nccl_op *out);
 
-/* As bytes (share_pack.h) and back; the reader checks every call.
- * Returns 0, or -1 (OOM, or a malformed buffer: c->bad). */
+/* As bytes (share_pack.h) and back.  The reader checks every call and
+ * counts the summary again from them, unless own: bytes this process
+ * wrote a moment ago (the streaming report), taken as they are.  Returns
+ * 0 / the store, or -1 / NULL (OOM, or a malformed buffer: c->bad). */
 struct tsa_pack_buf;
 struct tsa_cursor;
 int tsa_lean_calls_put(struct tsa_pack_buf *b, const tsa_lean_calls *lc);
-tsa_lean_calls *tsa_lean_calls_get(struct tsa_cursor *c);
+tsa_lean_calls *tsa_lean_calls_get(struct tsa_cursor *c, int own);
 
 #endif

@@ -24,7 +24,12 @@ int tsa_seq_summary_add(tsa_seq_summary *s, const tsa_nccl_op *o)
     if (c < 0)
         return -1;
     if ((size_t)c == known) {
-        tsa_comm_seqs first = {o->comm_id, o->seq, o->seq, -1, 0, 1};
+        tsa_comm_seqs first;
+        memset(&first, 0, sizeof first);   /* padding too: the entries are shipped as bytes */
+        first.comm_id = o->comm_id;
+        first.first_seq = first.last_seq = o->seq;
+        first.top = -1;
+        first.ordered = 1;
         if (TSA_VEC_PUSH(s->comms, s->n_comms, s->cap, first))
             return -1;
     }

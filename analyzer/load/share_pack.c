@@ -126,8 +126,9 @@ static void get_telemetry(tsa_cursor *c, tsa_rank *r)
     r->telemetry = t;
 }
 
-/* Fills r (already appended to the job, zeroed) from the cursor. */
-static void get_rank(tsa_cursor *c, tsa_rank *r)
+/* Fills r (already appended to the job, zeroed) from the cursor; own:
+ * tsa_share_unpack_own. */
+static void get_rank(tsa_cursor *c, tsa_rank *r, int own)
 {
     const void *raw = tsa_take(c, sizeof *r);
     if (!raw)
@@ -165,7 +166,7 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     r->remote_kernels = in.remote_kernels;
     r->host_records = in.host_records;  /* its host spans stay with its records */
     r->launches = in.launches;
-    r->lean_calls = tsa_lean_calls_get(c);
+    r->lean_calls = tsa_lean_calls_get(c, own);
     r->n_nccl = r->lean_calls ? r->lean_calls->n : 0;
     r->threads = tsa_get_arr(c, &r->n_threads, sizeof *r->threads);
     r->pending = tsa_get_arr(c, &r->n_pending, sizeof *r->pending);
@@ -190,7 +191,7 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     get_telemetry(c, r);
 }
 
-int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)
+static int unpack(const unsigned char *data, size_t len, tsa_job *job, int own)
 {
     tsa_cursor c = {.p = data, .left = len};
     if (tsa_get_u64(&c) != PACK_MAGIC)
@@ -212,7 +213,17 @@ int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)
         tsa_rank *r = tsa_job_add_rank(job);
         if (!r)
             return -1;
-        get_rank(&c, r);
+        get_rank(&c, r, own);
     }
     return c.bad || c.left ? -1 : 0;
+}
+
+int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)
+{
+    return unpack(data, len, job, 0);
+}
+
+int tsa_share_unpack_own(const unsigned char *data, size_t len, tsa_job *job)
+{
+    return unpack(data, len, job, 1);
 }
