@@ -108,18 +108,36 @@ static unsigned long long default_rank_limit(int jobs)
     return (unsigned long long)pages * (unsigned long long)page / 4 / (unsigned long long)jobs;
 }
 
-int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *marker, int jobs,
-                    unsigned long long max_rank_bytes, tsa_job **out, tsa_stream **out_st,
-                    char *err, size_t err_len)
+/* The bytes of the main run's dumps. */
+static unsigned long long dump_bytes(char **paths, size_t n)
+{
+    unsigned long long sum = 0;
+    struct stat sb;
+    for (size_t i = 0; i < n; i++)
+        if (stat(paths[i], &sb) == 0)
+            sum += (unsigned long long)sb.st_size;
+    return sum;
+}
+
+int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *marker,
+                    const tsa_stream_limits *lim, tsa_job **out, tsa_stream **out_st, char *err,
+                    size_t err_len)
 {
     *out = NULL;
     *out_st = NULL;
-    tsa_keep_freed_memory((size_t)32 << 20);
     tsa_job *job = NULL;
     char **paths = NULL;
     size_t n_paths = 0, loaded = 0;
     if (tsa_job_plan(dir, opt, &job, &paths, &n_paths, err, err_len))
         return -1;
+    if (lim->stream_above && dump_bytes(paths, n_paths) <= lim->stream_above) {
+        tsr_free_paths(paths, n_paths);
+        tsa_job_free(job);
+        return 1;
+    }
+    tsa_keep_freed_memory((size_t)32 << 20);
+    int jobs = lim->jobs;
+    unsigned long long max_rank_bytes = lim->max_rank_bytes;
     if (jobs < 1)
         jobs = tsa_cores_available();
     tsa_stream *st = calloc(1, sizeof *st);

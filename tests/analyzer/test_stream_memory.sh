@@ -36,7 +36,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 within() {
     job=$1 limit=$2 threads=$3
     "$REPORT" "$job" --json --in-memory >"$T/old.json" || fail "$job: --in-memory without a limit"
-    (ulimit -v "$limit" && exec "$REPORT" "$job" --json --jobs "$threads") >"$T/new.json" 2>"$T/new.err" ||
+    (ulimit -v "$limit" && exec "$REPORT" "$job" --json --jobs "$threads" --stream-above 0) >"$T/new.json" 2>"$T/new.err" ||
         { cat "$T/new.err"; fail "$job: streaming under ulimit -v $limit"; }
     cmp -s "$T/old.json" "$T/new.json" || fail "$job: streaming JSON under the limit differs"
     (ulimit -v "$limit" && exec "$REPORT" "$job" --json --in-memory) >/dev/null 2>&1 &&
