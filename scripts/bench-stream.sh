@@ -78,6 +78,7 @@ rounds() { awk -v k="$2" '{ printf "%s%s", sep, $k; sep = " " }' "$WORK/$1.t"; }
 
 # read_speed DIR BYTES: cold and warm `cat` of the dumps
 read_speed() {
+    sync "$1"/*.tsd 2>/dev/null || sync   # dirty pages (a job just written) cannot be dropped
     for f in "$1"/*.tsd; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null || true; done
     t=$(now)
     cat "$1"/*.tsd >/dev/null
@@ -104,7 +105,7 @@ bench() {
         gen="generated in $(since "$t0") s"
         echo ok >"$dir.complete"
     fi
-    bytes=$(du -sb "$dir" | cut -f1)
+    bytes=$(du -sbL "$dir" | cut -f1)
     events=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$dir.truth.json" 2>/dev/null || echo "?")
     echo "$name: $ranks ranks x $steps steps, $events events, $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') of dumps ($gen); load $(load)"
     read_speed "$dir" "$bytes"
@@ -170,7 +171,7 @@ bench() {
             if ($i == "output") jc = $(i + 3);
         }
         par = (lc + pc) / cores;
-        printf "  projected wall on %d idle cores: %.0f s (threaded phases %.0f CPU s / %d + job-level %.0f CPU s); the dumps read twice cold: %.0f s\n",
+        printf "  projected wall on %d idle cores: %.1f s (threaded phases %.1f CPU s / %d + job-level %.1f CPU s); the dumps read twice cold: %.1f s\n",
             cores, par + jc, lc + pc, cores, jc, 2 * cold
         printf "  streaming: %.0f MiB/s of dumps analysed; peak RSS %.1f KiB per rank; load %s\n",
             b / 1048576 / w, r / n, "'"$(load)"'"

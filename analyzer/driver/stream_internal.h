@@ -18,6 +18,12 @@ typedef struct stream_slot {
     char cut_note[384];
 } stream_slot;
 
+/* Asks the kernel to read path into the page cache now, in the background:
+ * the dump a thread will take next is read from disk while this one is
+ * decoded (stage 3 of 10,240 ranks waited on the disk: 88 s for 84 CPU
+ * seconds on 2 threads). */
+void stream_prefetch(const char *path);
+
 struct tsa_stream {
     char *dir;
     tsa_load_options lopt;

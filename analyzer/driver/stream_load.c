@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,12 +41,23 @@ static int reduce(tsa_stream *st, tsa_job *pj, stream_slot *sl)
     return 0;
 }
 
+void stream_prefetch(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+    close(fd);
+}
+
 static int load_one(void *ctx, size_t i, int worker)
 {
     tsa_stream *st = ctx;
     size_t pos = st->first + i;
     stream_slot *sl = &st->slots[pos];
     const char *path = st->paths[pos];
+    if (pos + (size_t)st->jobs < st->n_paths)   /* the dump taken next, jobs ahead */
+        stream_prefetch(st->paths[pos + (size_t)st->jobs]);
     tsa_job *pj = tsa_job_new(st->dir);
     if (!pj)
         return -1;

@@ -102,6 +102,8 @@ static int pass_one(void *ctx, size_t i, int worker)
 {
     tsa_stream *st = ctx;
     tsa_analysis *a = st->a;
+    if (i + (size_t)st->jobs < a->job->n_ranks)   /* the dump taken next, jobs ahead */
+        stream_prefetch(st->paths[a->job->ranks[i + (size_t)st->jobs].remote_index]);
     tsa_rank_result rr = a->ranks[i];
     tsa_rank_digest d;
     memset(&d, 0, sizeof d);
