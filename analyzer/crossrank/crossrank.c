@@ -13,7 +13,7 @@ void tsa_xrank_default_options(tsa_xrank_options *opt)
 
 static void ctx_free(xr_ctx *c)
 {
-    free(c->mem);
+    xr_blocks_free(&c->blocks);
     free(c->inst);
     free(c->comm_ids);
     free(c->host_of);

@@ -6,9 +6,9 @@
  * its previous collective ended, the quantity the straggler analysis
  * compares across ranks.
  *
- * Members are kept compact (members.c), so the placement runs twice over
- * the ranks: once to size each slot's bytes, once to write them; ranks are
- * read one at a time (a lean rank's calls decoded, rank_view.h). */
+ * Members are kept compact (members.c), each instance's growing in a chain
+ * of blocks as the ranks are placed; ranks are read one at a time (a lean
+ * rank's calls decoded, rank_view.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,9 +92,8 @@ static uint64_t mix(uint64_t h, uint64_t v)
 /* Where the slots stand while ranks are placed in them, rank by rank. */
 typedef struct slot_state {
     uint32_t fill;          /* members placed */
-    xr_member last;         /* the last one ({-1} before the first) */
-    size_t bytes;           /* sizing: bytes they take; writing: bytes written */
-    size_t start;           /* writing: where the slot's bytes begin */
+    uint32_t first, last;   /* their chain of blocks (members.c); none for one member */
+    xr_member prev;         /* the last one ({-1} before the first) */
     uint64_t bytes0;        /* the first member's call: bytes, op, step */
     uint8_t op0, same;      /* same: every member's op is op0 */
     int32_t step0;
@@ -106,7 +105,6 @@ typedef struct placing {
     xr_idmap *map;
     slot_state *slots;
     uint64_t *last_seq;     /* per comm during one rank's walk: seq + 1, 0 none */
-    int write;              /* 0: size the slots; 1: write the members */
 } placing;
 
 /* Step index of a rank's call, -1 when outside any step or in warm-up. */
@@ -128,23 +126,30 @@ static int32_t step_of_call(const tsa_rank *rk, size_t op)
     return (int32_t)(lo - 1);
 }
 
-static void place(placing *pl, slot_state *st, const xr_member *m, const tsa_rank *rk,
-                  size_t i)
+/* A slot's first member waits in its state: a call no other rank made
+ * (a communicator with one rank present) then takes no block. */
+static int place(placing *pl, slot_state *st, const xr_member *m, const tsa_rank *rk,
+                 size_t i)
 {
     const tsa_nccl_op *o = &rk->nccl[i];
+    struct xr_blocks *b = &pl->c->blocks;
+    const xr_member none = {.rank = -1};
     if (!st->fill) {
-        st->last = (xr_member){.rank = -1};
         st->op0 = o->op;
         st->bytes0 = o->bytes;
         st->same = 1;
-        st->step0 = pl->write ? step_of_call(rk, i) : -1;
-    } else if (o->op != st->op0) {
-        st->same = 0;
+        st->step0 = step_of_call(rk, i);
+    } else {
+        if (o->op != st->op0)
+            st->same = 0;
+        if (st->fill == 1 && xr_member_add(b, &st->first, &st->last, &st->prev, &none))
+            return -1;
+        if (xr_member_add(b, &st->first, &st->last, m, &st->prev))
+            return -1;
     }
-    unsigned char *at = pl->write ? pl->c->mem + st->start + st->bytes : NULL;
-    st->bytes += xr_member_put(at, m, &st->last);
-    st->last = *m;
+    st->prev = *m;
     st->fill++;
+    return 0;
 }
 
 /* Gaps and placement of one rank's calls, in rank order across the ranks
@@ -186,10 +191,13 @@ static int place_rank(placing *pl, const tsa_rank *rk, size_t r)
             continue;
         slot_state *st = &pl->slots[slot_of(ce, o->seq)];
         /* one rank twice in one instance (a duplicate record): keep the first */
-        if (st->fill && st->last.rank == (int32_t)r)
+        if (st->fill && st->prev.rank == (int32_t)r)
             continue;
         xr_member m = {t0, t1, gap, (int32_t)r};
-        place(pl, st, &m, rk, i);
+        if (place(pl, st, &m, rk, i)) {
+            free(done);
+            return -1;
+        }
     }
     free(done);
     return 0;
@@ -198,10 +206,9 @@ static int place_rank(placing *pl, const tsa_rank *rk, size_t r)
 static int place_all(placing *pl)
 {
     tsa_job *job = pl->c->job;
-    unsigned what = TSA_VIEW_CALLS | (pl->write ? TSA_VIEW_STEPS : 0);
     for (size_t r = 0; r < pl->c->n_ranks; r++) {
         tsa_rank_view v;
-        const tsa_rank *rk = tsa_view_open(&job->ranks[r], what, &v);
+        const tsa_rank *rk = tsa_view_open(&job->ranks[r], TSA_VIEW_CALLS | TSA_VIEW_STEPS, &v);
         int rc = rk ? place_rank(pl, rk, r) : -1;
         tsa_view_close(&v);
         if (rc)
@@ -320,24 +327,11 @@ int xr_match(xr_ctx *c)
     if (!pl.slots || !pl.last_seq)
         goto out;
 
-    /* 3. the bytes of each slot's members, then the members */
-    if (place_all(&pl))
-        goto out;
-    size_t total = 0;
-    for (size_t s = 0; s < n_slots; s++) {
-        pl.slots[s].start = total;
-        total += pl.slots[s].bytes;
-        pl.slots[s].bytes = 0;
-        pl.slots[s].fill = 0;
-    }
-    c->mem = malloc(total ? total : 1);
-    if (!c->mem)
-        goto out;
-    pl.write = 1;
+    /* 3. the members, rank by rank */
     if (place_all(&pl))
         goto out;
 
-    /* 4. instances: slots with two ranks or more; their bytes compacted */
+    /* 4. instances: slots with two ranks or more */
     size_t n_inst = 0;
     for (size_t s = 0; s < n_slots; s++)
         if (pl.slots[s].fill >= 2)
@@ -348,7 +342,7 @@ int xr_match(xr_ctx *c)
     uint32_t *expected = calloc(c->n_comms + 1, sizeof *expected);
     if (!expected)
         goto out;
-    size_t w = 0, k = 0, members = 0;
+    size_t k = 0, members = 0;
     for (size_t ci = 0; ci < c->n_comms; ci++) {
         const comm_info *ce = &comms[ci];
         if (!ce->enabled)
@@ -359,15 +353,13 @@ int xr_match(xr_ctx *c)
             if (st->fill < 2)
                 continue;
             xr_instance *in = &c->inst[k++];
-            memmove(&c->mem[w], &c->mem[st->start], st->bytes);
-            in->first = w;
+            in->first = st->first;
             in->n = st->fill;
             in->comm = (uint32_t)ci;
             in->seq = ce->min_seq + q;
             in->step = -1;
             in->model_step = st->step0;
             in->last = -1;
-            w += st->bytes;
             members += st->fill;
             in->op = st->op0;
             /* ranks disagreeing on what call this is: seqs out of step */
@@ -384,10 +376,6 @@ int xr_match(xr_ctx *c)
     free(expected);
     c->n_inst = k;
     c->n_m = members;
-    c->mem_len = w;
-    unsigned char *shrunk = realloc(c->mem, w ? w : 1);
-    if (shrunk)
-        c->mem = shrunk;
     rc = 0;
 out:
     xr_idmap_free(&map);

@@ -31,7 +31,7 @@ typedef struct xr_member {
 /* One collective call, matched across ranks by (comm_id, seq). */
 typedef struct xr_instance {
     uint64_t seq;
-    size_t first;       /* its members' bytes in xr_ctx.mem (members.c), ordered by rank index */
+    uint32_t first;     /* its members' first block (members.c), in rank index order */
     uint32_t n;
     uint32_t comm;      /* index into xr_ctx.comm_ids */
     uint8_t op;
@@ -52,9 +52,13 @@ typedef struct xr_ctx {
     size_t n_ranks;
 
     /* Every instance's members, compact (members.c): 41 million members
-     * of a 10,000-rank job take ~10 bytes each instead of 40.  Read them
+     * of a 10,000-rank job take ~8 bytes each instead of 40.  Read them
      * with xr_members. */
-    unsigned char *mem; size_t mem_len;
+    struct xr_blocks {
+        unsigned char **arena;
+        size_t n_arenas;
+        uint32_t n_blocks;
+    } blocks;
     size_t n_m;
     int aligned;        /* offsets found: xr_members puts members on the common clock */
     xr_instance *inst; size_t n_inst;
@@ -75,11 +79,14 @@ typedef struct xr_ctx {
     double *rel;        /* work / step's median rank - 1, NAN unusable */
 } xr_ctx;
 
-/* members.c: one member appended to an instance's bytes; prev: the
- * instance's previous member ({-1, ...} before the first).  Bytes it
- * takes (written to p when p is not NULL, at most XR_MEMBER_MAX). */
-#define XR_MEMBER_MAX 40
-size_t xr_member_put(unsigned char *p, const xr_member *m, const xr_member *prev);
+/* members.c: an instance's members are written while the ranks are
+ * placed, rank by rank, each instance growing in a chain of blocks of its
+ * own.  xr_member_add appends m to the chain *first (0: none yet; made
+ * then), whose last block is *last and whose last member was prev ({-1}
+ * before the first).  0, or -1 when out of memory. */
+int xr_member_add(struct xr_blocks *b, uint32_t *first, uint32_t *last, const xr_member *m,
+                  const xr_member *prev);
+void xr_blocks_free(struct xr_blocks *b);
 /* members.c: in's members into out[0 .. in->n), on the common clock once
  * c->aligned. */
 void xr_members(const xr_ctx *c, const xr_instance *in, xr_member *out);

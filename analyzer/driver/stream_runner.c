@@ -74,6 +74,9 @@ static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
         stream_phase_begin(&st->timing);
         int rc = tsa_par_for(a->job->n_ranks, st->jobs, window_again, st);
         stream_phase_end(&st->timing, STREAM_WINDOW);
+        /* the lean copies' warm-up flags (runner.marks_remote_steps) */
+        for (size_t i = 0; i < a->job->n_ranks && !rc; i++)
+            rc = tsa_stage_mark_warmup(&a->job->ranks[i], p);
         return rc;
     }
     for (size_t i = 0; i < a->job->n_ranks; i++) {
@@ -186,6 +189,6 @@ const tsa_rank_runner *tsa_stream_runner(tsa_stream *st)
 {
     st->runner = (tsa_rank_runner){.steps = stream_steps, .window = stream_window,
                                    .pass = stream_pass, .ctx = st, .hold = stream_hold,
-                                   .release = stream_release};
+                                   .release = stream_release, .marks_remote_steps = 1};
     return &st->runner;
 }

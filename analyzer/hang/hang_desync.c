@@ -226,21 +226,29 @@ static int report(tsa_hang_result *h, const tsa_job *job, const lane_call **at,
     return rc;
 }
 
+/* The seq of the lane's next call; UINT64_MAX at its end (a call with
+ * that seq ends the walk as the end of every lane would). */
+static uint64_t head_of(lane *l)
+{
+    const lane_call *o = lane_peek(l);
+    return o ? o->seq : UINT64_MAX;
+}
+
 static int desync_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm, lane *lanes,
-                     const lane_call **at, lane_call *at_copy)
+                     uint64_t *head, const lane_call **at, lane_call *at_copy)
 {
     size_t n = job->n_ranks;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = open_lane(&job->ranks[i], comm, &lanes[i]);
+    for (size_t i = 0; i < n && !rc; i++)
+        head[i] = head_of(&lanes[i]);
     for (uint64_t seq = 0; !rc;) {
         /* The next seq any rank has, and every rank's call there. */
         uint64_t next = UINT64_MAX;
-        for (size_t i = 0; i < n; i++) {
-            const lane_call *o = lane_peek(&lanes[i]);
-            if (o && o->seq < next)
-                next = o->seq;
-        }
+        for (size_t i = 0; i < n; i++)
+            if (head[i] < next)
+                next = head[i];
         if (next == UINT64_MAX)
             break;
         seq = next;
@@ -249,11 +257,11 @@ static int desync_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm, lane
         const lane_call *ref = NULL;
         for (size_t i = 0; i < n; i++) {
             at[i] = NULL;
-            const lane_call *o = lane_peek(&lanes[i]);
-            if (o && o->seq == seq) {
-                at_copy[i] = *o;
+            if (head[i] == seq) {
+                at_copy[i] = *lane_peek(&lanes[i]);
                 at[i] = &at_copy[i];
                 lane_take(&lanes[i]);
+                head[i] = head_of(&lanes[i]);
             }
             if (!at[i])
                 continue;
@@ -286,11 +294,12 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
     if (n < 2)
         return 0;
     lane *lanes = calloc(n, sizeof *lanes);
+    uint64_t *head = calloc(n, sizeof *head);
     const lane_call **at = calloc(n, sizeof *at);
     lane_call *at_copy = calloc(n, sizeof *at_copy);
     uint64_t *comms = NULL;
     size_t n_comms = 0, cap = 0;
-    int rc = lanes && at && at_copy ? 0 : -1;
+    int rc = lanes && head && at && at_copy ? 0 : -1;
     /* Every communicator, once (in the order first met: the order of a
      * rank's call shapes is that of its calls). */
     for (size_t i = 0; i < n && !rc; i++) {
@@ -309,9 +318,10 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
         }
     }
     for (size_t q = 0; q < n_comms && !rc; q++)
-        rc = desync_on(job, h, comms[q], lanes, at, at_copy);
+        rc = desync_on(job, h, comms[q], lanes, head, at, at_copy);
     free(comms);
     free(lanes);
+    free(head);
     free(at);
     free(at_copy);
     return rc ? -1 : 0;

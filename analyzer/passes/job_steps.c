@@ -45,7 +45,8 @@ int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
         return -1;
     /* Remote ranks' steps were marked where they live; mark this copy. */
     for (size_t i = 0; i < job->n_ranks; i++)
-        if (job->ranks[i].remote && tsa_stage_mark_warmup(&job->ranks[i], &plan))
+        if (job->ranks[i].remote && !run->marks_remote_steps &&
+            tsa_stage_mark_warmup(&job->ranks[i], &plan))
             return -1;
     return 0;
 }

@@ -49,21 +49,27 @@ static int counts_for_arrival(const tsa_nccl_op *op)
  * with the job's distinct collectives, not with its calls. */
 static int note_arrivals(const tsa_rank *r, tsa_key_table *keys, int64_t **latest, size_t *cap)
 {
-    for (size_t j = 0; j < r->n_nccl; j++) {
-        const tsa_nccl_op *op = &r->nccl[j];
+    tsa_call_iter it;
+    if (tsa_call_iter_open(&it, r))
+        return -1;
+    int rc = 0;
+    for (const tsa_nccl_op *op; !rc && (op = tsa_call_iter_next(&it));) {
         if (!counts_for_arrival(op))
             continue;
         uint64_t key[2] = {op->comm_id, op->seq};
         size_t known = keys->n;
         int64_t k = tsa_key_table_put(keys, key);
         if (k < 0 || ((size_t)k == known && tsa_vec_reserve((void **)latest, cap, known,
-                                                             sizeof **latest)))
-            return -1;
+                                                             sizeof **latest))) {
+            rc = -1;
+            break;
+        }
         int64_t t = tsa_sat_add(op->gpu_start_ns, r->clock_offset_ns);
         if ((size_t)k == known || t > (*latest)[k])
             (*latest)[k] = t;
     }
-    return 0;
+    tsa_call_iter_close(&it);
+    return rc;
 }
 
 int tsa_arrivals_build(const tsa_job *job, tsa_arrivals *out)
@@ -74,12 +80,8 @@ int tsa_arrivals_build(const tsa_job *job, tsa_arrivals *out)
     int64_t *latest = NULL;
     size_t cap = 0;
     int rc = 0;
-    for (size_t i = 0; i < job->n_ranks && !rc; i++) {
-        tsa_rank_view v;
-        const tsa_rank *r = tsa_view_open(&job->ranks[i], TSA_VIEW_CALLS, &v);
-        rc = r ? note_arrivals(r, &keys, &latest, &cap) : -1;
-        tsa_view_close(&v);
-    }
+    for (size_t i = 0; i < job->n_ranks && !rc; i++)
+        rc = note_arrivals(&job->ranks[i], &keys, &latest, &cap);
     size_t n = keys.n;
     tsa_arrival *a = !rc && n ? malloc(n * sizeof *a) : NULL;
     if (!rc && n && !a)

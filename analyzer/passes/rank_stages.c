@@ -145,4 +145,4 @@ static int local_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
     return 0;
 }
 
-const tsa_rank_runner tsa_local_runner = {local_steps, local_window, local_pass, NULL, NULL, NULL};
+const tsa_rank_runner tsa_local_runner = {local_steps, local_window, local_pass, NULL, NULL, NULL, 0};

@@ -65,6 +65,10 @@ typedef struct tsa_rank_runner {
      * NULL functions: the runner cannot (tscope-report-mpi). */
     tsa_rank *(*hold)(void *ctx, const tsa_analysis *a, size_t i);
     void (*release)(void *ctx, tsa_rank *r);
+    /* 1: window already marked the warm-up steps of the remote ranks' own
+     * copies (the streaming report runs stage 2 on them); 0: the job-level
+     * passes mark them (tscope-report-mpi, whose hosts hold the steps). */
+    int marks_remote_steps;
 } tsa_rank_runner;
 
 /* The stages run here, on the ranks that hold their records (remote ranks
