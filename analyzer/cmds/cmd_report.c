@@ -218,12 +218,11 @@ int tsa_cmd_report(int argc, char **argv)
     tsa_job *job = NULL;
     tsa_stream *st = NULL;
     char err[512];
-    /* Dumps stream (driver/stream.h) unless --in-memory; a directory of
-     * torch.profiler traces is loaded whole and analysed like one of dumps,
-     * and so is a job for the HTML page, whose timeline chart draws two
-     * ranks' kernels and calls one by one. */
-    int streamed = !ra.in_memory && tsa_kineto_dir(ra.dir) <= 0 &&
-                   strcmp(tsa_report_formats[ra.format].name, "html");
+    /* Dumps stream (driver/stream.h) unless --in-memory or small; a
+     * directory of torch.profiler traces is loaded whole and analysed like
+     * one of dumps.  The HTML page's timeline chart reads its two ranks
+     * again (the runner's hold). */
+    int streamed = !ra.in_memory && tsa_kineto_dir(ra.dir) <= 0;
     tsa_stream_limits lim = {ra.jobs, ra.max_rank_bytes, ra.stream_above};
     if (streamed ? tsa_stream_load(ra.dir, &ra.lopt, ra.opt.step_marker, &lim, &job, &st, err,
                                    sizeof err) < 0

@@ -54,6 +54,7 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
     if (!a)
         return NULL;
     a->job = job;
+    a->runner = runner;
     if (opt)
         a->opt = *opt;
     else
