@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "vec.h"
+
 static inline uint64_t tsa_zigzag(int64_t v)
 {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -37,23 +39,12 @@ typedef struct tsa_bytes {
     size_t len, cap;
 } tsa_bytes;
 
-/* Room for n more bytes; 0, or -1 when out of memory. */
+/* Room for n (> 0) more bytes; 0, or -1 when out of memory. */
 static inline int tsa_bytes_room(tsa_bytes *b, size_t n)
 {
     if (b->cap - b->len >= n)
         return 0;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap - b->len < n) {
-        if (cap > SIZE_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    unsigned char *p = realloc(b->p, cap);
-    if (!p)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
+    return n > SIZE_MAX - b->len ? -1 : tsa_vec_reserve((void **)&b->p, &b->cap, b->len + n - 1, 1);
 }
 
 /* Appends v; 0, or -1 when out of memory. */

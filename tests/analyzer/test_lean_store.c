@@ -104,15 +104,24 @@ static void assert_same_summary(const tsa_seq_summary *a, const tsa_seq_summary 
         assert_same_call(&a->last, &b->last);
 }
 
+/* The calls of make_calls, room for them decoded, and their store. */
+static tsa_lean_calls *calls_and_store(tsa_nccl_op **v, tsa_nccl_op **back)
+{
+    *v = malloc(N_CALLS * sizeof **v);
+    *back = malloc(N_CALLS * sizeof **back);
+    assert_non_null(*v);
+    assert_non_null(*back);
+    make_calls(*v, N_CALLS);
+    tsa_lean_calls *lc = tsa_lean_calls_encode(*v, N_CALLS);
+    assert_non_null(lc);
+    return lc;
+}
+
 static void test_calls_round_trip(void **state)
 {
     (void)state;
-    tsa_nccl_op *v = malloc(N_CALLS * sizeof *v), *back = malloc(N_CALLS * sizeof *back);
-    assert_non_null(v);
-    assert_non_null(back);
-    make_calls(v, N_CALLS);
-    tsa_lean_calls *lc = tsa_lean_calls_encode(v, N_CALLS);
-    assert_non_null(lc);
+    tsa_nccl_op *v, *back;
+    tsa_lean_calls *lc = calls_and_store(&v, &back);
     assert_int_equal(lc->n, N_CALLS);
     assert_true(lc->data.len < N_CALLS * sizeof *v / 3);   /* compact */
     assert_int_equal(tsa_lean_calls_decode(lc, back), 0);
@@ -226,12 +235,8 @@ static void test_steps_round_trip(void **state)
 static void test_packed_store(void **state)
 {
     (void)state;
-    tsa_nccl_op *v = malloc(N_CALLS * sizeof *v), *back = malloc(N_CALLS * sizeof *back);
-    assert_non_null(v);
-    assert_non_null(back);
-    make_calls(v, N_CALLS);
-    tsa_lean_calls *lc = tsa_lean_calls_encode(v, N_CALLS);
-    assert_non_null(lc);
+    tsa_nccl_op *v, *back;
+    tsa_lean_calls *lc = calls_and_store(&v, &back);
     tsa_pack_buf b = {0};
     assert_int_equal(tsa_lean_calls_put(&b, lc), 0);
     for (int own = 0; own < 2; own++) {
