@@ -120,14 +120,18 @@ static unsigned long long default_rank_limit(int jobs)
     return (unsigned long long)pages * (unsigned long long)page / 4 / (unsigned long long)jobs;
 }
 
-/* The bytes of the main run's dumps. */
-static unsigned long long dump_bytes(char **paths, size_t n)
+/* The bytes of the main run's dumps, and of the largest. */
+static unsigned long long dump_bytes(char **paths, size_t n, unsigned long long *largest)
 {
     unsigned long long sum = 0;
     struct stat sb;
+    *largest = 0;
     for (size_t i = 0; i < n; i++)
-        if (stat(paths[i], &sb) == 0)
+        if (stat(paths[i], &sb) == 0) {
             sum += (unsigned long long)sb.st_size;
+            if ((unsigned long long)sb.st_size > *largest)
+                *largest = (unsigned long long)sb.st_size;
+        }
     return sum;
 }
 
@@ -142,16 +146,21 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
     size_t n_paths = 0, loaded = 0;
     if (tsa_job_plan(dir, opt, &job, &paths, &n_paths, err, err_len))
         return -1;
-    if (lim->stream_above && dump_bytes(paths, n_paths) <= lim->stream_above) {
+    int jobs = lim->jobs;
+    if (jobs < 1)
+        jobs = tsa_cores_available();
+    unsigned long long max_rank_bytes = lim->max_rank_bytes ? lim->max_rank_bytes
+                                                            : default_rank_limit(jobs);
+    /* Held whole when small, unless a dump is over the per-rank limit:
+     * only the stream refuses it. */
+    unsigned long long largest;
+    if (lim->stream_above && dump_bytes(paths, n_paths, &largest) <= lim->stream_above &&
+        (!max_rank_bytes || largest <= max_rank_bytes)) {
         tsr_free_paths(paths, n_paths);
         tsa_job_free(job);
         return 1;
     }
     tsa_keep_freed_memory((size_t)32 << 20);
-    int jobs = lim->jobs;
-    unsigned long long max_rank_bytes = lim->max_rank_bytes;
-    if (jobs < 1)
-        jobs = tsa_cores_available();
     tsa_stream *st = calloc(1, sizeof *st);
     if (!st) {
         tsr_free_paths(paths, n_paths);
@@ -169,7 +178,7 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
     st->lopt.share_count = 0;
     st->marker = marker;
     st->jobs = jobs;
-    st->max_rank_bytes = max_rank_bytes ? max_rank_bytes : default_rank_limit(jobs);
+    st->max_rank_bytes = max_rank_bytes;
     st->slots = calloc(n_paths + 1, sizeof *st->slots);
     st->scratch = calloc((size_t)jobs, sizeof *st->scratch);
     int rc = st->dir && st->slots && st->scratch && !tsa_job_make_text_visible(job) ? 0 : -1;
