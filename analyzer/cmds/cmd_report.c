@@ -42,6 +42,8 @@ static void usage(FILE *out, const char *prog)
             "                         memory, shared by the threads)\n"
             "  --in-memory            hold every rank's records at once (the old path;\n"
             "                         same output, memory about 1.6x the dumps)\n"
+            "  --stream-above M       stream the dumps when they exceed M MiB, else hold\n"
+            "                         them (faster; default 256; 0: always stream)\n"
             "exit status: 0 ok, 1 report produced but the dumps had problems,\n"
             "             2 usage error, missing directory or nothing readable\n");
 }
@@ -70,7 +72,7 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
 {
     enum { O_COLOR = 1000, O_WARMUP, O_MARKER, O_PEAK, O_FPS, O_PARAMS, O_TOKENS,
            O_LAYERS, O_SEQ, O_HIDDEN, O_RUN, O_SAMPLES, O_WINDOW, O_JOBS, O_MAXRANK,
-           O_INMEM };
+           O_INMEM, O_STREAM };
     static const struct option fixed[] = {
         {"color", required_argument, NULL, O_COLOR},
         {"warmup", required_argument, NULL, O_WARMUP},
@@ -88,6 +90,7 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
         {"jobs", required_argument, NULL, O_JOBS},
         {"max-rank-mb", required_argument, NULL, O_MAXRANK},
         {"in-memory", no_argument, NULL, O_INMEM},
+        {"stream-above", required_argument, NULL, O_STREAM},
         {"help", no_argument, NULL, 'h'},
     };
     /* One option per report format but the default (formats.h), then these. */
@@ -105,6 +108,7 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
     tsa_analysis_default_options(&opt);
     tsa_load_options lopt = {0};
     int format = 0, color = -1, c, jobs = 0, in_memory = 0, max_rank_mb = 0;
+    int stream_above_mb = TSA_STREAM_ABOVE_MB;
     optind = 1;
     opterr = 0;
     int li = -1;
@@ -140,6 +144,7 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
         case O_JOBS: bad = parse_int(optarg, &jobs) || jobs < 1 || jobs > 1024; break;
         case O_MAXRANK: bad = parse_int(optarg, &max_rank_mb) || max_rank_mb < 1; break;
         case O_INMEM: in_memory = 1; break;
+        case O_STREAM: bad = parse_int(optarg, &stream_above_mb); break;
         case 'h': usage(stdout, prog); return 0;
         default:
             fprintf(stderr, "%s: unknown option %s\n", prog, argv[optind - 1]);
@@ -174,6 +179,7 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
     ra->jobs = jobs;
     ra->in_memory = in_memory;
     ra->max_rank_bytes = (unsigned long long)max_rank_mb << 20;
+    ra->stream_above = (unsigned long long)stream_above_mb << 20;
     return -1;
 }
 
@@ -212,19 +218,24 @@ int tsa_cmd_report(int argc, char **argv)
     tsa_job *job = NULL;
     tsa_stream *st = NULL;
     char err[512];
-    /* Dumps stream (driver/stream.h) unless --in-memory; a directory of
-     * torch.profiler traces is loaded whole and analysed like one of dumps,
-     * and so is a job for the HTML page, whose timeline chart draws two
-     * ranks' kernels and calls one by one. */
-    int streamed = !ra.in_memory && tsa_kineto_dir(ra.dir) <= 0 &&
-                   strcmp(tsa_report_formats[ra.format].name, "html");
-    if (streamed ? tsa_stream_load(ra.dir, &ra.lopt, ra.opt.step_marker, ra.jobs,
-                                   ra.max_rank_bytes, &job, &st, err, sizeof err)
+    /* Dumps stream (driver/stream.h) unless --in-memory or small; a
+     * directory of torch.profiler traces is loaded whole and analysed like
+     * one of dumps.  The HTML page's timeline chart reads its two ranks
+     * again (the runner's hold). */
+    int streamed = !ra.in_memory && tsa_kineto_dir(ra.dir) <= 0;
+    tsa_stream_limits lim = {ra.jobs, ra.max_rank_bytes, ra.stream_above};
+    if (streamed ? tsa_stream_load(ra.dir, &ra.lopt, ra.opt.step_marker, &lim, &job, &st, err,
+                                   sizeof err) < 0
                  : tsa_views_load_job(ra.dir, &ra.lopt, &job, err, sizeof err)) {
         fprintf(stderr, "tscope-report: %s\n", streamed ? tsr_vis(err) : err);
         return 2;
     }
-    if (st && tsa_stream_needs_whole(job)) {
+    if (streamed && !st) {  /* small enough to hold whole */
+        if (tsa_views_load_job(ra.dir, &ra.lopt, &job, err, sizeof err)) {
+            fprintf(stderr, "tscope-report: %s\n", err);
+            return 2;
+        }
+    } else if (st && tsa_stream_needs_whole(job)) {
         tsa_job_free(job);
         tsa_stream_free(st);
         st = NULL;

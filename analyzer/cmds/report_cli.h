@@ -23,6 +23,8 @@ typedef struct tsa_report_args {
     int in_memory;            /* --in-memory: load every rank whole, then analyse */
     int jobs;                 /* --jobs N: threads loading ranks; 0 the cores available */
     unsigned long long max_rank_bytes; /* --max-rank-mb: larger dumps refused; 0 default */
+    unsigned long long stream_above; /* --stream-above: dumps of at most this many
+                                        bytes are held whole (faster) */
 } tsa_report_args;
 
 /* prog names the tool in messages.  Returns -1 when the report should run,

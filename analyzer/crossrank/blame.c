@@ -13,15 +13,19 @@
 int xr_blame(xr_ctx *c, tsa_xrank_result *out)
 {
     int64_t *scratch = malloc(xr_largest_instance(c) * sizeof *scratch);
-    if (!scratch)
+    xr_member *ms = xr_scratch_members(c);
+    if (!scratch || !ms) {
+        free(scratch);
+        free(ms);
         return -1;
+    }
 
     for (size_t k = 0; k < c->n_inst; k++) {
         xr_instance *in = &c->inst[k];
         in->gap_median = XR_GAP_UNKNOWN;
         if (!in->usable)
             continue;
-        const xr_member *ms = &c->m[in->first];
+        xr_members(c, in, ms);
         int64_t latest = ms[0].arrive, second = INT64_MIN, sum = 0;
         int32_t last = ms[0].rank;
         int tie = 0;
@@ -78,5 +82,6 @@ int xr_blame(xr_ctx *c, tsa_xrank_result *out)
         b->arrived_last_share = b->collectives ? (double)b->arrived_last / (double)b->collectives : 0;
     }
     free(scratch);
+    free(ms);
     return 0;
 }

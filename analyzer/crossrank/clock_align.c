@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/rank_view.h"
 #include "xr_internal.h"
 
 #define PAIR_CAP 4096   /* samples kept per host pair: plenty for a median */
@@ -150,18 +151,20 @@ static int collect_pairs(xr_ctx *c, xr_idmap *map, pair_samples **pairs,
     double *sum = calloc(c->n_hosts, sizeof *sum);
     uint32_t *cnt = calloc(c->n_hosts, sizeof *cnt);
     int32_t *touched = malloc(c->n_hosts * sizeof *touched);
+    xr_member *ms = xr_scratch_members(c);
     int rc = -1;
-    if (!sum || !cnt || !touched)
+    if (!sum || !cnt || !touched || !ms)
         goto out;
     for (size_t k = 0; k < c->n_inst; k++) {
         const xr_instance *in = &c->inst[k];
         if (!in->symmetric)
             continue;
+        xr_members(c, in, ms);
         size_t nt = 0;
-        int64_t base = c->m[in->first].end;
+        int64_t base = ms[0].end;
         int32_t anchor = INT32_MAX;
         for (uint32_t j = 0; j < in->n; j++) {
-            const xr_member *m = &c->m[in->first + j];
+            const xr_member *m = &ms[j];
             int32_t h = c->host_of[m->rank];
             if (!cnt[h]++)
                 touched[nt++] = h;
@@ -209,6 +212,7 @@ out:
     free(sum);
     free(cnt);
     free(touched);
+    free(ms);
     return rc;
 }
 
@@ -257,16 +261,21 @@ static void spanning_offsets(xr_ctx *c, pair_samples *pairs, size_t n_pairs,
     }
 }
 
-/* A symmetric instance whose members all lie in one clock component. */
-static int symmetric_on_one_clock(const xr_ctx *c, const xr_instance *in)
+/* A symmetric instance whose members (ms, decoded) all lie in one clock
+ * component. */
+static int symmetric_on_one_clock(const xr_ctx *c, const xr_instance *in, const xr_member *ms)
 {
     if (!in->symmetric)
         return 0;
     for (uint32_t j = 1; j < in->n; j++)
-        if (c->comp[c->m[in->first + j].rank] != c->comp[c->m[in->first].rank])
+        if (c->comp[ms[j].rank] != c->comp[ms[0].rank])
             return 0;
     return 1;
 }
+
+/* Deviations kept at once, at most (the ranks are taken in groups that fit):
+ * a job of 10,000 ranks x 4,000 collectives has 41 million of them. */
+#define XR_DEV_CHUNK ((size_t)1 << 24)
 
 /* Per rank, the median (signed, or absolute) deviation of its aligned end
  * times from each symmetric instance's median aligned end, using the
@@ -276,19 +285,29 @@ static int rank_deviation(xr_ctx *c, int absolute, int64_t *med_out, uint8_t *ha
 {
     size_t *cnt = calloc(c->n_ranks + 1, sizeof *cnt);
     size_t *pos = calloc(c->n_ranks + 1, sizeof *pos);
-    int64_t *dev = NULL, *scratch = NULL;
-    size_t total = 0, max_n = 0;
+    int64_t *inst_med = malloc((c->n_inst + 1) * sizeof *inst_med);
+    uint8_t *on_one = calloc(c->n_inst + 1, 1);
+    xr_member *ms = xr_scratch_members(c);
+    int64_t *scratch = malloc(xr_largest_instance(c) * sizeof *scratch);
+    int64_t *dev = NULL;
+    size_t total = 0;
     int rc = -1;
-    if (!cnt || !pos)
+    if (!cnt || !pos || !inst_med || !on_one || !ms || !scratch)
         goto out;
+    /* each instance's median aligned end, and each rank's count */
     for (size_t k = 0; k < c->n_inst; k++) {
         const xr_instance *in = &c->inst[k];
-        if (!symmetric_on_one_clock(c, in))
+        if (!in->symmetric)
             continue;
-        if (in->n > max_n)
-            max_n = in->n;
-        for (uint32_t j = 0; j < in->n; j++)
-            cnt[c->m[in->first + j].rank]++;
+        xr_members(c, in, ms);
+        if (!symmetric_on_one_clock(c, in, ms))
+            continue;
+        on_one[k] = 1;
+        for (uint32_t j = 0; j < in->n; j++) {
+            cnt[ms[j].rank]++;
+            scratch[j] = ms[j].end + c->offset[ms[j].rank];
+        }
+        inst_med[k] = xr_median_i64(scratch, in->n);
         total += in->n;
     }
     memset(has, 0, c->n_ranks);
@@ -296,41 +315,50 @@ static int rank_deviation(xr_ctx *c, int absolute, int64_t *med_out, uint8_t *ha
         rc = 0;
         goto out;
     }
-    dev = malloc(total * sizeof *dev);
-    scratch = malloc(max_n * sizeof *scratch);
-    if (!dev || !scratch)
+    dev = malloc((total < XR_DEV_CHUNK ? total : XR_DEV_CHUNK) * sizeof *dev);
+    if (!dev)
         goto out;
-    for (size_t r = 1; r <= c->n_ranks; r++)
-        pos[r] = pos[r - 1] + cnt[r - 1];
-    for (size_t k = 0; k < c->n_inst; k++) {
-        const xr_instance *in = &c->inst[k];
-        if (!symmetric_on_one_clock(c, in))
-            continue;
-        for (uint32_t j = 0; j < in->n; j++) {
-            const xr_member *m = &c->m[in->first + j];
-            scratch[j] = m->end + c->offset[m->rank];
+    /* ranks [r0, r1) at a time, their deviations side by side */
+    for (size_t r0 = 0, r1; r0 < c->n_ranks; r0 = r1) {
+        size_t fill = 0;
+        for (r1 = r0; r1 < c->n_ranks && (r1 == r0 || fill + cnt[r1] <= XR_DEV_CHUNK); r1++) {
+            pos[r1] = fill;
+            fill += cnt[r1];
         }
-        int64_t med = xr_median_i64(scratch, in->n);
-        for (uint32_t j = 0; j < in->n; j++) {
-            const xr_member *m = &c->m[in->first + j];
-            int64_t d = m->end + c->offset[m->rank] - med;
-            dev[pos[m->rank]++] = absolute ? llabs(d) : d;
+        if (fill > XR_DEV_CHUNK) {  /* one rank with more than a chunk */
+            int64_t *grown = realloc(dev, fill * sizeof *dev);
+            if (!grown)
+                goto out;
+            dev = grown;
         }
-    }
-    size_t at = 0;
-    for (size_t r = 0; r < c->n_ranks; r++) {
-        if (cnt[r]) {
-            med_out[r] = xr_median_i64(dev + at, cnt[r]);
-            has[r] = 1;
+        for (size_t k = 0; fill && k < c->n_inst; k++) {
+            const xr_instance *in = &c->inst[k];
+            if (!on_one[k])
+                continue;
+            xr_members(c, in, ms);
+            for (uint32_t j = 0; j < in->n; j++) {
+                size_t r = (size_t)ms[j].rank;
+                if (r < r0 || r >= r1)
+                    continue;
+                int64_t d = ms[j].end + c->offset[r] - inst_med[k];
+                dev[pos[r]++] = absolute ? llabs(d) : d;
+            }
         }
-        at += cnt[r];
+        for (size_t r = r0, at = 0; r < r1; at += cnt[r], r++)
+            if (cnt[r]) {
+                med_out[r] = xr_median_i64(dev + at, cnt[r]);
+                has[r] = 1;
+            }
     }
     rc = 0;
 out:
     free(cnt);
     free(pos);
-    free(dev);
+    free(inst_med);
+    free(on_one);
+    free(ms);
     free(scratch);
+    free(dev);
     return rc;
 }
 
@@ -374,10 +402,14 @@ out:
 /* The rank's collectives end on the GPU (NCCL kernels linked to them). */
 static int gpu_timed(const tsa_rank *r)
 {
-    for (size_t i = 0; i < r->n_nccl; i++)
-        if (r->nccl[i].kernel >= 0)
-            return 1;
-    return 0;
+    tsa_call_iter it;
+    if (tsa_call_iter_open(&it, r))
+        return -1;
+    int yes = 0;
+    for (const tsa_nccl_op *o; !yes && (o = tsa_call_iter_next(&it));)
+        yes = o->kernel >= 0;
+    tsa_call_iter_close(&it);
+    return yes;
 }
 
 /* Ranks that share a host name but not a clock (containers all called
@@ -403,10 +435,13 @@ static int host_names_lie(xr_ctx *c, int64_t *dev, uint8_t *has)
         lo[h] = INT64_MAX;
         hi[h] = INT64_MIN;
     }
-    for (size_t r = 0; r < c->n_ranks; r++)
-        host_timed[c->host_of[r]] |= !gpu_timed(&c->job->ranks[r]);
     int lie = 0;
-    for (size_t r = 0; r < c->n_ranks; r++) {
+    for (size_t r = 0; r < c->n_ranks && !lie; r++) {
+        int g = gpu_timed(&c->job->ranks[r]);
+        lie = g < 0 ? -1 : 0;   /* out of memory */
+        host_timed[c->host_of[r]] |= !g;
+    }
+    for (size_t r = 0; r < c->n_ranks && !lie; r++) {
         if (!has[r])
             continue;
         int32_t h = c->host_of[r];
@@ -473,21 +508,23 @@ int xr_clock_align(xr_ctx *c, tsa_xrank_result *out)
             out->clock_residual_ns = dev[r];
     /* One clock (one host, not split): no skew, whatever the ends' spread. */
 
-    /* members onto the common clock; an instance mixing clock components
-     * cannot be compared */
+    /* members onto the common clock (xr_members adds the offsets from
+     * now on); an instance mixing clock components cannot be compared */
+    xr_member *ms = xr_scratch_members(c);
+    if (!ms)
+        goto out;
     for (size_t k = 0; k < c->n_inst; k++) {
         xr_instance *in = &c->inst[k];
         int same = 1;
-        int32_t comp0 = c->comp[c->m[in->first].rank];
-        for (uint32_t j = 0; j < in->n; j++) {
-            xr_member *m = &c->m[in->first + j];
-            m->arrive += c->offset[m->rank];
-            m->end += c->offset[m->rank];
-            if (c->comp[m->rank] != comp0)
+        xr_members(c, in, ms);
+        int32_t comp0 = c->comp[ms[0].rank];
+        for (uint32_t j = 0; j < in->n; j++)
+            if (c->comp[ms[j].rank] != comp0)
                 same = 0;
-        }
         in->usable = in->complete && same;
     }
+    free(ms);
+    c->aligned = 1;
     rc = 0;
 out:
     free(dev);

@@ -13,7 +13,7 @@ void tsa_xrank_default_options(tsa_xrank_options *opt)
 
 static void ctx_free(xr_ctx *c)
 {
-    free(c->m);
+    xr_blocks_free(&c->blocks);
     free(c->inst);
     free(c->comm_ids);
     free(c->host_of);
@@ -41,12 +41,19 @@ static int64_t job_wall(const xr_ctx *c)
     }
     if (hi > lo)
         return hi - lo;
-    for (size_t i = 0; i < c->n_m; i++) {
-        if (c->m[i].arrive < lo)
-            lo = c->m[i].arrive;
-        if (c->m[i].end > hi)
-            hi = c->m[i].end;
+    xr_member *ms = xr_scratch_members(c);
+    if (!ms)
+        return 0;   /* out of memory: extent unknown */
+    for (size_t k = 0; k < c->n_inst; k++) {
+        xr_members(c, &c->inst[k], ms);
+        for (uint32_t j = 0; j < c->inst[k].n; j++) {
+            if (ms[j].arrive < lo)
+                lo = ms[j].arrive;
+            if (ms[j].end > hi)
+                hi = ms[j].end;
+        }
     }
+    free(ms);
     return hi > lo ? hi - lo : 0;
 }
 

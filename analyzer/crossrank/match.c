@@ -4,10 +4,15 @@
  * (comm base + seq) groups a million calls in linear time without a
  * comparator.  Each member also gets its "gap": the work the rank did since
  * its previous collective ended, the quantity the straggler analysis
- * compares across ranks. */
+ * compares across ranks.
+ *
+ * Members are kept compact (members.c), each instance's growing in a chain
+ * of blocks as the ranks are placed; ranks are read one at a time (a lean
+ * rank's calls decoded, rank_view.h). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/rank_view.h"
 #include "passes/group_share.h"
 #include "xr_internal.h"
 #include "tsc_format.h"
@@ -58,8 +63,6 @@ typedef struct comm_info {
     uint64_t limit;         /* seqs at or above it are corrupt: ignored */
     uint64_t first_seq;     /* the lowest seq a rank's first call on it has */
     uint64_t rank_calls;    /* the busiest rank's calls counted in seq */
-    uint64_t cur_calls;
-    size_t cur_rank;
     size_t base;            /* first slot */
     int enabled;
 } comm_info;
@@ -86,33 +89,165 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h;
 }
 
-int xr_match(xr_ctx *c)
+/* Where the slots stand while ranks are placed in them, rank by rank. */
+typedef struct slot_state {
+    uint32_t fill;          /* members placed */
+    uint32_t first, last;   /* their chain of blocks (members.c); none for one member */
+    xr_member prev;         /* the last one ({-1} before the first) */
+    uint64_t bytes0;        /* the first member's call: bytes, op, step */
+    uint8_t op0, same;      /* same: every member's op is op0 */
+    int32_t step0;
+} slot_state;
+
+typedef struct placing {
+    xr_ctx *c;
+    comm_info *comms;
+    xr_idmap *map;
+    slot_state *slots;
+    uint64_t *last_seq;     /* per comm during one rank's walk: seq + 1, 0 none */
+} placing;
+
+/* Step index of a rank's call, -1 when outside any step or in warm-up. */
+static int32_t step_of_call(const tsa_rank *rk, size_t op)
+{
+    size_t lo = 0, hi = rk->n_steps;
+    while (lo < hi) {   /* last step whose first_nccl <= op */
+        size_t mid = lo + (hi - lo) / 2;
+        if (rk->steps[mid].first_nccl <= op)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return -1;
+    const tsa_step *s = &rk->steps[lo - 1];
+    if (op >= s->first_nccl + s->n_nccl || s->warmup)
+        return -1;
+    return (int32_t)(lo - 1);
+}
+
+/* A slot's first member waits in its state: a call no other rank made
+ * (a communicator with one rank present) then takes no block. */
+static int place(placing *pl, slot_state *st, const xr_member *m, const tsa_rank *rk,
+                 size_t i)
+{
+    const tsa_nccl_op *o = &rk->nccl[i];
+    struct xr_blocks *b = &pl->c->blocks;
+    const xr_member none = {.rank = -1};
+    if (!st->fill) {
+        st->op0 = o->op;
+        st->bytes0 = o->bytes;
+        st->same = 1;
+        st->step0 = step_of_call(rk, i);
+    } else {
+        if (o->op != st->op0)
+            st->same = 0;
+        if (st->fill == 1 && xr_member_add(b, &st->first, &st->last, &st->prev, &none))
+            return -1;
+        if (xr_member_add(b, &st->first, &st->last, m, &st->prev))
+            return -1;
+    }
+    st->prev = *m;
+    st->fill++;
+    return 0;
+}
+
+/* Gaps and placement of one rank's calls, in rank order across the ranks
+ * so members come in rank order. */
+static int place_rank(placing *pl, const tsa_rank *rk, size_t r)
+{
+    xr_ctx *c = pl->c;
+    memset(pl->last_seq, 0, c->n_comms * sizeof *pl->last_seq);
+    int have_end = 0;
+    int64_t max_end = 0;
+    int64_t *done = tsa_group_done(rk);
+    if (!done)
+        return -1;
+    for (size_t i = 0; i < rk->n_nccl; i++) {
+        const tsa_nccl_op *o = &rk->nccl[i];
+        if (!counts_in_seq(o))
+            continue;
+        size_t ci = (size_t)xr_idmap_get(pl->map, o->comm_id, 0);
+        /* a hole in this communicator's seqs means a lost record: the
+         * gap would then span two intervals of work */
+        int contiguous = pl->last_seq[ci] ? pl->last_seq[ci] == o->seq : o->seq == 0;
+        pl->last_seq[ci] = o->seq + 1;
+        if (!usable_call(o))
+            continue;
+        int64_t t0, t1;
+        call_times(o, &t0, &t1);
+        if (done[i] > t1 && t1 == o->end_ns)
+            t1 = done[i]; /* a grouped call completes with its group */
+        int64_t gap = XR_GAP_UNKNOWN;
+        if (have_end && contiguous)
+            gap = t0 > max_end ? t0 - max_end : 0;
+        if (gap != XR_GAP_UNKNOWN && gap > XR_SPAN_MAX)
+            gap = XR_GAP_UNKNOWN;   /* an hour-long pause is not step work */
+        if (!have_end || t1 > max_end)
+            max_end = t1;
+        have_end = 1;
+        const comm_info *ce = &pl->comms[ci];
+        if (!ce->enabled || o->seq >= ce->limit)
+            continue;
+        slot_state *st = &pl->slots[slot_of(ce, o->seq)];
+        /* one rank twice in one instance (a duplicate record): keep the first */
+        if (st->fill && st->prev.rank == (int32_t)r)
+            continue;
+        xr_member m = {t0, t1, gap, (int32_t)r};
+        if (place(pl, st, &m, rk, i)) {
+            free(done);
+            return -1;
+        }
+    }
+    free(done);
+    return 0;
+}
+
+static int place_all(placing *pl)
+{
+    tsa_job *job = pl->c->job;
+    for (size_t r = 0; r < pl->c->n_ranks; r++) {
+        tsa_rank_view v;
+        const tsa_rank *rk = tsa_view_open(&job->ranks[r], TSA_VIEW_CALLS | TSA_VIEW_STEPS, &v);
+        int rc = rk ? place_rank(pl, rk, r) : -1;
+        tsa_view_close(&v);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* 1. communicators and their seq ranges */
+static int find_comms(xr_ctx *c, xr_idmap *map, comm_info **comms_out)
 {
     tsa_job *job = c->job;
-    xr_idmap map = {0};
     comm_info *comms = NULL;
     size_t comms_cap = 0;
-    uint32_t *count = NULL, *fill = NULL;
-    size_t *start = NULL;
-    uint64_t *last_seq = NULL;   /* per comm during one rank's walk: seq + 1, 0 none */
-    int rc = -1;
-
-    /* 1. communicators and their seq ranges */
-    for (size_t r = 0; r < c->n_ranks; r++) {
-        const tsa_rank *rk = &job->ranks[r];
-        for (size_t i = 0; i < rk->n_nccl; i++) {
-            const tsa_nccl_op *o = &rk->nccl[i];
-            if (!counts_in_seq(o))
+    int rc = 0;
+    /* each rank's first seq and number of calls per communicator: its
+     * summary (load/seq_summary.h), no call read */
+    for (size_t r = 0; r < c->n_ranks && !rc; r++) {
+        tsa_seq_summary tmp;
+        const tsa_seq_summary *sum = tsa_rank_seqs(&job->ranks[r], &tmp);
+        if (!sum)
+            rc = -1;
+        for (size_t k = 0; sum && k < sum->n_comms && !rc; k++) {
+            const tsa_comm_seqs *cs = &sum->comms[k];
+            if (!cs->comm_id)
                 continue;
-            int64_t ci = xr_idmap_get(&map, o->comm_id, 1);
-            if (ci < 0)
-                goto out;
+            int64_t ci = xr_idmap_get(map, cs->comm_id, 1);
+            if (ci < 0) {
+                rc = -1;
+                break;
+            }
             if ((size_t)ci == c->n_comms) {   /* first call seen on it */
                 if (c->n_comms == comms_cap) {
                     size_t cap = comms_cap ? comms_cap * 2 : 16;
                     comm_info *nc = realloc(comms, cap * sizeof *nc);
-                    if (!nc)
-                        goto out;
+                    if (!nc) {
+                        rc = -1;
+                        break;
+                    }
                     comms = nc;
                     comms_cap = cap;
                 }
@@ -121,16 +256,16 @@ int xr_match(xr_ctx *c)
                 c->n_comms++;
             }
             comm_info *ce = &comms[ci];
-            if (ce->cur_rank != r || !ce->cur_calls) {
-                ce->cur_rank = r;
-                ce->cur_calls = 0;
-                if (o->seq < ce->first_seq)
-                    ce->first_seq = o->seq;
-            }
-            if (++ce->cur_calls > ce->rank_calls)
-                ce->rank_calls = ce->cur_calls;
+            if (cs->first_seq < ce->first_seq)
+                ce->first_seq = cs->first_seq;
+            if (cs->calls > ce->rank_calls)
+                ce->rank_calls = cs->calls;
         }
+        tsa_seq_summary_free(&tmp);
     }
+    *comms_out = comms;
+    if (rc)
+        return -1;
     /* Seqs count up from the ranks' first call in the dump (0, or where a
      * black-box capture window starts), so none can exceed that by much
      * more than the busiest rank's call count; a larger one is a corrupt
@@ -141,10 +276,11 @@ int xr_match(xr_ctx *c)
         comms[ci].limit = base + 2 * comms[ci].rank_calls + 1024;
     }
     for (size_t r = 0; r < c->n_ranks; r++) {
-        const tsa_rank *rk = &job->ranks[r];
-        for (size_t i = 0; i < rk->n_nccl; i++) {
-            const tsa_nccl_op *o = &rk->nccl[i];
-            comm_info *ce = usable_comm(comms, &map, o);
+        tsa_call_iter it;
+        if (tsa_call_iter_open(&it, &job->ranks[r]))
+            return -1;
+        for (const tsa_nccl_op *o; (o = tsa_call_iter_next(&it));) {
+            comm_info *ce = usable_comm(comms, map, o);
             if (!ce)
                 continue;
             if (o->seq < ce->min_seq)
@@ -153,13 +289,27 @@ int xr_match(xr_ctx *c)
                 ce->max_seq = o->seq;
             ce->calls++;
         }
+        tsa_call_iter_close(&it);
     }
     c->comm_ids = malloc((c->n_comms ? c->n_comms : 1) * sizeof *c->comm_ids);
     if (!c->comm_ids)
+        return -1;
+    for (size_t h = 0; h < map->cap; h++)
+        if (map->vals[h])
+            c->comm_ids[map->vals[h] - 1] = map->keys[h];
+    return 0;
+}
+
+int xr_match(xr_ctx *c)
+{
+    xr_idmap map = {0};
+    comm_info *comms = NULL;
+    placing pl = {.c = c, .map = &map};
+    int rc = -1;
+
+    if (find_comms(c, &map, &comms))
         goto out;
-    for (size_t h = 0; h < map.cap; h++)
-        if (map.vals[h])
-            c->comm_ids[map.vals[h] - 1] = map.keys[h];
+    pl.comms = comms;
 
     /* 2. one slot per seq of each communicator */
     size_t n_slots = 0;
@@ -172,87 +322,19 @@ int xr_match(xr_ctx *c)
         ce->enabled = 1;
         n_slots += (size_t)range;
     }
-    count = calloc(n_slots + 1, sizeof *count);
-    fill = calloc(n_slots + 1, sizeof *fill);
-    start = malloc((n_slots + 1) * sizeof *start);
-    last_seq = calloc(c->n_comms + 1, sizeof *last_seq);
-    if (!count || !fill || !start || !last_seq)
+    pl.slots = calloc(n_slots + 1, sizeof *pl.slots);
+    pl.last_seq = calloc(c->n_comms + 1, sizeof *pl.last_seq);
+    if (!pl.slots || !pl.last_seq)
         goto out;
 
-    /* 3. counts per slot */
-    for (size_t r = 0; r < c->n_ranks; r++) {
-        const tsa_rank *rk = &job->ranks[r];
-        for (size_t i = 0; i < rk->n_nccl; i++) {
-            const tsa_nccl_op *o = &rk->nccl[i];
-            const comm_info *ce = usable_comm(comms, &map, o);
-            if (ce && ce->enabled)
-                count[slot_of(ce, o->seq)]++;
-        }
-    }
-    size_t total = 0;
-    for (size_t s = 0; s < n_slots; s++) {
-        start[s] = total;
-        total += count[s];
-    }
-    c->m = malloc((total ? total : 1) * sizeof *c->m);
-    if (!c->m)
+    /* 3. the members, rank by rank */
+    if (place_all(&pl))
         goto out;
 
-    /* 4. gaps and placement, rank by rank so members come in rank order */
-    for (size_t r = 0; r < c->n_ranks; r++) {
-        const tsa_rank *rk = &job->ranks[r];
-        memset(last_seq, 0, c->n_comms * sizeof *last_seq);
-        int have_end = 0;
-        int64_t max_end = 0;
-        int64_t *done = tsa_group_done(rk);
-        if (!done)
-            goto out;
-        for (size_t i = 0; i < rk->n_nccl; i++) {
-            const tsa_nccl_op *o = &rk->nccl[i];
-            if (!counts_in_seq(o))
-                continue;
-            size_t ci = (size_t)xr_idmap_get(&map, o->comm_id, 0);
-            /* a hole in this communicator's seqs means a lost record: the
-             * gap would then span two intervals of work */
-            int contiguous = last_seq[ci] ? last_seq[ci] == o->seq : o->seq == 0;
-            last_seq[ci] = o->seq + 1;
-            if (!usable_call(o))
-                continue;
-            int64_t t0, t1;
-            call_times(o, &t0, &t1);
-            if (done[i] > t1 && t1 == o->end_ns)
-                t1 = done[i]; /* a grouped call completes with its group */
-            int64_t gap = XR_GAP_UNKNOWN;
-            if (have_end && contiguous)
-                gap = t0 > max_end ? t0 - max_end : 0;
-            if (gap != XR_GAP_UNKNOWN && gap > XR_SPAN_MAX)
-                gap = XR_GAP_UNKNOWN;   /* an hour-long pause is not step work */
-            if (!have_end || t1 > max_end)
-                max_end = t1;
-            have_end = 1;
-            const comm_info *ce = &comms[ci];
-            if (!ce->enabled || o->seq >= ce->limit)
-                continue;
-            size_t slot = slot_of(ce, o->seq);
-            if (fill[slot]) {
-                /* one rank twice in one instance (a duplicate record): keep the first */
-                if (c->m[start[slot] + fill[slot] - 1].rank == (int32_t)r)
-                    continue;
-            }
-            xr_member *m = &c->m[start[slot] + fill[slot]++];
-            m->arrive = t0;
-            m->end = t1;
-            m->gap = gap;
-            m->rank = (int32_t)r;
-            m->op = (int32_t)i;
-        }
-        free(done);
-    }
-
-    /* 5. instances: slots with two ranks or more; members compacted */
+    /* 4. instances: slots with two ranks or more */
     size_t n_inst = 0;
     for (size_t s = 0; s < n_slots; s++)
-        if (fill[s] >= 2)
+        if (pl.slots[s].fill >= 2)
             n_inst++;
     c->inst = calloc(n_inst ? n_inst : 1, sizeof *c->inst);
     if (!c->inst)
@@ -260,37 +342,30 @@ int xr_match(xr_ctx *c)
     uint32_t *expected = calloc(c->n_comms + 1, sizeof *expected);
     if (!expected)
         goto out;
-    size_t w = 0, k = 0;
+    size_t k = 0, members = 0;
     for (size_t ci = 0; ci < c->n_comms; ci++) {
         const comm_info *ce = &comms[ci];
         if (!ce->enabled)
             continue;
         uint64_t range = ce->max_seq - ce->min_seq + 1;
         for (uint64_t q = 0; q < range; q++) {
-            size_t s = ce->base + (size_t)q;
-            if (fill[s] < 2)
+            const slot_state *st = &pl.slots[ce->base + (size_t)q];
+            if (st->fill < 2)
                 continue;
             xr_instance *in = &c->inst[k++];
-            memmove(&c->m[w], &c->m[start[s]], fill[s] * sizeof *c->m);
-            in->first = w;
-            in->n = fill[s];
+            in->first = st->first;
+            in->n = st->fill;
             in->comm = (uint32_t)ci;
             in->seq = ce->min_seq + q;
             in->step = -1;
+            in->model_step = st->step0;
             in->last = -1;
-            w += fill[s];
-            const tsa_nccl_op *o0 = &job->ranks[c->m[in->first].rank].nccl[c->m[in->first].op];
-            in->op = o0->op;
-            int same = 1;
-            for (uint32_t j = 1; j < in->n; j++) {
-                const xr_member *mj = &c->m[in->first + j];
-                if (job->ranks[mj->rank].nccl[mj->op].op != in->op)
-                    same = 0;
-            }
+            members += st->fill;
+            in->op = st->op0;
             /* ranks disagreeing on what call this is: seqs out of step */
-            in->symmetric = same && xr_is_symmetric_op(in->op);
-            in->complete = same;   /* refined below */
-            in->sig = mix(mix(ci + 1, in->op), o0->bytes);
+            in->symmetric = st->same && xr_is_symmetric_op(in->op);
+            in->complete = st->same;   /* refined below */
+            in->sig = mix(mix(ci + 1, in->op), st->bytes0);
             if (in->n > expected[ci])
                 expected[ci] = in->n;
         }
@@ -300,15 +375,13 @@ int xr_match(xr_ctx *c)
             c->inst[i].complete = 0;
     free(expected);
     c->n_inst = k;
-    c->n_m = w;
+    c->n_m = members;
     rc = 0;
 out:
     xr_idmap_free(&map);
     free(comms);
-    free(count);
-    free(fill);
-    free(start);
-    free(last_seq);
+    free(pl.slots);
+    free(pl.last_seq);
     return rc;
 }
 
@@ -319,4 +392,9 @@ size_t xr_largest_instance(const xr_ctx *c)
         if (c->inst[k].n > max_n)
             max_n = c->inst[k].n;
     return max_n;
+}
+
+xr_member *xr_scratch_members(const xr_ctx *c)
+{
+    return malloc(xr_largest_instance(c) * sizeof(xr_member));
 }

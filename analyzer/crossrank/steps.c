@@ -54,25 +54,6 @@ static int model_has_steps(const tsa_job *job, size_t n_ranks)
     return any;
 }
 
-/* Step index of a rank's call, -1 when outside any step or in warm-up. */
-static int32_t step_of_call(const tsa_rank *rk, size_t op)
-{
-    size_t lo = 0, hi = rk->n_steps;
-    while (lo < hi) {   /* last step whose first_nccl <= op */
-        size_t mid = lo + (hi - lo) / 2;
-        if (rk->steps[mid].first_nccl <= op)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (!lo)
-        return -1;
-    const tsa_step *s = &rk->steps[lo - 1];
-    if (op >= s->first_nccl + s->n_nccl || s->warmup)
-        return -1;
-    return (int32_t)(lo - 1);
-}
-
 static int by_time(const void *pa, const void *pb, void *arg)
 {
     const int64_t *t = arg;
@@ -110,21 +91,25 @@ static int derive_steps(xr_ctx *c, tsa_xrank_result *out)
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     int64_t *t = malloc((n ? n : 1) * sizeof *t);
     uint64_t *sig = malloc((n ? n : 1) * sizeof *sig);
-    if (!order || !t || !sig) {
+    xr_member *ms = xr_scratch_members(c);
+    if (!order || !t || !sig || !ms) {
         free(order);
         free(t);
         free(sig);
+        free(ms);
         return -1;
     }
     for (size_t k = 0; k < n; k++) {
         const xr_instance *in = &c->inst[k];
-        int64_t mx = c->m[in->first].arrive;
+        xr_members(c, in, ms);
+        int64_t mx = ms[0].arrive;
         for (uint32_t j = 1; j < in->n; j++)
-            if (c->m[in->first + j].arrive > mx)
-                mx = c->m[in->first + j].arrive;
+            if (ms[j].arrive > mx)
+                mx = ms[j].arrive;
         t[k] = mx;
         order[k] = k;
     }
+    free(ms);
     qsort_r(order, n, sizeof *order, by_time, t);
     for (size_t i = 0; i < n; i++)
         sig[i] = c->inst[order[i]].sig;
@@ -170,8 +155,7 @@ int xr_steps(xr_ctx *c, tsa_xrank_result *out)
         size_t distinct = 0;
         for (size_t k = 0; k < c->n_inst; k++) {
             xr_instance *in = &c->inst[k];
-            const xr_member *m = &c->m[in->first];
-            in->step = step_of_call(&c->job->ranks[m->rank], (size_t)m->op);
+            in->step = in->model_step;  /* found at matching (match.c) */
             if (in->step >= 0 && in->step != seen) {
                 seen = in->step;
                 distinct++;
@@ -210,11 +194,12 @@ int xr_steps(xr_ctx *c, tsa_xrank_result *out)
     uint8_t *bad = calloc(cells, 1);
     uint32_t *cnt = calloc(cells, sizeof *cnt);
     double *tmp = malloc(c->n_ranks * sizeof *tmp);
+    xr_member *ms = xr_scratch_members(c);
     c->work = calloc(cells, sizeof *c->work);
     c->wait = calloc(cells, sizeof *c->wait);
     c->rel = malloc(cells * sizeof *c->rel);
     int rc = -1;
-    if (!dirty || !bad || !cnt || !tmp || !c->work || !c->wait || !c->rel)
+    if (!dirty || !bad || !cnt || !tmp || !ms || !c->work || !c->wait || !c->rel)
         goto out;
 
     for (size_t k = 0; k < c->n_inst; k++) {
@@ -226,8 +211,9 @@ int xr_steps(xr_ctx *c, tsa_xrank_result *out)
             dirty[s] = 1;   /* a rank missed it: the step's figures are partial */
             continue;
         }
+        xr_members(c, in, ms);
         for (uint32_t j = 0; j < in->n; j++) {
-            const xr_member *m = &c->m[in->first + j];
+            const xr_member *m = &ms[j];
             size_t cell = (size_t)m->rank * n_steps + s;
             cnt[cell]++;
             c->wait[cell] += in->latest - m->arrive;
@@ -263,5 +249,6 @@ out:
     free(bad);
     free(cnt);
     free(tmp);
+    free(ms);
     return rc;
 }

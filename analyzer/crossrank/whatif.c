@@ -11,15 +11,20 @@ int64_t xr_whatif(const xr_ctx *c, const uint8_t *mask, int64_t *per_step)
 {
     int64_t total = 0;
     int64_t *others = malloc(xr_largest_instance(c) * sizeof *others);
-    if (!others)
+    xr_member *ms = xr_scratch_members(c);
+    if (!others || !ms) {
+        free(others);
+        free(ms);
         return 0;
+    }
     for (size_t k = 0; k < c->n_inst; k++) {
         const xr_instance *in = &c->inst[k];
         if (!in->usable)
             continue;
+        xr_members(c, in, ms);
         size_t no = 0;
         for (uint32_t j = 0; j < in->n; j++) {
-            const xr_member *m = &c->m[in->first + j];
+            const xr_member *m = &ms[j];
             if (!mask[m->rank] && m->gap != XR_GAP_UNKNOWN)
                 others[no++] = m->gap;
         }
@@ -28,7 +33,7 @@ int64_t xr_whatif(const xr_ctx *c, const uint8_t *mask, int64_t *per_step)
         int64_t ref = xr_median_i64(others, no);
         int64_t latest = INT64_MIN;
         for (uint32_t j = 0; j < in->n; j++) {
-            const xr_member *m = &c->m[in->first + j];
+            const xr_member *m = &ms[j];
             int64_t a = m->arrive;
             if (mask[m->rank] && m->gap != XR_GAP_UNKNOWN && m->gap > ref)
                 a -= m->gap - ref;
@@ -43,5 +48,6 @@ int64_t xr_whatif(const xr_ctx *c, const uint8_t *mask, int64_t *per_step)
             per_step[in->step] += saved;
     }
     free(others);
+    free(ms);
     return total;
 }

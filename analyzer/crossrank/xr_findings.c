@@ -54,20 +54,26 @@ static int64_t arrival_spread(const xr_ctx *c)
 {
     size_t n = 0;
     int64_t *v = malloc((c->n_inst ? c->n_inst : 1) * sizeof *v);
-    if (!v)
+    xr_member *ms = xr_scratch_members(c);
+    if (!v || !ms) {
+        free(v);
+        free(ms);
         return 0;
+    }
     for (size_t k = 0; k < c->n_inst; k++) {
         const xr_instance *in = &c->inst[k];
         if (!in->usable)
             continue;
+        xr_members(c, in, ms);
         int64_t lo = in->latest;
         for (uint32_t j = 0; j < in->n; j++)
-            if (c->m[in->first + j].arrive < lo)
-                lo = c->m[in->first + j].arrive;
+            if (ms[j].arrive < lo)
+                lo = ms[j].arrive;
         v[n++] = in->latest - lo;
     }
     int64_t med = xr_median_i64(v, n);
     free(v);
+    free(ms);
     return med;
 }
 

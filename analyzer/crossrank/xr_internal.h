@@ -20,19 +20,18 @@
 #define XR_SPAN_MAX (INT64_C(1) << 42)
 #define XR_OFFSET_MAX (INT64_C(1) << 60)
 
-/* One rank's part in one collective instance. */
+/* One rank's part in one collective instance, as xr_members gives it. */
 typedef struct xr_member {
     int64_t arrive;     /* GPU start (or host enter) on its own clock, aligned after clock_align */
     int64_t end;
     int64_t gap;        /* its work since its previous collective ended, XR_GAP_UNKNOWN */
     int32_t rank;       /* index into job->ranks */
-    int32_t op;         /* index into that rank's nccl */
 } xr_member;
 
 /* One collective call, matched across ranks by (comm_id, seq). */
 typedef struct xr_instance {
     uint64_t seq;
-    size_t first;       /* members[first .. first + n), ordered by rank index */
+    uint32_t first;     /* its members' first block (members.c), in rank index order */
     uint32_t n;
     uint32_t comm;      /* index into xr_ctx.comm_ids */
     uint8_t op;
@@ -40,6 +39,7 @@ typedef struct xr_instance {
     uint8_t complete;   /* every rank seen in this communicator took part */
     uint8_t usable;     /* complete, all members aligned: blame and steps use it */
     int32_t step;       /* -1: none / warm-up */
+    int32_t model_step; /* the first member's step in the step pass's steps, -1 none */
     int32_t last;       /* rank index of the unique last arriver, -1 tie */
     int64_t latest, second;  /* latest and second latest aligned arrival */
     int64_t gap_median; /* median member gap, XR_GAP_UNKNOWN */
@@ -51,7 +51,16 @@ typedef struct xr_ctx {
     const tsa_xrank_options *opt;
     size_t n_ranks;
 
-    xr_member *m; size_t n_m;
+    /* Every instance's members, compact (members.c): 41 million members
+     * of a 10,000-rank job take ~8 bytes each instead of 40.  Read them
+     * with xr_members. */
+    struct xr_blocks {
+        unsigned char **arena;
+        size_t n_arenas;
+        uint32_t n_blocks;
+    } blocks;
+    size_t n_m;
+    int aligned;        /* offsets found: xr_members puts members on the common clock */
     xr_instance *inst; size_t n_inst;
     uint64_t *comm_ids; size_t n_comms;
 
@@ -70,10 +79,24 @@ typedef struct xr_ctx {
     double *rel;        /* work / step's median rank - 1, NAN unusable */
 } xr_ctx;
 
+/* members.c: an instance's members are written while the ranks are
+ * placed, rank by rank, each instance growing in a chain of blocks of its
+ * own.  xr_member_add appends m to the chain *first (0: none yet; made
+ * then), whose last block is *last and whose last member was prev ({-1}
+ * before the first).  0, or -1 when out of memory. */
+int xr_member_add(struct xr_blocks *b, uint32_t *first, uint32_t *last, const xr_member *m,
+                  const xr_member *prev);
+void xr_blocks_free(struct xr_blocks *b);
+/* members.c: in's members into out[0 .. in->n), on the common clock once
+ * c->aligned. */
+void xr_members(const xr_ctx *c, const xr_instance *in, xr_member *out);
+
 /* match.c: instances and members from every rank's NCCL calls. */
 int xr_match(xr_ctx *c);
-/* match.c: members of the largest instance, at least 1 (a scratch size). */
+/* match.c: members of the largest instance, at least 1 (a scratch size);
+ * xr_scratch_members: a buffer of that many members (free it), NULL on OOM. */
 size_t xr_largest_instance(const xr_ctx *c);
+xr_member *xr_scratch_members(const xr_ctx *c);
 /* clock_align.c: per-rank offsets (sets job clock_offset_ns) and residual. */
 int xr_clock_align(xr_ctx *c, tsa_xrank_result *out);
 /* blame.c: arrivals, waits, transfers, who was last; per-rank totals. */

@@ -54,6 +54,7 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
     if (!a)
         return NULL;
     a->job = job;
+    a->runner = runner;
     if (opt)
         a->opt = *opt;
     else
@@ -84,7 +85,8 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
             goto fail;
         tsa_pipe_supersede(a->pipe, &a->findings, &a->xrank);
     }
-    tsa_job_step_stats(a);
+    if (tsa_job_step_stats(a))
+        goto fail;
 
     tsa_job_flops(a);
     /* Stage 3 needs every collective's latest arrival (common clock). */

@@ -27,14 +27,31 @@
 
 typedef struct tsa_stream tsa_stream;
 
+/* A job whose dumps take at most this many MiB is held whole by default
+ * (tscope-report --stream-above): reading every dump once is faster than
+ * streaming's two reads (three for the cause pass's ranks), and holding
+ * it takes about 1.6 times its dumps.  256 MiB: the 8-rank, 0.5M-events-
+ * a-rank job of scripts/bench-stream.sh (132 MiB) is held, 256 ranks x
+ * 1,000 steps (454 MiB) streams. */
+#define TSA_STREAM_ABOVE_MB 256
+
+typedef struct tsa_stream_limits {
+    int jobs;                       /* threads; < 1: the cores available */
+    /* > 0: a dump larger than that is refused (a problem naming it; the
+     * other ranks are loaded), so that one huge or hostile rank cannot
+     * break the memory bound; 0: a quarter of the memory over the threads */
+    unsigned long long max_rank_bytes;
+    /* the main run's dumps take at most that many bytes: hold the job whole */
+    unsigned long long stream_above;
+} tsa_stream_limits;
+
 /* Loads dir as tsa_job_load_ex does (same ranks, problems in the same
- * order, same errors), reduced as above.  jobs < 1: the cores available.
- * max_rank_bytes > 0: a dump larger than that is refused (a problem naming
- * it; the other ranks are loaded), so that one huge or hostile rank cannot
- * break the memory bound.  0 with *job and *st set, or -1 with err. */
-int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *marker, int jobs,
-                    unsigned long long max_rank_bytes, tsa_job **job, tsa_stream **st,
-                    char *err, size_t err_len);
+ * order, same errors), reduced as above.  0 with *job and *st set; 1 when
+ * the dumps are small enough to be held whole (nothing loaded, *job and
+ * *st NULL); -1 with err. */
+int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *marker,
+                    const tsa_stream_limits *lim, tsa_job **job, tsa_stream **st, char *err,
+                    size_t err_len);
 
 /* 1 when a pass of the analysis needs every rank's records at once, so
  * the job must be loaded whole (--in-memory) for the same answer: the

@@ -7,6 +7,8 @@
 #include "load/dup_ranks.h"
 #include "load/job_build.h"
 #include "load/job_text.h"
+#include "load/lean_steps.h"
+#include "load/rank_view.h"
 #include "stream_internal.h"
 #include "util/par_for.h"
 
@@ -69,30 +71,28 @@ static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
     st->wplan = *p;
     if (p->window == TSA_WINDOW_GPU_SPAN) {
         st->a = a;
-        return tsa_par_for(a->job->n_ranks, st->jobs, window_again, st);
+        stream_phase_begin(&st->timing);
+        int rc = tsa_par_for(a->job->n_ranks, st->jobs, window_again, st);
+        stream_phase_end(&st->timing, STREAM_WINDOW);
+        /* the lean copies' warm-up flags (runner.marks_remote_steps) */
+        for (size_t i = 0; i < a->job->n_ranks && !rc; i++)
+            rc = tsa_stage_mark_warmup(&a->job->ranks[i], p);
+        return rc;
     }
     for (size_t i = 0; i < a->job->n_ranks; i++) {
         tsa_rank *r = &a->job->ranks[i];
         stream_slot *sl = &st->slots[r->remote_index];
         /* The GEMMs as stage 2 reads them, one rank at a time. */
-        r->gemms = sl->n_gemms ? calloc(sl->n_gemms, sizeof *r->gemms) : NULL;
-        if (sl->n_gemms && !r->gemms)
+        r->gemms = stream_gemms_take(&sl->gemms);
+        if (sl->gemms.n && !r->gemms)
             return -1;
-        for (size_t g = 0; g < sl->n_gemms; g++) {
-            r->gemms[g].start_ns = sl->gemms[g].t;
-            r->gemms[g].flops = sl->gemms[g].flops;
-            r->gemms[g].dtype = sl->gemms[g].dtype;
-            r->gemms[g].kernel = -1;
-        }
-        r->n_gemms = sl->n_gemms;
+        r->n_gemms = sl->gemms.n;
         int rc = tsa_stage_window(r, p, &a->ranks[i], &a->digests[i]);
         free(r->gemms);
         r->gemms = NULL;
         r->n_gemms = 0;
         /* Read by stage 2 only: gone before the cross-rank pass's peak. */
-        free(sl->gemms);
-        sl->gemms = NULL;
-        sl->n_gemms = 0;
+        stream_gemms_free(&sl->gemms);
         if (rc)
             return -1;
     }
@@ -100,11 +100,13 @@ static int stream_window(void *ctx, tsa_analysis *a, const tsa_window_plan *p)
 }
 
 /* Stage 3 on the rank read again; its steps (now with phases) replace the
- * lean copy's. */
+ * lean copy's, compact. */
 static int pass_one(void *ctx, size_t i, int worker)
 {
     tsa_stream *st = ctx;
     tsa_analysis *a = st->a;
+    if (i + (size_t)st->jobs < a->job->n_ranks)   /* the dump taken next, jobs ahead */
+        stream_prefetch(st->paths[a->job->ranks[i + (size_t)st->jobs].remote_index]);
     tsa_rank_result rr = a->ranks[i];
     tsa_rank_digest d;
     memset(&d, 0, sizeof d);
@@ -114,15 +116,14 @@ static int pass_one(void *ctx, size_t i, int worker)
         return -1;
     tsa_rank *r = &pj->ranks[0], *lean = &a->job->ranks[i];
     int rc = tsa_stage_pass(r, st->pplan, &a->ranks[i], &a->digests[i]);
-    if (!rc) {
-        free(lean->steps);
-        lean->steps = r->steps;
+    struct tsa_lean_steps *steps = rc ? NULL : tsa_lean_steps_encode(r->steps, r->n_steps);
+    if (steps) {
+        tsa_lean_steps_free(lean->lean_steps);
+        lean->lean_steps = steps;
         lean->n_steps = r->n_steps;
-        r->steps = NULL;
-        r->n_steps = 0;
     }
     tsa_job_free(pj);
-    return rc;
+    return steps ? 0 : -1;
 }
 
 static int stream_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
@@ -130,7 +131,10 @@ static int stream_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
     tsa_stream *st = ctx;
     st->a = a;
     st->pplan = p;
-    return tsa_par_for(a->job->n_ranks, st->jobs, pass_one, st);
+    stream_phase_begin(&st->timing);
+    int rc = tsa_par_for(a->job->n_ranks, st->jobs, pass_one, st);
+    stream_phase_end(&st->timing, STREAM_PASS);
+    return rc;
 }
 
 /* For the cause pass: the rank as after stage 3, but for its kernels'
@@ -145,14 +149,18 @@ static tsa_rank *stream_hold(void *ctx, const tsa_analysis *a, size_t i)
     if (!grown)
         return NULL;
     st->held = grown;
+    stream_phase_begin(&st->timing);
     tsa_job *pj = reread(st, a, i, 0, 1, &rr, &d);
+    stream_phase_end(&st->timing, STREAM_HOLD);
     tsa_rank_digest_free(&d);
     if (!pj)
         return NULL;
     tsa_rank *r = &pj->ranks[0];
-    const tsa_rank *lean = &a->job->ranks[i];
-    tsa_step *steps = lean->n_steps ? malloc(lean->n_steps * sizeof *steps) : NULL;
-    if (lean->n_steps && !steps) {
+    tsa_rank_view v;
+    const tsa_rank *lean = tsa_view_open(&a->job->ranks[i], TSA_VIEW_STEPS, &v);
+    tsa_step *steps = lean && lean->n_steps ? malloc(lean->n_steps * sizeof *steps) : NULL;
+    if (!lean || (lean->n_steps && !steps)) {
+        tsa_view_close(&v);
         tsa_job_free(pj);
         return NULL;
     }
@@ -161,6 +169,7 @@ static tsa_rank *stream_hold(void *ctx, const tsa_analysis *a, size_t i)
     free(r->steps);
     r->steps = steps;
     r->n_steps = lean->n_steps;
+    tsa_view_close(&v);
     st->held[st->n_held++] = pj;
     return r;
 }
@@ -180,6 +189,6 @@ const tsa_rank_runner *tsa_stream_runner(tsa_stream *st)
 {
     st->runner = (tsa_rank_runner){.steps = stream_steps, .window = stream_window,
                                    .pass = stream_pass, .ctx = st, .hold = stream_hold,
-                                   .release = stream_release};
+                                   .release = stream_release, .marks_remote_steps = 1};
     return &st->runner;
 }

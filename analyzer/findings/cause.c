@@ -143,8 +143,9 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     /* Without GPU records the work is the main thread's CPU time.  The
      * extra must be material against the peers' step, not only against
      * their CPU time (a sleeping rank uses almost none); it costs wall
-     * time at the pace the peers got CPU (a busy machine stretches each
-     * CPU millisecond of every rank alike). */
+     * time at the pace the peers got CPU: each CPU millisecond plus the
+     * run-queue wait that came with it (a busy machine stretches every
+     * rank alike; the time a rank sleeps is no part of that pace). */
     double pcpu = median_of(c, peers, np, f_main_cpu), cpu = f_main_cpu(m);
     double pstep = (double)b->peer_step_ns, extra = (double)b->extra_ns;
     if (!m->kernels && !isnan(cpu) && pcpu > 0 && cpu > pcpu * (1 + TSA_TH_CAUSE_CPU_REL) &&
@@ -156,7 +157,9 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
          * seen using a little more CPU than its peers (its NCCL calls' CPU
          * is in the figure), which the pace would otherwise multiply into
          * most of a sleep it did not cause */
-        double pace = pstep > pcpu ? pstep / pcpu : 1;
+        double pace = cause_cpu_pace(c, peers, np);
+        if (isnan(pace))   /* no run-queue wait recorded: the step's own pace, an upper bound */
+            pace = pstep > pcpu ? pstep / pcpu : 1;
         out->metric = "main_thread_cpu_ns_per_step";
         out->own = cpu;
         out->peers = pcpu;
@@ -279,7 +282,8 @@ static void arrival(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t 
                        i ? "," : "", m->recv_peer[i], m->recv_peer_ns[i] / 1e6);
 }
 
-static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_block *b)
+static void checked_words(cause_ctx *c, size_t i, const cm_rank *m, size_t np,
+                          tsa_cause_block *b)
 {
     double steps = c->a->steps ? (double)c->a->steps : 1;
     int at = snprintf(b->checked, sizeof b->checked,
@@ -296,6 +300,10 @@ static void checked_words(cause_ctx *c, const cm_rank *m, size_t np, tsa_cause_b
                 : m->cpu_stat == 0    ? "no cpu.stat found"
                                       : "not recorded");
     cause_health_checked(m, b->checked, sizeof b->checked, &at);
+    cause_words(b->checked, sizeof b->checked, &at, "; NCCL links per peer (%s)",
+                tsa_cause_link_recorded(c->a, i)
+                    ? "recorded"
+                    : "not recorded: TSCOPE_NCCL_PROFILER=full records them");
 }
 
 static int by_explained(const void *pa, const void *pb)
@@ -335,7 +343,7 @@ static int rank_causes(cause_ctx *c, size_t i, const size_t *peers, size_t np, d
     double measured = fmax(cand[TSA_CAUSE_WORK].explained,
                            fmax(cand[TSA_CAUSE_GPU_LINK].explained, cand[TSA_CAUSE_NETWORK].explained));
     host(c, m, peers, np, b, measured, &cand[TSA_CAUSE_HOST]);
-    checked_words(c, m, np, b);
+    checked_words(c, i, m, np, b);
     for (int k = 0; k < TSA_CAUSE_KINDS; k++) {
         const candidate *cd = &cand[k];
         if (!cd->evidence[0] || cd->explained < TSA_TH_CAUSE_SHARE * extra || cd->explained <= 0)

@@ -103,11 +103,19 @@ static void fill(const pair_cost *pc, double explained, double median, double st
              strchr(pc->channels, ',') ? "s" : "", pc->channels, explained / 1e6, steps);
 }
 
+int tsa_cause_link_recorded(const tsa_analysis *a, size_t i)
+{
+    if (i >= a->n_ranks)
+        return 0;
+    const tsa_rank *r = &a->job->ranks[i];
+    return r->nprof && r->nprof->n_proxies;
+}
+
 int tsa_cause_link(const tsa_analysis *a, size_t i, tsa_cause *out)
 {
-    const tsa_rank *r = &a->job->ranks[i];
-    if (i >= a->n_ranks || !r->nprof || !r->nprof->n_proxies || !a->steps)
+    if (!tsa_cause_link_recorded(a, i) || !a->steps)
         return 0;
+    const tsa_rank *r = &a->job->ranks[i];
     tsa_link_stat *l;
     size_t n;
     double med_send, med_recv;

@@ -17,4 +17,8 @@
  * -1 when out of memory. */
 int tsa_cause_link(const tsa_analysis *a, size_t i, tsa_cause *out);
 
+/* Whether rank i's dump has the plugin's proxy operations (full capture),
+ * which the link cause reads: 1 or 0. */
+int tsa_cause_link_recorded(const tsa_analysis *a, size_t i);
+
 #endif

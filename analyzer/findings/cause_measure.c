@@ -2,6 +2,7 @@
  * over the rank's own analysis window, so ranks that ran the same steps
  * compare directly whatever their clock offsets. */
 #include "cause_measure.h"
+#include "load/rank_view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +114,16 @@ static int32_t global_peer(const tsa_job *job, uint64_t comm, uint32_t peer)
 {
     for (size_t i = 0; i < job->n_ranks; i++) {
         const tsa_rank *r = &job->ranks[i];
-        for (size_t k = 0; k < r->n_nccl; k++)
-            if (r->nccl[k].comm_id == comm) {
-                if (r->nccl[k].comm_rank == peer)
-                    return r->rank;
-                break;
-            }
+        tsa_call_iter it;
+        if (tsa_call_iter_open(&it, r))
+            return -1;  /* out of memory: the peer is not named */
+        int found = 0;
+        const tsa_nccl_op *o;
+        while (!found && (o = tsa_call_iter_next(&it)))
+            found = o->comm_id == comm ? 1 + (o->comm_rank == peer) : 0;
+        tsa_call_iter_close(&it);
+        if (found == 2)
+            return r->rank;
     }
     return -1;
 }

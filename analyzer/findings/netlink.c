@@ -13,6 +13,7 @@
 
 #include "load/comm_ranks.h"
 #include "load/rank_nprof.h"
+#include "load/rank_view.h"
 #include "util/vec.h"
 
 typedef struct {

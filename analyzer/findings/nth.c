@@ -12,6 +12,7 @@
  * three quarters of the distances between consecutive stalled steps equal
  * one period N >= 2. */
 #include "nth.h"
+#include "load/rank_view.h"
 #include "util/cmp.h"
 
 #include <math.h>
@@ -102,7 +103,11 @@ int tsa_nth_stall_findings(const tsa_analysis *a, tsa_findings *out)
     size_t ranks = 0;
     int32_t rank = -1;
     for (size_t i = 0; i < a->job->n_ranks; i++) {
-        if (rank_pattern(&a->job->ranks[i], &p))
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&a->job->ranks[i], TSA_VIEW_STEPS, &v);
+        int rc = r ? rank_pattern(r, &p) : -1;
+        tsa_view_close(&v);
+        if (rc)
             return -1;
         if (!p.period)
             continue;

@@ -13,52 +13,162 @@
 
 #include "load/job_build.h"
 #include "hang.h"
+#include "load/rank_view.h"
 #include "reader/dump_reader.h"
 #include "tsc_format.h"
+#include "util/vec.h"
+
+/* What the walk compares of a call. */
+typedef struct lane_call {
+    uint64_t seq, bytes;
+    int32_t peer;
+    uint8_t op, dtype;
+} lane_call;
+
+/* One rank's sequenced calls on the communicator (completed, then in
+ * flight), by seq.  Calls that already come in seq order (every healthy
+ * rank's) are walked as they are stored, LANE_AHEAD at a time into a small
+ * buffer (the walk visits every rank at every seq: 10,000 ranks' next
+ * calls must stay in the cache); a rank whose seqs go back (a damaged
+ * dump) has its calls copied and sorted, ties in the order stored. */
+#define LANE_AHEAD 32
+
+typedef struct lane_entry {
+    lane_call c;
+    size_t pos;
+} lane_entry;
 
 typedef struct lane {
-    const tsa_nccl_op **v;  /* this rank's calls on the comm, by seq */
-    size_t n, at;
-    uint64_t p2p;           /* send/recv seen so far */
+    const tsa_rank *r;
+    uint64_t comm;
+    tsa_call_iter it;
+    int walking;                /* it is open */
+    size_t pend;                /* next call in flight to look at */
+    lane_entry *v;              /* the buffer, or the sorted copies */
+    size_t n, at, cap;
+    uint64_t p2p;               /* send/recv seen so far */
 } lane;
 
-static int cmp_seq(const void *a, const void *b)
+static int on_comm(const tsa_nccl_op *o, uint64_t comm)
 {
-    const tsa_nccl_op *x = *(const tsa_nccl_op *const *)a, *y = *(const tsa_nccl_op *const *)b;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    return o->comm_id == comm && tsa_hang_sequenced(o->op);
+}
+
+static lane_call lane_call_of(const tsa_nccl_op *o)
+{
+    return (lane_call){o->seq, o->bytes, o->peer, o->op, o->dtype};
+}
+
+static int by_seq_then_pos(const void *a, const void *b)
+{
+    const lane_entry *x = a, *y = b;
+    if (x->c.seq != y->c.seq)
+        return x->c.seq < y->c.seq ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* 1 when r's calls on comm, then its calls in flight on it, never go back
+ * in seq; 0 when they do; -1 on OOM.  The calls' part is in the rank's
+ * summary (load/seq_summary.h). */
+static int in_seq_order(const tsa_rank *r, uint64_t comm)
+{
+    tsa_seq_summary tmp;
+    const tsa_seq_summary *sum = tsa_rank_seqs(r, &tmp);
+    const tsa_comm_seqs *cs = sum ? tsa_seq_summary_comm(sum, comm) : NULL;
+    int ordered = cs ? cs->ordered : 1, any = cs != NULL;
+    uint64_t last = cs ? cs->last_seq : 0;
+    tsa_seq_summary_free(&tmp);
+    if (!sum)
+        return -1;
+    for (size_t k = 0; ordered && k < r->n_pending; k++)
+        if (on_comm(&r->pending[k], comm)) {
+            ordered = !any || r->pending[k].seq >= last;
+            last = r->pending[k].seq;
+            any = 1;
+        }
+    return ordered;
+}
+
+static int sort_lane(lane *l)
+{
+    tsa_call_iter it;
+    if (tsa_call_iter_open(&it, l->r))
+        return -1;
+    int rc = 0;
+    for (const tsa_nccl_op *o; !rc && (o = tsa_call_iter_next(&it));)
+        if (on_comm(o, l->comm))
+            rc = TSA_VEC_PUSH(l->v, l->n, l->cap, ((lane_entry){lane_call_of(o), l->n}));
+    tsa_call_iter_close(&it);
+    for (size_t k = 0; !rc && k < l->r->n_pending; k++)
+        if (on_comm(&l->r->pending[k], l->comm))
+            rc = TSA_VEC_PUSH(l->v, l->n, l->cap,
+                              ((lane_entry){lane_call_of(&l->r->pending[k]), l->n}));
+    if (!rc && l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, by_seq_then_pos);
+    return rc ? -1 : 0;
+}
+
+static int open_lane(const tsa_rank *r, uint64_t comm, lane *l)
+{
+    memset(l, 0, sizeof *l);
+    l->r = r;
+    l->comm = comm;
+    int ordered = in_seq_order(r, comm);
+    if (ordered < 0)
+        return -1;
+    if (!ordered)
+        return sort_lane(l);
+    l->v = malloc(LANE_AHEAD * sizeof *l->v);
+    if (!l->v || tsa_call_iter_open(&l->it, r))
+        return -1;
+    l->walking = 1;
+    return 0;
+}
+
+static void close_lane(lane *l)
+{
+    if (l->walking)
+        tsa_call_iter_close(&l->it);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* The next LANE_AHEAD calls of a walked lane into its buffer. */
+static void refill(lane *l)
+{
+    l->n = l->at = 0;
+    while (l->n < LANE_AHEAD) {
+        const tsa_nccl_op *o = tsa_call_iter_next(&l->it);
+        if (!o && l->pend < l->r->n_pending)
+            o = &l->r->pending[l->pend++];
+        else if (!o)
+            return;
+        if (on_comm(o, l->comm))
+            l->v[l->n++].c = lane_call_of(o);
+    }
+}
+
+/* The lane's next call, NULL at its end. */
+static const lane_call *lane_peek(lane *l)
+{
+    if (l->at == l->n && l->walking)
+        refill(l);
+    return l->at < l->n ? &l->v[l->at].c : NULL;
+}
+
+static void lane_take(lane *l)
+{
+    l->at++;
 }
 
 static int is_p2p(uint8_t op) { return tsc_nccl_op_kind(op) == TSC_NCCL_KIND_P2P; }
 
-static int same_signature(const tsa_nccl_op *a, const tsa_nccl_op *b)
+static int same_signature(const lane_call *a, const lane_call *b)
 {
     return a->op == b->op && a->bytes == b->bytes && a->dtype == b->dtype && a->peer == b->peer;
 }
 
-static int fill_lane(const tsa_rank *r, uint64_t comm, lane *l)
-{
-    memset(l, 0, sizeof *l);
-    size_t n = 0;
-    for (size_t k = 0; k < r->n_nccl; k++)
-        n += r->nccl[k].comm_id == comm && tsa_hang_sequenced(r->nccl[k].op);
-    for (size_t k = 0; k < r->n_pending; k++)
-        n += r->pending[k].comm_id == comm && tsa_hang_sequenced(r->pending[k].op);
-    if (!n)
-        return 0;
-    l->v = malloc(n * sizeof *l->v);
-    if (!l->v)
-        return -1;
-    for (size_t k = 0; k < r->n_nccl; k++)
-        if (r->nccl[k].comm_id == comm && tsa_hang_sequenced(r->nccl[k].op))
-            l->v[l->n++] = &r->nccl[k];
-    for (size_t k = 0; k < r->n_pending; k++)
-        if (r->pending[k].comm_id == comm && tsa_hang_sequenced(r->pending[k].op))
-            l->v[l->n++] = &r->pending[k];
-    qsort(l->v, l->n, sizeof *l->v, cmp_seq);
-    return 0;
-}
-
-static void signature_text(const tsa_nccl_op *o, char *buf, size_t cap)
+static void signature_text(const lane_call *o, char *buf, size_t cap)
 {
     int rooted = tsc_nccl_op_kind(o->op) == TSC_NCCL_KIND_ROOTED;
     const char *dt = tsr_nccl_dtype_name(o->dtype);
@@ -69,7 +179,7 @@ static void signature_text(const tsa_nccl_op *o, char *buf, size_t cap)
 }
 
 /* The ranks at this seq, one line per signature. */
-static int report(tsa_hang_result *h, const tsa_job *job, const tsa_nccl_op **at,
+static int report(tsa_hang_result *h, const tsa_job *job, const lane_call **at,
                   uint64_t comm, uint64_t seq)
 {
     tsa_hang_item *it = tsa_hang_new_item(h, TSA_HANG_DESYNC);
@@ -116,29 +226,43 @@ static int report(tsa_hang_result *h, const tsa_job *job, const tsa_nccl_op **at
     return rc;
 }
 
+/* The seq of the lane's next call; UINT64_MAX at its end (a call with
+ * that seq ends the walk as the end of every lane would). */
+static uint64_t head_of(lane *l)
+{
+    const lane_call *o = lane_peek(l);
+    return o ? o->seq : UINT64_MAX;
+}
+
 static int desync_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm, lane *lanes,
-                     const tsa_nccl_op **at)
+                     uint64_t *head, const lane_call **at, lane_call *at_copy)
 {
     size_t n = job->n_ranks;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
-        rc = fill_lane(&job->ranks[i], comm, &lanes[i]);
+        rc = open_lane(&job->ranks[i], comm, &lanes[i]);
+    for (size_t i = 0; i < n && !rc; i++)
+        head[i] = head_of(&lanes[i]);
     for (uint64_t seq = 0; !rc;) {
         /* The next seq any rank has, and every rank's call there. */
         uint64_t next = UINT64_MAX;
         for (size_t i = 0; i < n; i++)
-            if (lanes[i].at < lanes[i].n && lanes[i].v[lanes[i].at]->seq < next)
-                next = lanes[i].v[lanes[i].at]->seq;
+            if (head[i] < next)
+                next = head[i];
         if (next == UINT64_MAX)
             break;
         seq = next;
         int p2p_mismatch = 0, differ = 0, any_p2p = 0;
         uint64_t p2p0 = UINT64_MAX;
-        const tsa_nccl_op *ref = NULL;
+        const lane_call *ref = NULL;
         for (size_t i = 0; i < n; i++) {
             at[i] = NULL;
-            if (lanes[i].at < lanes[i].n && lanes[i].v[lanes[i].at]->seq == seq)
-                at[i] = lanes[i].v[lanes[i].at++];
+            if (head[i] == seq) {
+                at_copy[i] = *lane_peek(&lanes[i]);
+                at[i] = &at_copy[i];
+                lane_take(&lanes[i]);
+                head[i] = head_of(&lanes[i]);
+            }
             if (!at[i])
                 continue;
             if (p2p0 == UINT64_MAX)
@@ -159,10 +283,8 @@ static int desync_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm, lane
         for (size_t i = 0; i < n; i++)
             lanes[i].p2p += at[i] && is_p2p(at[i]->op);
     }
-    for (size_t i = 0; i < n; i++) {
-        free(lanes[i].v);
-        memset(&lanes[i], 0, sizeof lanes[i]);
-    }
+    for (size_t i = 0; i < n; i++)
+        close_lane(&lanes[i]);
     return rc;
 }
 
@@ -172,31 +294,35 @@ int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h)
     if (n < 2)
         return 0;
     lane *lanes = calloc(n, sizeof *lanes);
-    const tsa_nccl_op **at = calloc(n, sizeof *at);
+    uint64_t *head = calloc(n, sizeof *head);
+    const lane_call **at = calloc(n, sizeof *at);
+    lane_call *at_copy = calloc(n, sizeof *at_copy);
     uint64_t *comms = NULL;
     size_t n_comms = 0, cap = 0;
-    int rc = lanes && at ? 0 : -1;
-    /* Every communicator, once (in the order first met). */
-    for (size_t i = 0; i < n && !rc; i++)
-        for (size_t k = 0; k < job->ranks[i].n_nccl && !rc; k++) {
-            uint64_t c = job->ranks[i].nccl[k].comm_id;
-            if (!c || !tsa_hang_sequenced(job->ranks[i].nccl[k].op))
+    int rc = lanes && head && at && at_copy ? 0 : -1;
+    /* Every communicator, once (in the order first met: the order of a
+     * rank's call shapes is that of its calls). */
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t ns;
+        const tsa_nccl_op *shape = tsa_rank_call_shapes(&job->ranks[i], &ns);
+        for (size_t k = 0; k < ns && !rc; k++) {
+            uint64_t c = shape[k].comm_id;
+            if (!c || !tsa_hang_sequenced(shape[k].op))
                 continue;
             size_t q = 0;
             while (q < n_comms && comms[q] != c)
                 q++;
             if (q < n_comms)
                 continue;
-            if (tsa_grow((void **)&comms, n_comms, &cap, sizeof *comms)) {
-                rc = -1;
-                break;
-            }
-            comms[n_comms++] = c;
+            rc = TSA_VEC_PUSH(comms, n_comms, cap, c);
         }
+    }
     for (size_t q = 0; q < n_comms && !rc; q++)
-        rc = desync_on(job, h, comms[q], lanes, at);
+        rc = desync_on(job, h, comms[q], lanes, head, at, at_copy);
     free(comms);
     free(lanes);
+    free(head);
     free(at);
-    return rc;
+    free(at_copy);
+    return rc ? -1 : 0;
 }

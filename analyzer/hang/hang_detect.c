@@ -16,13 +16,14 @@
 
 #include "load/job_build.h"
 #include "hang.h"
+#include "load/rank_view.h"
 #include "tsc_format.h"
 
 #define TSA_HANG_MIN_NS 1000000000ll
 
 typedef struct flight {
     uint64_t comm, seq;
-    const tsa_nccl_op *op;
+    tsa_nccl_op op;             /* a copy: a lean rank's calls are decoded for a moment */
     int64_t start_ns;
     int watchdog;
 } flight;
@@ -36,16 +37,19 @@ static int push(flights *f, const tsa_nccl_op *op, int64_t start, int watchdog)
 {
     if (tsa_grow((void **)&f->v, f->n, &f->cap, sizeof *f->v))
         return -1;
-    f->v[f->n++] = (flight){op->comm_id, op->seq, op, start, watchdog};
+    f->v[f->n++] = (flight){op->comm_id, op->seq, *op, start, watchdog};
     return 0;
 }
 
 /* The grouped calls a GroupEnd that never returned was launching: calls of
  * its thread inside a group since the thread's last completed GroupEnd. */
-static int group_members(const tsa_rank *r, const tsa_nccl_op *ge, flights *out)
+static int group_members(const tsa_rank *lean, const tsa_nccl_op *ge, flights *out)
 {
     int wd = (ge->flags & TSA_NCCL_F_WATCHDOG) != 0;
-    for (size_t k = r->n_nccl; k-- > 0;) {
+    tsa_rank_view v;
+    const tsa_rank *r = tsa_view_open(lean, TSA_VIEW_CALLS, &v);
+    int rc = r ? 0 : -1;
+    for (size_t k = r ? r->n_nccl : 0; k-- > 0 && !rc;) {
         const tsa_nccl_op *o = &r->nccl[k];
         if (o->tid != ge->tid || o->start_ns > ge->start_ns)
             continue;
@@ -53,9 +57,10 @@ static int group_members(const tsa_rank *r, const tsa_nccl_op *ge, flights *out)
             break;
         if ((o->flags & TSC_NCCL_F_IN_GROUP) && tsa_hang_sequenced(o->op) && o->comm_id &&
             push(out, o, ge->start_ns, wd))
-            return -1;
+            rc = -1;
     }
-    return 0;
+    tsa_view_close(&v);
+    return rc;
 }
 
 static int rank_flights(const tsa_rank *r, flights *out)
@@ -74,39 +79,51 @@ static int rank_flights(const tsa_rank *r, flights *out)
     return 0;
 }
 
-static int64_t mean_step_ns(const tsa_rank *r)
+/* Into *mean; -1 on OOM. */
+static int mean_step_ns(const tsa_rank *lean, int64_t *mean)
 {
+    tsa_rank_view v;
+    const tsa_rank *r = tsa_view_open(lean, TSA_VIEW_STEPS, &v);
     int64_t sum = 0;
-    for (size_t s = 0; s < r->n_steps; s++)
+    for (size_t s = 0; r && s < r->n_steps; s++)
         sum += r->steps[s].end_ns - r->steps[s].start_ns;
-    return r->n_steps ? sum / (int64_t)r->n_steps : 0;
+    *mean = r && r->n_steps ? sum / (int64_t)r->n_steps : 0;
+    tsa_view_close(&v);
+    return r ? 0 : -1;
 }
 
 /* What one rank did on communicator C around its hang point S. */
 typedef struct member {
     int32_t rank;
     int is_member;
-    const tsa_nccl_op *last_done;  /* highest completed sequenced call on C */
+    int has_last_done;
+    tsa_nccl_op last_done;         /* highest completed sequenced call on C */
     const flight *at_s;            /* in flight at S */
     int past;                      /* completed S or in flight beyond it */
     int64_t in_flight_ns;
 } member;
 
-static void look_at(const tsa_job *job, size_t i, const flights *fl, uint64_t comm,
-                    uint64_t S, member *m)
+/* -1 on OOM. */
+static int look_at(const tsa_job *job, size_t i, const flights *fl, uint64_t comm,
+                   uint64_t S, member *m)
 {
     const tsa_rank *r = &job->ranks[i];
     memset(m, 0, sizeof *m);
     m->rank = tsa_hang_rank_id(job, i);
-    for (size_t k = 0; k < r->n_nccl; k++) {
-        const tsa_nccl_op *o = &r->nccl[k];
+    tsa_call_iter it;
+    if (tsa_call_iter_open(&it, r))
+        return -1;
+    for (const tsa_nccl_op *o; (o = tsa_call_iter_next(&it));) {
         if (o->comm_id != comm || !tsa_hang_sequenced(o->op))
             continue;
         m->is_member = 1;
-        if (!m->last_done || o->seq > m->last_done->seq)
-            m->last_done = o;
+        if (!m->has_last_done || o->seq > m->last_done.seq) {
+            m->last_done = *o;
+            m->has_last_done = 1;
+        }
     }
-    if (m->last_done && m->last_done->seq >= S)
+    tsa_call_iter_close(&it);
+    if (m->has_last_done && m->last_done.seq >= S)
         m->past = 1;
     for (size_t k = 0; k < fl->n; k++) {
         if (fl->v[k].comm != comm)
@@ -121,6 +138,7 @@ static void look_at(const tsa_job *job, size_t i, const flights *fl, uint64_t co
         int64_t end = r->end.last_ns > r->last_ns ? r->end.last_ns : r->last_ns;
         m->in_flight_ns = end > m->at_s->start_ns ? end - m->at_s->start_ns : 0;
     }
+    return 0;
 }
 
 static void call_text(const tsa_nccl_op *o, char *buf, size_t cap)
@@ -149,14 +167,14 @@ static int group_lines(tsa_hang_item *it, const member *ms, size_t n, const tsa_
         if (done[i] || !outside(&ms[i], &job->ranks[i], exited))
             continue;
         char last[96], how[64];
-        call_text(ms[i].last_done, last, sizeof last);
+        call_text(ms[i].has_last_done ? &ms[i].last_done : NULL, last, sizeof last);
         tsa_end_describe(&job->ranks[i].end, how, sizeof how);
         tsa_rank_list g = {0};
         for (size_t j = i; j < n && !rc; j++) {
             if (done[j] || !outside(&ms[j], &job->ranks[j], exited))
                 continue;
             char l2[96], h2[64];
-            call_text(ms[j].last_done, l2, sizeof l2);
+            call_text(ms[j].has_last_done ? &ms[j].last_done : NULL, l2, sizeof l2);
             tsa_end_describe(&job->ranks[j].end, h2, sizeof h2);
             if (strcmp(l2, last) || (exited && strcmp(h2, how)))
                 continue;
@@ -208,23 +226,27 @@ static int hang_on(const tsa_job *job, tsa_hang_result *h, flights *per_rank, ui
     int watchdog = 0;
     size_t members = 0;
     uint32_t comm_size = 0;
-    for (size_t i = 0; i < job->n_ranks; i++) {
-        look_at(job, i, &per_rank[i], comm, S, &ms[i]);
+    int rc = 0;
+    for (size_t i = 0; i < job->n_ranks && !rc; i++) {
+        if (look_at(job, i, &per_rank[i], comm, S, &ms[i])) {
+            rc = -1;
+            break;
+        }
         members += ms[i].is_member;
         if (!ms[i].at_s)
             continue;
         if (!call)
-            call = ms[i].at_s->op;
-        comm_size = ms[i].at_s->op->comm_size;
+            call = &ms[i].at_s->op;
+        comm_size = ms[i].at_s->op.comm_size;
         watchdog |= ms[i].at_s->watchdog;
         if (ms[i].in_flight_ns > longest)
             longest = ms[i].in_flight_ns;
-        int64_t step2 = 2 * mean_step_ns(&job->ranks[i]);
-        if (step2 > threshold)
-            threshold = step2;
+        int64_t mean;
+        rc = mean_step_ns(&job->ranks[i], &mean);
+        if (2 * mean > threshold)
+            threshold = 2 * mean;
     }
-    int rc = 0;
-    if (!call || (longest < threshold && !watchdog))
+    if (rc || !call || (longest < threshold && !watchdog))
         goto out; /* a job stopped mid-step, not a hang */
     tsa_hang_item *it = tsa_hang_new_item(h, TSA_HANG_HANG);
     if (!it) {
@@ -273,10 +295,9 @@ out:
 /* Stuck on GPU: host calls that returned but whose kernels never
  * completed (CUPTI data only); added to the communicator's hang or as a
  * hang of its own. */
-static int gpu_hang_on(const tsa_job *job, tsa_hang_result *h, size_t i, uint64_t comm,
-                       const tsa_nccl_op **calls)
+static int gpu_hang_on(const tsa_job *job, const tsa_rank *r, tsa_hang_result *h, size_t i,
+                       uint64_t comm, const tsa_nccl_op **calls)
 {
-    const tsa_rank *r = &job->ranks[i];
     size_t n = 0;
     for (size_t j = 0; j < r->n_nccl; j++)
         if (r->nccl[j].comm_id == comm && tsa_hang_sequenced(r->nccl[j].op))
@@ -322,9 +343,17 @@ static int gpu_hangs(const tsa_job *job, tsa_hang_result *h)
     uint64_t *comms = NULL;
     size_t cap = 0;
     for (size_t i = 0; i < job->n_ranks && !rc; i++) {
-        const tsa_rank *r = &job->ranks[i];
-        if (!tsa_rank_kernel_count(r) || !r->n_nccl)
+        /* every call linked: none can be stuck on the GPU */
+        if (!tsa_rank_kernel_count(&job->ranks[i]) || !job->ranks[i].n_nccl ||
+            tsa_rank_calls_all_linked(&job->ranks[i]))
             continue;
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&job->ranks[i], TSA_VIEW_CALLS, &v);
+        if (!r) {
+            tsa_view_close(&v);
+            rc = -1;
+            break;
+        }
         size_t n_comms = 0;
         for (size_t k = 0; k < r->n_nccl && !rc; k++) {
             uint64_t c = r->nccl[k].comm_id;
@@ -343,8 +372,9 @@ static int gpu_hangs(const tsa_job *job, tsa_hang_result *h)
         if (!calls)
             rc = -1;
         for (size_t q = 0; q < n_comms && !rc; q++)
-            rc = gpu_hang_on(job, h, i, comms[q], calls);
+            rc = gpu_hang_on(job, r, h, i, comms[q], calls);
         free(calls);
+        tsa_view_close(&v);
     }
     free(comms);
     return rc;

@@ -10,30 +10,44 @@
 #include <string.h>
 
 #include "load/job_build.h"
+#include "load/rank_view.h"
 #include "hang.h"
 
-/* Highest seq rank r called (completed or entered) on comm, -1 none. */
-static int64_t top_seq(const tsa_rank *r, uint64_t comm)
+/* Highest seq rank r called (completed or entered) on comm, -1 none, into
+ * *top; -1 on OOM.  The completed calls' part is in the rank's summary
+ * (load/seq_summary.h). */
+static int top_seq(const tsa_rank *r, uint64_t comm, int64_t *top)
 {
-    int64_t top = -1;
-    for (size_t k = 0; k < r->n_nccl; k++)
-        if (r->nccl[k].comm_id == comm && tsa_hang_sequenced(r->nccl[k].op) &&
-            (int64_t)r->nccl[k].seq > top)
-            top = (int64_t)r->nccl[k].seq;
+    tsa_seq_summary tmp;
+    const tsa_seq_summary *sum = tsa_rank_seqs(r, &tmp);
+    const tsa_comm_seqs *cs = sum ? tsa_seq_summary_comm(sum, comm) : NULL;
+    *top = cs ? cs->top : -1;
+    tsa_seq_summary_free(&tmp);
+    if (!sum)
+        return -1;
     for (size_t k = 0; k < r->n_pending; k++)
         if (r->pending[k].comm_id == comm && tsa_hang_sequenced(r->pending[k].op) &&
-            (int64_t)r->pending[k].seq > top)
-            top = (int64_t)r->pending[k].seq;
-    return top;
+            (int64_t)r->pending[k].seq > *top)
+            *top = (int64_t)r->pending[k].seq;
+    return 0;
 }
 
-/* The rank's last sequenced call, NULL none. */
-static const tsa_nccl_op *last_call(const tsa_rank *r)
+/* Every rank's last sequenced call (from its summary), as a copy; has[i] =
+ * 0 for a rank without one.  -1 on OOM. */
+static int last_calls(const tsa_job *job, tsa_nccl_op *last, uint8_t *has)
 {
-    for (size_t k = r->n_nccl; k-- > 0;)
-        if (tsa_hang_sequenced(r->nccl[k].op))
-            return &r->nccl[k];
-    return NULL;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        tsa_seq_summary tmp;
+        const tsa_seq_summary *sum = tsa_rank_seqs(&job->ranks[i], &tmp);
+        if (sum) {
+            has[i] = (uint8_t)sum->has_last;
+            last[i] = sum->last;
+        }
+        tsa_seq_summary_free(&tmp);
+        if (!sum)
+            return -1;
+    }
+    return 0;
 }
 
 /* Every rank's top_seq on one communicator, computed once per
@@ -53,7 +67,11 @@ static const int64_t *tops_of(const tsa_job *job, top_cache *c, uint64_t comm)
         return NULL;
     c->comm = comm;
     for (size_t j = 0; j < job->n_ranks; j++)
-        c->top[j] = top_seq(&job->ranks[j], comm);
+        if (top_seq(&job->ranks[j], comm, &c->top[j])) {
+            free(c->top);
+            c->top = NULL;
+            return NULL;
+        }
     return c->top;
 }
 
@@ -85,13 +103,13 @@ int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h)
 {
     size_t n = job->n_ranks;
     char *done = calloc(n ? n : 1, 1);
-    if (!done)
-        return -1;
-    int rc = 0;
+    uint8_t *has_last = calloc(n ? n : 1, 1);
+    tsa_nccl_op *lasts = malloc((n ? n : 1) * sizeof *lasts);
+    int rc = done && has_last && lasts ? last_calls(job, lasts, has_last) : -1;
     top_cache cache = {0};
     for (size_t i = 0; i < n && !rc; i++) {
         const tsa_rank *r = &job->ranks[i];
-        const tsa_nccl_op *last = last_call(r);
+        const tsa_nccl_op *last = has_last[i] ? &lasts[i] : NULL;
         if (done[i] || !last || !tsa_end_by_itself(&r->end))
             continue;
         tsa_rank_list went_on = {0}, ended = {0};
@@ -107,7 +125,7 @@ int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h)
                  (unsigned long long)last->seq);
         /* Every rank that ended the same way after the same call. */
         for (size_t j = i; j < n && !rc; j++) {
-            const tsa_nccl_op *lj = last_call(&job->ranks[j]);
+            const tsa_nccl_op *lj = has_last[j] ? &lasts[j] : NULL;
             char how_j[64];
             if (done[j] || !lj || !tsa_end_by_itself(&job->ranks[j].end) ||
                 lj->comm_id != last->comm_id || lj->seq != last->seq || lj->op != last->op ||
@@ -145,6 +163,8 @@ int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h)
         tsa_rank_list_free(&ended);
     }
     free(done);
+    free(has_last);
+    free(lasts);
     free(cache.top);
     return rc;
 }

@@ -20,6 +20,7 @@
 
 #include "load/job_build.h"
 #include "hang.h"
+#include "load/rank_view.h"
 #include "tsc_format.h"
 
 #define TSA_HANG_MIN_NS 1000000000ll
@@ -39,12 +40,17 @@ static const tsa_nccl_op *stuck_in(const tsa_rank *r, uint64_t comm)
     return NULL;
 }
 
+/* 1 when r's init call on comm returned, 0 when not, -1 on OOM. */
 static int joined(const tsa_rank *r, uint64_t comm)
 {
-    for (size_t k = 0; k < r->n_nccl; k++)
-        if (r->nccl[k].comm_id == comm && is_rank_init(r->nccl[k].op))
-            return 1;
-    return 0;
+    tsa_call_iter it;
+    if (tsa_call_iter_open(&it, r))
+        return -1;
+    int yes = 0;
+    for (const tsa_nccl_op *o; !yes && (o = tsa_call_iter_next(&it));)
+        yes = o->comm_id == comm && is_rank_init(o->op);
+    tsa_call_iter_close(&it);
+    return yes;
 }
 
 /* What the hang's title and lines are made of. */
@@ -55,14 +61,17 @@ typedef struct init_wait {
     int watchdog;
 } init_wait;
 
-static void measure(const tsa_job *job, uint64_t comm, init_wait *w)
+static int measure(const tsa_job *job, uint64_t comm, init_wait *w)
 {
     memset(w, 0, sizeof *w);
     for (size_t i = 0; i < job->n_ranks; i++) {
         const tsa_rank *r = &job->ranks[i];
         const tsa_nccl_op *p = stuck_in(r, comm);
         if (!p) {
-            w->joined += joined(r, comm);
+            int j = joined(r, comm);
+            if (j < 0)
+                return -1;
+            w->joined += (size_t)j;
             continue;
         }
         w->stuck++;
@@ -73,6 +82,7 @@ static void measure(const tsa_job *job, uint64_t comm, init_wait *w)
             w->longest = end - p->start_ns;
         w->watchdog |= (p->flags & TSA_NCCL_F_WATCHDOG) != 0;
     }
+    return 0;
 }
 
 /* The ranks inside it, then (world-sized) those with a dump that never
@@ -81,10 +91,13 @@ static int sort_ranks(const tsa_job *job, uint64_t comm, int world, tsa_hang_ite
 {
     for (size_t i = 0; i < job->n_ranks; i++) {
         const tsa_rank *r = &job->ranks[i];
-        tsa_rank_list *l = stuck_in(r, comm)                 ? &it->stuck
-                           : joined(r, comm) || !world       ? NULL
-                           : tsa_end_by_itself(&r->end)      ? &it->exited
-                                                             : &it->missing;
+        int stuck = stuck_in(r, comm) != NULL, in = stuck ? 0 : joined(r, comm);
+        if (in < 0)
+            return -1;
+        tsa_rank_list *l = stuck                        ? &it->stuck
+                           : in || !world               ? NULL
+                           : tsa_end_by_itself(&r->end) ? &it->exited
+                                                        : &it->missing;
         if (l && tsa_rank_list_add(l, tsa_hang_rank_id(job, i)))
             return -1;
     }
@@ -123,7 +136,8 @@ static int lines(const tsa_hang_result *h, tsa_hang_item *it, const init_wait *w
 static int init_hang_on(const tsa_job *job, tsa_hang_result *h, uint64_t comm)
 {
     init_wait w;
-    measure(job, comm, &w);
+    if (measure(job, comm, &w))
+        return -1;
     uint32_t size = w.call->comm_size;
     int world = h->world_size > 0 && size == (uint32_t)h->world_size;
     size_t came = w.stuck + w.joined;

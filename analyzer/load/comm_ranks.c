@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "rank_view.h"
 #include "util/vec.h"
 
 static int by_comm_rank(const void *pa, const void *pb)
@@ -20,8 +21,12 @@ int tsa_comm_ranks_build(const tsa_job *job, tsa_comm_ranks *out)
     for (size_t i = 0; i < job->n_ranks; i++) {
         const tsa_rank *r = &job->ranks[i];
         uint64_t last = 0;
-        for (size_t k = 0; k < r->n_nccl; k++) {
-            const tsa_nccl_op *o = &r->nccl[k];
+        size_t n;
+        /* The shapes hold every (communicator, rank) pair of the calls, and
+         * a lean rank keeps no array of calls. */
+        const tsa_nccl_op *shape = tsa_rank_call_shapes(r, &n);
+        for (size_t k = 0; k < n; k++) {
+            const tsa_nccl_op *o = &shape[k];
             if (!o->comm_id || o->comm_id == last || o->comm_rank == UINT32_MAX)
                 continue;
             last = o->comm_id;

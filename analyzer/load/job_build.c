@@ -2,6 +2,8 @@
  * sort (see job_build.h); names are interned by rank_strings.c. */
 #include "job_build.h"
 #include "kernel_category.h"
+#include "lean_calls.h"
+#include "lean_steps.h"
 #include "rank_telemetry.h"
 #include "rank_nprof.h"
 
@@ -370,6 +372,8 @@ void tsa_rank_free_contents(tsa_rank *r)
     free(r->pending);
     free(r->host_spans);
     free(r->top_calls);
+    tsa_lean_calls_free(r->lean_calls);
+    tsa_lean_steps_free(r->lean_steps);
     memset(r, 0, sizeof *r);
 }
 

@@ -1211,7 +1211,7 @@ int tsa_job_load_ex(const char *dir, const tsa_load_options *opt, tsa_job **out,
                     char *err, size_t err_len)
 {
     *out = NULL;
-    tsa_keep_freed_memory();
+    tsa_keep_freed_memory((size_t)256 << 20);
     tsa_job *job = NULL;
     char **paths = NULL;
     size_t n_paths = 0, loaded = 0;

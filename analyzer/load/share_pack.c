@@ -1,7 +1,8 @@
 /* Flat encoding of a share of remote ranks (share_pack.h).  Layout: magic,
  * then the problems (file, offset, message), then the ranks: each is its
  * raw struct followed by the payload of the pointers a remote rank keeps, in
- * a fixed order.  Pointers in the raw struct are never trusted by the
+ * a fixed order; its NCCL calls go compact (lean_calls.h) and stay so on
+ * the receiving side.  Pointers in the raw struct are never trusted by the
  * reader. */
 #include "share_pack.h"
 
@@ -10,6 +11,7 @@
 
 #include "dup_ranks.h"
 #include "job_build.h"
+#include "lean_calls.h"
 #include "rank_nprof.h"
 #include "rank_telemetry.h"
 
@@ -52,6 +54,17 @@ static int put_nprof(tsa_pack_buf *b, const struct tsa_nprof *np)
                : 0;
 }
 
+/* The calls compact (lean_calls.h), as the receiver keeps them. */
+static int put_calls(tsa_pack_buf *b, const tsa_rank *r)
+{
+    if (r->lean_calls)
+        return tsa_lean_calls_put(b, r->lean_calls);
+    tsa_lean_calls *lc = tsa_lean_calls_encode(r->nccl, r->n_nccl);
+    int rc = lc ? tsa_lean_calls_put(b, lc) : -1;
+    tsa_lean_calls_free(lc);
+    return rc;
+}
+
 static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t index)
 {
     tsa_rank there = *r;
@@ -63,8 +76,7 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
     if (tsa_put(b, &there, sizeof there) || tsa_put_str(b, r->host) ||
         tsa_put_str(b, r->run_id) || tsa_put_str(b, r->file) ||
         tsa_put_str(b, r->device_name) || tsa_put_str(b, r->cmdline) ||
-        tsa_put_arr(b, r->nccl, r->n_nccl, sizeof *r->nccl) ||
-        tsa_put_arr(b, r->threads, r->n_threads, sizeof *r->threads) ||
+        put_calls(b, r) || tsa_put_arr(b, r->threads, r->n_threads, sizeof *r->threads) ||
         tsa_put_arr(b, r->pending, r->n_pending, sizeof *r->pending) ||
         tsa_put_arr(b, r->mem, r->n_mem, sizeof *r->mem) || tsa_put_u64(b, r->n_strings))
         return -1;
@@ -181,8 +193,9 @@ static void get_nprof(tsa_cursor *c, tsa_rank *r)
     np->cap_captured = np->n_captured;
 }
 
-/* Fills r (already appended to the job, zeroed) from the cursor. */
-static void get_rank(tsa_cursor *c, tsa_rank *r)
+/* Fills r (already appended to the job, zeroed) from the cursor; own:
+ * tsa_share_unpack_own. */
+static void get_rank(tsa_cursor *c, tsa_rank *r, int own)
 {
     const void *raw = tsa_take(c, sizeof *r);
     if (!raw)
@@ -220,11 +233,11 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     r->remote_kernels = in.remote_kernels;
     r->host_records = in.host_records;  /* its host spans stay with its records */
     r->launches = in.launches;
-    r->nccl = tsa_get_arr(c, &r->n_nccl, sizeof *r->nccl);
+    r->lean_calls = tsa_lean_calls_get(c, own);
+    r->n_nccl = r->lean_calls ? r->lean_calls->n : 0;
     r->threads = tsa_get_arr(c, &r->n_threads, sizeof *r->threads);
     r->pending = tsa_get_arr(c, &r->n_pending, sizeof *r->pending);
     r->mem = tsa_get_arr(c, &r->n_mem, sizeof *r->mem);
-    r->cap_nccl = r->n_nccl;
     r->cap_threads = r->n_threads;
     r->cap_mem = r->n_mem;
     /* Indices kept, names left home NULL (tsa_rank_string reads ""); no
@@ -246,7 +259,7 @@ static void get_rank(tsa_cursor *c, tsa_rank *r)
     get_nprof(c, r);
 }
 
-int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)
+static int unpack(const unsigned char *data, size_t len, tsa_job *job, int own)
 {
     tsa_cursor c = {.p = data, .left = len};
     if (tsa_get_u64(&c) != PACK_MAGIC)
@@ -268,7 +281,17 @@ int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)
         tsa_rank *r = tsa_job_add_rank(job);
         if (!r)
             return -1;
-        get_rank(&c, r);
+        get_rank(&c, r, own);
     }
     return c.bad || c.left ? -1 : 0;
+}
+
+int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job)
+{
+    return unpack(data, len, job, 0);
+}
+
+int tsa_share_unpack_own(const unsigned char *data, size_t len, tsa_job *job)
+{
+    return unpack(data, len, job, 1);
 }

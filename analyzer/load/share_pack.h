@@ -24,4 +24,9 @@ int tsa_share_pack(const tsa_job *job, size_t first_problem, uint32_t home, tsa_
  * then holds what was appended before the failure, all of it valid). */
 int tsa_share_unpack(const unsigned char *data, size_t len, tsa_job *job);
 
+/* The same for a buffer this process packed (the streaming report): the
+ * compact calls are taken as they are, not decoded again to be checked
+ * (lean_calls.h). */
+int tsa_share_unpack_own(const unsigned char *data, size_t len, tsa_job *job);
+
 #endif

@@ -292,6 +292,11 @@ typedef struct tsa_analysis {
     int host_data;
     /* --- appended: why each blamed rank or host is slow (cause.h) --- */
     tsa_cause_result cause;
+    /* --- appended: who ran the per-rank stages (passes/rank_stages.h):
+     * its hold reads a remote rank's records again for a renderer that
+     * draws them (the HTML timeline of the streaming report); valid while
+     * the job's loader lives, NULL functions when it cannot --- */
+    const struct tsa_rank_runner *runner;
 } tsa_analysis;
 
 #endif

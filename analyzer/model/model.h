@@ -302,6 +302,12 @@ typedef struct tsa_rank {
      * order (torch.profiler traces; load/kineto_loop.h): a loop without
      * step records repeats one of them each iteration.  Empty for dumps. --- */
     tsa_range *top_calls; size_t n_top_calls, cap_top_calls;
+    /* --- appended: a lean rank's calls and steps, compact (issue 27;
+     * load/lean_calls.h, lean_steps.h).  When set, nccl (steps) is NULL and
+     * n_nccl (n_steps) still counts them: passes over a job that may hold
+     * lean ranks read them through tsa_view_open (load/rank_view.h). --- */
+    struct tsa_lean_calls *lean_calls;
+    struct tsa_lean_steps *lean_steps;
 } tsa_rank;
 
 /* Kernel records of a rank, wherever they are (see tsa_rank.remote). */

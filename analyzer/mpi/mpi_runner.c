@@ -137,7 +137,7 @@ static int root_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
 
 const tsa_rank_runner *tsa_mpi_root_runner(tsa_mpi_root *root)
 {
-    root->runner = (tsa_rank_runner){root_steps, root_window, root_pass, root, NULL, NULL};
+    root->runner = (tsa_rank_runner){root_steps, root_window, root_pass, root, NULL, NULL, 0};
     return &root->runner;
 }
 

@@ -6,6 +6,7 @@
 
 #include "load/comm_ranks.h"
 #include "load/rank_nprof.h"
+#include "load/rank_view.h"
 #include "util/vec.h"
 
 /* One sender-side proxy op, or one kernel channel (kernel = 1). */
@@ -153,12 +154,16 @@ static tsa_xfer *rows(const sample *s, size_t b, size_t e, int channels, size_t 
     return x;
 }
 
+/* From the calls' shapes: a lean rank keeps its calls compact. */
 static uint32_t comm_size_of(const tsa_job *job, uint64_t comm_id)
 {
-    for (size_t i = 0; comm_id && i < job->n_ranks; i++)
-        for (size_t k = 0; k < job->ranks[i].n_nccl; k++)
-            if (job->ranks[i].nccl[k].comm_id == comm_id)
-                return job->ranks[i].nccl[k].comm_size;
+    for (size_t i = 0; comm_id && i < job->n_ranks; i++) {
+        size_t n;
+        const tsa_nccl_op *shape = tsa_rank_call_shapes(&job->ranks[i], &n);
+        for (size_t k = 0; k < n; k++)
+            if (shape[k].comm_id == comm_id)
+                return shape[k].comm_size;
+    }
     return 0;
 }
 

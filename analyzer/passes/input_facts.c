@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "load/rank_view.h"
+
 int tsa_rank_launches_only(const tsa_job *job)
 {
     uint64_t launches = 0;
@@ -28,9 +30,12 @@ const char *tsa_job_idle_gpu(const tsa_job *job)
 
 size_t tsa_rank_gpu_collectives(const tsa_rank *r)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_nccl; i++)
-        n += !(r->nccl[i].flags & TSA_NCCL_F_CPU_BACKEND);
+    tsa_rank_view v;
+    const tsa_rank *rk = tsa_view_open(r, TSA_VIEW_CALLS, &v);
+    size_t n = rk ? 0 : 1;  /* out of memory: not taken for a CPU-only rank */
+    for (size_t i = 0; rk && i < rk->n_nccl; i++)
+        n += !(rk->nccl[i].flags & TSA_NCCL_F_CPU_BACKEND);
+    tsa_view_close(&v);
     return n;
 }
 

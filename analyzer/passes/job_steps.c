@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "load/rank_view.h"
 #include "partial.h"
 #include "steps.h"
 #include "util/cmp.h"
@@ -44,19 +45,26 @@ int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
         return -1;
     /* Remote ranks' steps were marked where they live; mark this copy. */
     for (size_t i = 0; i < job->n_ranks; i++)
-        if (job->ranks[i].remote)
-            tsa_stage_mark_warmup(&job->ranks[i], &plan);
+        if (job->ranks[i].remote && !run->marks_remote_steps &&
+            tsa_stage_mark_warmup(&job->ranks[i], &plan))
+            return -1;
     return 0;
 }
 
-void tsa_job_step_stats(tsa_analysis *a)
+int tsa_job_step_stats(tsa_analysis *a)
 {
     int64_t *med = malloc((a->n_ranks + 1) * sizeof *med);
     size_t n_med = 0;
     double sum = 0, sum2 = 0;
     size_t cnt = 0;
     for (size_t i = 0; i < a->job->n_ranks; i++) {
-        const tsa_rank *r = &a->job->ranks[i];
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&a->job->ranks[i], TSA_VIEW_STEPS, &v);
+        if (!r) {
+            tsa_view_close(&v);
+            free(med);
+            return -1;
+        }
         int64_t *d = malloc((r->n_steps + 1) * sizeof *d);
         size_t nd = 0;
         for (size_t s = 0; s < r->n_steps; s++) {
@@ -76,6 +84,7 @@ void tsa_job_step_stats(tsa_analysis *a)
                 med[n_med++] = d[nd / 2];
         }
         free(d);
+        tsa_view_close(&v);
     }
     if (med && n_med) {
         qsort(med, n_med, sizeof *med, tsa_cmp_i64);
@@ -87,4 +96,5 @@ void tsa_job_step_stats(tsa_analysis *a)
         double var = sum2 / (double)cnt - mean * mean;
         a->step_cv = mean > 0 && var > 0 ? sqrt(var) / mean : 0;
     }
+    return 0;
 }

@@ -11,7 +11,7 @@
 int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run);
 
 /* Median step time per rank and of the job, and the coefficient of
- * variation of all analysed steps. */
-void tsa_job_step_stats(tsa_analysis *a);
+ * variation of all analysed steps.  -1 on OOM. */
+int tsa_job_step_stats(tsa_analysis *a);
 
 #endif

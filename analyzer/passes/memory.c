@@ -6,6 +6,7 @@
 #include "memory.h"
 #include "tsc_format.h"
 #include "load/memory_timeline.h"
+#include "load/rank_view.h"
 
 /* Running sums of one rank's walk through its steps. */
 typedef struct step_acc {
@@ -158,7 +159,14 @@ int tsa_memory_measure(tsa_job *job, tsa_memory *out)
         if (job->ranks[i].n_mem == 0)
             continue;
         tsa_mem_rank *m = &out->ranks[out->n_ranks];
-        if (tsa_mem_rank_measure(&job->ranks[i], m))
+        tsa_rank_view v;
+        /* the view shares r's memory records: sorted there */
+        tsa_rank *r = tsa_view_open_mut(&job->ranks[i], TSA_VIEW_STEPS, &v);
+        int skip = r ? tsa_mem_rank_measure(r, m) : -1;
+        tsa_view_close(&v);
+        if (!r)
+            return -1;
+        if (skip)
             continue;
         out->n_ranks++;
         if (out->peak_rank < 0 || m->peak_bytes > out->peak_bytes) {

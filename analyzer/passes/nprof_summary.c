@@ -6,6 +6,7 @@
 
 #include "load/nprof_join.h"
 #include "load/rank_nprof.h"
+#include "load/rank_view.h"
 #include "tsc_nccl_ops.h"
 #include "util/vec.h"
 
@@ -240,9 +241,15 @@ int tsa_np_summarize(const tsa_job *job, tsa_np_summary *out)
     size_t cap = 0;
     doubles all = {0}, group = {0};
     int rc = 0;
-    for (size_t i = 0; i < job->n_ranks && !rc; i++)
-        if (job->ranks[i].nprof)
-            rc = add_rank(out, &cap, &job->ranks[i], &all, &group);
+    for (size_t i = 0; i < job->n_ranks && !rc; i++) {
+        if (!job->ranks[i].nprof)
+            continue;
+        /* The join reads the calls as an array: a lean rank's decoded. */
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&job->ranks[i], TSA_VIEW_CALLS, &v);
+        rc = r ? add_rank(out, &cap, r, &all, &group) : -1;
+        tsa_view_close(&v);
+    }
     if (!rc) {
         out->kernel_ns_median = quantile(all.v, all.n, 0.5);
         out->kernel_ns_p95 = quantile(all.v, all.n, 0.95);

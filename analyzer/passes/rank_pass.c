@@ -24,6 +24,9 @@
 #include "idle_cause.h"
 #include "util/interval_set.h"
 #include "load/job_build.h"
+#include "load/rank_view.h"
+#include "util/key_table.h"
+#include "util/vec.h"
 #include "util/sat_math.h"
 #include "util/radix_sort.h"
 #include "tables.h"
@@ -42,43 +45,59 @@ static int counts_for_arrival(const tsa_nccl_op *op)
     return tsa_nccl_is_collective(op->op) && op->comm_size > 1 && op->comm_id;
 }
 
+/* The latest arrival per (communicator, seq), each key once: memory grows
+ * with the job's distinct collectives, not with its calls. */
+static int note_arrivals(const tsa_rank *r, tsa_key_table *keys, int64_t **latest, size_t *cap)
+{
+    tsa_call_iter it;
+    if (tsa_call_iter_open(&it, r))
+        return -1;
+    int rc = 0;
+    for (const tsa_nccl_op *op; !rc && (op = tsa_call_iter_next(&it));) {
+        if (!counts_for_arrival(op))
+            continue;
+        uint64_t key[2] = {op->comm_id, op->seq};
+        size_t known = keys->n;
+        int64_t k = tsa_key_table_put(keys, key);
+        if (k < 0 || ((size_t)k == known && tsa_vec_reserve((void **)latest, cap, known,
+                                                             sizeof **latest))) {
+            rc = -1;
+            break;
+        }
+        int64_t t = tsa_sat_add(op->gpu_start_ns, r->clock_offset_ns);
+        if ((size_t)k == known || t > (*latest)[k])
+            (*latest)[k] = t;
+    }
+    tsa_call_iter_close(&it);
+    return rc;
+}
+
 int tsa_arrivals_build(const tsa_job *job, tsa_arrivals *out)
 {
     memset(out, 0, sizeof *out);
-    size_t n = 0;
-    for (size_t i = 0; i < job->n_ranks; i++)
-        for (size_t j = 0; j < job->ranks[i].n_nccl; j++)
-            n += counts_for_arrival(&job->ranks[i].nccl[j]);
-    if (!n)
-        return 0;
-    tsa_arrival *v = malloc(n * sizeof *v);
-    if (!v)
+    tsa_key_table keys;
+    tsa_key_table_init(&keys, 2 * sizeof(uint64_t));
+    int64_t *latest = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < job->n_ranks && !rc; i++)
+        rc = note_arrivals(&job->ranks[i], &keys, &latest, &cap);
+    size_t n = keys.n;
+    tsa_arrival *a = !rc && n ? malloc(n * sizeof *a) : NULL;
+    if (!rc && n && !a)
+        rc = -1;
+    for (size_t k = 0; a && k < n; k++) {
+        const uint64_t *key = tsa_key_table_at(&keys, k);
+        a[k] = (tsa_arrival){key[0], key[1], latest[k]};
+    }
+    tsa_key_table_free(&keys);
+    free(latest);
+    if (rc)
         return -1;
-    n = 0;
-    for (size_t i = 0; i < job->n_ranks; i++) {
-        const tsa_rank *r = &job->ranks[i];
-        for (size_t j = 0; j < r->n_nccl; j++) {
-            const tsa_nccl_op *op = &r->nccl[j];
-            if (!counts_for_arrival(op))
-                continue;
-            v[n].comm_id = op->comm_id;
-            v[n].seq = op->seq;
-            v[n].latest = tsa_sat_add(op->gpu_start_ns, r->clock_offset_ns);
-            n++;
-        }
-    }
-    qsort(v, n, sizeof *v, by_key);
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (w && v[w - 1].comm_id == v[i].comm_id && v[w - 1].seq == v[i].seq) {
-            if (v[i].latest > v[w - 1].latest)
-                v[w - 1].latest = v[i].latest;
-        } else {
-            v[w++] = v[i];
-        }
-    }
-    out->v = v;
-    out->n = w;
+    if (a)
+        qsort(a, n, sizeof *a, by_key);
+    out->v = a;
+    out->n = n;
     return 0;
 }
 

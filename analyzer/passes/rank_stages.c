@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu_span.h"
+#include "load/rank_view.h"
 #include "hta_view.h"
 #include "partial.h"
 #include "steps.h"
@@ -23,10 +24,21 @@ int tsa_stage_steps(const tsa_job *job, tsa_rank *r, const char *marker, tsa_ran
     return 0;
 }
 
-void tsa_stage_mark_warmup(tsa_rank *r, const tsa_window_plan *p)
+static void mark_warmup(tsa_rank *r, const tsa_window_plan *p)
 {
     for (size_t s = 0; s < r->n_steps; s++)
         r->steps[s].warmup = s < (size_t)p->warmup || s >= p->steps_total;
+}
+
+int tsa_stage_mark_warmup(tsa_rank *r, const tsa_window_plan *p)
+{
+    tsa_rank_view v;
+    tsa_rank *rk = tsa_view_open_mut(r, TSA_VIEW_STEPS, &v);
+    if (rk)
+        mark_warmup(rk, p);
+    int rc = rk ? tsa_view_store_steps(r, &v) : -1;
+    tsa_view_close(&v);
+    return rc;
 }
 
 /* GEMM FLOPs in the window, by the kernel's start when linked, else by
@@ -48,10 +60,10 @@ static void gemm_flops(const tsa_rank *r, const tsa_rank_result *rr, tsa_rank_di
     }
 }
 
-int tsa_stage_window(tsa_rank *r, const tsa_window_plan *p, tsa_rank_result *rr,
-                     tsa_rank_digest *d)
+static int window(tsa_rank *r, const tsa_window_plan *p, tsa_rank_result *rr,
+                  tsa_rank_digest *d)
 {
-    tsa_stage_mark_warmup(r, p);
+    mark_warmup(r, p);
     if (p->steps && r->n_steps >= p->steps_total) {
         rr->window_start_ns = r->steps[p->warmup].start_ns;
         rr->window_end_ns = r->steps[p->steps_total - 1].end_ns;
@@ -66,6 +78,18 @@ int tsa_stage_window(tsa_rank *r, const tsa_window_plan *p, tsa_rank_result *rr,
         rr->window_end_ns = rr->window_start_ns;
     gemm_flops(r, rr, d);
     return 0;
+}
+
+int tsa_stage_window(tsa_rank *r, const tsa_window_plan *p, tsa_rank_result *rr,
+                     tsa_rank_digest *d)
+{
+    tsa_rank_view v;
+    tsa_rank *rk = tsa_view_open_mut(r, TSA_VIEW_STEPS, &v);
+    int rc = rk ? window(rk, p, rr, d) : -1;
+    if (!rc)
+        rc = tsa_view_store_steps(r, &v);
+    tsa_view_close(&v);
+    return rc;
 }
 
 int tsa_stage_pass(tsa_rank *r, const tsa_pass_plan *p, tsa_rank_result *rr,
@@ -121,4 +145,4 @@ static int local_pass(void *ctx, tsa_analysis *a, const tsa_pass_plan *p)
     return 0;
 }
 
-const tsa_rank_runner tsa_local_runner = {local_steps, local_window, local_pass, NULL, NULL, NULL};
+const tsa_rank_runner tsa_local_runner = {local_steps, local_window, local_pass, NULL, NULL, NULL, 0};

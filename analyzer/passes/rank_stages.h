@@ -42,8 +42,8 @@ typedef struct tsa_pass_plan {
 int tsa_stage_steps(const tsa_job *job, tsa_rank *r, const char *marker, tsa_rank_result *rr,
                     tsa_rank_digest *d);
 /* The warm-up flag of each step (part of stage 2, and done by the job-level
- * passes on every rank's copy of its steps). */
-void tsa_stage_mark_warmup(tsa_rank *r, const tsa_window_plan *p);
+ * passes on every rank's copy of its steps, compact or not).  -1 on OOM. */
+int tsa_stage_mark_warmup(tsa_rank *r, const tsa_window_plan *p);
 /* Stage 2: warm-up flags, rr->window_*, d->gemm_flops*.  -1 on OOM. */
 int tsa_stage_window(tsa_rank *r, const tsa_window_plan *p, tsa_rank_result *rr,
                      tsa_rank_digest *d);
@@ -65,6 +65,10 @@ typedef struct tsa_rank_runner {
      * NULL functions: the runner cannot (tscope-report-mpi). */
     tsa_rank *(*hold)(void *ctx, const tsa_analysis *a, size_t i);
     void (*release)(void *ctx, tsa_rank *r);
+    /* 1: window already marked the warm-up steps of the remote ranks' own
+     * copies (the streaming report runs stage 2 on them); 0: the job-level
+     * passes mark them (tscope-report-mpi, whose hosts hold the steps). */
+    int marks_remote_steps;
 } tsa_rank_runner;
 
 /* The stages run here, on the ranks that hold their records (remote ranks

@@ -7,6 +7,7 @@
 #include "group_share.h"
 #include "rank_digest.h"
 #include "load/job_build.h"
+#include "load/rank_view.h"
 #include "util/sat_math.h"
 #include "tsc_format.h"
 
@@ -143,11 +144,14 @@ static int coll_rows(tsa_analysis *a)
     if (!rows || !fbytes || !own_ns)
         goto oom;
     for (size_t ri = 0; ri < a->job->n_ranks; ri++) {
-        const tsa_rank *r = &a->job->ranks[ri];
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&a->job->ranks[ri], TSA_VIEW_CALLS, &v);
         const tsa_rank_result *rr = &a->ranks[ri];
-        tsa_call_span *sp = tsa_call_spans(r);
-        if (r->n_nccl && !sp)
+        tsa_call_span *sp = r ? tsa_call_spans(r) : NULL;
+        if (!r || (r->n_nccl && !sp)) {
+            tsa_view_close(&v);
             goto oom;
+        }
         for (size_t i = 0; i < r->n_nccl; i++) {
             const tsa_nccl_op *op = &r->nccl[i];
             if (op->op >= TSA_COLL_ROWS || sp[i].skip || !in_window(sp[i].start_ns, rr))
@@ -171,6 +175,7 @@ static int coll_rows(tsa_analysis *a)
             }
         }
         free(sp);
+        tsa_view_close(&v);
     }
     for (size_t ri = 0; ri < a->n_ranks; ri++)
         for (int op = 0; op < TSA_COLL_ROWS; op++) {

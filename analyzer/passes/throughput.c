@@ -1,4 +1,5 @@
 #include "throughput.h"
+#include "load/rank_view.h"
 #include "util/cmp.h"
 
 #include <math.h>
@@ -40,12 +41,19 @@ int tsa_throughput_compute(tsa_analysis *a)
         return -1;
     }
     for (size_t i = 0; i < a->job->n_ranks; i++) {
-        const tsa_rank *r = &a->job->ranks[i];
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&a->job->ranks[i], TSA_VIEW_STEPS, &v);
+        if (!r) {
+            tsa_view_close(&v);
+            free(sorted);
+            return -1;
+        }
         for (size_t k = 0; k < n && first + k < r->n_steps; k++) {
             int64_t len = r->steps[first + k].end_ns - r->steps[first + k].start_ns;
             if (len > t->step_ns[k])
                 t->step_ns[k] = len;
         }
+        tsa_view_close(&v);
     }
     t->n_steps = n;
     memcpy(sorted, t->step_ns, n * sizeof *sorted);

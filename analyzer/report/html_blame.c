@@ -10,6 +10,7 @@
 #include "html_charts.h"
 #include "html_escape.h"
 #include "html_ranks.h"
+#include "load/rank_view.h"
 #include "svg_chart.h"
 
 static int cmp_i64(const void *x, const void *y)
@@ -32,33 +33,51 @@ static void polyline(FILE *out, const tsa_svg *s, const double *ms, size_t n, do
     fprintf(out, "\"/>\n");
 }
 
+/* Every rank's time computing in each analysed step, rank by rank (a lean
+ * rank's steps decoded one at a time): col[k * nr + i], INT64_MIN where
+ * rank i has no step k.  -1 on OOM. */
+static int compute_by_step(const tsa_job *job, size_t n, int64_t *col)
+{
+    size_t nr = job->n_ranks;
+    for (size_t i = 0; i < nr; i++) {
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&job->ranks[i], TSA_VIEW_STEPS, &v);
+        for (size_t k = 0; r && k < n; k++) {
+            long si = tsa_html_analysed_step(r, k);
+            col[k * nr + i] = si >= 0 ? r->steps[si].compute_ns : INT64_MIN;
+        }
+        tsa_view_close(&v);
+        if (!r)
+            return -1;
+    }
+    return 0;
+}
+
 void tsa_html_blame(FILE *out, const tsa_analysis *a)
 {
     const tsa_job *job = a->job;
     long bi = tsa_html_blamed_index(a);
     size_t n = a->steps, nr = job->n_ranks;
     double *mine = calloc(n ? n : 1, sizeof *mine), *median = calloc(n ? n : 1, sizeof *median);
+    int64_t *all = malloc((n && nr ? n * nr : 1) * sizeof *all);
     int64_t *col = calloc(nr ? nr : 1, sizeof *col);
-    if (!mine || !median || !col)
+    if (!mine || !median || !all || !col || compute_by_step(job, n, all))
         goto done;
     double max = 0, sum_mine = 0, sum_med = 0;
     size_t both = 0;
     for (size_t k = 0; k < n; k++) {
         size_t m = 0;
-        for (size_t i = 0; i < nr; i++) {
-            long si = tsa_html_analysed_step(&job->ranks[i], k);
-            if (si >= 0)
-                col[m++] = job->ranks[i].steps[si].compute_ns;
-        }
+        for (size_t i = 0; i < nr; i++)
+            if (all[k * nr + i] != INT64_MIN)
+                col[m++] = all[k * nr + i];
         median[k] = -1;
         if (m) {
             qsort(col, m, sizeof *col, cmp_i64);
             median[k] = (double)col[m / 2] / 1e6;
         }
         mine[k] = -1;
-        long si = bi >= 0 ? tsa_html_analysed_step(&job->ranks[bi], k) : -1;
-        if (si >= 0)
-            mine[k] = (double)job->ranks[bi].steps[si].compute_ns / 1e6;
+        if (bi >= 0 && all[k * nr + (size_t)bi] != INT64_MIN)
+            mine[k] = (double)all[k * nr + (size_t)bi] / 1e6;
         if (mine[k] > max)
             max = mine[k];
         if (median[k] > max)
@@ -109,5 +128,6 @@ void tsa_html_blame(FILE *out, const tsa_analysis *a)
 done:
     free(mine);
     free(median);
+    free(all);
     free(col);
 }

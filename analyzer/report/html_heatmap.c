@@ -9,6 +9,7 @@
 
 #include "html_charts.h"
 #include "html_escape.h"
+#include "load/rank_view.h"
 #include "svg_chart.h"
 
 #define HM_MAX_ROWS 64
@@ -50,7 +51,13 @@ static int grid_build(const tsa_analysis *a, hm_grid *g)
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        const tsa_rank *r = &job->ranks[i];
+        tsa_rank_view v;
+        const tsa_rank *r = tsa_view_open(&job->ranks[i], TSA_VIEW_STEPS, &v);
+        if (!r) {
+            tsa_view_close(&v);
+            free(count);
+            return -1;
+        }
         size_t f = first_analysed(r);
         for (size_t k = 0; k < steps && f + k < r->n_steps; k++) {
             const tsa_step *st = &r->steps[f + k];
@@ -61,6 +68,7 @@ static int grid_build(const tsa_analysis *a, hm_grid *g)
             g->idle_ms[c] += (double)(idle > 0 ? idle : 0) / 1e6;
             count[c]++;
         }
+        tsa_view_close(&v);
     }
     for (size_t c = 0; c < cells; c++) {
         if (count[c]) {

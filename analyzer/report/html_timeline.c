@@ -18,6 +18,8 @@
 #include "html_escape.h"
 #include "html_ranks.h"
 #include "load/kernel_category.h"
+#include "load/rank_view.h"
+#include "passes/rank_stages.h"
 #include "svg_chart.h"
 
 #define LANE_H 16
@@ -36,6 +38,7 @@ typedef struct spans {
 /* One rank's representative step, measured. */
 typedef struct rank_step {
     const tsa_rank *r;
+    tsa_rank *held;             /* r read again by the runner (a lean rank), to release */
     long step;                  /* index into r->steps */
     int64_t t0, t1;             /* the step on the rank's own clock */
     spans compute, comm, idle;  /* idle: nothing on the GPU (host-only: outside collectives) */
@@ -140,11 +143,14 @@ static int measure(rank_step *m)
     return rc;
 }
 
-static void release(rank_step *m)
+static void release(const tsa_analysis *a, rank_step *m)
 {
     free(m->compute.v);
     free(m->comm.v);
     free(m->idle.v);
+    if (m->held)
+        a->runner->release(a->runner->ctx, m->held);
+    m->held = NULL;
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -157,14 +163,21 @@ static int cmp_i64(const void *x, const void *y)
 static long median_step_k(const tsa_job *job, long ri, size_t steps)
 {
     int64_t *d = malloc((steps ? steps : 1) * sizeof *d);
-    if (!d)
+    tsa_rank_view v;
+    const tsa_rank *r = d ? tsa_view_open(&job->ranks[ri], TSA_VIEW_STEPS, &v) : NULL;
+    if (!r) {
+        if (d)
+            tsa_view_close(&v);
+        free(d);
         return -1;
+    }
     size_t n = 0;
     for (size_t k = 0; k < steps; k++) {
-        long si = tsa_html_analysed_step(&job->ranks[ri], k);
+        long si = tsa_html_analysed_step(r, k);
         if (si >= 0)
-            d[n++] = job->ranks[ri].steps[si].end_ns - job->ranks[ri].steps[si].start_ns;
+            d[n++] = r->steps[si].end_ns - r->steps[si].start_ns;
     }
+    tsa_view_close(&v);
     long pick = -1;
     if (n) {
         int64_t *sorted = malloc(n * sizeof *sorted);
@@ -204,15 +217,20 @@ static long median_rank(const tsa_job *job, long blamed, size_t steps)
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < job->n_ranks; i++) {
-        if ((long)i == blamed || tsa_html_analysed_step(&job->ranks[i], 0) < 0)
-            continue;
-        int64_t sum = 0;
-        for (size_t k = 0; k < steps; k++) {
-            long si = tsa_html_analysed_step(&job->ranks[i], k);
-            if (si >= 0)
-                sum += job->ranks[i].steps[si].compute_ns;
+        tsa_rank_view view;
+        const tsa_rank *r = (long)i == blamed ? NULL
+                                              : tsa_view_open(&job->ranks[i], TSA_VIEW_STEPS, &view);
+        if (r && tsa_html_analysed_step(r, 0) >= 0) {
+            int64_t sum = 0;
+            for (size_t k = 0; k < steps; k++) {
+                long si = tsa_html_analysed_step(r, k);
+                if (si >= 0)
+                    sum += r->steps[si].compute_ns;
+            }
+            v[n++] = (ranked){sum, (long)i};
         }
-        v[n++] = (ranked){sum, (long)i};
+        if ((long)i != blamed)
+            tsa_view_close(&view);
     }
     long pick = -1;
     if (n) {
@@ -365,10 +383,17 @@ static int rank_lanes(const tsa_svg *s, const rank_step *m, int y, int64_t axis_
     return y;
 }
 
-static int setup(rank_step *m, const tsa_job *job, long ri, size_t k)
+/* A remote rank's records come from the runner that loaded it (the
+ * streaming report reads the dump again; the MPI tool cannot). */
+static int setup(rank_step *m, const tsa_analysis *a, long ri, size_t k)
 {
     memset(m, 0, sizeof *m);
-    m->r = &job->ranks[ri];
+    m->r = &a->job->ranks[ri];
+    if (m->r->remote) {
+        if (!(m->held = a->runner->hold(a->runner->ctx, a, (size_t)ri)))
+            return -1;
+        m->r = m->held;
+    }
     m->step = tsa_html_analysed_step(m->r, k);
     if (m->step < 0)
         return -1;
@@ -401,7 +426,7 @@ void tsa_html_timeline(FILE *out, const tsa_analysis *a)
         return;
     }
     for (size_t i = 0; i < nshow; i++)
-        if (job->ranks[show[i]].remote) {
+        if (job->ranks[show[i]].remote && !(a->runner && a->runner->hold)) {
             none(out, "The ranks' records stayed on the processes that loaded them "
                       "(tscope-report-mpi); the single-process report draws this chart.");
             return;
@@ -411,10 +436,10 @@ void tsa_html_timeline(FILE *out, const tsa_analysis *a)
     size_t nm = 0;
     int failed = k < 0;
     for (size_t i = 0; i < nshow && !failed; i++, nm++)
-        failed = setup(&m[i], job, show[i], (size_t)k) != 0;
+        failed = setup(&m[i], a, show[i], (size_t)k) != 0;
     if (failed) {
         for (size_t i = 0; i < nm; i++)
-            release(&m[i]);
+            release(a, &m[i]);
         none(out, "The ranks shown have no common analysed step.");
         return;
     }
@@ -462,5 +487,5 @@ void tsa_html_timeline(FILE *out, const tsa_analysis *a)
     legend(&s, seen, gpu);
     tsa_svg_end(&s);
     for (size_t i = 0; i < nm; i++)
-        release(&m[i]);
+        release(a, &m[i]);
 }

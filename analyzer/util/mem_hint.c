@@ -22,11 +22,13 @@ void tsa_hint_huge(void *p, size_t bytes)
 #endif
 }
 
-void tsa_keep_freed_memory(void)
+void tsa_keep_freed_memory(size_t keep_bytes)
 {
 #if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
     /* Fixing the thresholds also stops glibc's own adjustment of them. */
     (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    (void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    (void)mallopt(M_TRIM_THRESHOLD, keep_bytes > INT32_MAX ? INT32_MAX : (int)keep_bytes);
+#else
+    (void)keep_bytes;
 #endif
 }

@@ -4,26 +4,76 @@
 #include <string.h>
 
 #include "crossrank/crossrank.h"
+#include "load/rank_view.h"
 #include "tsc_format.h"
 #include "wi_internal.h"
 
 
+static int pipe_run(const tsa_job *job, tsa_pipe_result *out, tsa_findings *findings);
+
 int tsa_pipe_possible(const tsa_job *job)
 {
-    for (size_t i = 0; i < job->n_ranks; i++)
-        for (size_t k = 0; k < job->ranks[i].n_nccl; k++)
-            if (job->ranks[i].nccl[k].op == TSC_NCCL_SEND ||
-                job->ranks[i].nccl[k].op == TSC_NCCL_RECV)
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        size_t n;
+        const tsa_nccl_op *shape = tsa_rank_call_shapes(&job->ranks[i], &n);
+        for (size_t k = 0; k < n; k++)
+            if (shape[k].op == TSC_NCCL_SEND || shape[k].op == TSC_NCCL_RECV)
                 return 1;
+    }
     return 0;
 }
 
-int tsa_pipe_run(const tsa_job *job, tsa_pipe_result *out, tsa_findings *findings)
+/* The what-if replays every rank's calls at once: a job of lean ranks
+ * (tscope-report-mpi's process 0 keeps their calls compact) is seen with
+ * all of them decoded, as that process held them before.  *views (n) to
+ * close; NULL on OOM. */
+static const tsa_job *decoded(const tsa_job *job, tsa_job *copy, tsa_rank_view **views)
+{
+    *views = NULL;
+    int lean = 0;
+    for (size_t i = 0; i < job->n_ranks; i++)
+        lean |= job->ranks[i].lean_calls || job->ranks[i].lean_steps;
+    if (!lean)
+        return job;
+    *copy = *job;
+    copy->ranks = malloc(job->n_ranks * sizeof *copy->ranks);
+    *views = calloc(job->n_ranks, sizeof **views);
+    if (!copy->ranks || !*views)
+        return NULL;
+    for (size_t i = 0; i < job->n_ranks; i++) {
+        const tsa_rank *r = tsa_view_open(&job->ranks[i], TSA_VIEW_CALLS | TSA_VIEW_STEPS,
+                                          &(*views)[i]);
+        if (!r)
+            return NULL;
+        copy->ranks[i] = *r;
+    }
+    return copy;
+}
+
+static void decoded_free(const tsa_job *job, tsa_job *copy, tsa_rank_view *views)
+{
+    for (size_t i = 0; views && i < job->n_ranks; i++)
+        tsa_view_close(&views[i]);
+    free(views);
+    free(copy->ranks);  /* NULL when the job was used as it is */
+}
+
+int tsa_pipe_run(const tsa_job *lean, tsa_pipe_result *out, tsa_findings *findings)
 {
     memset(out, 0, sizeof *out);
     out->culprit = -1;
-    if (!job || job->n_ranks < 2 || !tsa_pipe_possible(job))
+    if (!lean || lean->n_ranks < 2 || !tsa_pipe_possible(lean))
         return 0;
+    tsa_job copy = {0};
+    tsa_rank_view *views;
+    const tsa_job *job = decoded(lean, &copy, &views);
+    int rc = job ? pipe_run(job, out, findings) : -1;
+    decoded_free(lean, &copy, views);
+    return rc;
+}
+
+static int pipe_run(const tsa_job *job, tsa_pipe_result *out, tsa_findings *findings)
+{
     wi_build b;
     int rc = wi_build_graph(job, &b);
     if (rc) {

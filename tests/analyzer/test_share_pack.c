@@ -193,7 +193,7 @@ static void same_report_split(const char *name, const tsa_analysis_options *opt)
         assert_string_equal(tsa_rank_string(x, full->kernels[0].name), "");
     }
     assert_int_equal(tsa_host_maps_build(root, held, PROCS, w.maps), 0);
-    tsa_rank_runner runner = {by_hand_steps, by_hand_window, by_hand_pass, &w, NULL, NULL};
+    tsa_rank_runner runner = {by_hand_steps, by_hand_window, by_hand_pass, &w, NULL, NULL, 0};
     char *got = report_json_with(root, opt, &runner);
     same_but_causes(got, want);
     /* What travels back is a small part of what stayed home. */

@@ -116,10 +116,11 @@ static void test_hostile_ranks_refused_others_reported(void **state)
     assert_int_equal(setrlimit(RLIMIT_AS, &rl), 0);
 #endif
     tsa_load_options lo = {.quiet = 1, .lean = 1};
+    tsa_stream_limits lim = {.jobs = 2, .max_rank_bytes = 4u << 20}; /* streamed, whatever the size */
     tsa_job *job = NULL;
     tsa_stream *st = NULL;
     char err[512] = "";
-    assert_int_equal(tsa_stream_load(dir, &lo, NULL, 2, 4u << 20, &job, &st, err, sizeof err), 0);
+    assert_int_equal(tsa_stream_load(dir, &lo, NULL, &lim, &job, &st, err, sizeof err), 0);
     const tsa_problem *p = problem_of(job, "tscope_r1_", "exceeds the limit");
     assert_non_null(p);
     assert_true(p->offset > 0);

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The streaming report (the default, driver/stream.h) prints what the
-# in-memory path (--in-memory) prints, byte for byte: JSON and text, exit
+# The streaming report (driver/stream.h; the default above 256 MiB of
+# dumps, forced here with --stream-above 0) prints what the in-memory path
+# (--in-memory) prints, byte for byte: JSON and text, exit
 # status and problems, under 1, 2 and 3 threads, on generated jobs (a
 # straggler with its causes, a clock offset, memory records, an I/O mix,
 # the gpu-span window, a step marker), a damaged copy (a file that is not a
@@ -21,7 +22,7 @@ same() {
     dir=$1; shift
     "$REPORT" "$dir" --in-memory "$@" >"$T/old.out" 2>"$T/old.err"; old=$?
     for j in 1 2 3; do
-        "$REPORT" "$dir" --jobs $j "$@" >"$T/new.out" 2>"$T/new.err"; new=$?
+        "$REPORT" "$dir" --stream-above 0 --jobs $j "$@" >"$T/new.out" 2>"$T/new.err"; new=$?
         [ $new -eq $old ] || fail "$dir $* --jobs $j: exit $new, --in-memory $old"
         cmp -s "$T/old.out" "$T/new.out" || {
             diff "$T/old.out" "$T/new.out" | head; fail "$dir $* --jobs $j: output differs"; }
@@ -77,4 +78,17 @@ grep -q '"pipeline":[[:space:]]*{' "$T/new.out" || fail "pipeline job: no pipeli
 same "$SRC/tests/data/kineto-2rank" --json
 
 "$REPORT" "$T/strag" --jobs 0 >/dev/null 2>&1 && fail "--jobs 0 accepted"
+# A dump over --max-rank-mb is refused, named, and the other ranks are
+# reported, even in a job small enough to be held whole otherwise.
+"$GEN" -o "$T/big" --ranks 4 --steps 12 --events-per-step 6000 >/dev/null || fail "generator (big)"
+"$GEN" -o "$T/lim" --ranks 4 --steps 12 >/dev/null || fail "generator (lim)"
+cp "$T/big"/tscope_r3_*.tsd "$T/lim/" || fail "rank 3 (1.5 MB) into the small job"
+"$REPORT" "$T/lim" --json --max-rank-mb 1 >"$T/new.out" 2>"$T/new.err"
+[ $? -eq 1 ] || fail "--max-rank-mb: exit status not 1"
+grep -q "tscope_r3_.*over the per-rank limit" "$T/new.err" || fail "--max-rank-mb: the big dump is not named"
+grep -q '"ranks":[[:space:]]*3,' "$T/new.out" || fail "--max-rank-mb: the other ranks are not reported"
+# A job this small is held whole by default: same output again.
+"$REPORT" "$T/strag" --json >"$T/new.out" 2>&1 || fail "default path"
+"$REPORT" "$T/strag" --json --in-memory >"$T/old.out" 2>&1
+cmp -s "$T/old.out" "$T/new.out" || fail "default (held whole) and --in-memory differ"
 echo "ok: $n comparisons"
