@@ -98,35 +98,30 @@ static cJSON *windows_json(const tsa_bb_folder *f)
     return a;
 }
 
+/* One warning, when its count is not 0: {kind, <count_key>: count, message}. */
+static void add_warning(cJSON *a, const char *kind, const char *count_key, uint64_t count,
+                        const char *message)
+{
+    if (!a || !count)
+        return;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(a, o);
+    cJSON_AddStringToObject(o, "kind", kind);
+    tsa_json_add_u64(o, count_key, count);
+    cJSON_AddStringToObject(o, "message", message);
+}
+
 static cJSON *warnings_json(const tsa_bb_folder *f, const tsa_bb_timeline *t)
 {
     cJSON *a = cJSON_CreateArray();
-    if (a && t->mismatched) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(a, o);
-        cJSON_AddStringToObject(o, "kind", "step_mismatch");
-        tsa_json_add_u64(o, "steps", t->mismatched);
-        cJSON_AddStringToObject(o, "message",
-                                "steps end with NCCL calls of different sequence numbers on "
-                                "different ranks: the ranks do not agree on the step boundaries");
-    }
-    if (a && f->orphan_extras) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(a, o);
-        cJSON_AddStringToObject(o, "kind", "extra_without_summary");
-        tsa_json_add_u64(o, "records", f->orphan_extras);
-        cJSON_AddStringToObject(o, "message",
-                                "step extra records whose step summary is not in the file (its "
-                                "chunk was lost); ignored");
-    }
-    if (a && f->problems) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(a, o);
-        cJSON_AddStringToObject(o, "kind", "unreadable");
-        tsa_json_add_u64(o, "files", f->problems);
-        cJSON_AddStringToObject(o, "message",
-                                "files with problems (said on stderr); the rest was read");
-    }
+    add_warning(a, "step_mismatch", "steps", t->mismatched,
+                "steps end with NCCL calls of different sequence numbers on different ranks: "
+                "the ranks do not agree on the step boundaries");
+    add_warning(a, "extra_without_summary", "records", f->orphan_extras,
+                "step extra records whose step summary is not in the file (its chunk was "
+                "lost); ignored");
+    add_warning(a, "unreadable", "files", f->problems,
+                "files with problems (said on stderr); the rest was read");
     return a;
 }
 

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "dump_builder.h"
+#include "gen_tmpdir.h"
 #include "load/bb_follow.h"
 #include "load/bb_load.h"
 #include "passes/bb_live.h"
@@ -34,23 +35,6 @@
 #include "report/live_prom.h"
 
 #define ALL_X (TSC_STEP_X_STALL | TSC_STEP_X_GEMM | TSC_STEP_X_PEAK)
-
-static char dir[64];
-
-static int make_dir(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "/tmp/tsa_bbx_XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 /* Rank r's step s: 10 ms + (r + 1) * s ns. */
 static uint64_t dur_of(int r, uint64_t s) { return 10000000ull + (uint64_t)(r + 1) * s; }
@@ -97,8 +81,8 @@ static void write_rank(const rank_file *rf)
     tb_chunk(&b, TSC_CHUNK_STEPS, 0, seq++, s, (uint32_t)(rf->n * sizeof s[0]));
     if (rf->late)
         tb_chunk(&b, TSC_CHUNK_STEP_EXTRA, 0, seq++, rf->late, sizeof *rf->late);
-    char path[128];
-    snprintf(path, sizeof path, "%s/tscope_r%d_h_%d_1.tsd", dir, rf->rank, 100 + rf->rank);
+    char path[320];
+    snprintf(path, sizeof path, "%s/tscope_r%d_h_%d_1.tsd", tmpdir, rf->rank, 100 + rf->rank);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
@@ -128,15 +112,15 @@ static views look(void)
 {
     views v;
     char err[256];
-    assert_int_equal(tsa_bb_load(dir, &v.f, err, sizeof err), 0);
+    assert_int_equal(tsa_bb_load(tmpdir, &v.f, err, sizeof err), 0);
     assert_int_equal(tsa_bb_timeline_build(&v.f, 1, &v.t), 0);
     size_t len;
     FILE *m = open_memstream(&v.text, &len);
-    tsa_bb_print(m, dir, &v.f, &v.t);
+    tsa_bb_print(m, tmpdir, &v.f, &v.t);
     fclose(m);
     char *js;
     m = open_memstream(&js, &len);
-    assert_int_equal(tsa_bb_print_json(m, dir, &v.f, &v.t), 0);
+    assert_int_equal(tsa_bb_print_json(m, tmpdir, &v.f, &v.t), 0);
     fclose(m);
     v.json = cJSON_Parse(js);
     assert_non_null(v.json);
@@ -146,7 +130,7 @@ static views look(void)
     tsa_live_default_opts(&o);
     assert_int_equal(tsa_live_init(&L, &o), 0);
     tsa_bb_follow fw;
-    assert_int_equal(tsa_bb_follow_init(&fw, dir), 0);
+    assert_int_equal(tsa_bb_follow_init(&fw, tmpdir), 0);
     assert_true(tsa_bb_follow_poll(&fw, on_steps, on_reset, &L, err, sizeof err) >= 0);
     tsa_live_update(&L);
     m = open_memstream(&v.live, &len);
@@ -311,9 +295,12 @@ static void test_damaged_extra_and_orphan(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_summaries_only_not_recorded, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(test_rows_and_live_from_extras, make_dir, remove_dir),
-        cmocka_unit_test_setup_teardown(test_damaged_extra_and_orphan, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_summaries_only_not_recorded, tmpdir_setup,
+                                        tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_rows_and_live_from_extras, tmpdir_setup,
+                                        tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_extra_and_orphan, tmpdir_setup,
+                                        tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,10 +18,13 @@
 #include "report/live_prom.h"
 
 /* own_us(rank, step): the rank's time outside NCCL; every step lasts
- * 10 ms on every rank (a synchronous job), the rest is NCCL time. */
+ * 10 ms on every rank (a synchronous job), the rest is NCCL time.
+ * extra(rank, step): the step's extra (flags 0: none); NULL: no extras. */
 typedef uint64_t (*own_fn)(int rank, uint64_t step);
+typedef tsc_step_extra (*extra_fn)(int rank, uint64_t step);
 
-static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own)
+static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own,
+                 extra_fn extra)
 {
     for (int r = 0; r < nranks; r++) {
         long i = tsa_live_rank_index(L, r);
@@ -32,7 +35,9 @@ static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own
                                   .start_ns = 1000000000ull + s * 10000000ull,
                                   .end_ns = 1000000000ull + (s + 1) * 10000000ull + (uint64_t)r,
                                   .nccl_ns = 10000000ull + (uint64_t)r - o, .dropped = 1};
-            tsa_live_add(L, (size_t)i, &x, NULL, 1);
+            tsc_step_extra e = extra ? extra(r, s) : (tsc_step_extra){0};
+            e.step = s;
+            tsa_live_add(L, (size_t)i, &x, extra ? &e : NULL, 1);
         }
     }
 }
@@ -53,7 +58,7 @@ static void test_persistent_straggler(void **state)
 {
     (void)state;
     tsa_live *L = live(100);
-    feed(L, 4, 0, 200, rank2_slow);
+    feed(L, 4, 0, 200, rank2_slow, NULL);
     tsa_live_update(L);
     assert_int_equal(L->complete, 200);
     assert_int_equal(L->incomplete, 0);
@@ -105,7 +110,7 @@ static void test_noise_immaterial_and_ties(void **state)
 {
     (void)state;
     tsa_live *L = live(100);
-    feed(L, 4, 0, 200, rotating);
+    feed(L, 4, 0, 200, rotating, NULL);
     tsa_live_update(L);
     assert_true(L->top_share == 0.25);
     assert_true(fabs(L->top_z) < 1e-12);
@@ -113,7 +118,7 @@ static void test_noise_immaterial_and_ties(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed(L, 4, 0, 200, barely);
+    feed(L, 4, 0, 200, barely, NULL);
     tsa_live_update(L);
     assert_int_equal(L->ranks[L->top].rank, 1);
     assert_true(L->top_share == 1.0 && L->top_z > 17);
@@ -122,7 +127,7 @@ static void test_noise_immaterial_and_ties(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed(L, 4, 0, 50, all_equal);
+    feed(L, 4, 0, 50, all_equal, NULL);
     tsa_live_update(L);
     assert_int_equal(L->last_slowest, -1);
     assert_int_equal(L->top, -1);
@@ -136,8 +141,8 @@ static void test_lost_lagging_and_two_ranks(void **state)
 {
     (void)state;
     tsa_live *L = live(100);
-    feed(L, 4, 0, 50, rank2_slow);
-    feed(L, 4, 51, 120, rank2_slow); /* step 50: nobody's */
+    feed(L, 4, 0, 50, rank2_slow, NULL);
+    feed(L, 4, 51, 120, rank2_slow, NULL); /* step 50: nobody's */
     long i3 = tsa_live_rank_index(L, 3);
     for (int r = 0; r < 3; r++) { /* ranks 0-2 go on to step 149 */
         long i = tsa_live_rank_index(L, r);
@@ -156,7 +161,7 @@ static void test_lost_lagging_and_two_ranks(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed(L, 2, 0, 20, rank2_slow);
+    feed(L, 2, 0, 20, rank2_slow, NULL);
     tsa_live_update(L);
     assert_true(isnan(L->last_z));
     tsa_live_free(L);
@@ -165,7 +170,7 @@ static void test_lost_lagging_and_two_ranks(void **state)
      * three ranks; once it comes, every step is over four */
     L = live(100);
     L->expected = 4;
-    feed(L, 3, 0, 30, rank2_slow);
+    feed(L, 3, 0, 30, rank2_slow, NULL);
     tsa_live_update(L);
     assert_int_equal(L->complete, 0);
     long i3b = tsa_live_rank_index(L, 3);
@@ -177,24 +182,6 @@ static void test_lost_lagging_and_two_ranks(void **state)
     assert_int_equal(L->complete, 30);
     assert_int_equal(L->job_step_ns, 30 * 20000000ull);
     tsa_live_free(L);
-}
-
-/* The extra of rank r's step s (flags 0: none). */
-typedef tsc_step_extra (*extra_fn)(int rank, uint64_t step);
-
-static void feed_x(tsa_live *L, int nranks, uint64_t from, uint64_t to, extra_fn xf)
-{
-    for (int r = 0; r < nranks; r++) {
-        long i = tsa_live_rank_index(L, r);
-        assert_true(i >= 0);
-        for (uint64_t s = from; s < to; s++) {
-            tsc_step_summary y = {.step = s, .start_ns = s * 10000000ull,
-                                  .end_ns = (s + 1) * 10000000ull + (uint64_t)r};
-            tsc_step_extra x = xf(r, s);
-            x.step = s;
-            tsa_live_add(L, (size_t)i, &y, &x, 1);
-        }
-    }
 }
 
 /* Data stall 0, 1000, 2000, 0 us + s ns on ranks 0-3; GEMM time at peak
@@ -231,7 +218,7 @@ static void test_data_stall_and_mfu(void **state)
 {
     (void)state;
     tsa_live *L = live(100);
-    feed_x(L, 4, 0, 200, spread);
+    feed(L, 4, 0, 200, all_equal, spread);
     tsa_live_update(L);
     assert_int_equal(L->complete, 200);
     assert_int_equal(L->last_stall_ranks, 4);
@@ -264,7 +251,7 @@ static void test_data_stall_and_mfu(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed_x(L, 4, 0, 20, tied);
+    feed(L, 4, 0, 20, all_equal, tied);
     tsa_live_update(L);
     assert_int_equal(L->last_stall_max, -1);
     assert_int_equal(L->last_stall_max_ns, 5000);
@@ -273,7 +260,7 @@ static void test_data_stall_and_mfu(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed_x(L, 4, 0, 20, nothing);
+    feed(L, 4, 0, 20, all_equal, nothing);
     tsa_live_update(L);
     assert_int_equal(L->complete, 20);
     assert_int_equal(L->stall_rank_steps, 0);

@@ -61,13 +61,7 @@ static const char *const bb_env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=10
 static void leave_trigger(const char *out)
 {
     char path[4400];
-    snprintf(path, sizeof path, "%s/triggers", out);
-    assert_int_equal(mkdir(path, 0777), 0);
-    snprintf(path, sizeof path, "%s/triggers/all", out);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("steps=1-59\nreason=ctl\n", f);
-    fclose(f);
+    tbb_put_trigger(out, "all", "steps=1-59\nreason=ctl\n", path, sizeof path);
 }
 
 static void promtool_ok(const char *path)

@@ -2,6 +2,7 @@
 #include "tb_blackbox.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,12 +11,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
 
 #include "reader/dump_reader.h"
 #include "tb_harness.h"
+
+void tbb_put_trigger(const char *out, const char *name, const char *text, char *path,
+                     size_t cap)
+{
+    snprintf(path, cap, "%s/triggers", out);
+    assert_true(mkdir(path, 0777) == 0 || errno == EEXIST);
+    snprintf(path, cap, "%s/triggers/%s", out, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    assert_true(fputs(text, fp) >= 0);
+    assert_int_equal(fclose(fp), 0);
+}
 
 /* Names of the capture-* folders of dir, sorted, newline-joined. */
 char *tbb_windows(const char *dir, int *n)

@@ -11,6 +11,11 @@
 
 #include "tsc_format.h"
 
+/* Writes the trigger file out/triggers/name holding text (the folder made
+ * when missing), as `tscope-ctl capture` would; its path into path. */
+void tbb_put_trigger(const char *out, const char *name, const char *text, char *path,
+                     size_t cap);
+
 /* Names of the capture-* folders of dir, sorted, newline-joined (caller
  * frees); their count in *n. */
 char *tbb_windows(const char *dir, int *n);

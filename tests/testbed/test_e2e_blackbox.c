@@ -690,13 +690,7 @@ static void test_full_disk_one_line_each(void **state)
         fprintf(stderr, "SKIP: cannot mount a tiny tmpfs (%s)\n", strerror(errno));
         skip();
     }
-    snprintf(trig, sizeof trig, "%s/triggers", mnt);
-    assert_int_equal(mkdir(trig, 0777), 0);
-    snprintf(trig, sizeof trig, "%s/triggers/late", mnt);
-    FILE *fp = fopen(trig, "w");
-    assert_non_null(fp);
-    fputs("steps=400-401\n", fp);
-    fclose(fp);
+    tbb_put_trigger(mnt, "late", "steps=400-401\n", trig, sizeof trig);
     struct timeval ahead[2];
     gettimeofday(&ahead[0], NULL);
     ahead[0].tv_sec += 3600;
