@@ -140,26 +140,30 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                  m->bytes_step / 1e6, pbytes / 1e6);
         return;
     }
-    /* Without GPU records the work is the main thread's CPU time.  The
-     * extra must be material against the peers' step, not only against
-     * their CPU time (a sleeping rank uses almost none); it costs wall
-     * time at the pace the peers got CPU: each CPU millisecond plus the
-     * run-queue wait that came with it (a busy machine stretches every
-     * rank alike; the time a rank sleeps is no part of that pace). */
+    /* Without GPU records the work is the main thread's CPU time.  It
+     * costs wall time at the pace the peers got CPU: each CPU millisecond
+     * plus the run-queue wait that came with it (a busy machine stretches
+     * every rank alike; the time a rank sleeps is no part of that pace).
+     * Without schedstat the pace is the peers' step over their CPU, an
+     * upper bound.  The extra must be material against the peers' step,
+     * and the rank's time on (or waiting for) a CPU against its own: in
+     * wall time where the pace is measured (on a starved machine a step
+     * is mostly waiting for a CPU), else in CPU time (a sleeping rank
+     * uses almost none, and the upper bound would excuse anything). */
     double pcpu = median_of(c, peers, np, f_main_cpu), cpu = f_main_cpu(m);
     double pstep = (double)b->peer_step_ns, extra = (double)b->extra_ns;
+    double pace = cause_cpu_pace(c, peers, np), on_cpu = isnan(pace) ? 1 : pace;
+    if (isnan(pace))
+        pace = pstep > pcpu ? pstep / pcpu : 1;
     if (!m->kernels && !isnan(cpu) && pcpu > 0 && cpu > pcpu * (1 + TSA_TH_CAUSE_CPU_REL) &&
-        cpu - pcpu >= TSA_TH_CAUSE_REL * pstep &&
-        cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns && pstep > 0 &&
+        (cpu - pcpu) * on_cpu >= TSA_TH_CAUSE_REL * pstep &&
+        cpu * on_cpu >= TSA_TH_CAUSE_CPU_BOUND * (double)b->step_ns && pstep > 0 &&
         cpu / pcpu - 1 >= 0.5 * ((double)b->step_ns / pstep - 1)) {
         /* more work grows its CPU in proportion to its step (at least half
          * as much, relatively); a sleeping slowed rank's main thread was
          * seen using a little more CPU than its peers (its NCCL calls' CPU
          * is in the figure), which the pace would otherwise multiply into
          * most of a sleep it did not cause */
-        double pace = cause_cpu_pace(c, peers, np);
-        if (isnan(pace))   /* no run-queue wait recorded: the step's own pace, an upper bound */
-            pace = pstep > pcpu ? pstep / pcpu : 1;
         out->metric = "main_thread_cpu_ns_per_step";
         out->own = cpu;
         out->peers = pcpu;
