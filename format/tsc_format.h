@@ -38,7 +38,7 @@
                                 1.4: plugin kernel channels, copy-engine collectives,
                                 graph-captured calls (0x54-0x58), PXN flag;
                                 SCHED_WAIT/RUN, CPU_THROTTLE, NET_COUNTER (0x46-0x49),
-                                GPU metrics 17-28 */
+                                GPU metrics 17-28; STEP_EXTRA chunks (black-box mode) */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -70,6 +70,8 @@ enum tsc_chunk_type {
     TSC_CHUNK_END = 3,    /* payload: key\0value\0 pairs; marks a clean close */
     /* 4-5: reserved (NCCL profiler plugin) */
     TSC_CHUNK_STEPS = 6,  /* black-box mode: payload = tsc_step_summary records */
+    TSC_CHUNK_STEP_EXTRA = 7, /* 1.4, black-box mode: tsc_step_extra records, written
+                                 just before the STEPS chunk of the same steps */
 };
 
 /* One step of one rank in black-box mode (TSC_CHUNK_STEPS; docs/blackbox.md).
@@ -93,6 +95,29 @@ typedef struct tsc_step_summary {
 _Static_assert(sizeof(tsc_step_summary) == 72, "step summary is 72 bytes");
 
 #define TSC_STEP_F_ANOMALY 0x1  /* slower than TSCOPE_BB_K x the rolling median */
+
+/* What the GPU records of one step of one rank give besides its summary
+ * (TSC_CHUNK_STEP_EXTRA, 1.4; docs/format.md).  A chunk of its own, not a
+ * longer summary: a 1.3 reader skips a chunk type of a newer minor, but
+ * would misread longer STEPS records.  Written only for steps with
+ * something measured (flags != 0), in the chunk just before the STEPS
+ * chunk that holds their summaries, so a reader following a growing file
+ * has a step's extra once it has its summary. */
+typedef struct tsc_step_extra {
+    uint64_t step;          /* the summary's step number */
+    uint64_t data_stall_ns; /* GPU idle before the step's first host-to-device copy */
+    uint64_t gemm_flops;    /* FLOPs of the cuBLAS GEMM calls that started in the step */
+    uint64_t gemm_peak_ns;  /* the time those GEMMs take at the device's peak FLOP/s */
+    uint32_t h2d_copies;    /* host-to-device copies that started in the step */
+    uint16_t gemm_no_peak;  /* its GEMMs of a precision without a known peak (capped) */
+    uint16_t flags;         /* TSC_STEP_X_*: which fields are measurements */
+} tsc_step_extra;
+_Static_assert(sizeof(tsc_step_extra) == 40, "step extra is 40 bytes");
+
+#define TSC_STEP_X_STALL 0x1 /* data_stall_ns, h2d_copies: CUPTI copy records were captured */
+#define TSC_STEP_X_GEMM 0x2  /* gemm_flops, gemm_no_peak: cuBLAS GEMM records were captured */
+#define TSC_STEP_X_PEAK 0x4  /* gemm_peak_ns: the device's peak is known for every GEMM of
+                                the step (with _GEMM; 0 GEMMs: 0 ns, a measurement) */
 
 typedef struct tsc_chunk_header {
     uint32_t magic;        /* TSC_CHUNK_MAGIC */

@@ -144,8 +144,11 @@ static void learn_desc(bb_steps *t, const tsc_event *slot, size_t nslots)
 
 void bb_steps_set_device(bb_steps *t, const char *device_name)
 {
-    for (int p = 0; p < TSC_PREC_COUNT; p++)
+    t->peak_known = 0;
+    for (int p = 0; p < TSC_PREC_COUNT; p++) {
         t->peak_flops[p] = tsc_peak_flops(device_name, p, NULL);
+        t->peak_known |= t->peak_flops[p] > 0;
+    }
 }
 
 static tsc_step_summary *step_at(bb_steps *t, uint64_t step) { return &t->ring[step & t->mask]; }
@@ -370,9 +373,31 @@ size_t bb_steps_pop(bb_steps *t, uint64_t before_ns, tsc_step_summary *out,
 {
     size_t k = 0;
     for (; k < max && t->written < t->closed && step_at(t, t->written)->end_ns < before_ns; k++) {
-        if (extra)
-            extra[k] = *extra_at(t, t->written);
+        if (extra) /* steps 0 and 1: what came before the opener is not in them */
+            extra[k] = t->written < 2 ? (bb_step_extra){0} : *extra_at(t, t->written);
         out[k] = *step_at(t, t->written++);
+    }
+    return k;
+}
+
+size_t bb_steps_extra_records(const bb_steps *t, const tsc_step_summary *s,
+                              const bb_step_extra *x, size_t n, tsc_step_extra *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].step < 2)
+            continue; /* times only */
+        uint16_t flags = (t->gpu_copies ? TSC_STEP_X_STALL : 0) | (t->gemms ? TSC_STEP_X_GEMM : 0);
+        if (t->gemms && t->peak_known && !x[i].gemm_no_peak)
+            flags |= TSC_STEP_X_PEAK;
+        if (!flags)
+            continue;
+        out[k++] = (tsc_step_extra){
+            .step = s[i].step, .data_stall_ns = x[i].data_stall_ns,
+            .gemm_flops = x[i].gemm_flops, .gemm_peak_ns = x[i].gemm_peak_ns,
+            .h2d_copies = x[i].h2d_copies,
+            .gemm_no_peak = (uint16_t)(x[i].gemm_no_peak > 0xffff ? 0xffff : x[i].gemm_no_peak),
+            .flags = flags};
     }
     return k;
 }

@@ -27,7 +27,8 @@ typedef struct bb_dinfo bb_dinfo; /* one NCCL descriptor id */
 #define BB_GROUP_THREADS 16
 
 /* What a step's records give besides its summary (kept beside the
- * summary ring, handed out with it; not written to the summary file). */
+ * summary ring, handed out with it; written to the summary file as
+ * tsc_step_extra records by bb_steps_extra_records). */
 typedef struct bb_step_extra {
     uint64_t gemm_flops;      /* FLOPs of the cuBLAS GEMM calls that started in it */
     uint64_t gemm_peak_ns;    /* the time those GEMMs take at the device's peak */
@@ -61,6 +62,7 @@ typedef struct bb_steps {
     uint64_t op_calls[TSC_NCCL_STEP_OP_LIMIT], op_bytes[TSC_NCCL_STEP_OP_LIMIT];
     uint64_t gpu_copies, gemms; /* GPU copy and GEMM records drained: 0 = none captured */
     double peak_flops[TSC_PREC_COUNT]; /* the device's peak by precision, 0 unknown */
+    int peak_known;           /* some precision has a peak: the device is known */
     /* The oldest anomaly not yet taken by the caller: the run's first and
      * last step, the last one's time and the median it was compared with
      * (pending = 1). */
@@ -84,10 +86,18 @@ static inline void bb_steps_set_dropped(bb_steps *t, uint64_t total) { t->droppe
 static inline uint64_t bb_steps_backlog(const bb_steps *t) { return t->closed - t->written; }
 
 /* Up to max summaries of steps that ended before before_ns and were not
- * handed out yet, oldest first, with their extras (extra may be NULL).
- * Returns the count. */
+ * handed out yet, oldest first, with their extras (extra may be NULL; 0
+ * for steps 0 and 1, which carry times only).  Returns the count. */
 size_t bb_steps_pop(bb_steps *t, uint64_t before_ns, tsc_step_summary *out,
                     bb_step_extra *extra, size_t max);
+
+/* The file's form of popped steps s[0..n-1] and their extras x: into out
+ * (room for n), a record for each step with something measured (the
+ * flags say what: a data stall once CUPTI copies were captured, FLOPs once
+ * GEMMs were, their time at peak when the device's peak covers them all).
+ * Returns the count. */
+size_t bb_steps_extra_records(const bb_steps *t, const tsc_step_summary *s,
+                              const bb_step_extra *x, size_t n, tsc_step_extra *out);
 
 /* The direction (enum tsc_copy_dir) of copy descriptor desc, or -1. */
 int bb_steps_copy_dir(const bb_steps *t, uint32_t desc);

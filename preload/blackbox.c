@@ -69,6 +69,7 @@ static struct {
     uint64_t popped_start;    /* start of the last step summarized, 0 none */
     tsc_step_summary batch[SUMMARY_BATCH];
     bb_step_extra xbatch[SUMMARY_BATCH];
+    tsc_step_extra xrecs[SUMMARY_BATCH]; /* xbatch as written */
     tsc_dump *dump;           /* the summary file (set at the first period) */
 } g;
 
@@ -505,9 +506,16 @@ static void write_summaries(tsc_dump *dump, uint64_t before_ns)
                       g.popped_start ? g.popped_start : g.batch[0].start_ns);
         g.popped_start = g.batch[n - 1].start_ns;
         bb_metrics_steps(&g.metrics, g.batch, g.xbatch, n);
+        /* The extras first: a reader following the file has a step's extra
+         * by the time it has its summary (docs/format.md). */
+        size_t nx = bb_steps_extra_records(&g.steps, g.batch, g.xbatch, n, g.xrecs);
+        int rc = nx ? tsc_dump_write_chunk(dump, TSC_CHUNK_STEP_EXTRA, 0, g.xrecs,
+                                           (uint32_t)(nx * sizeof g.xrecs[0]))
+                    : 0;
         if (tsc_dump_write_chunk(dump, TSC_CHUNK_STEPS, 0, g.batch,
-                                 (uint32_t)(n * sizeof g.batch[0])) < 0 &&
-            !g.summary_failed) {
+                                 (uint32_t)(n * sizeof g.batch[0])) < 0)
+            rc = -1;
+        if (rc < 0 && !g.summary_failed) {
             g.summary_failed = 1;
             tsc_say("cannot write step summaries to %s: %s; they are lost while it fails (the "
                     "loss is counted in the file), the job goes on",

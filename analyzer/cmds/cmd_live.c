@@ -121,12 +121,13 @@ static long index_of(live_cmd *c, int rank)
     return c->rank_map[rank] - 1;
 }
 
-static void on_steps(void *ctx, const tsa_bb_source *src, const tsc_step_summary *s, size_t n)
+static void on_steps(void *ctx, const tsa_bb_source *src, const tsc_step_summary *s,
+                     const tsc_step_extra *x, size_t n)
 {
     live_cmd *c = ctx;
     long i = index_of(c, src->rank);
     if (i >= 0)
-        tsa_live_add(&c->live, (size_t)i, s, n);
+        tsa_live_add(&c->live, (size_t)i, s, x, n);
     if (!c->job[0] && src->run_id[0])
         snprintf(c->job, sizeof c->job, "%s", src->run_id);
     if (c->world_size < 0 && src->world_size > 0)

@@ -66,7 +66,8 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         elect(fw, s);
 }
 
-static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *st, size_t n)
+static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *st,
+                     const tsc_step_extra *x, size_t n)
 {
     (void)f;
     tsa_bb_follow *fw = ctx;
@@ -74,7 +75,7 @@ static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *st, s
     if (!s->active || fw->restart)
         return; /* a restart reads everything again */
     s->delivered = 1;
-    fw->cb(fw->cb_ctx, s, st, n);
+    fw->cb(fw->cb_ctx, s, st, x, n);
 }
 
 static void on_problem(void *ctx, const char *path, uint64_t off, const char *msg)

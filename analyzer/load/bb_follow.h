@@ -26,9 +26,11 @@ typedef struct tsa_bb_source {
     int broken;           /* refused (bad header): not read again */
 } tsa_bb_source;
 
-/* Called with each batch of new summaries of an active file. */
+/* Called with each batch of new summaries of an active file, each with its
+ * extra beside it (x[i] is s[i]'s; flags 0: none; the file writes a step's
+ * extra before its summary, so it is never late). */
 typedef void (*tsa_bb_steps_fn)(void *ctx, const tsa_bb_source *src, const tsc_step_summary *s,
-                                size_t n);
+                                const tsc_step_extra *x, size_t n);
 
 typedef struct tsa_bb_follow {
     char *dir;

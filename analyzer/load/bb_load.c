@@ -36,24 +36,32 @@ typedef struct load_ctx {
     int oom;
 } load_ctx;
 
-static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s, size_t n)
+static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s,
+                     const tsc_step_extra *x, size_t n)
 {
     (void)f;
     load_ctx *c = ctx;
     tsa_bb_rank *r = c->r;
+    if (c->oom)
+        return;
     if (r->n_steps + n > r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 1024;
         while (cap < r->n_steps + n)
             cap *= 2;
         tsc_step_summary *p = realloc(r->steps, cap * sizeof *p);
-        if (!p) {
+        if (p)
+            r->steps = p;
+        tsc_step_extra *q = p ? realloc(r->extras, cap * sizeof *q) : NULL;
+        if (q)
+            r->extras = q;
+        if (!p || !q) {
             c->oom = 1;
             return;
         }
-        r->steps = p;
         r->cap = cap;
     }
     memcpy(r->steps + r->n_steps, s, n * sizeof *s);
+    memcpy(r->extras + r->n_steps, x, n * sizeof *x);
     r->n_steps += n;
 }
 
@@ -207,8 +215,11 @@ int tsa_bb_load(const char *dir, tsa_bb_folder *out, char *err, size_t cap)
         r->file_bytes = file_size(paths[i]);
         load_ctx c = {.r = r};
         tsr_callbacks cb = {.on_meta = on_meta, .on_steps = on_steps, .on_problem = on_problem};
-        if (tsr_read_file(paths[i], &cb, &c, NULL) != TSR_OK)
+        tsr_stats st;
+        if (tsr_read_file(paths[i], &cb, &c, &st) != TSR_OK)
             out->problems++;
+        r->orphan_extras = st.step_extras_orphaned;
+        out->orphan_extras += st.step_extras_orphaned;
         oom = c.oom || !r->path;
     }
     tsr_free_paths(paths, n);
@@ -226,6 +237,7 @@ void tsa_bb_free(tsa_bb_folder *f)
     for (size_t i = 0; i < f->n_ranks; i++) {
         free(f->ranks[i].path);
         free(f->ranks[i].steps);
+        free(f->ranks[i].extras);
     }
     for (size_t i = 0; i < f->n_windows; i++) {
         free(f->windows[i].id);

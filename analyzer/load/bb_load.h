@@ -13,8 +13,10 @@ typedef struct tsa_bb_rank {
     int rank;                    /* from META, -1 unknown */
     char *path;
     tsc_step_summary *steps;     /* in file order */
+    tsc_step_extra *extras;      /* beside steps: extras[i] is steps[i]'s (flags 0: none) */
     size_t n_steps, cap;
     uint64_t file_bytes;
+    uint64_t orphan_extras;      /* extra records without a summary (ignored) */
 } tsa_bb_rank;
 
 typedef struct tsa_bb_window {
@@ -32,6 +34,7 @@ typedef struct tsa_bb_folder {
     tsa_bb_window *windows;      /* in step order */
     size_t n_windows;
     uint64_t problems;           /* reader problems, reported on err */
+    uint64_t orphan_extras;      /* the ranks' extra records without a summary */
 } tsa_bb_folder;
 
 /* 1 when dir's first dump says mode=blackbox (a cheap look at its first

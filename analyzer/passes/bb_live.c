@@ -17,8 +17,17 @@ const double tsa_live_bucket_le[TSA_LIVE_BUCKETS] = {
 struct tsa_live_cell {
     uint64_t step_plus1;     /* 0: empty */
     uint64_t dur_ns, nccl_ns;
-    uint32_t seq_lo, flags;
+    uint64_t stall_ns, peak_ns; /* the extra's, when xflags says so */
+    uint32_t seq_lo;
+    uint16_t flags, xflags;  /* TSC_STEP_F_*, TSC_STEP_X_* */
 };
+
+static int has_stall(const tsa_live_cell *c) { return (c->xflags & TSC_STEP_X_STALL) != 0; }
+
+static int has_peak(const tsa_live_cell *c)
+{
+    return (c->xflags & (TSC_STEP_X_GEMM | TSC_STEP_X_PEAK)) == (TSC_STEP_X_GEMM | TSC_STEP_X_PEAK);
+}
 
 void tsa_live_default_opts(tsa_live_opts *o)
 {
@@ -39,8 +48,8 @@ int tsa_live_init(tsa_live *L, const tsa_live_opts *opt)
     L->mask = cap - 1;
     L->win = calloc(L->opt.window, sizeof *L->win);
     L->rel = calloc(L->opt.window, sizeof *L->rel);
-    L->top = L->last_slowest = L->lagging = -1;
-    L->last_z = NAN;
+    L->top = L->last_slowest = L->lagging = L->last_stall_max = -1;
+    L->last_z = L->stall_ratio = L->mfu = NAN;
     if (!L->win || !L->rel) {
         tsa_live_free(L);
         return -1;
@@ -56,6 +65,7 @@ void tsa_live_free(tsa_live *L)
     free(L->counts);
     free(L->own);
     free(L->dur);
+    free(L->stall);
     free(L->win);
     free(L->rel);
     memset(L, 0, sizeof *L);
@@ -87,7 +97,8 @@ long tsa_live_rank_index(tsa_live *L, int rank)
         if (grow((void **)&L->ranks, cap, sizeof *L->ranks) < 0 ||
             grow((void **)&L->counts, cap, sizeof *L->counts) < 0 ||
             grow((void **)&L->own, cap, sizeof *L->own) < 0 ||
-            grow((void **)&L->dur, cap, sizeof *L->dur) < 0)
+            grow((void **)&L->dur, cap, sizeof *L->dur) < 0 ||
+            grow((void **)&L->stall, cap, sizeof *L->stall) < 0)
             return -1;
         L->ranks_cap = cap;
     }
@@ -101,21 +112,28 @@ long tsa_live_rank_index(tsa_live *L, int rank)
     return (long)L->n_ranks++;
 }
 
-void tsa_live_add(tsa_live *L, size_t i, const tsc_step_summary *s, size_t n)
+void tsa_live_add(tsa_live *L, size_t i, const tsc_step_summary *s, const tsc_step_extra *x,
+                  size_t n)
 {
     tsa_live_rank *r = &L->ranks[i];
     for (size_t k = 0; k < n; k++) {
-        const tsc_step_summary *x = &s[k];
-        if (x->step == UINT64_MAX)
+        const tsc_step_summary *y = &s[k];
+        if (y->step == UINT64_MAX)
             continue;
-        tsa_live_cell *c = &r->ring[x->step & L->mask];
-        *c = (tsa_live_cell){.step_plus1 = x->step + 1,
-                             .dur_ns = x->end_ns > x->start_ns ? x->end_ns - x->start_ns : 0,
-                             .nccl_ns = x->nccl_ns, .seq_lo = (uint32_t)x->opener_seq,
-                             .flags = x->flags};
-        r->next = x->step + 1 > r->next ? x->step + 1 : r->next;
+        tsa_live_cell *c = &r->ring[y->step & L->mask];
+        *c = (tsa_live_cell){.step_plus1 = y->step + 1,
+                             .dur_ns = y->end_ns > y->start_ns ? y->end_ns - y->start_ns : 0,
+                             .nccl_ns = y->nccl_ns, .seq_lo = (uint32_t)y->opener_seq,
+                             .flags = (uint16_t)y->flags};
+        if (x && x[k].step == y->step) {
+            c->xflags = x[k].flags;
+            c->stall_ns = x[k].data_stall_ns;
+            c->peak_ns = x[k].gemm_peak_ns;
+            L->any_peak |= has_peak(c);
+        }
+        r->next = y->step + 1 > r->next ? y->step + 1 : r->next;
         r->received++;
-        r->dropped += x->dropped;
+        r->dropped += y->dropped;
     }
 }
 
@@ -160,6 +178,37 @@ static void push_window(tsa_live *L, const tsa_live_wstep *w)
     L->win_n++;
     if (w->slowest >= 0)
         L->counts[w->slowest]++;
+}
+
+/* Step s's data stall over the ranks that measured it: the median, the
+ * largest and its rank; summed into the totals and w. */
+static void step_stall(tsa_live *L, uint64_t s, tsa_live_wstep *w)
+{
+    size_t m = 0;
+    uint64_t best = 0;
+    int tie = 0;
+    int32_t who = -1;
+    for (size_t i = 0; i < L->n_ranks; i++) {
+        const tsa_live_cell *c = &L->ranks[i].ring[s & L->mask];
+        if (!has_stall(c))
+            continue;
+        if (!m || c->stall_ns > best) {
+            best = c->stall_ns;
+            who = (int32_t)i;
+            tie = 0;
+        } else if (c->stall_ns == best) {
+            tie = 1;
+        }
+        L->stall[m++] = c->stall_ns;
+        w->stall_ns += c->stall_ns;
+        w->stall_step_ns += c->dur_ns;
+    }
+    L->last_stall_ranks = (uint32_t)m;
+    L->last_stall_max_ns = best;
+    L->last_stall_max = tie ? -1 : who;
+    L->last_stall_median_ns = m ? median(L->stall, m) : 0;
+    L->stall_rank_steps += m;
+    L->stall_ns += w->stall_ns;
 }
 
 /* Step s, which every rank has summarized (or lost). */
@@ -211,7 +260,32 @@ static void complete_step(tsa_live *L, uint64_t s)
     tsa_live_wstep w = {.step = s, .slowest = L->last_slowest, .nccl_ns = nccl,
                         .step_ns = sum_dur};
     w.median_own_ns = (uint64_t)median(L->own, n);
+    step_stall(L, s, &w);
     push_window(L, &w);
+}
+
+/* The window's MFU estimate: each rank's GEMM time at peak over its step
+ * time, in the window's steps where it measured it; their mean. */
+static void window_mfu(tsa_live *L)
+{
+    double sum = 0;
+    L->mfu_ranks = 0;
+    for (size_t i = 0; i < L->n_ranks && L->any_peak; i++) {
+        uint64_t peak = 0, dur = 0;
+        for (size_t k = 0; k < L->win_n; k++) {
+            uint64_t s = L->win[(L->win_head + k) % L->opt.window].step;
+            const tsa_live_cell *c = &L->ranks[i].ring[s & L->mask];
+            if (c->step_plus1 == s + 1 && has_peak(c)) {
+                peak += c->peak_ns;
+                dur += c->dur_ns;
+            }
+        }
+        if (dur) {
+            sum += (double)peak / (double)dur;
+            L->mfu_ranks++;
+        }
+    }
+    L->mfu = L->mfu_ranks ? sum / L->mfu_ranks : NAN;
 }
 
 /* The window's most frequent slowest rank: its share, binomial z-score
@@ -221,12 +295,17 @@ static void window_stats(tsa_live *L)
     L->top = -1;
     L->named = 0;
     L->top_share = L->top_z = L->top_slowdown = 0;
-    uint64_t nccl = 0, dur = 0;
+    uint64_t nccl = 0, dur = 0, stall = 0, stall_dur = 0;
     for (size_t k = 0; k < L->win_n; k++) {
-        nccl += L->win[(L->win_head + k) % L->opt.window].nccl_ns;
-        dur += L->win[(L->win_head + k) % L->opt.window].step_ns;
+        const tsa_live_wstep *w = &L->win[(L->win_head + k) % L->opt.window];
+        nccl += w->nccl_ns;
+        dur += w->step_ns;
+        stall += w->stall_ns;
+        stall_dur += w->stall_step_ns;
     }
     L->nccl_ratio = dur ? (double)nccl / (double)dur : 0;
+    L->stall_ratio = stall_dur ? (double)stall / (double)stall_dur : NAN;
+    window_mfu(L);
     uint32_t most = 0;
     for (size_t i = 0; i < L->n_ranks; i++)
         if (L->counts[i] > most) {

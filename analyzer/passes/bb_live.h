@@ -13,7 +13,11 @@
  * frequent one is named the straggler when that count is improbable under
  * noise (binomial z-score, each rank slowest with probability 1/ranks) and
  * it is materially slower (the median over the window of its time outside
- * NCCL over the step's median rank's). */
+ * NCCL over the step's median rank's).  Where the ranks' summary files
+ * have extras (format 1.4: CUPTI copies, cuBLAS GEMMs), the data stall of
+ * each complete step over the ranks that measured it, and the MFU
+ * estimate over the window, the mean over ranks of each rank's GEMM time
+ * at peak over its step time. */
 #ifndef TSA_BB_LIVE_H
 #define TSA_BB_LIVE_H
 
@@ -49,6 +53,7 @@ typedef struct tsa_live_wstep {
     int32_t slowest;       /* index into ranks, -1: a tie */
     uint64_t median_own_ns;/* the median rank's time outside NCCL */
     uint64_t nccl_ns, step_ns; /* sums over the ranks */
+    uint64_t stall_ns, stall_step_ns; /* sums over the ranks that measured a data stall */
 } tsa_live_wstep;
 
 typedef struct tsa_live {
@@ -70,6 +75,13 @@ typedef struct tsa_live {
     double last_median_ns;
     int32_t last_slowest;       /* index into ranks, -1: a tie */
     double last_z;              /* NaN when not defined (fewer than 3 ranks) */
+    /* its data stall over the ranks that measured it (0 ranks: not recorded) */
+    uint32_t last_stall_ranks;
+    double last_stall_median_ns;
+    uint64_t last_stall_max_ns;
+    int32_t last_stall_max;     /* index into ranks, -1: a tie */
+    /* data stall of complete steps, summed over the ranks that measured it */
+    uint64_t stall_rank_steps, stall_ns;
     /* the straggler window */
     tsa_live_wstep *win;
     size_t win_n, win_head;
@@ -78,11 +90,17 @@ typedef struct tsa_live {
     double top_share, top_z, top_slowdown;
     int named;                  /* top is a straggler */
     double nccl_ratio;          /* window: NCCL host time / step time, over ranks */
+    double stall_ratio;         /* window: data stall / step time, over the ranks and
+                                   steps that measured it; NaN: none did */
+    double mfu;                 /* window: the mean over ranks of each rank's GEMM time at
+                                   peak over its step time; NaN: no rank measured it */
+    uint32_t mfu_ranks;         /* the ranks in that mean */
+    int any_peak;               /* some summary came with GEMM time at peak */
     /* ranks that lag behind */
     int32_t lagging;            /* index, -1 none */
     uint64_t lag_steps;
     /* scratch */
-    uint64_t *own, *dur;
+    uint64_t *own, *dur, *stall;
     double *rel;
 } tsa_live;
 
@@ -94,8 +112,10 @@ void tsa_live_reset(tsa_live *L);
 /* The index of rank `rank`, added if new; -1 without memory. */
 long tsa_live_rank_index(tsa_live *L, int rank);
 
-/* Summaries of the rank at index i. */
-void tsa_live_add(tsa_live *L, size_t i, const tsc_step_summary *s, size_t n);
+/* Summaries of the rank at index i, with their extras (x[k] is s[k]'s;
+ * x may be NULL: none). */
+void tsa_live_add(tsa_live *L, size_t i, const tsc_step_summary *s, const tsc_step_extra *x,
+                  size_t n);
 
 /* Make the job figures of the steps every rank has now summarized. */
 void tsa_live_update(tsa_live *L);

@@ -11,6 +11,25 @@ static uint64_t dur(const tsc_step_summary *s)
     return s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
 }
 
+/* One rank's extra of step j (what it measured of it). */
+static void add_extra(tsa_bb_job_step *j, const tsc_step_summary *s, const tsc_step_extra *x,
+                      int rank)
+{
+    if (x->flags & TSC_STEP_X_STALL) {
+        if (!j->stall_ranks || x->data_stall_ns > j->stall_max_ns) {
+            j->stall_max_ns = x->data_stall_ns;
+            j->stall_max_rank = rank;
+        }
+        j->stall_ranks++;
+        j->stall_ns += x->data_stall_ns;
+    }
+    if ((x->flags & TSC_STEP_X_GEMM) && (x->flags & TSC_STEP_X_PEAK)) {
+        j->mfu_ranks++;
+        j->peak_ns += x->gemm_peak_ns;
+        j->mfu_step_ns += dur(s);
+    }
+}
+
 /* Steps 0..n-1 of the job, merged over ranks by step number. */
 static int merge(const tsa_bb_folder *f, tsa_bb_timeline *t)
 {
@@ -34,6 +53,7 @@ static int merge(const tsa_bb_folder *f, tsa_bb_timeline *t)
             j->ns = dur(s) > j->ns ? dur(s) : j->ns;
             j->nccl_ns += s->nccl_ns;
             j->anomalous += (s->flags & TSC_STEP_F_ANOMALY) != 0;
+            add_extra(j, s, &f->ranks[r].extras[i], f->ranks[r].rank);
             if (s->step + 1 > t->n_steps)
                 t->n_steps = (size_t)s->step + 1;
         }
@@ -57,6 +77,16 @@ static void sum_row(const tsa_bb_timeline *t, tsa_bb_row *row, uint64_t *tmp)
         row->nccl_ns += j->nccl_ns;
         row->rank_steps += j->ranks;
         row->slow += j->anomalous > 0;
+        if (j->stall_ranks && (!row->stall_rank_steps || j->stall_max_ns > row->max_stall_ns)) {
+            row->max_stall_ns = j->stall_max_ns;
+            row->max_stall_rank = j->stall_max_rank;
+            row->max_stall_step = s;
+        }
+        row->stall_rank_steps += j->stall_ranks;
+        row->stall_ns += j->stall_ns;
+        row->mfu_rank_steps += j->mfu_ranks;
+        row->gemm_peak_ns += j->peak_ns;
+        row->mfu_step_ns += j->mfu_step_ns;
     }
     row->steps = k;
     if (k) {

@@ -17,6 +17,14 @@ typedef struct tsa_bb_job_step {
     uint32_t anomalous;   /* ranks that flagged it slow */
     uint64_t seq;         /* the opener's sequence number (the last rank read) */
     int seq_mismatch;     /* ranks disagree on it: they disagree on the steps */
+    /* From the ranks' extras (format 1.4), over the ranks that measured it: */
+    uint32_t stall_ranks;   /* ranks with a data stall */
+    uint64_t stall_ns;      /* their data stall, summed */
+    uint64_t stall_max_ns;  /* the largest, and its rank (the lowest on a tie) */
+    int stall_max_rank;
+    uint32_t mfu_ranks;     /* ranks with their GEMMs' time at peak */
+    uint64_t peak_ns;       /* that time, summed */
+    uint64_t mfu_step_ns;   /* those ranks' step times, summed */
 } tsa_bb_job_step;
 
 /* Steps first..last of the timeline, those with a summary summed up. */
@@ -29,6 +37,17 @@ typedef struct tsa_bb_row {
     uint64_t rank_steps;   /* (rank, step) summaries in the row: nccl_ns / rank_steps
                               is the NCCL time per rank and step */
     uint32_t slow;         /* steps some rank flagged slow */
+    /* Data stall (0 rank-steps: not recorded, no CUPTI copy records) */
+    uint64_t stall_rank_steps; /* (rank, step) pairs with a data stall */
+    uint64_t stall_ns;         /* their sum: stall_ns / stall_rank_steps per rank and step */
+    uint64_t max_stall_ns;     /* the largest one, its rank and step (the first on a tie) */
+    int max_stall_rank;
+    uint64_t max_stall_step;
+    /* MFU estimate: gemm_peak_ns / mfu_step_ns (0 rank-steps: not recorded, no
+     * cuBLAS GEMM records or no known peak) */
+    uint64_t mfu_rank_steps;   /* (rank, step) pairs with their GEMMs' time at peak */
+    uint64_t gemm_peak_ns;     /* that time, summed */
+    uint64_t mfu_step_ns;      /* their step times, summed */
 } tsa_bb_row;
 
 typedef struct tsa_bb_timeline {

@@ -90,8 +90,12 @@ typedef struct tsr_callbacks {
     void (*on_event)(void *ctx, const tsr_file *f, const tsr_event *e);
     void (*on_problem)(void *ctx, const char *path, uint64_t offset,
                        const char *message);
-    /* A STEPS chunk (black-box mode): n step summaries, copied aligned. */
-    void (*on_steps)(void *ctx, const tsr_file *f, const tsc_step_summary *s, size_t n);
+    /* A STEPS chunk (black-box mode): n step summaries, copied aligned,
+     * and beside each its extra from the STEP_EXTRA chunk before it (1.4):
+     * x[i] belongs to s[i]; x[i].flags == 0 when the file has none for it
+     * (nothing measured, or a 1.3 file). */
+    void (*on_steps)(void *ctx, const tsr_file *f, const tsc_step_summary *s,
+                     const tsc_step_extra *x, size_t n);
 } tsr_callbacks;
 
 typedef struct tsr_stats {
@@ -102,6 +106,9 @@ typedef struct tsr_stats {
     uint64_t chunks;            /* valid chunks read, all types */
     uint64_t meta_chunks, event_chunks, end_chunks;
     uint64_t step_chunks, steps;  /* STEPS chunks and the summaries in them */
+    uint64_t step_extra_chunks, step_extras; /* STEP_EXTRA chunks, their records */
+    uint64_t step_extras_orphaned; /* of those, records whose step the next STEPS chunk
+                                      does not have (it was lost): ignored */
     uint64_t unknown_chunks;    /* valid chunks of an unknown type (skipped) */
     uint64_t bad_chunks;        /* corrupt or truncated regions skipped */
     uint64_t bytes_skipped;     /* bytes not delivered because of them */

@@ -234,9 +234,6 @@ static const uint8_t *read_payload(tsr_file *f, uint64_t off, uint32_t len)
     return src_read(f, off, f->buf, len) == len ? f->buf : NULL;
 }
 
-static void read_steps(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
-                       const uint8_t *payload);
-
 static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
                      const uint8_t *payload)
 {
@@ -259,6 +256,8 @@ static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
     }
     f->next_seq = (uint64_t)h->seq + 1;
     f->bad_at_last_chunk = f->stats.bad_chunks;
+    if (h->type != TSC_CHUNK_STEPS)
+        tsr_steps_settle(f); /* extras whose STEPS chunk did not come next */
     switch (h->type) {
     case TSC_CHUNK_META:
         f->stats.meta_chunks++;
@@ -275,7 +274,11 @@ static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
         break;
     case TSC_CHUNK_STEPS:
         f->stats.step_chunks++;
-        read_steps(f, h, poff, payload);
+        tsr_parse_steps(f, h, poff, payload);
+        break;
+    case TSC_CHUNK_STEP_EXTRA:
+        f->stats.step_extra_chunks++;
+        tsr_parse_step_extra(f, h, poff, payload);
         break;
     default:
         f->stats.unknown_chunks++;
@@ -285,24 +288,6 @@ static void dispatch(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
                         "unknown chunk type %u skipped (further ones only counted)", h->type);
         f->unknown_chunk_seen = 1;
         break;
-    }
-}
-
-/* A STEPS chunk: whole summaries only, handed over in aligned batches. */
-static void read_steps(tsr_file *f, const tsc_chunk_header *h, uint64_t poff,
-                       const uint8_t *payload)
-{
-    size_t n = h->payload_len / sizeof(tsc_step_summary);
-    if (h->payload_len % sizeof(tsc_step_summary))
-        tsr_problem(f, poff, "STEPS chunk of %u bytes is not a whole number of %zu-byte "
-                    "summaries; the tail is ignored", h->payload_len, sizeof(tsc_step_summary));
-    f->stats.steps += n;
-    tsc_step_summary batch[256];
-    for (size_t i = 0; i < n && f->cb.on_steps;) {
-        size_t k = n - i < 256 ? n - i : 256;
-        memcpy(batch, payload + i * sizeof batch[0], k * sizeof batch[0]);
-        f->cb.on_steps(f->ctx, f, batch, k);
-        i += k;
     }
 }
 
@@ -381,6 +366,8 @@ int tsr_read_all(tsr_file *f)
         off = poff + h.payload_len;
     }
     f->resume_off = off;
+    if (!f->follow)
+        tsr_steps_settle(f); /* the file ends: no STEPS chunk follows */
     if (f->stats.problems > TSR_MAX_PROBLEMS_REPORTED && f->cb.on_problem && !f->told_more) {
         f->told_more = f->follow;
         char msg[128];
@@ -420,6 +407,7 @@ void tsr_close(tsr_file *f)
         close(f->fd);
     tsr_desc_table_free(f);
     tsr_meta_free(f);
+    tsr_steps_free(f);
     free(f->buf);
     free(f->path);
     free(f);

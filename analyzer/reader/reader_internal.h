@@ -53,6 +53,11 @@ struct tsr_file {
     int follow;                  /* tsr_follow_open: the file is still being written */
     uint64_t resume_off;         /* follow: where the next read starts */
     int told_more;               /* follow: "further problems not shown" said */
+    /* The last STEP_EXTRA chunk's records, waiting for the STEPS chunk
+     * after it (reader_steps.c). */
+    tsc_step_extra *xpend;
+    uint8_t *xused;
+    size_t n_xpend, cap_xpend;
 };
 
 /* Report a problem at a file offset (counted; passed on while under the cap). */
@@ -70,6 +75,16 @@ void tsr_parse_events(tsr_file *f, const tsc_chunk_header *h, uint64_t payload_o
 void tsr_parse_meta(tsr_file *f, const tsc_chunk_header *h, uint64_t payload_off,
                     const uint8_t *payload);
 void tsr_meta_free(tsr_file *f);
+
+/* Black-box chunks (reader_steps.c): STEP_EXTRA records wait for the STEPS
+ * chunk after them; tsr_steps_settle counts those still waiting as ignored
+ * (a chunk other than STEPS came, or the file ended); tsr_steps_free. */
+void tsr_parse_steps(tsr_file *f, const tsc_chunk_header *h, uint64_t payload_off,
+                     const uint8_t *payload);
+void tsr_parse_step_extra(tsr_file *f, const tsc_chunk_header *h, uint64_t payload_off,
+                          const uint8_t *payload);
+void tsr_steps_settle(tsr_file *f);
+void tsr_steps_free(tsr_file *f);
 
 /* Minimum payload length of a known descriptor type; 0 for unknown types. */
 size_t tsr_desc_min_len(uint8_t type);

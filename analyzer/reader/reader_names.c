@@ -72,7 +72,8 @@ const char *tsr_desc_type_name(uint8_t type)
 
 const char *tsr_chunk_type_name(uint16_t type)
 {
-    static const char *const t[] = {NULL, "META", "EVENTS", "END", NULL, NULL, "STEPS"};
+    static const char *const t[] = {NULL, "META", "EVENTS", "END", NULL, NULL, "STEPS",
+                                    "STEP_EXTRA"};
     return LOOKUP(t, type);
 }
 

@@ -1,6 +1,7 @@
 /* JSON view of a black-box folder (`tscope-report blackbox DIR --json`):
  * the text view's content with exact integers (docs/blackbox.md, "JSON"). */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "bb_text.h"
@@ -23,6 +24,35 @@ static cJSON *ranks_json(const tsa_bb_folder *f)
     return a;
 }
 
+/* A row's data stall and MFU estimate: null when not recorded in it (no
+ * CUPTI copy records; no cuBLAS GEMM records or no known peak), never 0. */
+static void extras_json(cJSON *o, const tsa_bb_row *row)
+{
+    tsa_json_add_u64(o, "stall_rank_steps", row->stall_rank_steps);
+    if (row->stall_rank_steps) {
+        tsa_json_add_u64(o, "data_stall_ns", row->stall_ns);
+        tsa_json_add_u64(o, "max_data_stall_ns", row->max_stall_ns);
+        cJSON_AddNumberToObject(o, "max_data_stall_rank", row->max_stall_rank);
+        tsa_json_add_u64(o, "max_data_stall_step", row->max_stall_step);
+    } else {
+        cJSON_AddNullToObject(o, "data_stall_ns");
+        cJSON_AddNullToObject(o, "max_data_stall_ns");
+        cJSON_AddNullToObject(o, "max_data_stall_rank");
+        cJSON_AddNullToObject(o, "max_data_stall_step");
+    }
+    tsa_json_add_u64(o, "mfu_rank_steps", row->mfu_rank_steps);
+    if (row->mfu_rank_steps) {
+        tsa_json_add_u64(o, "gemm_peak_ns", row->gemm_peak_ns);
+        tsa_json_add_u64(o, "mfu_step_ns", row->mfu_step_ns);
+    } else {
+        cJSON_AddNullToObject(o, "gemm_peak_ns");
+        cJSON_AddNullToObject(o, "mfu_step_ns");
+    }
+    tsa_json_add_num(o, "mfu", row->mfu_rank_steps && row->mfu_step_ns
+                                   ? (double)row->gemm_peak_ns / (double)row->mfu_step_ns
+                                   : NAN);
+}
+
 static cJSON *rows_json(const tsa_bb_folder *f, const tsa_bb_timeline *t)
 {
     cJSON *a = cJSON_CreateArray();
@@ -38,6 +68,7 @@ static cJSON *rows_json(const tsa_bb_folder *f, const tsa_bb_timeline *t)
         tsa_json_add_u64(o, "nccl_ns", row->nccl_ns);
         tsa_json_add_u64(o, "rank_steps", row->rank_steps);
         tsa_json_add_u64(o, "slow_steps", row->slow);
+        extras_json(o, row);
         for (size_t w = 0; w < f->n_windows; w++)
             if (tsa_bb_window_overlaps(&f->windows[w], row->first, row->last))
                 cJSON_AddItemToArray(ids, cJSON_CreateString(f->windows[w].id));
@@ -67,26 +98,30 @@ static cJSON *windows_json(const tsa_bb_folder *f)
     return a;
 }
 
+/* One warning, when its count is not 0: {kind, <count_key>: count, message}. */
+static void add_warning(cJSON *a, const char *kind, const char *count_key, uint64_t count,
+                        const char *message)
+{
+    if (!a || !count)
+        return;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(a, o);
+    cJSON_AddStringToObject(o, "kind", kind);
+    tsa_json_add_u64(o, count_key, count);
+    cJSON_AddStringToObject(o, "message", message);
+}
+
 static cJSON *warnings_json(const tsa_bb_folder *f, const tsa_bb_timeline *t)
 {
     cJSON *a = cJSON_CreateArray();
-    if (a && t->mismatched) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(a, o);
-        cJSON_AddStringToObject(o, "kind", "step_mismatch");
-        tsa_json_add_u64(o, "steps", t->mismatched);
-        cJSON_AddStringToObject(o, "message",
-                                "steps end with NCCL calls of different sequence numbers on "
-                                "different ranks: the ranks do not agree on the step boundaries");
-    }
-    if (a && f->problems) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(a, o);
-        cJSON_AddStringToObject(o, "kind", "unreadable");
-        tsa_json_add_u64(o, "files", f->problems);
-        cJSON_AddStringToObject(o, "message",
-                                "files with problems (said on stderr); the rest was read");
-    }
+    add_warning(a, "step_mismatch", "steps", t->mismatched,
+                "steps end with NCCL calls of different sequence numbers on different ranks: "
+                "the ranks do not agree on the step boundaries");
+    add_warning(a, "extra_without_summary", "records", f->orphan_extras,
+                "step extra records whose step summary is not in the file (its chunk was "
+                "lost); ignored");
+    add_warning(a, "unreadable", "files", f->problems,
+                "files with problems (said on stderr); the rest was read");
     return a;
 }
 

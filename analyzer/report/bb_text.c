@@ -25,10 +25,48 @@ static void windows_in(const tsa_bb_folder *f, uint64_t lo, uint64_t hi, char *b
     }
 }
 
+/* Which optional columns the timeline has: a figure no row has is said
+ * once as "not recorded", not printed as a column of zeros. */
+typedef struct columns {
+    int stall, mfu;
+} columns;
+
+static columns columns_of(const tsa_bb_timeline *t)
+{
+    columns c = {0, 0};
+    for (size_t i = 0; i < t->n_rows; i++) {
+        c.stall |= t->rows[i].stall_rank_steps > 0;
+        c.mfu |= t->rows[i].mfu_rank_steps > 0;
+    }
+    return c;
+}
+
+/* The data stall and MFU cells of a row ("-": not recorded in it). */
+static void extra_cells(FILE *out, const tsa_bb_row *row, columns c)
+{
+    if (c.stall && row->stall_rank_steps) {
+        char who[24];
+        snprintf(who, sizeof who, "r%d", row->max_stall_rank);
+        fprintf(out, " %9.3f ms %7.3f ms %-6s", row->stall_ns / 1e6 / (double)row->stall_rank_steps,
+                row->max_stall_ns / 1e6, who);
+    } else if (c.stall) {
+        fprintf(out, " %12s %10s %-6s", "-", "-", "");
+    }
+    if (c.mfu && row->mfu_rank_steps && row->mfu_step_ns)
+        fprintf(out, " %8.3g%%", 100.0 * (double)row->gemm_peak_ns / (double)row->mfu_step_ns);
+    else if (c.mfu)
+        fprintf(out, " %9s", "-");
+}
+
 static void print_rows(FILE *out, const tsa_bb_folder *f, const tsa_bb_timeline *t)
 {
-    fprintf(out, "  %-15s %10s %10s %12s %9s  %s\n", "steps", "median", "max", "nccl/rank",
-            "slow", "windows");
+    columns c = columns_of(t);
+    fprintf(out, "  %-15s %10s %10s %12s", "steps", "median", "max", "nccl/rank");
+    if (c.stall)
+        fprintf(out, " %12s %17s", "stall/rank", "max stall      ");
+    if (c.mfu)
+        fprintf(out, " %9s", "MFU");
+    fprintf(out, " %9s  %s\n", "slow", "windows");
     for (size_t i = 0; i < t->n_rows; i++) {
         const tsa_bb_row *row = &t->rows[i];
         char range[48], win[256];
@@ -42,9 +80,16 @@ static void print_rows(FILE *out, const tsa_bb_folder *f, const tsa_bb_timeline 
             fprintf(out, "  %-15s %10s\n", range, "(no summary)");
             continue;
         }
-        fprintf(out, "  %-15s %7.3f ms %7.3f ms %9.3f ms %9u  %s\n", range, row->median_ns / 1e6,
-                row->max_ns / 1e6, row->nccl_ns / 1e6 / (double)row->rank_steps, row->slow, win);
+        fprintf(out, "  %-15s %7.3f ms %7.3f ms %9.3f ms", range, row->median_ns / 1e6,
+                row->max_ns / 1e6, row->nccl_ns / 1e6 / (double)row->rank_steps);
+        extra_cells(out, row, c);
+        fprintf(out, " %9u  %s\n", row->slow, win);
     }
+    if (!c.stall)
+        fprintf(out, "  data stall: not recorded (no CUPTI copy records in the summaries)\n");
+    if (!c.mfu)
+        fprintf(out, "  MFU estimate: not recorded (no cuBLAS GEMM records, or no known peak "
+                     "FLOP/s for the device)\n");
 }
 
 void tsa_bb_print(FILE *out, const char *dir, const tsa_bb_folder *f, const tsa_bb_timeline *t)
@@ -54,6 +99,9 @@ void tsa_bb_print(FILE *out, const char *dir, const tsa_bb_folder *f, const tsa_
     fprintf(out, "  %zu ranks, steps 0-%zu summarized, %zu flagged slow (over TSCOPE_BB_K x the "
                  "rolling median), %zu capture windows\n",
             f->n_ranks, n ? n - 1 : 0, t->slow, f->n_windows);
+    if (f->orphan_extras)
+        fprintf(out, "  warning: %llu step extra records have no step summary (its chunk was "
+                     "lost); ignored\n", (unsigned long long)f->orphan_extras);
     if (t->mismatched)
         fprintf(out, "  warning: %zu steps end with NCCL calls of different sequence numbers on "
                      "different ranks: the ranks do not agree on the step boundaries\n",
@@ -65,7 +113,9 @@ void tsa_bb_print(FILE *out, const char *dir, const tsa_bb_folder *f, const tsa_
                 k->n_steps ? (double)k->file_bytes / (double)k->n_steps : 0.0, k->path);
     }
     fprintf(out, "\nTIMELINE (step time: the slowest rank's; nccl/rank: host time in NCCL "
-                 "calls per step; slow: steps flagged)\n");
+                 "calls per step; stall/rank: data stall per rank and step, max stall: the "
+                 "largest and its rank; MFU: GEMM time at peak over step time; slow: steps "
+                 "flagged; -: not recorded)\n");
     print_rows(out, f, t);
     fprintf(out, "\nWINDOWS (tscope-report blackbox %s --capture ID: the full report of one)\n",
             dir);

@@ -91,6 +91,38 @@ static void straggler(const prom *p, const tsa_live *L)
             top, L->top_slowdown);
 }
 
+/* What the ranks' extras give (CUPTI copies, cuBLAS GEMMs): omitted, not
+ * 0, when no rank measured it. */
+static void gpu_figures(const prom *p, const tsa_live *L)
+{
+    if (L->stall_rank_steps) {
+        value(p, "tscope_job_data_stall_seconds_total", "counter",
+              "Data stall (GPU idle before a step's first host-to-device copy) of complete "
+              "steps, summed over the ranks that measured it.",
+              L->stall_ns / 1e9);
+        if (!isnan(L->stall_ratio))
+            value(p, "tscope_job_data_stall_ratio", "gauge",
+                  "Straggler window: data stall over step time, over the ranks that measured it.",
+                  L->stall_ratio);
+    }
+    if (L->have_last && L->last_stall_ranks) {
+        value(p, "tscope_job_last_step_data_stall_median_seconds", "gauge",
+              "Last complete step: the median over ranks of the data stall.",
+              L->last_stall_median_ns / 1e9);
+        value(p, "tscope_job_last_step_data_stall_max_seconds", "gauge",
+              "Last complete step: the largest data stall of a rank.",
+              L->last_stall_max_ns / 1e9);
+        value(p, "tscope_job_last_step_data_stall_max_rank", "gauge",
+              "Last complete step: the rank with the largest data stall (-1: a tie).",
+              rank_of(L, L->last_stall_max));
+    }
+    if (!isnan(L->mfu))
+        value(p, "tscope_job_mfu_ratio", "gauge",
+              "Straggler window: MFU estimate, the mean over ranks of GEMM time at peak "
+              "FLOP/s over step time.",
+              L->mfu);
+}
+
 void tsa_live_write_prom(FILE *out, const tsa_live *L, const char *job, int world_size)
 {
     prom p = {.out = out};
@@ -130,6 +162,7 @@ void tsa_live_write_prom(FILE *out, const tsa_live *L, const char *job, int worl
           "ranks.",
           (double)L->mismatched);
     straggler(&p, L);
+    gpu_figures(&p, L);
     value(&p, "tscope_job_lag_steps", "gauge",
           "How many steps the rank furthest behind has summarized fewer than the one ahead.",
           (double)L->lag_steps);

@@ -1,23 +1,30 @@
 /* The job-level series of `tscope-report live` (passes/bb_live.c) from
  * hand-made summaries, with exact values: complete steps, the slowest
  * rank and its z-score, straggler persistence and its two conditions,
- * ties, lost summaries, a lagging rank. */
+ * ties, lost summaries, a lagging rank; the data stall and MFU from the
+ * step extras. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "passes/bb_live.h"
+#include "report/live_prom.h"
 
 /* own_us(rank, step): the rank's time outside NCCL; every step lasts
- * 10 ms on every rank (a synchronous job), the rest is NCCL time. */
+ * 10 ms on every rank (a synchronous job), the rest is NCCL time.
+ * extra(rank, step): the step's extra (flags 0: none); NULL: no extras. */
 typedef uint64_t (*own_fn)(int rank, uint64_t step);
+typedef tsc_step_extra (*extra_fn)(int rank, uint64_t step);
 
-static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own)
+static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own,
+                 extra_fn extra)
 {
     for (int r = 0; r < nranks; r++) {
         long i = tsa_live_rank_index(L, r);
@@ -28,7 +35,9 @@ static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own
                                   .start_ns = 1000000000ull + s * 10000000ull,
                                   .end_ns = 1000000000ull + (s + 1) * 10000000ull + (uint64_t)r,
                                   .nccl_ns = 10000000ull + (uint64_t)r - o, .dropped = 1};
-            tsa_live_add(L, (size_t)i, &x, 1);
+            tsc_step_extra e = extra ? extra(r, s) : (tsc_step_extra){0};
+            e.step = s;
+            tsa_live_add(L, (size_t)i, &x, extra ? &e : NULL, 1);
         }
     }
 }
@@ -49,7 +58,7 @@ static void test_persistent_straggler(void **state)
 {
     (void)state;
     tsa_live *L = live(100);
-    feed(L, 4, 0, 200, rank2_slow);
+    feed(L, 4, 0, 200, rank2_slow, NULL);
     tsa_live_update(L);
     assert_int_equal(L->complete, 200);
     assert_int_equal(L->incomplete, 0);
@@ -101,7 +110,7 @@ static void test_noise_immaterial_and_ties(void **state)
 {
     (void)state;
     tsa_live *L = live(100);
-    feed(L, 4, 0, 200, rotating);
+    feed(L, 4, 0, 200, rotating, NULL);
     tsa_live_update(L);
     assert_true(L->top_share == 0.25);
     assert_true(fabs(L->top_z) < 1e-12);
@@ -109,7 +118,7 @@ static void test_noise_immaterial_and_ties(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed(L, 4, 0, 200, barely);
+    feed(L, 4, 0, 200, barely, NULL);
     tsa_live_update(L);
     assert_int_equal(L->ranks[L->top].rank, 1);
     assert_true(L->top_share == 1.0 && L->top_z > 17);
@@ -118,7 +127,7 @@ static void test_noise_immaterial_and_ties(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed(L, 4, 0, 50, all_equal);
+    feed(L, 4, 0, 50, all_equal, NULL);
     tsa_live_update(L);
     assert_int_equal(L->last_slowest, -1);
     assert_int_equal(L->top, -1);
@@ -132,15 +141,15 @@ static void test_lost_lagging_and_two_ranks(void **state)
 {
     (void)state;
     tsa_live *L = live(100);
-    feed(L, 4, 0, 50, rank2_slow);
-    feed(L, 4, 51, 120, rank2_slow); /* step 50: nobody's */
+    feed(L, 4, 0, 50, rank2_slow, NULL);
+    feed(L, 4, 51, 120, rank2_slow, NULL); /* step 50: nobody's */
     long i3 = tsa_live_rank_index(L, 3);
     for (int r = 0; r < 3; r++) { /* ranks 0-2 go on to step 149 */
         long i = tsa_live_rank_index(L, r);
         for (uint64_t s = 120; s < 150; s++) {
             tsc_step_summary x = {.step = s, .start_ns = s * 10000000ull,
                                   .end_ns = (s + 1) * 10000000ull};
-            tsa_live_add(L, (size_t)i, &x, 1);
+            tsa_live_add(L, (size_t)i, &x, NULL, 1);
         }
     }
     tsa_live_update(L);
@@ -152,7 +161,7 @@ static void test_lost_lagging_and_two_ranks(void **state)
     tsa_live_free(L);
 
     L = live(100);
-    feed(L, 2, 0, 20, rank2_slow);
+    feed(L, 2, 0, 20, rank2_slow, NULL);
     tsa_live_update(L);
     assert_true(isnan(L->last_z));
     tsa_live_free(L);
@@ -161,17 +170,108 @@ static void test_lost_lagging_and_two_ranks(void **state)
      * three ranks; once it comes, every step is over four */
     L = live(100);
     L->expected = 4;
-    feed(L, 3, 0, 30, rank2_slow);
+    feed(L, 3, 0, 30, rank2_slow, NULL);
     tsa_live_update(L);
     assert_int_equal(L->complete, 0);
     long i3b = tsa_live_rank_index(L, 3);
     for (uint64_t s = 0; s < 30; s++) {
         tsc_step_summary x = {.step = s, .start_ns = 0, .end_ns = 20000000}; /* 20 ms */
-        tsa_live_add(L, (size_t)i3b, &x, 1);
+        tsa_live_add(L, (size_t)i3b, &x, NULL, 1);
     }
     tsa_live_update(L);
     assert_int_equal(L->complete, 30);
     assert_int_equal(L->job_step_ns, 30 * 20000000ull);
+    tsa_live_free(L);
+}
+
+/* Data stall 0, 1000, 2000, 0 us + s ns on ranks 0-3; GEMM time at peak
+ * on ranks 0 and 1 only, 100 and 200 ns a step from step 100 on (999999
+ * before: outside the window of 100). */
+static tsc_step_extra spread(int r, uint64_t s)
+{
+    tsc_step_extra x = {.data_stall_ns = 1000 * (uint64_t)(r % 3) + s, .flags = TSC_STEP_X_STALL};
+    if (r < 2) {
+        x.flags |= TSC_STEP_X_GEMM | TSC_STEP_X_PEAK;
+        x.gemm_peak_ns = s < 100 ? 999999 : 100 * (uint64_t)(r + 1);
+    }
+    return x;
+}
+
+static tsc_step_extra tied(int r, uint64_t s)
+{
+    (void)s;
+    return (tsc_step_extra){.data_stall_ns = r < 2 ? 5000 : 1000, .flags = TSC_STEP_X_STALL};
+}
+
+static tsc_step_extra nothing(int r, uint64_t s)
+{
+    (void)r, (void)s;
+    return (tsc_step_extra){0};
+}
+
+/* The data stall and MFU series with exact values: the last step's median
+ * over four ranks (the mean of the middle two), its largest and rank (a
+ * tie: -1), the total and the window's ratio; the MFU as the mean over
+ * the ranks that measured it, of the window's steps only; nothing where
+ * no rank measured anything. */
+static void test_data_stall_and_mfu(void **state)
+{
+    (void)state;
+    tsa_live *L = live(100);
+    feed(L, 4, 0, 200, all_equal, spread);
+    tsa_live_update(L);
+    assert_int_equal(L->complete, 200);
+    assert_int_equal(L->last_stall_ranks, 4);
+    assert_true(L->last_stall_median_ns == (199.0 + 1199.0) / 2);
+    assert_int_equal(L->last_stall_max_ns, 2199);
+    assert_int_equal(L->ranks[L->last_stall_max].rank, 2);
+    uint64_t total = 0, win = 0, win_dur = 0;
+    for (uint64_t s = 0; s < 200; s++)
+        for (int r = 0; r < 4; r++) {
+            total += 1000 * (uint64_t)(r % 3) + s;
+            if (s >= 100) {
+                win += 1000 * (uint64_t)(r % 3) + s;
+                win_dur += 10000000ull + (uint64_t)r;
+            }
+        }
+    assert_int_equal(L->stall_rank_steps, 800);
+    assert_int_equal(L->stall_ns, total);
+    assert_true(L->stall_ratio == (double)win / (double)win_dur);
+    double m0 = 100.0 * 100 / (100.0 * 10000000), m1 = 200.0 * 100 / (100.0 * 10000001);
+    assert_int_equal(L->mfu_ranks, 2);
+    assert_true(L->mfu == (m0 + m1) / 2);
+    char *text;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    tsa_live_write_prom(m, L, "j", 4);
+    fclose(m);
+    assert_non_null(strstr(text, "tscope_job_last_step_data_stall_max_rank{job=\"j\"} 2\n"));
+    assert_non_null(strstr(text, "tscope_job_mfu_ratio{job=\"j\"} "));
+    free(text);
+    tsa_live_free(L);
+
+    L = live(100);
+    feed(L, 4, 0, 20, all_equal, tied);
+    tsa_live_update(L);
+    assert_int_equal(L->last_stall_max, -1);
+    assert_int_equal(L->last_stall_max_ns, 5000);
+    assert_true(L->last_stall_median_ns == 3000);
+    assert_true(isnan(L->mfu));
+    tsa_live_free(L);
+
+    L = live(100);
+    feed(L, 4, 0, 20, all_equal, nothing);
+    tsa_live_update(L);
+    assert_int_equal(L->complete, 20);
+    assert_int_equal(L->stall_rank_steps, 0);
+    assert_int_equal(L->last_stall_ranks, 0);
+    assert_true(isnan(L->stall_ratio) && isnan(L->mfu));
+    m = open_memstream(&text, &len);
+    tsa_live_write_prom(m, L, "j", 4);
+    fclose(m);
+    assert_null(strstr(text, "stall"));
+    assert_null(strstr(text, "mfu"));
+    free(text);
     tsa_live_free(L);
 }
 
@@ -181,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_persistent_straggler),
         cmocka_unit_test(test_noise_immaterial_and_ties),
         cmocka_unit_test(test_lost_lagging_and_two_ranks),
+        cmocka_unit_test(test_data_stall_and_mfu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

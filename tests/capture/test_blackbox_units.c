@@ -147,8 +147,12 @@ static void test_steps_opener_bounds_sums(void **state)
     assert_int_equal(bb_steps_seq(&t, 60), 120);
     /* sums: step k holds step k-1's 16 KiB call and its own 4 KiB one */
     tsc_step_summary s[128];
-    size_t k = bb_steps_pop(&t, UINT64_MAX, s, NULL, 128);
+    bb_step_extra x[128];
+    tsc_step_extra xr[128];
+    size_t k = bb_steps_pop(&t, UINT64_MAX, s, x, 128);
     assert_int_equal(k, 100);
+    /* no CUPTI copies, no GEMMs: nothing to write beside the summaries */
+    assert_int_equal(bb_steps_extra_records(&t, s, x, k, xr), 0);
     assert_int_equal(s[50].step, 50);
     assert_int_equal(s[50].nccl_calls, 2);
     assert_int_equal(s[50].nccl_bytes, 4096 + 16384);
@@ -232,6 +236,11 @@ static void test_steps_gpu_and_op_figures(void **state)
     }
     bb_steps_take(&t, 0, copies, 30);
     bb_store_take(&store, 0, copies, 30);
+    /* another thread's GEMM of step 1, drained once the opener is known:
+     * step 1 still carries times only (its other GEMM was missed) */
+    tsc_event late = {.kind = TSC_EV_GEMM, .desc = 5, .start_ns = 5000112000ull,
+                      .end_ns = 5000112100ull};
+    bb_steps_take(&t, 10, &late, 1);
     tsc_step_summary s[64];
     bb_step_extra x[64];
     size_t got = bb_steps_pop(&t, UINT64_MAX, s, x, 64);
@@ -247,8 +256,19 @@ static void test_steps_gpu_and_op_figures(void **state)
     }
     assert_int_equal(t.op_calls[TSC_NCCL_ALLREDUCE], 60); /* every call, steps 0-1 too */
     assert_int_equal(t.op_bytes[TSC_NCCL_ALLREDUCE], 30ull * (4096 + 16384));
-    assert_int_equal(t.gemms, 30);
+    assert_int_equal(t.gemms, 31);
     assert_int_equal(t.gpu_copies, 30);
+    /* as written: steps 2-29, all measured; steps 0 and 1 carry none */
+    tsc_step_extra xr[64];
+    assert_int_equal(x[0].gemm_flops + x[1].gemm_flops + x[1].data_stall_ns, 0);
+    assert_int_equal(bb_steps_extra_records(&t, s, x, got, xr), got - 2);
+    for (size_t i = 2; i < got; i++) {
+        const tsc_step_extra *w = &xr[i - 2];
+        assert_int_equal(w->step, i);
+        assert_int_equal(w->flags, TSC_STEP_X_STALL | TSC_STEP_X_GEMM | TSC_STEP_X_PEAK);
+        assert_true(w->data_stall_ns == 7000 && w->gemm_flops == 1000000000000ull &&
+                    w->gemm_peak_ns == 1010611 && w->h2d_copies == 1 && w->gemm_no_peak == 0);
+    }
     /* an unknown device: the FLOPs stay, the time at peak is unknown */
     bb_steps_set_device(&t, "Some Future GPU");
     tsc_event e = {.kind = TSC_EV_GEMM, .desc = 5, .start_ns = T + 12000, .end_ns = T + 12100};
@@ -259,6 +279,9 @@ static void test_steps_gpu_and_op_figures(void **state)
     assert_int_equal(x[0].gemm_flops, 1000000000000ull);
     assert_int_equal(x[0].gemm_no_peak, 1);
     assert_int_equal(x[0].gemm_peak_ns, 0);
+    assert_int_equal(bb_steps_extra_records(&t, s, x, 1, xr), 1);
+    assert_int_equal(xr[0].flags, TSC_STEP_X_STALL | TSC_STEP_X_GEMM); /* no time at peak */
+    assert_int_equal(xr[0].gemm_no_peak, 1);
     bb_steps_free(&t);
     bb_store_free(&store);
 }

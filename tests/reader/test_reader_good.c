@@ -372,12 +372,15 @@ typedef struct follow_seen {
     uint64_t steps, last_step, problems;
 } follow_seen;
 
-static void follow_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s, size_t n)
+static void follow_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s,
+                         const tsc_step_extra *x, size_t n)
 {
     (void)f;
     follow_seen *c = ctx;
-    for (size_t i = 0; i < n; i++, c->steps++)
+    for (size_t i = 0; i < n; i++, c->steps++) {
         c->last_step = s[i].step;
+        assert_true(x[i].step == s[i].step && x[i].flags == 0); /* no extras in the file */
+    }
 }
 
 static void follow_problem(void *ctx, const char *path, uint64_t off, const char *msg)

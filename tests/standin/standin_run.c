@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "load/job_load.h"
@@ -25,11 +26,21 @@ int sj_available(void)
 
 int sj_run_job(sj_run *r, int ranks, const char *const *args, const char *const *env)
 {
+    return sj_run_job_with(r, ranks, args, env, NULL);
+}
+
+int sj_run_job_with(sj_run *r, int ranks, const char *const *args, const char *const *env,
+                    void (*prepare)(const char *out))
+{
     memset(r, 0, sizeof *r);
     r->dir = tb_tempdir("standin");
     if (!r->dir)
         return -1;
     snprintf(r->out, sizeof r->out, "%s/out", r->dir);
+    if (prepare) {
+        mkdir(r->out, 0777);
+        prepare(r->out);
+    }
     static char store[12][4200];
     const char *e[32];
     size_t n = 0;

@@ -22,6 +22,11 @@ int sj_available(void);
  * the job exited 0 and the dumps loaded. */
 int sj_run_job(sj_run *r, int ranks, const char *const *args, const char *const *env);
 
+/* The same, with prepare(out) called on TSCOPE_OUT (created) before the
+ * job starts (e.g. to leave a trigger file there). */
+int sj_run_job_with(sj_run *r, int ranks, const char *const *args, const char *const *env,
+                    void (*prepare)(const char *out));
+
 /* A value from a truth file: who is "job" (tsc-standin-job --truth) or
  * "cupti" (STANDIN_TRUTH); -1 when missing. */
 long long sj_truth(const sj_run *r, const char *who, int rank, const char *key);

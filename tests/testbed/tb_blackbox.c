@@ -2,6 +2,7 @@
 #include "tb_blackbox.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,12 +11,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
 
 #include "reader/dump_reader.h"
 #include "tb_harness.h"
+
+void tbb_put_trigger(const char *out, const char *name, const char *text, char *path,
+                     size_t cap)
+{
+    snprintf(path, cap, "%s/triggers", out);
+    assert_true(mkdir(path, 0777) == 0 || errno == EEXIST);
+    snprintf(path, cap, "%s/triggers/%s", out, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    assert_true(fputs(text, fp) >= 0);
+    assert_int_equal(fclose(fp), 0);
+}
 
 /* Names of the capture-* folders of dir, sorted, newline-joined. */
 char *tbb_windows(const char *dir, int *n)
@@ -128,16 +142,20 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         ((steps_ctx *)ctx)->r->rank = atoi(value);
 }
 
-static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s, size_t n)
+static void on_steps(void *ctx, const tsr_file *f, const tsc_step_summary *s,
+                     const tsc_step_extra *x, size_t n)
 {
     (void)f;
     tbb_rank_steps *r = ((steps_ctx *)ctx)->r;
     if (r->n + n > r->cap) {
         r->cap = (r->n + n) * 2;
         r->s = realloc(r->s, r->cap * sizeof *r->s);
+        r->x = realloc(r->x, r->cap * sizeof *r->x);
         assert_non_null(r->s);
+        assert_non_null(r->x);
     }
     memcpy(r->s + r->n, s, n * sizeof *s);
+    memcpy(r->x + r->n, x, n * sizeof *x);
     r->n += n;
 }
 
@@ -155,7 +173,9 @@ size_t tbb_load_steps(const char *dir, tbb_rank_steps *out, size_t max)
         memset(&out[k], 0, sizeof out[k]);
         steps_ctx c = {.r = &out[k]};
         tsr_callbacks cb = {.on_meta = on_meta, .on_steps = on_steps};
-        tsr_read_file(paths[i], &cb, &c, NULL);
+        tsr_stats st;
+        tsr_read_file(paths[i], &cb, &c, &st);
+        out[k].orphan_extras = st.step_extras_orphaned;
         k++;
     }
     tsr_free_paths(paths, n);
@@ -165,8 +185,10 @@ size_t tbb_load_steps(const char *dir, tbb_rank_steps *out, size_t max)
 
 void tbb_free_steps(tbb_rank_steps *r, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(r[i].s);
+        free(r[i].x);
+    }
 }
 
 double tbb_prom(const char *text, const char *name, const char *label)

@@ -7,8 +7,14 @@
 #define TB_BLACKBOX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tsc_format.h"
+
+/* Writes the trigger file out/triggers/name holding text (the folder made
+ * when missing), as `tscope-ctl capture` would; its path into path. */
+void tbb_put_trigger(const char *out, const char *name, const char *text, char *path,
+                     size_t cap);
 
 /* Names of the capture-* folders of dir, sorted, newline-joined (caller
  * frees); their count in *n. */
@@ -30,7 +36,9 @@ void tbb_expect_summaries(const char *dir, int n);
 typedef struct tbb_rank_steps {
     int rank;
     tsc_step_summary *s;
+    tsc_step_extra *x;    /* beside s: x[i] is s[i]'s extra (flags 0: none) */
     size_t n, cap;
+    uint64_t orphan_extras; /* extra records the reader found no summary for */
 } tbb_rank_steps;
 
 /* Reads up to max ranks; returns how many (sorted by rank). */

@@ -148,6 +148,13 @@ static int expect_exact(const char *out, const char *text)
     near("NCCL host time", tbb_prom(text, "tscope_job_nccl_host_seconds_total", NULL),
          nccl / 1e9);
     near("dropped", tbb_prom(text, "tscope_job_dropped_records_total", NULL), (double)dropped);
+    /* no CUPTI, no cuBLAS on the test bed: the GPU series are absent, not 0 */
+    static const char *const absent[] = {"tscope_job_data_stall_seconds_total",
+                                         "tscope_job_last_step_data_stall_max_seconds",
+                                         "tscope_job_mfu_ratio"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+        if (!isnan(tbb_prom(text, absent[i], NULL)))
+            fail_msg("%s on a job without GPU records", absent[i]);
     /* the last complete step */
     size_t L = n - 1;
     uint64_t d[4], o[4];
