@@ -14,6 +14,9 @@ static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static uint64_t flushes_ended;
 static int flushes_waiting;
 static uint64_t parked_batches;
+/* Once a flush has waited for the worker, the worker goes on without
+ * parking until that flush ends (no hand-over per batch). */
+static uint64_t free_while = UINT64_MAX;
 
 int simp_enabled(void)
 {
@@ -44,11 +47,13 @@ void simp_park(uint64_t mark)
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += PARK_LIMIT_S;
     pthread_mutex_lock(&lock);
-    if (flushes_ended == mark && flushes_waiting == 0)
+    if (flushes_ended == mark && flushes_waiting == 0 && free_while != mark)
         parked_batches++;
-    while (flushes_ended == mark && flushes_waiting == 0)
+    while (flushes_ended == mark && flushes_waiting == 0 && free_while != mark)
         if (pthread_cond_timedwait(&changed, &lock, &until) == ETIMEDOUT)
             break;
+    if (flushes_waiting > 0)
+        free_while = flushes_ended;
     pthread_mutex_unlock(&lock);
 }
 
