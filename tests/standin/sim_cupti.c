@@ -13,7 +13,9 @@
  *  - device records written when the work has finished; graph kernels
  *    carry the graph launch's correlation id, graph id and node id;
  *  - a worker thread that hands over full buffers; FlushAll on the
- *    calling thread; dropped counts when no buffer is given;
+ *    calling thread, after the batch the worker is writing (test option
+ *    STANDIN_WORKER_PARKS=1 parks the worker there: sim_cupti_park.h);
+ *    dropped counts when no buffer is given;
  *  - thread ids by cuptiSetThreadIdType; timestamps from CLOCK_REALTIME or
  *    from a registered timestamp callback.
  * STANDIN_TRUTH=<file>: at exit, what was produced and lost, as key=value.
@@ -29,6 +31,7 @@
 
 #include <cupti.h>
 
+#include "sim_cupti_park.h"
 #include "sim_cupti_queue.h"
 #include "sim_cupti_state.h"
 #include "sim_seam.h"
@@ -234,7 +237,7 @@ static void *worker_main(void *arg)
         if (period)
             ts = (struct timespec){.tv_sec = period / 1000, .tv_nsec = (long)(period % 1000) * 1000000};
         nanosleep(&ts, NULL);
-        simq_complete(0);
+        simq_complete(SIMQ_WORKER);
         simq_deliver(1);
     }
     return NULL;
@@ -279,7 +282,11 @@ static void write_truth(void)
             (unsigned long long)t.records[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION]);
     fprintf(f, "marker=%llu\n", (unsigned long long)t.records[CUPTI_ACTIVITY_KIND_MARKER]);
     fprintf(f, "dropped=%llu\n", (unsigned long long)t.dropped);
+    fprintf(f, "dropped_device=%llu\n", (unsigned long long)t.dropped_device);
+    fprintf(f, "dropped_kernels=%llu\n",
+            (unsigned long long)t.dropped_kind[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]);
     fprintf(f, "incomplete=%llu\n", (unsigned long long)t.incomplete);
+    fprintf(f, "parked_batches=%llu\n", (unsigned long long)simp_parked_batches());
     fprintf(f, "buffers_requested=%llu\n", (unsigned long long)t.buffers_requested);
     fprintf(f, "buffers_refused=%llu\n", (unsigned long long)t.buffers_refused);
     fprintf(f, "buffers_delivered=%llu\n", (unsigned long long)t.buffers_delivered);

@@ -6,6 +6,7 @@
 
 #include <cupti.h>
 
+#include "sim_cupti_park.h"
 #include "sim_cupti_queue.h"
 #include "sim_cupti_state.h"
 #include "sim_seam.h"
@@ -148,8 +149,9 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     if (!simq_have_callbacks())
         return CUPTI_ERROR_INVALID_OPERATION;
-    simq_complete((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0);
+    simq_complete((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) ? SIMQ_FLUSH_FORCED : SIMQ_FLUSH);
     simq_deliver(0);
+    simp_flush_ended();
     return CUPTI_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cupti_activity.h>
 
+#include "sim_cupti_park.h"
 #include "sim_gpu.h"
 
 #define MAX_CONTEXTS 4
@@ -37,7 +38,8 @@ static sim_queue ctx_q[MAX_CONTEXTS];
 static CUpti_BuffersCallbackRequestFunc request_fn;
 static CUpti_BuffersCallbackCompleteFunc complete_fn;
 static struct {
-    atomic_ullong records[64], dropped, incomplete, delivered, requested, refused;
+    atomic_ullong records[64], dropped_kind[64], dropped, dropped_device, incomplete, delivered,
+        requested, refused;
 } totals;
 static _Atomic(uint64_t (*)(void)) timestamp_fn;
 
@@ -142,6 +144,13 @@ static void retire_current(sim_queue *q)
     memset(&q->cur, 0, sizeof q->cur);
 }
 
+/* Where a record's kind is counted in the totals. */
+static unsigned kind_slot(const void *rec)
+{
+    CUpti_ActivityKind kind = ((const CUpti_Activity *)rec)->kind;
+    return (unsigned)kind < 64 ? (unsigned)kind : 63;
+}
+
 /* Caller holds q->lock. */
 static void append_locked(sim_queue *q, const void *rec, size_t size)
 {
@@ -162,6 +171,9 @@ static void append_locked(sim_queue *q, const void *rec, size_t size)
             atomic_fetch_add(&totals.refused, 1);
             q->dropped++;
             atomic_fetch_add(&totals.dropped, 1);
+            atomic_fetch_add(&totals.dropped_kind[kind_slot(rec)], 1);
+            if (q->ctx != NULL)
+                atomic_fetch_add(&totals.dropped_device, 1);
             return;
         }
         b->mem = mem;
@@ -172,8 +184,7 @@ static void append_locked(sim_queue *q, const void *rec, size_t size)
     memset(b->mem + b->used + size, 0, need - size);
     b->used += need;
     b->n_records++;
-    CUpti_ActivityKind kind = ((const CUpti_Activity *)rec)->kind;
-    atomic_fetch_add(&totals.records[(unsigned)kind < 64 ? (unsigned)kind : 63], 1);
+    atomic_fetch_add(&totals.records[kind_slot(rec)], 1);
 }
 
 void simq_append(CUcontext ctx, const void *rec, size_t size)
@@ -265,28 +276,63 @@ static void write_work(sim_queue *q, const sim_work *w, int complete)
  * to flight) wait at most for one batch. */
 #define COMPLETE_BATCH 256
 
-void simq_complete(int forced)
+/* A batch out of flight and not yet in a buffer is in no place a flush
+ * looks: batches move under transit_lock, so a flush waits for the one
+ * the worker holds.  FlushAll hands over the records of all finished work
+ * (FORCED: of all work); none may stay behind on the worker, to be written
+ * after the client's last flush into a buffer nobody hands over. */
+static pthread_mutex_t transit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void enter_transit(int on_worker)
 {
+    if (on_worker) {
+        pthread_mutex_lock(&transit_lock);
+        return;
+    }
+    if (pthread_mutex_trylock(&transit_lock) == 0)
+        return;
+    simp_flush_waiting(1); /* a parked worker (STANDIN_WORKER_PARKS) writes its batch now */
+    pthread_mutex_lock(&transit_lock);
+    simp_flush_waiting(-1);
+}
+
+/* Take the next batch of stream s out of flight: how many. */
+static size_t take_batch(size_t s, int forced, inflight *batch, int *finished)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&flight_lock);
+    uint64_t now = sim_realtime_ns();
+    while (flight[s].n > 0 && n < COMPLETE_BATCH) {
+        inflight *f = &flight[s].items[flight[s].head];
+        int done = f->w.end <= now;
+        if (!done && !forced)
+            break;
+        finished[n] = done;
+        batch[n++] = *f;
+        flight[s].head = (flight[s].head + 1) % flight[s].cap;
+        flight[s].n--;
+    }
+    pthread_mutex_unlock(&flight_lock);
+    return n;
+}
+
+void simq_complete(simq_completer who)
+{
+    int forced = who == SIMQ_FLUSH_FORCED, on_worker = who == SIMQ_WORKER;
+    int parks = on_worker && simp_enabled();
     inflight batch[COMPLETE_BATCH];
+    int finished[COMPLETE_BATCH];
     for (size_t s = 0; s < sizeof flight / sizeof flight[0]; s++) {
         for (;;) {
-            size_t n = 0;
-            int finished[COMPLETE_BATCH];
-            pthread_mutex_lock(&flight_lock);
-            uint64_t now = sim_realtime_ns();
-            while (flight[s].n > 0 && n < COMPLETE_BATCH) {
-                inflight *f = &flight[s].items[flight[s].head];
-                int done = f->w.end <= now;
-                if (!done && !forced)
-                    break;
-                finished[n] = done;
-                batch[n++] = *f;
-                flight[s].head = (flight[s].head + 1) % flight[s].cap;
-                flight[s].n--;
-            }
-            pthread_mutex_unlock(&flight_lock);
-            if (n == 0)
+            uint64_t mark = parks ? simp_mark() : 0;
+            enter_transit(on_worker);
+            size_t n = take_batch(s, forced, batch, finished);
+            if (n == 0) {
+                pthread_mutex_unlock(&transit_lock);
                 break;
+            }
+            if (parks)
+                simp_park(mark);
             sim_queue *q = queue_of(batch[0].ctx);
             pthread_mutex_lock(&q->lock);
             for (size_t i = 0; i < n; i++) {
@@ -295,6 +341,7 @@ void simq_complete(int forced)
                 write_work(q, &batch[i].w, finished[i]);
             }
             pthread_mutex_unlock(&q->lock);
+            pthread_mutex_unlock(&transit_lock);
         }
     }
 }
@@ -364,9 +411,12 @@ size_t simq_take_dropped(CUcontext ctx)
 
 void simq_get_totals(simq_totals *t)
 {
-    for (int i = 0; i < 64; i++)
+    for (int i = 0; i < 64; i++) {
         t->records[i] = atomic_load(&totals.records[i]);
+        t->dropped_kind[i] = atomic_load(&totals.dropped_kind[i]);
+    }
     t->dropped = atomic_load(&totals.dropped);
+    t->dropped_device = atomic_load(&totals.dropped_device);
     t->incomplete = atomic_load(&totals.incomplete);
     t->buffers_delivered = atomic_load(&totals.delivered);
     t->buffers_requested = atomic_load(&totals.requested);

@@ -14,7 +14,8 @@
  * cuptiActivityGetNextRecord reports as CUPTI_ERROR_INVALID_KIND.
  *
  * Delivery: the worker thread hands over full buffers; FlushAll hands
- * over every non-empty buffer on the calling thread.
+ * over every non-empty buffer on the calling thread, once the batch the
+ * worker was writing is in its buffer.
  */
 #ifndef SIM_CUPTI_QUEUE_H
 #define SIM_CUPTI_QUEUE_H
@@ -39,9 +40,11 @@ void simq_append(CUcontext ctx, const void *rec, size_t size);
 /* Device work in flight: turned into a record by simq_complete once done. */
 void simq_work(CUcontext ctx, const sim_work *w);
 
-/* Write every finished piece of work; forced: also those still running,
- * as incomplete records. */
-void simq_complete(int forced);
+/* Write every finished piece of work; a forced flush: also those still
+ * running, as incomplete records.  A flush waits for the batch the worker
+ * may be writing (STANDIN_WORKER_PARKS: see sim_cupti_park.h). */
+typedef enum { SIMQ_WORKER, SIMQ_FLUSH, SIMQ_FLUSH_FORCED } simq_completer;
+void simq_complete(simq_completer who);
 
 /* Hand buffers to the client on this thread: only full ones, or all
  * non-empty ones. */
@@ -53,7 +56,9 @@ size_t simq_take_dropped(CUcontext ctx);
 /* Totals for the stand-in's own report (STANDIN_TRUTH). */
 typedef struct simq_totals {
     uint64_t records[64];       /* written, by CUpti_ActivityKind (clamped) */
+    uint64_t dropped_kind[64];  /* of those, by kind */
     uint64_t dropped;           /* no buffer */
+    uint64_t dropped_device;    /* of those, in a context's queue (device work) */
     uint64_t incomplete;        /* written incomplete by a forced flush */
     uint64_t buffers_delivered;
     uint64_t buffers_requested;
