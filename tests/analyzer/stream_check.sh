@@ -1,7 +1,13 @@
 # Sourced by the streaming report's tests (test_stream_same.sh,
 # test_stream_memory.sh, tests/views/test_stream_traces*.sh).  The caller
-# sets REPORT and T (a scratch folder) and n=0.
+# sets REPORT and n=0, and calls scratch.
 fail() { echo "FAIL: $*"; exit 1; }
+
+# scratch NAME: T, a folder under /tmp removed on exit.
+scratch() {
+    T=$(mktemp -d "/tmp/$1_XXXXXX") || fail "mktemp"
+    trap 'rm -rf "$T"' EXIT
+}
 
 # same DIR [options]: the streamed report (--stream-above 0) under 1, 2 and
 # 3 threads prints what --in-memory prints, byte for byte: stdout, stderr

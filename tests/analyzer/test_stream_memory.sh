@@ -25,9 +25,8 @@ GEN="$2"
 LIMIT_KB=${3:-80000}
 STEPS_LIMIT_KB=${4:-80000}
 . "$(dirname "$0")/stream_check.sh"
+scratch tsa_streammem
 skip_under_asan
-T=$(mktemp -d /tmp/tsa_streammem_XXXXXX)
-trap 'rm -rf "$T"' EXIT
 "$GEN" -o "$T/events" --ranks 32 --steps 100 --events-per-step 1000 --flops 1e12 \
     --straggler 7:0.2 >/dev/null || fail "generator"
 within "$T/events" "$LIMIT_KB" 2

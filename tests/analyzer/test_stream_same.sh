@@ -12,10 +12,9 @@ set -u
 REPORT="$1"
 GEN="$2"
 SRC="$3"
-T=$(mktemp -d /tmp/tsa_stream_XXXXXX)
-trap 'rm -rf "$T"' EXIT
 n=0
 . "$(dirname "$0")/stream_check.sh"
+scratch tsa_stream
 
 "$GEN" -o "$T/strag" --ranks 8 --ranks-per-host 4 --steps 12 --straggler 5:0.3 \
     --clock-offset 3:5000000 --flops 1e12 --mem-base 100 --mem-leak 2@6 >/dev/null ||

@@ -13,10 +13,9 @@ set -u
 REPORT="$1"
 GEN="$2"
 SRC="$3"
-T=$(mktemp -d /tmp/tsa_streamtr_XXXXXX)
-trap 'rm -rf "$T"' EXIT
 n=0
 . "$SRC/tests/analyzer/stream_check.sh"
+scratch tsa_streamtr
 
 # cut FILE NUM DEN: keeps the first NUM/DEN of the file.
 cut() {

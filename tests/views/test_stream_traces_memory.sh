@@ -13,8 +13,7 @@ GEN="$2"
 SRC="$3"
 LIMIT_KB=${4:-45000}
 . "$SRC/tests/analyzer/stream_check.sh"
+scratch tsa_streamtrmem
 skip_under_asan
-T=$(mktemp -d /tmp/tsa_streamtrmem_XXXXXX)
-trap 'rm -rf "$T"' EXIT
 "$GEN" "$T/traces" 8 100 400 >/dev/null || fail "generator"
 within "$T/traces" "$LIMIT_KB" 1
