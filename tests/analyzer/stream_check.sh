@@ -10,12 +10,12 @@ scratch() {
 }
 
 # same DIR [options]: the streamed report (--stream-above 0) under 1, 2 and
-# 3 threads prints what --in-memory prints, byte for byte: stdout, stderr
-# and exit status.
+# 3 threads (or those in $same_jobs) prints what --in-memory prints, byte
+# for byte: stdout, stderr and exit status.
 same() {
     dir=$1; shift
     "$REPORT" "$dir" --in-memory "$@" >"$T/old.out" 2>"$T/old.err"; old=$?
-    for j in 1 2 3; do
+    for j in ${same_jobs:-1 2 3}; do
         "$REPORT" "$dir" --stream-above 0 --jobs $j "$@" >"$T/new.out" 2>"$T/new.err"; new=$?
         [ $new -eq $old ] || fail "$dir $* --jobs $j: exit $new, --in-memory $old"
         cmp -s "$T/old.out" "$T/new.out" || {
