@@ -118,8 +118,9 @@ bench() {
         echo ok >"$dir.complete"
     fi
     bytes=$(du -sbL "$dir" | cut -f1)
-    events=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$dir.truth.json" 2>/dev/null || echo "?")
-    echo "$name: $ranks ranks x $steps steps, $events events, $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') of $what ($gen); load $(load)"
+    events="$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$dir.truth.json" 2>/dev/null || echo "?") events"
+    [ -n "$pad" ] && events="$pad extra kernels a step"
+    echo "$name: $ranks ranks x $steps steps, $events, $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') of $what ($gen); load $(load)"
     read_speed "$dir" "$bytes"
     rm -f "$WORK"/base.* "$WORK"/old.* "$WORK"/new.* "$WORK"/new1.* "$WORK"/dflt.*
     old=1 one=1 dflt=0
