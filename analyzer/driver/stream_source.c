@@ -12,6 +12,7 @@
 #include "load/job_build.h"
 #include "load/job_text.h"
 #include "load/kineto_load.h"
+#include "reader/dump_reader.h"
 #include "stream_internal.h"
 
 /* ---------------------------------------------------------------- dumps */
@@ -50,7 +51,7 @@ static int traces_plan(const char *dir, const tsa_load_options *opt, tsa_job **j
         snprintf(err, err_len, "%s: out of memory", dir);
     if (*job)
         return 0;
-    free(*paths);
+    tsr_free_paths(*paths, *n_paths);
     *paths = NULL;
     *n_paths = 0;
     return -1;
