@@ -3,10 +3,12 @@
 # sets REPORT and n=0, and calls scratch.
 fail() { echo "FAIL: $*"; exit 1; }
 
-# scratch NAME: T, a folder under /tmp removed on exit.
+# scratch NAME: T, a folder under /tmp removed on exit, also when meson's
+# timeout ends the test (dash runs no EXIT trap on a signal by itself).
 scratch() {
     T=$(mktemp -d "/tmp/$1_XXXXXX") || fail "mktemp"
     trap 'rm -rf "$T"' EXIT
+    trap 'exit 143' TERM INT HUP
 }
 
 # same DIR [options]: the streamed report (--stream-above 0) under 1, 2 and
