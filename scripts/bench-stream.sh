@@ -1,7 +1,7 @@
 #!/bin/sh
 # The streaming report against the in-memory path (--in-memory) and, when
 # given, a build of the tree before streaming, side by side in one run on
-# the same dumps: wall, CPU (user + system) and peak RSS of
+# the same dumps (or torch.profiler traces): wall, CPU (user + system) and peak RSS of
 # `tscope-report DIR --json`, rounds interleaved (before, in-memory,
 # streaming, ...) so a change of load on a shared machine hits all, and the
 # JSON reports compared on every round (figures, not a timed test).
@@ -9,7 +9,8 @@
 #   scripts/bench-stream.sh [BUILD_DIR=build-rel] [ROUNDS=3] [CASES] [BASE_BUILD]
 #
 # BUILD_DIR: a release build (meson setup build-rel -Dbuildtype=release;
-# ninja -C build-rel analyzer/tscope-report tests/analyzer/tsc-gen-job).
+# ninja -C build-rel analyzer/tscope-report tests/analyzer/tsc-gen-job
+# tests/views/tsc-gen-kineto).
 # BASE_BUILD (optional): a release build of the tree before streaming
 # (git archive fbf8a69), whose plain `tscope-report DIR --json` is run too:
 # the figures "before" (its JSON is not compared: changes merged since
@@ -20,6 +21,8 @@
 #   RxS        R ranks x S steps x the generator's default 64 events a step
 #              asked (~58 written), 4 AllReduces a step (256x1000,
 #              2048x1000, 10240x1000: issue 27's target, ~18 GiB)
+#   kRxSxP     R torch.profiler traces (tsc-gen-kineto) x S steps x P extra
+#              kernels a step (k32x200x200: 451 MiB of JSON)
 # A path that is run only when it fits: the in-memory path and BASE when
 # the dumps are under half the machine's memory, --jobs 1 under 4 GiB of
 # dumps (it would take as long again).
@@ -43,6 +46,7 @@ CASES=${3:-small 256x1000}
 BASE=${4:+$(cd "$4" && pwd)/analyzer/tscope-report}
 REPORT="$BUILD/analyzer/tscope-report"
 GEN="$BUILD/tests/analyzer/tsc-gen-job"
+KGEN="$BUILD/tests/views/tsc-gen-kineto"
 for f in "$REPORT" "$GEN" /usr/bin/time; do
     [ -x "$f" ] || { echo "bench-stream: $f not found (build first; apt-get install time)" >&2; exit 2; }
 done
@@ -76,15 +80,15 @@ run() {
 col() { awk -v k="$2" '{ print $k }' "$WORK/$1.t" | median; }
 rounds() { awk -v k="$2" '{ printf "%s%s", sep, $k; sep = " " }' "$WORK/$1.t"; }
 
-# read_speed DIR BYTES: cold and warm `cat` of the dumps
+# read_speed DIR BYTES: cold and warm `cat` of the dumps (or traces)
 read_speed() {
-    sync "$1"/*.tsd 2>/dev/null || sync   # dirty pages (a job just written) cannot be dropped
-    for f in "$1"/*.tsd; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null || true; done
+    sync "$1"/* 2>/dev/null || sync   # dirty pages (a job just written) cannot be dropped
+    for f in "$1"/*; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null || true; done
     t=$(now)
-    cat "$1"/*.tsd >/dev/null
+    cat "$1"/* >/dev/null
     cold=$(since "$t")
     t=$(now)
-    cat "$1"/*.tsd >/dev/null
+    cat "$1"/* >/dev/null
     warm=$(since "$t")
     awk -v b="$2" -v c="$cold" -v w="$warm" 'BEGIN {
         printf "  read (cat): cold %.1f s, %.0f MiB/s; warm %.1f s, %.0f MiB/s\n",
@@ -92,22 +96,31 @@ read_speed() {
     echo "$cold" >"$WORK/cold"
 }
 
+# bench NAME RANKS STEPS EVENTS_PER_STEP [PAD]: dumps, or with PAD traces
 bench() {
-    name=$1 ranks=$2 steps=$3 eps=$4
+    name=$1 ranks=$2 steps=$3 eps=$4 pad=${5:-}
+    what=dumps
+    [ -n "$pad" ] && what=traces
     dir="$WORK/$name"
     [ -n "${BENCH_KEEP:-}" ] && mkdir -p "$BENCH_KEEP" && dir="$BENCH_KEEP/$name"
     gen="reused"
     if [ ! -s "$dir.complete" ]; then
         rm -rf "$dir"
         t0=$(now)
-        "$GEN" -o "$dir" --ranks "$ranks" --ranks-per-host 8 --steps "$steps" \
-            --events-per-step "$eps" --flops 1e12 --straggler 3:0.2 --truth "$dir.truth.json" >/dev/null
+        if [ -n "$pad" ]; then
+            [ -x "$KGEN" ] || { echo "bench-stream: $KGEN not found" >&2; exit 2; }
+            "$KGEN" "$dir" "$ranks" "$steps" "$pad" >/dev/null
+        else
+            "$GEN" -o "$dir" --ranks "$ranks" --ranks-per-host 8 --steps "$steps" \
+                --events-per-step "$eps" --flops 1e12 --straggler 3:0.2 --truth "$dir.truth.json" >/dev/null
+        fi
         gen="generated in $(since "$t0") s"
         echo ok >"$dir.complete"
     fi
     bytes=$(du -sbL "$dir" | cut -f1)
-    events=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$dir.truth.json" 2>/dev/null || echo "?")
-    echo "$name: $ranks ranks x $steps steps, $events events, $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') of dumps ($gen); load $(load)"
+    events="$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$dir.truth.json" 2>/dev/null || echo "?") events"
+    [ -n "$pad" ] && events="$pad extra kernels a step"
+    echo "$name: $ranks ranks x $steps steps, $events, $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') of $what ($gen); load $(load)"
     read_speed "$dir" "$bytes"
     rm -f "$WORK"/base.* "$WORK"/old.* "$WORK"/new.* "$WORK"/new1.* "$WORK"/dflt.*
     old=1 one=1 dflt=0
@@ -183,6 +196,7 @@ bench() {
 for c in $CASES; do
     case $c in
     small) bench small 8 40 20000 ;;
+    k*x*x*) k=${c#k}; bench "$c" "${k%%x*}" "$(echo "$k" | cut -dx -f2)" 0 "${k##*x}" ;;
     *x*) bench "$c" "${c%x*}" "${c#*x}" 64 ;;
     *) echo "bench-stream: unknown case $c" >&2; exit 2 ;;
     esac

@@ -14,7 +14,6 @@
 #include "load/load_any.h"
 #include "driver/analyze.h"
 #include "driver/stream.h"
-#include "load/kineto_load.h"
 #include "reader/text_visible.h"
 #include "report/formats.h"
 
@@ -218,11 +217,10 @@ int tsa_cmd_report(int argc, char **argv)
     tsa_job *job = NULL;
     tsa_stream *st = NULL;
     char err[512];
-    /* Dumps stream (driver/stream.h) unless --in-memory or small; a
-     * directory of torch.profiler traces is loaded whole and analysed like
-     * one of dumps.  The HTML page's timeline chart reads its two ranks
-     * again (the runner's hold). */
-    int streamed = !ra.in_memory && tsa_kineto_dir(ra.dir) <= 0;
+    /* Dumps or torch.profiler traces stream (driver/stream.h) unless
+     * --in-memory or small.  The HTML page's timeline chart reads its two
+     * ranks again (the runner's hold). */
+    int streamed = !ra.in_memory;
     tsa_stream_limits lim = {ra.jobs, ra.max_rank_bytes, ra.stream_above};
     if (streamed ? tsa_stream_load(ra.dir, &ra.lopt, ra.opt.step_marker, &lim, &job, &st, err,
                                    sizeof err) < 0

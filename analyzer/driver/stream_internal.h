@@ -16,7 +16,30 @@ typedef struct stream_slot {
     size_t steps_found;
     int cut;
     char cut_note[384];
+    int32_t rank_at_steps;      /* its rank number when stage 1 ran (the note names it) */
 } stream_slot;
+
+/* What differs between a directory of dumps and one of torch.profiler
+ * traces (stream_source.c): which files, one file's rank, the choices made
+ * over every rank once they are in.  The rest of the stream is the same. */
+typedef struct stream_source {
+    const char *what;           /* "dump", "trace": the per-rank limit's problem */
+    /* The job before any rank (with the problems of files left out) and
+     * the paths to load, in path order; -1 with err. */
+    int (*plan)(const char *dir, const tsa_load_options *opt, tsa_job **job, char ***paths,
+                size_t *n_paths, char *err, size_t err_len);
+    /* A job for one file's rank; NULL on OOM. */
+    tsa_job *(*new_job)(const struct tsa_stream *st);
+    /* Appends path's rank (if any) and problems to pj: 1 a rank, 0 none
+     * (a problem says why), -1 OOM. */
+    int (*load)(struct tsa_stream *st, tsa_job *pj, const char *path, int worker);
+    /* After the last file (loaded: how many gave a rank), on the lean job
+     * in path order: the job-level choices the in-memory loader makes.
+     * -1 with err. */
+    int (*done)(struct tsa_stream *st, tsa_job *job, size_t loaded, char *err, size_t err_len);
+} stream_source;
+
+extern const stream_source stream_dumps, stream_traces;
 
 /* Asks the kernel to read path into the page cache now, in the background:
  * the dump a thread will take next is read from disk while this one is
@@ -25,6 +48,7 @@ typedef struct stream_slot {
 void stream_prefetch(const char *path);
 
 struct tsa_stream {
+    const stream_source *src;
     char *dir;
     tsa_load_options lopt;
     const char *marker;
@@ -41,5 +65,14 @@ struct tsa_stream {
     tsa_rank_runner runner;
     stream_timing timing;
 };
+
+/* The lean rank's file read again, through stage 1 (and stage 2 when
+ * `window`, with st->wplan), with the rank number, world size and clock
+ * offset the job-level passes gave the lean copy: the rank as the
+ * in-memory path holds it before stage 3.  rr, d receive the stages'
+ * answers.  NULL when the file no longer gives the rank read the first
+ * time (said on stderr) or out of memory. */
+tsa_job *stream_reread(tsa_stream *st, const tsa_rank *lean, int worker, int window,
+                       tsa_rank_result *rr, tsa_rank_digest *d);
 
 #endif

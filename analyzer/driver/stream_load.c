@@ -10,6 +10,7 @@
 
 #include "load/job_build.h"
 #include "load/job_text.h"
+#include "load/kineto_load.h"
 #include "load/lean_steps.h"
 #include "load/share_pack.h"
 #include "reader/dump_reader.h"
@@ -34,6 +35,7 @@ static int reduce(tsa_stream *st, tsa_job *pj, stream_slot *sl)
     sl->method = rr.method;
     sl->steps_found = rr.steps_found;
     sl->cut = d.cut;
+    sl->rank_at_steps = r->rank;
     memcpy(sl->cut_note, d.cut_note, sizeof sl->cut_note);
     if (stream_gemms_keep(r, &sl->gemms) ||
         !(sl->steps = tsa_lean_steps_encode(r->steps, r->n_steps)))
@@ -58,7 +60,7 @@ static int load_one(void *ctx, size_t i, int worker)
     const char *path = st->paths[pos];
     if (pos + (size_t)st->jobs < st->n_paths)   /* the dump taken next, jobs ahead */
         stream_prefetch(st->paths[pos + (size_t)st->jobs]);
-    tsa_job *pj = tsa_job_new(st->dir);
+    tsa_job *pj = st->src->new_job(st);
     if (!pj)
         return -1;
     struct stat sb;
@@ -68,13 +70,14 @@ static int load_one(void *ctx, size_t i, int worker)
         /* Before any allocation: one oversized rank must not take the
          * memory the others are reported with. */
         rc = tsa_job_add_problem(pj, path, 0,
-                                 "dump of %llu bytes is over the per-rank limit of %llu bytes "
+                                 "%s of %llu bytes is over the per-rank limit of %llu bytes "
                                  "(--max-rank-mb): rank skipped",
-                                 (unsigned long long)sb.st_size, st->max_rank_bytes)
+                                 st->src->what, (unsigned long long)sb.st_size,
+                                 st->max_rank_bytes)
                  ? -1
                  : 0;
     } else {
-        rc = tsa_job_load_dump(pj, path, &st->lopt, st->scratch[worker]);
+        rc = st->src->load(st, pj, path, worker);
     }
     if (rc >= 0 && tsa_job_make_text_visible(pj))
         rc = -1;
@@ -144,7 +147,10 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
     tsa_job *job = NULL;
     char **paths = NULL;
     size_t n_paths = 0, loaded = 0;
-    if (tsa_job_plan(dir, opt, &job, &paths, &n_paths, err, err_len))
+    /* Traces when the directory holds them and no dump, as load_any.c
+     * decides. */
+    const stream_source *src = tsa_kineto_dir(dir) > 0 ? &stream_traces : &stream_dumps;
+    if (src->plan(dir, opt, &job, &paths, &n_paths, err, err_len))
         return -1;
     int jobs = lim->jobs;
     if (jobs < 1)
@@ -170,6 +176,7 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
     }
     stream_timing_start(&st->timing);
     stream_phase_begin(&st->timing);
+    st->src = src;
     st->paths = paths;
     st->n_paths = n_paths;
     st->dir = strdup(dir);
@@ -198,7 +205,7 @@ int tsa_stream_load(const char *dir, const tsa_load_options *opt, const char *ma
     }
     if (rc) {
         snprintf(err, err_len, "%s: out of memory while loading", dir);
-    } else if (tsa_job_plan_done(dir, job, loaded, err, err_len)) {
+    } else if (src->done(st, job, loaded, err, err_len)) {
         rc = -1;
     }
     if (rc) {

@@ -12,26 +12,26 @@
 #include "stream_internal.h"
 #include "util/par_for.h"
 
-/* Rank i's dump read again, through stage 1 (and stage 2 when `window`),
- * with the clock offset the cross-rank pass gave its lean copy: the rank
- * as the in-memory path holds it before stage 3.  rr, d receive the
- * stages' answers.  NULL when the dump no longer gives the rank read the
- * first time (said on stderr) or out of memory. */
-static tsa_job *reread(tsa_stream *st, const tsa_analysis *a, size_t i, int worker, int window,
+tsa_job *stream_reread(tsa_stream *st, const tsa_rank *lean, int worker, int window,
                        tsa_rank_result *rr, tsa_rank_digest *d)
 {
-    const tsa_rank *lean = &a->job->ranks[i];
     const char *path = st->paths[lean->remote_index];
-    tsa_job *pj = tsa_job_new(st->dir);
+    tsa_job *pj = st->src->new_job(st);
     if (!pj)
         return NULL;
-    int got = tsa_job_load_dump(pj, path, &st->lopt, st->scratch[worker]);
+    int got = st->src->load(st, pj, path, worker);
     tsa_rank *r = pj->n_ranks == 1 ? &pj->ranks[0] : NULL;
     if (got == 1 && r && !tsa_job_make_text_visible(pj) &&
         (r->n_nccl != lean->n_nccl ||
          tsa_rank_records(r) - r->n_nccl != lean->remote_records)) {
         fprintf(stderr, "tscope-report: %s: changed since it was first read\n", path);
         got = -1;
+    }
+    if (got == 1 && r) {
+        /* A trace's rank number and world size are the job's choice
+         * (tsa_kineto_finish); a dump's are its own, the same. */
+        r->rank = lean->rank;
+        r->world_size = lean->world_size;
     }
     if (got != 1 || !r || tsa_stage_steps(pj, r, st->marker, rr, d) ||
         (window && tsa_stage_window(r, &st->wplan, rr, d))) {
@@ -58,7 +58,7 @@ static int stream_steps(void *ctx, tsa_analysis *a)
 static int window_again(void *ctx, size_t i, int worker)
 {
     tsa_stream *st = ctx;
-    tsa_job *pj = reread(st, st->a, i, worker, 1, &st->a->ranks[i], &st->a->digests[i]);
+    tsa_job *pj = stream_reread(st, &st->a->job->ranks[i], worker, 1, &st->a->ranks[i], &st->a->digests[i]);
     tsa_job_free(pj);
     return pj ? 0 : -1;
 }
@@ -110,7 +110,7 @@ static int pass_one(void *ctx, size_t i, int worker)
     tsa_rank_result rr = a->ranks[i];
     tsa_rank_digest d;
     memset(&d, 0, sizeof d);
-    tsa_job *pj = reread(st, a, i, worker, 1, &rr, &d);
+    tsa_job *pj = stream_reread(st, &a->job->ranks[i], worker, 1, &rr, &d);
     tsa_rank_digest_free(&d);
     if (!pj)
         return -1;
@@ -150,7 +150,7 @@ static tsa_rank *stream_hold(void *ctx, const tsa_analysis *a, size_t i)
         return NULL;
     st->held = grown;
     stream_phase_begin(&st->timing);
-    tsa_job *pj = reread(st, a, i, 0, 1, &rr, &d);
+    tsa_job *pj = stream_reread(st, &a->job->ranks[i], 0, 1, &rr, &d);
     stream_phase_end(&st->timing, STREAM_HOLD);
     tsa_rank_digest_free(&d);
     if (!pj)

@@ -186,6 +186,33 @@ int tsa_kineto_load(const char *dir, tsa_job **out)
     return rc;
 }
 
+tsa_job *tsa_kineto_job_new(const char *dir)
+{
+    tsa_job *job = calloc(1, sizeof *job);
+    if (!job || !(job->dir = strdup(dir)) || !(job->run_id = dir_basename(dir))) {
+        tsa_job_free(job);
+        return NULL;
+    }
+    return job;
+}
+
+int tsa_kineto_add_trace(tsa_job *job, const char *path)
+{
+    char msg[512];
+    tsa_rank *r = tsa_job_add_rank(job);
+    if (!r)
+        return -1;
+    int status = 0;
+    if (tsa_kineto_load_file(path, r, NULL, msg, sizeof msg)) {
+        status = 1;
+        if (tsa_job_add_problem(job, path, offset_of(msg), "%s", msg))
+            return -1;
+    }
+    r->host = host_from_name(path, r->pid);
+    r->run_id = strdup(job->run_id);
+    return r->host && r->run_id ? status : -1;
+}
+
 int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa_job **out,
                           char *err, size_t errlen)
 {
@@ -202,38 +229,27 @@ int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa
         return 2;
     }
     int status = 0;
-    tsa_job *job = calloc(1, sizeof *job);
-    if (!job || !(job->dir = strdup(dir)) || !(job->run_id = dir_basename(dir)))
-        goto oom;
-    for (size_t i = 0; i < n; i++) {
+    tsa_job *job = tsa_kineto_job_new(dir);
+    for (size_t i = 0; i < n && job; i++) {
         if (share_count > 1 && (int)(i % (size_t)share_count) != share_index)
             continue;
-        char msg[512];
-        tsa_rank *r = tsa_job_add_rank(job);
-        if (!r)
-            goto oom;
-        if (tsa_kineto_load_file(paths[i], r, NULL, msg, sizeof msg)) {
+        int got = tsa_kineto_add_trace(job, paths[i]);
+        if (got < 0) {
+            tsa_job_free(job);
+            job = NULL;
+        } else if (got) {
             status = 1;
-            if (tsa_job_add_problem(job, paths[i], offset_of(msg), "%s", msg))
-                goto oom;
         }
-        r->host = host_from_name(paths[i], r->pid);
-        r->run_id = strdup(job->run_id);
-        if (!r->host || !r->run_id)
-            goto oom;
     }
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
+    if (!job) {
+        snprintf(err, errlen, "%s: out of memory", dir);
+        return 2;
+    }
     *out = job;
     return status;
-oom:
-    snprintf(err, errlen, "%s: out of memory", dir);
-    tsa_job_free(job);
-    for (size_t i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-    return 2;
 }
 
 int tsa_kineto_finish(tsa_job *job)

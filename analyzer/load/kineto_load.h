@@ -42,6 +42,14 @@ int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa
                           char *err, size_t errlen);
 int tsa_kineto_finish(tsa_job *job);
 
+/* tsa_kineto_load_share one trace at a time (the streaming report loads
+ * and frees each in turn): a job with no rank yet, named as the traces'
+ * job is (run id: the directory's name), NULL on OOM; then the trace at
+ * path appended to it as a rank, its problem (if any) with it.  0 clean,
+ * 1 with a problem (the events before it kept), -1 on OOM. */
+tsa_job *tsa_kineto_job_new(const char *dir);
+int tsa_kineto_add_trace(tsa_job *job, const char *path);
+
 /* Parse one trace file into *rank (zeroed first; free its contents with
  * tsa_rank_free_contents, load/job_build.h).  Returns 0, or -1
  * with a message naming the byte offset in err (the events before the

@@ -24,26 +24,9 @@ REPORT="$1"
 GEN="$2"
 LIMIT_KB=${3:-80000}
 STEPS_LIMIT_KB=${4:-80000}
-if ldd "$REPORT" 2>/dev/null | grep -q libasan; then
-    echo "ASan build: address-space limits do not apply"
-    exit 77
-fi
-T=$(mktemp -d /tmp/tsa_streammem_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-# within JOB LIMIT_KB THREADS: the streaming report fits, --in-memory does not
-within() {
-    job=$1 limit=$2 threads=$3
-    "$REPORT" "$job" --json --in-memory >"$T/old.json" || fail "$job: --in-memory without a limit"
-    (ulimit -v "$limit" && exec "$REPORT" "$job" --json --jobs "$threads" --stream-above 0) >"$T/new.json" 2>"$T/new.err" ||
-        { cat "$T/new.err"; fail "$job: streaming under ulimit -v $limit"; }
-    cmp -s "$T/old.json" "$T/new.json" || fail "$job: streaming JSON under the limit differs"
-    (ulimit -v "$limit" && exec "$REPORT" "$job" --json --in-memory) >/dev/null 2>&1 &&
-        fail "$job: --in-memory fits under ulimit -v $limit: the limit does not bind"
-    echo "ok: $job: streaming ($threads threads) within $limit KB of address space; --in-memory is not"
-}
-
+. "$(dirname "$0")/stream_check.sh"
+scratch tsa_streammem
+skip_under_asan
 "$GEN" -o "$T/events" --ranks 32 --steps 100 --events-per-step 1000 --flops 1e12 \
     --straggler 7:0.2 >/dev/null || fail "generator"
 within "$T/events" "$LIMIT_KB" 2

@@ -6,31 +6,15 @@
 # straggler with its causes, a clock offset, memory records, an I/O mix,
 # the gpu-span window, a step marker), a damaged copy (a file that is not a
 # dump, two cut dumps, a second run, a duplicate rank), the recorded
-# test-bed dumps, a pipeline job and a torch.profiler trace directory
-# (these two load whole).
+# test-bed dumps, a pipeline job (loaded whole) and a torch.profiler
+# trace directory (tests/views/test_stream_traces.sh has more).
 set -u
 REPORT="$1"
 GEN="$2"
 SRC="$3"
-T=$(mktemp -d /tmp/tsa_stream_XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 n=0
-
-# same DIR [options]: every thread count against --in-memory.
-same() {
-    dir=$1; shift
-    "$REPORT" "$dir" --in-memory "$@" >"$T/old.out" 2>"$T/old.err"; old=$?
-    for j in 1 2 3; do
-        "$REPORT" "$dir" --stream-above 0 --jobs $j "$@" >"$T/new.out" 2>"$T/new.err"; new=$?
-        [ $new -eq $old ] || fail "$dir $* --jobs $j: exit $new, --in-memory $old"
-        cmp -s "$T/old.out" "$T/new.out" || {
-            diff "$T/old.out" "$T/new.out" | head; fail "$dir $* --jobs $j: output differs"; }
-        cmp -s "$T/old.err" "$T/new.err" || {
-            diff "$T/old.err" "$T/new.err" | head; fail "$dir $* --jobs $j: stderr differs"; }
-        n=$((n + 1))
-    done
-}
+. "$(dirname "$0")/stream_check.sh"
+scratch tsa_stream
 
 "$GEN" -o "$T/strag" --ranks 8 --ranks-per-host 4 --steps 12 --straggler 5:0.3 \
     --clock-offset 3:5000000 --flops 1e12 --mem-base 100 --mem-leak 2@6 >/dev/null ||

@@ -76,7 +76,7 @@ trace() {
       echo "--- stderr"; cat "$work/e"; echo "--- rc $rc"; } >"$out/$name"
     n=$((n + 1))
 }
-# every single-job view of one job directory; reports of dumps streamed
+# every single-job view of one job directory; reports (dumps or traces) streamed
 # (driver/stream.h), which jobs this small are not by default: the
 # checksums, taken on the path before streaming, prove the two alike
 job() {
