@@ -143,8 +143,9 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
     /* Without GPU records the work is the main thread's CPU time.  The
      * extra must be material against the peers' step, not only against
      * their CPU time (a sleeping rank uses almost none); it costs wall
-     * time at the pace the peers got CPU (a busy machine stretches each
-     * CPU millisecond of every rank alike). */
+     * time at the pace the peers got CPU: each CPU millisecond plus the
+     * run-queue wait that came with it (a busy machine stretches every
+     * rank alike; the time a rank sleeps is no part of that pace). */
     double pcpu = median_of(c, peers, np, f_main_cpu), cpu = f_main_cpu(m);
     double pstep = (double)b->peer_step_ns, extra = (double)b->extra_ns;
     if (!m->kernels && !isnan(cpu) && pcpu > 0 && cpu > pcpu * (1 + TSA_TH_CAUSE_CPU_REL) &&
@@ -156,7 +157,9 @@ static void work(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
          * seen using a little more CPU than its peers (its NCCL calls' CPU
          * is in the figure), which the pace would otherwise multiply into
          * most of a sleep it did not cause */
-        double pace = pstep > pcpu ? pstep / pcpu : 1;
+        double pace = cause_cpu_pace(c, peers, np);
+        if (isnan(pace))   /* no run-queue wait recorded: the step's own pace, an upper bound */
+            pace = pstep > pcpu ? pstep / pcpu : 1;
         out->metric = "main_thread_cpu_ns_per_step";
         out->own = cpu;
         out->peers = pcpu;

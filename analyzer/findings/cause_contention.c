@@ -40,6 +40,12 @@ int cause_contention_measured(cause_ctx *c, const cm_rank *m, const size_t *peer
     return !isnan(f_wait_rate(m)) && !isnan(median_of(c, peers, np, f_wait_rate));
 }
 
+double cause_cpu_pace(cause_ctx *c, const size_t *peers, size_t np)
+{
+    double prate = median_of(c, peers, np, f_wait_rate);
+    return isnan(prate) ? NAN : 1 + prate;
+}
+
 int cause_contention(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,
                      const tsa_cause_block *b, candidate *out)
 {

@@ -26,6 +26,11 @@ int cause_contention(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t
  * peers (then the other signs of contention defer to it). */
 int cause_contention_measured(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np);
 
+/* The wall time a millisecond of main-thread CPU costs on the peers: the
+ * millisecond plus the run-queue wait that comes with it on this machine;
+ * NAN where the peers' run-queue wait is not recorded. */
+double cause_cpu_pace(cause_ctx *c, const size_t *peers, size_t np);
+
 /* "; main thread waited 4.10 vs 0.30 ms per step for a CPU (...)" and the
  * throttled time, appended at *at when recorded. */
 void cause_contention_words(cause_ctx *c, const cm_rank *m, const size_t *peers, size_t np,

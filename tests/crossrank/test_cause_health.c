@@ -205,9 +205,10 @@ static void test_evidence_alone_names_nothing(void **state)
 /* Host-only ranks (no kernels) with schedstat and cpu.stat samples every
  * 5 ms: per 100 ms of wall time each main thread runs run_ms; the slow
  * rank waits wait_ms (its peers 2 ms), its cgroup is throttled thr_ms and
- * its main thread preempted `switches` times (its peers 4). */
+ * its main thread preempted `switches` times (its peers 4) and sampled on
+ * a CPU slow_cpu of the time (its peers 0.1). */
 static tsa_analysis *run_host_sw(double run_ms, double slow_run_ms, double wait_ms, double thr_ms,
-                                 double switches, tsa_job **job_out)
+                                 double switches, double slow_cpu, tsa_job **job_out)
 {
     double sd[4] = {0, 0, 0.3, 0};
     int64_t base;
@@ -217,7 +218,10 @@ static tsa_analysis *run_host_sw(double run_ms, double slow_run_ms, double wait_
         int slow = r->rank == SLOW_RANK;
         for (int64_t t = r->first_ns; t <= r->last_ns; t += DT) {
             double f = (double)(t - r->first_ns) / 1e8; /* in 100 ms */
-            sample(r, TSC_EV_PROC_CPU, 1, 4, t, (uint64_t)(t - r->first_ns) / 10);
+            uint64_t cpu = (uint64_t)((double)(t - r->first_ns) * (slow ? slow_cpu : 0.1));
+            sample(r, TSC_EV_PROC_CPU, 1, 4, t, cpu);
+            assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_TASK_CPU, 0, 'S', 0, (uint64_t)t,
+                                                    cpu, 100, TSC_TASK_MAIN, "python", 6), 0);
             sample(r, TSC_EV_SCHED_RUN, 0, 0, t, (uint64_t)(f * (slow ? slow_run_ms : run_ms) * 1e6));
             sample(r, TSC_EV_SCHED_WAIT, 0, 0, t, (uint64_t)(f * (slow ? wait_ms : 2) * 1e6));
             sample(r, TSC_EV_CPU_THROTTLE, 0, 3, t, (uint64_t)(f * (slow ? thr_ms : 0) * 1e6));
@@ -234,7 +238,7 @@ static tsa_analysis *run_host_sw(double run_ms, double slow_run_ms, double wait_
 static tsa_analysis *run_host(double run_ms, double slow_run_ms, double wait_ms, double thr_ms,
                               tsa_job **job_out)
 {
-    return run_host_sw(run_ms, slow_run_ms, wait_ms, thr_ms, 4, job_out);
+    return run_host_sw(run_ms, slow_run_ms, wait_ms, thr_ms, 4, 0.1, job_out);
 }
 
 /* Its main thread waited 20 ms per 100 ms for a CPU (2 per ms it ran)
@@ -278,7 +282,7 @@ static void test_preempted_without_waiting(void **state)
 {
     (void)state;
     tsa_job *job;
-    tsa_analysis *a = run_host_sw(10, 10, 2, 0, 40, &job);
+    tsa_analysis *a = run_host_sw(10, 10, 2, 0, 40, 0.1, &job);
     const tsa_cause_block *b = cs_slow_block(a);
     assert_int_equal(b->n_causes, 0);
     cs_done(a, job);
@@ -301,6 +305,31 @@ static void test_cgroup_throttled(void **state)
     cs_done(a, job);
 }
 
+/* A rank that mostly sleeps (its peers on a CPU a tenth of the time), 30%
+ * slower, its main thread on a CPU half as much again as its peers' and
+ * waiting for one at their rate: the extra CPU time costs wall time at the
+ * peers' pace on a CPU (1 + 0.2 waited per ms run), not at their step's
+ * pace (mostly sleep, ~10 per CPU ms), so work explains a share of the
+ * extra, not all of it (a sleeping rank slowed by its network was once
+ * blamed on its work this way). */
+static void test_work_at_the_cpu_pace(void **state)
+{
+    (void)state;
+    tsa_job *job;
+    tsa_analysis *a = run_host_sw(10, 15, 3, 0, 4, 0.15, &job);
+    const tsa_cause_block *b = cs_slow_block(a);
+    assert_true(b->n_causes >= 1);
+    const tsa_cause *w = cause_of(b, TSA_CAUSE_WORK);
+    assert_non_null(w);
+    assert_string_equal(w->metric, "main_thread_cpu_ns_per_step");
+    assert_in_range((int64_t)(100 * w->own / w->peers), 149, 151);
+    double want = (w->own - w->peers) * 1.2;
+    assert_in_range(w->explained_ns, (int64_t)(0.98 * want), (int64_t)(1.02 * want));
+    assert_true(w->explained_ns < b->extra_ns / 2);
+    assert_non_null(strstr(w->evidence, "1.20 ms of wall time per CPU ms on its peers"));
+    cs_done(a, job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_wait_in_proportion_is_not_contention),
         cmocka_unit_test(test_cgroup_throttled),
         cmocka_unit_test(test_preempted_without_waiting),
+        cmocka_unit_test(test_work_at_the_cpu_pace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,15 @@
 
 static const char *which;
 
+/* What a case holds, freed by the teardown even when an assertion fails
+ * (the leak report would otherwise bury the failure's message). */
+static struct held {
+    sj_run run;
+    tsa_job *cpu_job;
+    char *dir;
+    tsa_analysis *a;
+} held;
+
 /* What runs beside the job. */
 typedef enum beside { NOTHING, SPINNER, CLIMBING_PORT } beside;
 
@@ -224,12 +233,10 @@ static void test_cause(void **state)
     int gpu = !strncmp(k->name, "gpu-", 4);
     if (gpu ? !sj_available() : !tb_e2e_available())
         skip();
-    sj_run run = {0};
-    char *dir = NULL;
-    tsa_job *job = gpu ? gpu_job(k, &run) : cpu_job(k, &dir);
+    tsa_job *job = gpu ? gpu_job(k, &held.run) : (held.cpu_job = cpu_job(k, &held.dir));
     assert_non_null(job);
     assert_int_equal(job->n_ranks, RANKS);
-    tsa_analysis *a = tsa_analyze(job, NULL);
+    tsa_analysis *a = held.a = tsa_analyze(job, NULL);
     assert_non_null(a);
     if (!k->want) {
         if (a->cause.n_blocks)
@@ -255,15 +262,20 @@ static void test_cause(void **state)
             fail_msg("the arrival does not name rank %s: %s", SLOW, late->causes[0].evidence);
         want_first(up, k->want);
     }
-    tsa_analysis_free(a);
-    if (gpu) {
-        sj_free(&run);
-    } else {
-        tsa_job_free(job);
-        tb_rmtree(dir);
-        free(dir);
-    }
+    tb_rmtree(held.dir);   /* kept for a look when the case fails */
 }
+
+static int teardown(void **state)
+{
+    (void)state;
+    tsa_analysis_free(held.a);
+    sj_free(&held.run);
+    tsa_job_free(held.cpu_job);
+    free(held.dir);
+    memset(&held, 0, sizeof held);
+    return 0;
+}
+
 
 int main(int argc, char **argv)
 {
@@ -272,6 +284,6 @@ int main(int argc, char **argv)
         return 2;
     }
     which = argv[1];
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cause)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_cause, teardown)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
