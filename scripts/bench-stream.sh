@@ -20,6 +20,11 @@
 #   RxS        R ranks x S steps x the generator's default 64 events a step
 #              asked (~58 written), 4 AllReduces a step (256x1000,
 #              2048x1000, 10240x1000: issue 27's target, ~18 GiB)
+#   RxS+light  the same with the NCCL profiler plugin's records of light
+#              capture (the preload's default: one per collective); run
+#              after RxS, it prints what they cost per rank: the peak RSS
+#              difference over the ranks, per path (--jobs 1 allocates in
+#              the same order every run: its figure is the exact one)
 # A path that is run only when it fits: the in-memory path and BASE when
 # the dumps are under half the machine's memory, --jobs 1 under 4 GiB of
 # dumps (it would take as long again).
@@ -94,6 +99,7 @@ read_speed() {
 
 bench() {
     name=$1 ranks=$2 steps=$3 eps=$4
+    shift 4   # the generator's further options
     dir="$WORK/$name"
     [ -n "${BENCH_KEEP:-}" ] && mkdir -p "$BENCH_KEEP" && dir="$BENCH_KEEP/$name"
     gen="reused"
@@ -101,7 +107,8 @@ bench() {
         rm -rf "$dir"
         t0=$(now)
         "$GEN" -o "$dir" --ranks "$ranks" --ranks-per-host 8 --steps "$steps" \
-            --events-per-step "$eps" --flops 1e12 --straggler 3:0.2 --truth "$dir.truth.json" >/dev/null
+            --events-per-step "$eps" --flops 1e12 --straggler 3:0.2 --truth "$dir.truth.json" \
+            "$@" >/dev/null
         gen="generated in $(since "$t0") s"
         echo ok >"$dir.complete"
     fi
@@ -176,13 +183,32 @@ bench() {
         printf "  streaming: %.0f MiB/s of dumps analysed; peak RSS %.1f KiB per rank; load %s\n",
             b / 1048576 / w, r / n, "'"$(load)"'"
     }'
+    for p in base old new new1; do
+        [ -s "$WORK/$p.t" ] && echo "$(col $p 3)" >"$WORK/$name.$p.rss"
+    done
+    per_rank_delta "$name" "$ranks"
     [ -z "${BENCH_KEEP:-}" ] && rm -rf "$dir" "$dir.truth.json" "$dir.complete"
     return 0
+}
+
+# per_rank_delta NAME RANKS: for NAME = X+light after X, the plugin
+# records' cost per rank, before and streaming.
+per_rank_delta() {
+    case $1 in *+light) plain=${1%+light} ;; *) return 0 ;; esac
+    for p in base old new new1; do
+        [ -s "$WORK/$plain.$p.rss" ] && [ -s "$WORK/$1.$p.rss" ] || continue
+        case $p in base) label="before (base build)";; old) label="--in-memory";;
+        new) label="streaming, --jobs $cores";; new1) label="streaming, --jobs 1";; esac
+        awk -v a="$(cat "$WORK/$plain.$p.rss")" -v b="$(cat "$WORK/$1.$p.rss")" -v n="$2" \
+            -v l="$label" 'BEGIN { printf "  plugin records (light), %s: peak RSS +%.1f MiB, %.0f B per rank\n", l, (b - a) / 1024, (b - a) * 1024 / n }'
+    done
+    echo "  load $(load)"
 }
 
 for c in $CASES; do
     case $c in
     small) bench small 8 40 20000 ;;
+    *x*+light) rs=${c%+light}; bench "$c" "${rs%x*}" "${rs#*x}" 64 --nccl-plugin light ;;
     *x*) bench "$c" "${c%x*}" "${c#*x}" 64 ;;
     *) echo "bench-stream: unknown case $c" >&2; exit 2 ;;
     esac
