@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "tsc_nccl_ops.h"
+#include "util/cmp.h"
 #include "util/vec.h"
-
-static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
-static int cmp_int(int64_t a, int64_t b) { return (a > b) - (a < b); }
 
 static uint64_t comm_id_of(const struct tsa_nprof *np, uint16_t idx)
 {
@@ -49,20 +47,20 @@ typedef struct {
 static int by_part(const void *pa, const void *pb)
 {
     const xsample *a = pa, *b = pb;
-    int c = cmp_u64(a->p.comm_id, b->p.comm_id);
-    c = c ? c : cmp_int(a->p.op, b->p.op);
-    c = c ? c : cmp_int(a->p.kernel, b->p.kernel);
-    c = c ? c : cmp_int(a->p.peer, b->p.peer);
-    return c ? c : cmp_int(a->p.channel, b->p.channel);
+    int c = tsa_order_u64(a->p.comm_id, b->p.comm_id);
+    c = c ? c : tsa_order_i64(a->p.op, b->p.op);
+    c = c ? c : tsa_order_i64(a->p.kernel, b->p.kernel);
+    c = c ? c : tsa_order_i64(a->p.peer, b->p.peer);
+    return c ? c : tsa_order_i64(a->p.channel, b->p.channel);
 }
 
 static int by_coll(const void *pa, const void *pb)
 {
     const xsample *a = pa, *b = pb;
-    int c = cmp_u64(a->p.comm_id, b->p.comm_id);
-    c = c ? c : cmp_int(a->p.op, b->p.op);
-    c = c ? c : cmp_int(a->p.kernel, b->p.kernel);
-    return c ? c : cmp_u64(a->op_id, b->op_id);
+    int c = tsa_order_u64(a->p.comm_id, b->p.comm_id);
+    c = c ? c : tsa_order_i64(a->p.op, b->p.op);
+    c = c ? c : tsa_order_i64(a->p.kernel, b->p.kernel);
+    return c ? c : tsa_order_u64(a->op_id, b->op_id);
 }
 
 static size_t xfer_samples(const struct tsa_nprof *np, const tsa_np_op_ref *refs, xsample *s)
@@ -196,12 +194,12 @@ typedef struct {
 static int by_link(const void *pa, const void *pb)
 {
     const lsample *a = pa, *b = pb;
-    int c = cmp_u64(a->comm_id, b->comm_id);
-    c = c ? c : cmp_int(a->peer, b->peer);
-    c = c ? c : cmp_int(a->channel, b->channel);
-    c = c ? c : cmp_int(a->send, b->send);
-    c = c ? c : cmp_u64(a->t, b->t);
-    return c ? c : cmp_u64(a->steps, b->steps);
+    int c = tsa_order_u64(a->comm_id, b->comm_id);
+    c = c ? c : tsa_order_i64(a->peer, b->peer);
+    c = c ? c : tsa_order_i64(a->channel, b->channel);
+    c = c ? c : tsa_order_i64(a->send, b->send);
+    c = c ? c : tsa_order_u64(a->t, b->t);
+    return c ? c : tsa_order_u64(a->steps, b->steps);
 }
 
 static int same_link(const lsample *a, const lsample *b)

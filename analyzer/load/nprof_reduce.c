@@ -11,19 +11,14 @@
 #include "rank_nprof.h"
 #include "rank_view.h"
 #include "tsc_nccl_ops.h"
+#include "util/cmp.h"
 #include "util/vec.h"
-
-static int by_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
 
 double tsa_np_quantile(double *v, size_t n, double q)
 {
     if (!n)
         return -1;
-    qsort(v, n, sizeof *v, by_double);
+    qsort(v, n, sizeof *v, tsa_cmp_double);
     return v[(size_t)(q * (double)(n - 1) + 0.5)];
 }
 
@@ -60,12 +55,6 @@ static op_time *kernel_times(const struct tsa_nprof *np, size_t *n)
     return t;
 }
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return (a > b) - (a < b);
-}
-
 /* The collectives' kernel times, ascending (the job's quantiles are
  * taken over every rank's). */
 static int keep_kernel_times(tsa_np_lean *l, const op_time *kt, size_t nkt)
@@ -76,7 +65,7 @@ static int keep_kernel_times(tsa_np_lean *l, const op_time *kt, size_t nkt)
     for (size_t i = 0; i < nkt; i++)
         ns[i] = kt[i].ns;
     if (nkt)
-        qsort(ns, nkt, sizeof *ns, cmp_u64);
+        qsort(ns, nkt, sizeof *ns, tsa_cmp_u64);
     int rc = tsa_np_lean_set_kernel_times(l, ns, nkt);
     free(ns);
     return rc;

@@ -8,6 +8,7 @@
 #include "load/nprof_reduce.h"
 #include "load/rank_nprof.h"
 #include "load/rank_view.h"
+#include "util/cmp.h"
 #include "util/vec.h"
 
 /* One part of a rank's lean records (load/nprof_lean.h): sender-side
@@ -23,33 +24,30 @@ typedef struct {
     uint64_t bytes, wire, wait_peer;
 } sample;
 
-static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
-static int cmp_int(int a, int b) { return (a > b) - (a < b); }
-
 static int by_peer(const void *pa, const void *pb)
 {
     const sample *a = pa, *b = pb;
-    int c = cmp_u64(a->comm_id, b->comm_id);
-    c = c ? c : cmp_int(a->op, b->op);
-    c = c ? c : cmp_int(a->kernel, b->kernel);
-    c = c ? c : cmp_int(a->src, b->src);
-    return c ? c : cmp_int(a->dst, b->dst);
+    int c = tsa_order_u64(a->comm_id, b->comm_id);
+    c = c ? c : tsa_order_i64(a->op, b->op);
+    c = c ? c : tsa_order_i64(a->kernel, b->kernel);
+    c = c ? c : tsa_order_i64(a->src, b->src);
+    return c ? c : tsa_order_i64(a->dst, b->dst);
 }
 
 static int by_channel(const void *pa, const void *pb)
 {
     const sample *a = pa, *b = pb;
-    int c = cmp_u64(a->comm_id, b->comm_id);
-    c = c ? c : cmp_int(a->op, b->op);
-    return c ? c : cmp_int(a->ch, b->ch);
+    int c = tsa_order_u64(a->comm_id, b->comm_id);
+    c = c ? c : tsa_order_i64(a->op, b->op);
+    return c ? c : tsa_order_i64(a->ch, b->ch);
 }
 
 static int by_owner(const void *pa, const void *pb)
 {
     const sample *a = pa, *b = pb;
-    int c = cmp_u64(a->comm_id, b->comm_id);
-    c = c ? c : cmp_int(a->op, b->op);
-    return c ? c : cmp_u64(a->owner, b->owner);
+    int c = tsa_order_u64(a->comm_id, b->comm_id);
+    c = c ? c : tsa_order_i64(a->op, b->op);
+    return c ? c : tsa_order_u64(a->owner, b->owner);
 }
 
 typedef struct {
