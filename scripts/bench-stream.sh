@@ -23,6 +23,11 @@
 #              2048x1000, 10240x1000: issue 27's target, ~18 GiB)
 #   kRxSxP     R torch.profiler traces (tsc-gen-kineto) x S steps x P extra
 #              kernels a step (k32x200x200: 451 MiB of JSON)
+#   RxS+light  the same with the NCCL profiler plugin's records of light
+#              capture (the preload's default: one per collective); run
+#              after RxS, it prints what they cost per rank: the peak RSS
+#              difference over the ranks, per path (--jobs 1 allocates in
+#              the same order every run: its figure is the exact one)
 # A path that is run only when it fits: the in-memory path and BASE when
 # the dumps are under half the machine's memory, --jobs 1 under 4 GiB of
 # dumps (it would take as long again).
@@ -96,11 +101,15 @@ read_speed() {
     echo "$cold" >"$WORK/cold"
 }
 
-# bench NAME RANKS STEPS EVENTS_PER_STEP [PAD]: dumps, or with PAD traces
+# bench NAME RANKS STEPS EVENTS_PER_STEP [--kineto PAD | GENERATOR OPTIONS]: traces or dumps
 bench() {
-    name=$1 ranks=$2 steps=$3 eps=$4 pad=${5:-}
-    what=dumps
-    [ -n "$pad" ] && what=traces
+    name=$1 ranks=$2 steps=$3 eps=$4
+    shift 4   # traces: --kineto PAD; dumps: the generator's further options
+    pad= what=dumps
+    if [ "${1:-}" = --kineto ]; then
+        pad=$2 what=traces
+        shift 2
+    fi
     dir="$WORK/$name"
     [ -n "${BENCH_KEEP:-}" ] && mkdir -p "$BENCH_KEEP" && dir="$BENCH_KEEP/$name"
     gen="reused"
@@ -112,7 +121,8 @@ bench() {
             "$KGEN" "$dir" "$ranks" "$steps" "$pad" >/dev/null
         else
             "$GEN" -o "$dir" --ranks "$ranks" --ranks-per-host 8 --steps "$steps" \
-                --events-per-step "$eps" --flops 1e12 --straggler 3:0.2 --truth "$dir.truth.json" >/dev/null
+                --events-per-step "$eps" --flops 1e12 --straggler 3:0.2 --truth "$dir.truth.json" \
+                "$@" >/dev/null
         fi
         gen="generated in $(since "$t0") s"
         echo ok >"$dir.complete"
@@ -189,14 +199,33 @@ bench() {
         printf "  streaming: %.0f MiB/s of dumps analysed; peak RSS %.1f KiB per rank; load %s\n",
             b / 1048576 / w, r / n, "'"$(load)"'"
     }'
+    for p in base old new new1; do
+        [ -s "$WORK/$p.t" ] && echo "$(col $p 3)" >"$WORK/$name.$p.rss"
+    done
+    per_rank_delta "$name" "$ranks"
     [ -z "${BENCH_KEEP:-}" ] && rm -rf "$dir" "$dir.truth.json" "$dir.complete"
     return 0
+}
+
+# per_rank_delta NAME RANKS: for NAME = X+light after X, the plugin
+# records' cost per rank, before and streaming.
+per_rank_delta() {
+    case $1 in *+light) plain=${1%+light} ;; *) return 0 ;; esac
+    for p in base old new new1; do
+        [ -s "$WORK/$plain.$p.rss" ] && [ -s "$WORK/$1.$p.rss" ] || continue
+        case $p in base) label="before (base build)";; old) label="--in-memory";;
+        new) label="streaming, --jobs $cores";; new1) label="streaming, --jobs 1";; esac
+        awk -v a="$(cat "$WORK/$plain.$p.rss")" -v b="$(cat "$WORK/$1.$p.rss")" -v n="$2" \
+            -v l="$label" 'BEGIN { printf "  plugin records (light), %s: peak RSS +%.1f MiB, %.0f B per rank\n", l, (b - a) / 1024, (b - a) * 1024 / n }'
+    done
+    echo "  load $(load)"
 }
 
 for c in $CASES; do
     case $c in
     small) bench small 8 40 20000 ;;
-    k*x*x*) k=${c#k}; bench "$c" "${k%%x*}" "$(echo "$k" | cut -dx -f2)" 0 "${k##*x}" ;;
+    k*x*x*) k=${c#k}; bench "$c" "${k%%x*}" "$(echo "$k" | cut -dx -f2)" 0 --kineto "${k##*x}" ;;
+    *x*+light) rs=${c%+light}; bench "$c" "${rs%x*}" "${rs#*x}" 64 --nccl-plugin light ;;
     *x*) bench "$c" "${c%x*}" "${c#*x}" 64 ;;
     *) echo "bench-stream: unknown case $c" >&2; exit 2 ;;
     esac

@@ -16,9 +16,8 @@
 #include <string.h>
 
 #include "load/comm_ranks.h"
-#include "load/rank_nprof.h"
+#include "load/nprof_reduce.h"
 #include "netlink.h"
-#include "tsc_nccl_ops.h"
 
 #define LINK_CHANNELS 64
 
@@ -30,31 +29,19 @@ typedef struct {
     char channels[96];
 } pair_cost;
 
-/* 1 when op id names one of the rank's send/recv. */
-static int is_p2p(const struct tsa_nprof *np, uint32_t op_id)
-{
-    for (size_t k = 0; op_id && k < np->n_colls; k++)
-        if (np->colls[k].op_id == op_id)
-            return np->colls[k].op == TSC_NCCL_SEND || np->colls[k].op == TSC_NCCL_RECV;
-    return 0;
-}
-
-/* The rank's own send/recv proxy ops on the pair, within its window. */
-static void own_excess(const tsa_comm_ranks *m, const tsa_rank *r, int64_t w0, int64_t w1,
+/* The rank's own send/recv proxy ops on the pair, within its window
+ * (l: its lean records, load/nprof_lean.h). */
+static void own_excess(const tsa_comm_ranks *m, const tsa_np_lean *l, int64_t w0, int64_t w1,
                        double base, pair_cost *pc)
 {
-    const struct tsa_nprof *np = r->nprof;
-    for (size_t k = 0; k < np->n_proxies; k++) {
-        const tsa_np_proxy *p = &np->proxies[k];
-        if (!p->have_wait || p->pxn || !p->steps || p->is_send != pc->send ||
-            p->start_ns < w0 || p->start_ns >= w1 || p->channel >= LINK_CHANNELS ||
-            !is_p2p(np, p->op_id))
+    for (size_t k = 0; k < l->n_p2p_ops; k++) {
+        const tsa_np_p2p_op *p = &l->p2p_ops[k];
+        if (p->send != pc->send || p->start_ns < w0 || p->start_ns >= w1 ||
+            p->channel >= LINK_CHANNELS)
             continue;
-        const tsa_np_comm *cm = tsa_nprof_comm(np, p->comm);
-        if (tsa_comm_rank_global(m, cm ? cm->comm_id : 0, p->peer) != pc->peer)
+        if (tsa_comm_rank_global(m, p->comm_id, p->peer) != pc->peer)
             continue;
-        double t = (double)(pc->send ? p->wire_ns : p->wait_peer_ns);
-        double over = t - (double)p->steps * base;
+        double over = (double)p->t_ns - (double)p->steps * base;
         if (over > 0)
             pc->excess[p->channel] += over;
     }
@@ -107,8 +94,7 @@ int tsa_cause_link_recorded(const tsa_analysis *a, size_t i)
 {
     if (i >= a->n_ranks)
         return 0;
-    const tsa_rank *r = &a->job->ranks[i];
-    return r->nprof && r->nprof->n_proxies;
+    return tsa_np_proxy_count(&a->job->ranks[i]) > 0;
 }
 
 int tsa_cause_link(const tsa_analysis *a, size_t i, tsa_cause *out)
@@ -122,7 +108,10 @@ int tsa_cause_link(const tsa_analysis *a, size_t i, tsa_cause *out)
     if (tsa_slow_links(a->job, &l, &n, &med_send, &med_recv))
         return -1;
     tsa_comm_ranks m;
-    if (n && tsa_comm_ranks_build(a->job, &m)) {
+    tsa_np_lean tmp;
+    const tsa_np_lean *own = n ? tsa_rank_np_lean(r, TSA_NPL_P2P, &tmp) : NULL;
+    if (n && (!own || tsa_comm_ranks_build(a->job, &m))) {
+        tsa_np_lean_free(&tmp);
         free(l);
         return -1;
     }
@@ -137,15 +126,17 @@ int tsa_cause_link(const tsa_analysis *a, size_t i, tsa_cause *out)
         pair_cost pc = {.peer = send ? l[k].dst : l[k].src, .send = send};
         pair_figures(l, n, l[k].src, l[k].dst, &pc);
         double median = send || med_recv <= 0 ? med_send : med_recv;
-        own_excess(&m, r, w0, w1, median, &pc);
+        own_excess(&m, own, w0, w1, median, &pc);
         double explained = slowest_channel(&pc) / steps;
         if (explained > best) {
             best = explained;
             fill(&pc, explained, median, steps, out);
         }
     }
-    if (n)
+    if (n) {
         tsa_comm_ranks_free(&m);
+        tsa_np_lean_free(&tmp);
+    }
     free(l);
     return best > 0;
 }

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "load/comm_ranks.h"
+#include "load/nprof_reduce.h"
 #include "load/rank_nprof.h"
-#include "load/rank_view.h"
 #include "util/vec.h"
 
 typedef struct {
@@ -49,6 +49,30 @@ static double median_of(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* One link part of rank r (load/nprof_lean.h) as a sample per proxy op;
+ * the part's bytes and wire time go with its first (they are summed). */
+static int add_part(const tsa_rank *r, const tsa_np_lean *l, const tsa_np_link_part *lp,
+                    const tsa_comm_ranks *m, sample **out, size_t *n, size_t *cap)
+{
+    if (!lp->n_ops)
+        return 0;
+    if (lp->n_ops > SIZE_MAX / sizeof(uint64_t) ||
+        tsa_vec_reserve((void **)out, cap, *n + (size_t)lp->n_ops, sizeof **out))
+        return -1;
+    uint32_t *steps = malloc((size_t)lp->n_ops * sizeof *steps);
+    uint64_t *t = malloc((size_t)lp->n_ops * sizeof *t);
+    int rc = steps && t ? tsa_np_link_ops(l, lp, steps, t) : -1;
+    int peer = tsa_comm_rank_global(m, lp->comm_id, lp->peer);
+    for (size_t k = 0; k < lp->n_ops && !rc; k++)
+        (*out)[(*n)++] = (sample){.owner = r->rank, .src = lp->send ? r->rank : peer,
+                                  .dst = lp->send ? peer : r->rank, .ch = lp->channel,
+                                  .send = lp->send, .per_step = (double)t[k] / steps[k],
+                                  .bytes = k ? 0 : lp->bytes, .wire = k ? 0 : lp->wire_ns};
+    free(steps);
+    free(t);
+    return rc;
+}
+
 static int collect(const tsa_job *job, sample **out, size_t *n)
 {
     size_t cap = 0;
@@ -57,30 +81,25 @@ static int collect(const tsa_job *job, sample **out, size_t *n)
         return -1;
     *out = NULL;
     *n = 0;
-    for (size_t i = 0; i < job->n_ranks; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < job->n_ranks && !rc; i++) {
         const tsa_rank *r = &job->ranks[i];
-        const struct tsa_nprof *np = r->nprof;
-        for (size_t k = 0; np && k < np->n_proxies; k++) {
-            const tsa_np_proxy *p = &np->proxies[k];
-            /* PXN: another process's op, its peer in a communicator unknown here */
-            if (!p->have_wait || !p->steps || p->peer < 0 || p->pxn)
-                continue;
-            const tsa_np_comm *cm = tsa_nprof_comm(np, p->comm);
-            uint64_t cid = cm ? cm->comm_id : 0;
-            int peer = tsa_comm_rank_global(&m, cid, p->peer);
-            if (tsa_grow((void **)out, *n, &cap, sizeof **out)) {
-                tsa_comm_ranks_free(&m);
-                return -1;
-            }
-            uint64_t t = p->is_send ? p->wire_ns : p->wait_peer_ns;
-            (*out)[(*n)++] = (sample){.owner = r->rank, .src = p->is_send ? r->rank : peer,
-                                      .dst = p->is_send ? peer : r->rank, .ch = p->channel,
-                                      .send = p->is_send, .per_step = (double)t / p->steps,
-                                      .bytes = p->bytes, .wire = p->wire_ns};
-        }
+        if (!r->nprof)
+            continue;
+        tsa_np_lean tmp;
+        const tsa_np_lean *l = tsa_rank_np_lean(r, TSA_NPL_LINKS, &tmp);
+        rc = l ? 0 : -1;
+        for (size_t k = 0; l && k < l->n_links && !rc; k++)
+            rc = add_part(r, l, &l->links[k], &m, out, n, &cap);
+        tsa_np_lean_free(&tmp);
     }
     tsa_comm_ranks_free(&m);
-    return 0;
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
 }
 
 /* Median per step of the samples [b, e) of one direction. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nprof_lean.h"
 #include "tsc_format.h"
 #include "util/vec.h"
 
@@ -180,6 +181,10 @@ void tsa_nprof_free(tsa_rank *r)
     free(r->nprof->kch);
     free(r->nprof->ce_parts);
     free(r->nprof->captured);
+    if (r->nprof->lean) {
+        tsa_np_lean_free(r->nprof->lean);
+        free(r->nprof->lean);
+    }
     free(r->nprof);
     r->nprof = NULL;
 }

@@ -90,6 +90,9 @@ struct tsa_nprof {
     uint64_t orphan_waits; /* WAIT records with no proxy record before them */
     uint64_t lost;         /* META nccl_profiler_lost: events the plugin could not record */
     uint64_t pxn_ops;      /* META nccl_profiler_pxn_ops: ops run here for another process */
+    /* A lean rank's: what the job-level passes read of the records
+     * (nprof_lean.h), whose arrays it does not keep (comms aside). */
+    struct tsa_np_lean *lean;
 };
 
 /* One TSC_EV_NP_* record; 0, or -1 when out of memory. */

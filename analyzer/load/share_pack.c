@@ -12,6 +12,7 @@
 #include "dup_ranks.h"
 #include "job_build.h"
 #include "lean_calls.h"
+#include "nprof_reduce.h"
 #include "rank_nprof.h"
 #include "rank_telemetry.h"
 
@@ -34,24 +35,26 @@ static void mark_needed_names(const tsa_rank *r, uint8_t *needed)
             needed[t->net[i].port] = 1;
 }
 
-/* The plugin's records travel whole: the links, the transfer tables and
- * the graph replays are job-level views read after the ranks are lean. */
-static int put_nprof(tsa_pack_buf *b, const struct tsa_nprof *np)
+/* The plugin's records travel reduced to what the job-level passes read
+ * of them (nprof_lean.h), made here while the rank is whole: they would
+ * otherwise grow with its collectives.  Its communicators go along (the
+ * summary reads their versions), and the counters. */
+static int put_nprof(tsa_pack_buf *b, const tsa_rank *r)
 {
+    const struct tsa_nprof *np = r->nprof;
     if (tsa_put_u64(b, np != NULL))
         return -1;
     if (!np)
         return 0;
-    return tsa_put_u64(b, np->orphan_waits) || tsa_put_u64(b, np->lost) ||
-                   tsa_put_u64(b, np->pxn_ops) ||
-                   tsa_put_arr(b, np->comms, np->n_comms, sizeof *np->comms) ||
-                   tsa_put_arr(b, np->colls, np->n_colls, sizeof *np->colls) ||
-                   tsa_put_arr(b, np->proxies, np->n_proxies, sizeof *np->proxies) ||
-                   tsa_put_arr(b, np->kch, np->n_kch, sizeof *np->kch) ||
-                   tsa_put_arr(b, np->ce_parts, np->n_ce_parts, sizeof *np->ce_parts) ||
-                   tsa_put_arr(b, np->captured, np->n_captured, sizeof *np->captured)
-               ? -1
-               : 0;
+    if (tsa_put_u64(b, np->orphan_waits) || tsa_put_u64(b, np->lost) ||
+        tsa_put_u64(b, np->pxn_ops) || tsa_put_arr(b, np->comms, np->n_comms, sizeof *np->comms))
+        return -1;
+    if (np->lean)
+        return tsa_np_lean_put(b, np->lean);
+    tsa_np_lean l;
+    int rc = tsa_np_lean_make(r, TSA_NPL_ALL, &l) ? -1 : tsa_np_lean_put(b, &l);
+    tsa_np_lean_free(&l);
+    return rc;
 }
 
 /* The calls compact (lean_calls.h), as the receiver keeps them. */
@@ -105,7 +108,7 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
                           sizeof *t->throttled_periods) ||
               tsa_put_arr(b, t->net, t->n_net, sizeof *t->net)))
         return -1;
-    return put_nprof(b, r->nprof);
+    return put_nprof(b, r);
 }
 
 int tsa_share_pack(const tsa_job *job, size_t first_problem, uint32_t home,
@@ -180,17 +183,12 @@ static void get_nprof(tsa_cursor *c, tsa_rank *r)
     np->lost = tsa_get_u64(c);
     np->pxn_ops = tsa_get_u64(c);
     np->comms = tsa_get_arr(c, &np->n_comms, sizeof *np->comms);
-    np->colls = tsa_get_arr(c, &np->n_colls, sizeof *np->colls);
-    np->proxies = tsa_get_arr(c, &np->n_proxies, sizeof *np->proxies);
-    np->kch = tsa_get_arr(c, &np->n_kch, sizeof *np->kch);
-    np->ce_parts = tsa_get_arr(c, &np->n_ce_parts, sizeof *np->ce_parts);
-    np->captured = tsa_get_arr(c, &np->n_captured, sizeof *np->captured);
     np->cap_comms = np->n_comms;
-    np->cap_colls = np->n_colls;
-    np->cap_proxies = np->n_proxies;
-    np->cap_kch = np->n_kch;
-    np->cap_ce_parts = np->n_ce_parts;
-    np->cap_captured = np->n_captured;
+    if (c->bad || !(np->lean = malloc(sizeof *np->lean))) {
+        c->bad = 1;
+        return;
+    }
+    tsa_np_lean_get(c, np->lean);
 }
 
 /* Fills r (already appended to the job, zeroed) from the cursor; own:

@@ -3,7 +3,8 @@
  * it to process 0.  The ranks go as remote ranks (tsa_rank.remote): their bulk records
  * stay on the sending process, which runs the per-rank stages on them
  * (stage_pack.h); what travels is what the job-level passes read (NCCL
- * calls, threads and names, calls in flight, memory events, telemetry).  The buffer holds raw structs: writer and reader must be
+ * calls, threads and names, calls in flight, memory events, telemetry,
+ * the NCCL profiler plugin's records reduced: nprof_lean.h).  The buffer holds raw structs: writer and reader must be
  * the same build (one binary on a homogeneous cluster).  The reader still
  * bounds-checks every length, and fails cleanly on a short or bad buffer. */
 #ifndef TSA_SHARE_PACK_H

@@ -5,56 +5,49 @@
 #include <string.h>
 
 #include "load/comm_ranks.h"
+#include "load/nprof_reduce.h"
 #include "load/rank_nprof.h"
 #include "load/rank_view.h"
+#include "util/cmp.h"
 #include "util/vec.h"
 
-/* One sender-side proxy op, or one kernel channel (kernel = 1). */
+/* One part of a rank's lean records (load/nprof_lean.h): sender-side
+ * proxy ops of a (collective, peer, channel), or its kernel channels
+ * (kernel = 1); owner the rank's index in the job, colls its distinct
+ * collectives of (comm, op). */
 typedef struct {
     uint64_t comm_id;
     uint8_t op, kernel;
-    int owner, src, dst, ch;
-    uint32_t op_id, steps;
+    int src, dst, ch;
+    size_t owner;
+    uint64_t colls, ops, steps;
     uint64_t bytes, wire, wait_peer;
 } sample;
-
-/* A rank's collectives by op id: (op id, index), sorted. */
-typedef struct { uint32_t op_id; size_t idx; } coll_ref;
-
-static int by_ref(const void *pa, const void *pb)
-{
-    const coll_ref *a = pa, *b = pb;
-    return (a->op_id > b->op_id) - (a->op_id < b->op_id);
-}
-
-static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
-static int cmp_int(int a, int b) { return (a > b) - (a < b); }
 
 static int by_peer(const void *pa, const void *pb)
 {
     const sample *a = pa, *b = pb;
-    int c = cmp_u64(a->comm_id, b->comm_id);
-    c = c ? c : cmp_int(a->op, b->op);
-    c = c ? c : cmp_int(a->kernel, b->kernel);
-    c = c ? c : cmp_int(a->src, b->src);
-    return c ? c : cmp_int(a->dst, b->dst);
+    int c = tsa_order_u64(a->comm_id, b->comm_id);
+    c = c ? c : tsa_order_i64(a->op, b->op);
+    c = c ? c : tsa_order_i64(a->kernel, b->kernel);
+    c = c ? c : tsa_order_i64(a->src, b->src);
+    return c ? c : tsa_order_i64(a->dst, b->dst);
 }
 
 static int by_channel(const void *pa, const void *pb)
 {
     const sample *a = pa, *b = pb;
-    int c = cmp_u64(a->comm_id, b->comm_id);
-    c = c ? c : cmp_int(a->op, b->op);
-    return c ? c : cmp_int(a->ch, b->ch);
+    int c = tsa_order_u64(a->comm_id, b->comm_id);
+    c = c ? c : tsa_order_i64(a->op, b->op);
+    return c ? c : tsa_order_i64(a->ch, b->ch);
 }
 
-static int by_coll(const void *pa, const void *pb)
+static int by_owner(const void *pa, const void *pb)
 {
     const sample *a = pa, *b = pb;
-    int c = cmp_u64(a->comm_id, b->comm_id);
-    c = c ? c : cmp_int(a->op, b->op);
-    c = c ? c : cmp_int(a->owner, b->owner);
-    return c ? c : cmp_u64(a->op_id, b->op_id);
+    int c = tsa_order_u64(a->comm_id, b->comm_id);
+    c = c ? c : tsa_order_i64(a->op, b->op);
+    return c ? c : tsa_order_u64(a->owner, b->owner);
 }
 
 typedef struct {
@@ -70,50 +63,31 @@ static int add(samples *v, const sample *x)
     return 0;
 }
 
-/* A rank's sender-side proxy ops and GPU-timed kernel channels, each with
- * its collective's function and communicator. */
-static int rank_samples(const tsa_rank *r, const tsa_comm_ranks *m, samples *v)
+static uint64_t colls_of(const tsa_np_lean *l, uint64_t comm_id, uint8_t op)
 {
-    const struct tsa_nprof *np = r->nprof;
-    coll_ref *refs = malloc(sizeof *refs * (np->n_colls ? np->n_colls : 1));
-    if (!refs)
-        return -1;
-    for (size_t k = 0; k < np->n_colls; k++)
-        refs[k] = (coll_ref){np->colls[k].op_id, k};
-    if (np->n_colls)
-        qsort(refs, np->n_colls, sizeof *refs, by_ref);
-    int rc = 0;
-    for (size_t k = 0; k < np->n_proxies + np->n_kch && !rc; k++) {
-        int kernel = k >= np->n_proxies;
-        const tsa_np_proxy *p = kernel ? NULL : &np->proxies[k];
-        const tsa_np_kch *x = kernel ? &np->kch[k - np->n_proxies] : NULL;
-        if (p && (!p->is_send || p->pxn || !p->have_wait || p->peer < 0))
-            continue;
-        if (x && x->host_times)
-            continue;
-        coll_ref want = {p ? p->op_id : x->op_id, 0};
-        const coll_ref *hit =
-            np->n_colls ? bsearch(&want, refs, np->n_colls, sizeof *refs, by_ref) : NULL;
-        if (!hit)
-            continue;
-        const tsa_np_coll *c = &np->colls[hit->idx];
-        const tsa_np_comm *cm = tsa_nprof_comm(np, c->comm);
-        sample s = {.comm_id = cm ? cm->comm_id : 0, .op = c->op, .kernel = (uint8_t)kernel,
-                    .owner = r->rank, .op_id = c->op_id, .src = r->rank, .dst = -1};
-        if (p) {
-            s.dst = tsa_comm_rank_global(m, s.comm_id, p->peer);
-            s.ch = p->channel;
-            s.steps = p->steps;
-            s.bytes = p->bytes;
-            s.wire = p->wire_ns;
-            s.wait_peer = p->wait_peer_ns;
-        } else {
-            s.ch = x->channel;
-            s.wire = x->gpu_ns; /* the channel's kernel time */
-        }
+    for (size_t k = 0; k < l->n_xfer_colls; k++)
+        if (l->xfer_colls[k].comm_id == comm_id && l->xfer_colls[k].op == op)
+            return l->xfer_colls[k].colls;
+    return 0;
+}
+
+/* Rank i's parts, each with its collective's function and communicator. */
+static int rank_samples(const tsa_job *job, size_t i, const tsa_comm_ranks *m, samples *v)
+{
+    const tsa_rank *r = &job->ranks[i];
+    tsa_np_lean tmp;
+    const tsa_np_lean *l = tsa_rank_np_lean(r, TSA_NPL_XFER, &tmp);
+    int rc = l ? 0 : -1;
+    for (size_t k = 0; l && k < l->n_xfer && !rc; k++) {
+        const tsa_np_xfer_part *x = &l->xfer[k];
+        sample s = {.comm_id = x->comm_id, .op = x->op, .kernel = x->kernel, .src = r->rank,
+                    .dst = x->kernel ? -1 : tsa_comm_rank_global(m, x->comm_id, x->peer),
+                    .ch = x->channel, .owner = i, .colls = colls_of(l, x->comm_id, x->op),
+                    .ops = x->ops, .steps = x->steps, .bytes = x->bytes, .wire = x->wire_ns,
+                    .wait_peer = x->wait_peer_ns};
         rc = add(v, &s);
     }
-    free(refs);
+    tsa_np_lean_free(&tmp);
     return rc;
 }
 
@@ -121,10 +95,10 @@ static void sum_into(tsa_xfer *x, const sample *s)
 {
     if (s->kernel) {
         x->kernel_ns += s->wire;
-        x->kernel_n++;
+        x->kernel_n += s->ops;
         return;
     }
-    x->ops++;
+    x->ops += s->ops;
     x->steps += s->steps;
     x->bytes += s->bytes;
     x->wire_ns += s->wire;
@@ -181,15 +155,17 @@ static int build(const tsa_job *job, sample *s, size_t ns, tsa_coll_xfer **out, 
             ;
         tsa_coll_xfer g = {.op = s[b].op, .comm_id = s[b].comm_id,
                            .comm_size = comm_size_of(job, s[b].comm_id)};
-        qsort(s + b, e - b, sizeof *s, by_coll);
-        const sample *last = NULL; /* the last proxy op counted: (owner, op id) */
+        qsort(s + b, e - b, sizeof *s, by_owner);
+        const sample *last = NULL; /* the last part counted */
         for (size_t i = b; i < e; i++) {
             if (s[i].kernel)
                 continue;
             g.bytes += s[i].bytes;
             g.wire_ns += s[i].wire;
-            g.colls += !last || last->owner != s[i].owner || last->op_id != s[i].op_id;
-            g.ranks += !last || last->owner != s[i].owner;
+            if (!last || last->owner != s[i].owner) {
+                g.ranks++;
+                g.colls += s[i].colls;
+            }
             last = &s[i];
         }
         if (!g.colls)
@@ -224,7 +200,7 @@ int tsa_coll_xfers(const tsa_job *job, tsa_coll_xfer **out, size_t *n)
     int rc = 0;
     for (size_t i = 0; i < job->n_ranks && !rc; i++)
         if (job->ranks[i].nprof)
-            rc = rank_samples(&job->ranks[i], &m, &v);
+            rc = rank_samples(job, i, &m, &v);
     if (!rc && v.n) {
         qsort(v.s, v.n, sizeof *v.s, by_channel); /* groups first: (comm, op) */
         rc = build(job, v.s, v.n, out, n);

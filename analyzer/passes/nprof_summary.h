@@ -10,20 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "load/nprof_lean.h"   /* tsa_np_replay */
 #include "model/model.h"
-
-/* One rank's collectives without a call of one communicator, function
- * and NCCL sequence number: the replays of one captured collective. */
-typedef struct tsa_np_replay {
-    int32_t rank;
-    uint64_t comm_id;
-    uint8_t op;
-    uint64_t seq;
-    size_t colls;
-    size_t proxy_ops, steps;
-    uint64_t bytes, wire_ns;
-    double kernel_ns;       /* GPU time of a collective (longest channel), median; -1 none */
-} tsa_np_replay;
 
 typedef struct tsa_np_summary {
     size_t ranks;           /* ranks with plugin records */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "findings/netlink.h"
-#include "load/rank_nprof.h"
+#include "load/nprof_reduce.h"
 #include "util/json_int.h"
 
 static int slowest_first(const void *pa, const void *pb)
@@ -21,7 +21,7 @@ static double gbps(const tsa_link_stat *l)
 int tsa_links_any(const tsa_analysis *a)
 {
     for (size_t i = 0; i < a->job->n_ranks; i++)
-        if (a->job->ranks[i].nprof && a->job->ranks[i].nprof->n_proxies)
+        if (tsa_np_proxy_count(&a->job->ranks[i]))
             return 1;
     return 0;
 }

@@ -23,6 +23,11 @@ static inline int tsa_cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
+/* -1, 0 or 1 as a is below, equal to or above b: the steps of a
+ * comparator over several fields. */
+static inline int tsa_order_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
+static inline int tsa_order_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
 /* For an array of char *. */
 static inline int tsa_cmp_str(const void *a, const void *b)
 {

@@ -10,6 +10,7 @@
 
 #include "dump_file.h"
 #include "gen_mem.h"
+#include "gen_nprof.h"
 #include "tsc_format.h"
 
 /* tsa_kcat values (analyzer/model.h), repeated so the generator stays
@@ -51,6 +52,8 @@ void gen_default_options(gen_options *o)
     o->offset_rank = -1;
     o->lossy_rank = -1;
     o->mem_leak_rank = -1;
+    o->nprof_slow_src = -1;
+    o->nprof_slow_factor = 1;
     o->warmup = 2;
     o->seed = 1;
     o->stall_every = 1;
@@ -199,6 +202,8 @@ typedef struct rank_ctx {
     uint32_t corr;
     uint64_t gemm_counter;
     uint64_t seq;
+    uint64_t bucket_bytes, last_bytes;
+    gen_np_rank np;                   /* plugin records (gen_nprof.h) */
 } rank_ctx;
 
 static void define_descs(writer *w, rank_ctx *c, const gen_options *o, const plan *p, int r)
@@ -219,9 +224,11 @@ static void define_descs(writer *w, rank_ctx *c, const gen_options *o, const pla
     nc.count = 25u << 20;
     nc.bytes = nc.count * 2;
     c->d_nccl_bucket = desc(w, mainst, TSC_DESC_NCCL_CALL, &nc, sizeof nc);
+    c->bucket_bytes = nc.bytes;
     nc.count = 3u << 20;
     nc.bytes = nc.count * 2;
     c->d_nccl_last = desc(w, mainst, TSC_DESC_NCCL_CALL, &nc, sizeof nc);
+    c->last_bytes = nc.bytes;
     nc.op = TSC_NCCL_BROADCAST;
     nc.peer = 0;
     nc.redop = TSC_REDOP_NONE;
@@ -320,6 +327,22 @@ static void emit_kernel(writer *w, rank_ctx *c, const gen_options *o, const plan
     event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, kd, ks + o_, ke + o_, corr);
 }
 
+/* The plugin's records of the collective called at [cs, ce) whose kernel
+ * ran [ks, ke) (the rank's clock), on the calling thread. */
+static void emit_nprof(writer *w, rank_ctx *c, const gen_options *o, uint32_t nd, int64_t cs,
+                       int64_t ce, int64_t ks, int64_t ke)
+{
+    if (!o->nprof)
+        return;
+    gen_np_rec rec[GEN_NP_MAX_RECS];
+    uint8_t op = nd == c->d_nccl_bcast ? TSC_NCCL_BROADCAST : TSC_NCCL_ALLREDUCE;
+    uint64_t bytes = nd == c->d_nccl_bucket ? c->bucket_bytes : c->last_bytes;
+    size_t n = gen_np_coll(o, &c->np, op, bytes, cs, ce, ks, ke, rec);
+    for (size_t i = 0; i < n; i++)
+        event(w, &w->s[0], rec[i].kind, rec[i].flags, rec[i].aux, rec[i].desc, rec[i].start,
+              rec[i].end, rec[i].val);
+}
+
 static void emit_allreduce(writer *w, rank_ctx *c, const gen_options *o, int r, uint32_t nd,
                            int64_t ks, int64_t ke)
 {
@@ -327,10 +350,12 @@ static void emit_allreduce(writer *w, rank_ctx *c, const gen_options *o, int r, 
     uint64_t seq = c->seq++;
     if (o->host_only) {
         event(w, &w->s[0], TSC_EV_NCCL, 0, 0, nd, ks + o_, ke + o_, seq);
+        emit_nprof(w, c, o, nd, ks + o_, ke + o_, ks + o_, ke + o_);
         return;
     }
     uint32_t corr = ++c->corr;
     event(w, &w->s[0], TSC_EV_NCCL, 0, 0, nd, ks - 3000 + o_, ks - 1000 + o_, seq);
+    emit_nprof(w, c, o, nd, ks - 3000 + o_, ks - 1000 + o_, ks + o_, ke + o_);
     event(w, &w->s[0], TSC_EV_API, 0, 0, c->d_api_nccl, ks - 2500 + o_, ks - 1500 + o_, corr);
     event(w, &w->s[2], TSC_EV_EXTCORR, 4, 0, corr, 0, 0, TSC_EXTCORR_ID(nd, seq));
     event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, c->d_ar_kernel, ks + o_, ke + o_, corr);
@@ -423,9 +448,19 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
         meta(&w, 0, lk, lv, 1);
     }
 
+    if (o->nprof) {
+        const char *nk[] = {TSC_META_NP};
+        const char *nv[] = {gen_np_meta(o)};
+        meta(&w, 0, nk, nv, 1);
+    }
+
     rank_ctx c;
     memset(&c, 0, sizeof c);
     define_descs(&w, &c, o, p, r);
+    if (o->nprof) {
+        gen_np_rec cm = gen_np_comm(r, t0 + 300000000 + off(o, r), &c.np);
+        event(&w, &w.s[0], cm.kind, cm.flags, cm.aux, cm.desc, cm.start, cm.end, cm.val);
+    }
     uint32_t mem_desc[5] = {0};
     gen_mem_op mops[GEN_MEM_MAX_OPS];
     if (gen_mem_enabled(o)) {
@@ -587,7 +622,8 @@ int gen_job(const gen_options *o, gen_truth *t)
         o->overlap < 0 || o->overlap > 1 || o->stall < 0 || o->stall + o->comm >= 1 ||
         o->slowdown < 0 || o->warmup < 0 || !o->dir || o->copy_share < 0 ||
         o->memset_share < 0 || o->copy_share + o->memset_share >= 0.5 ||
-        o->syncs_per_step < 0 || o->sync_gap_ns < 0 || o->stall_every < 1) {
+        o->syncs_per_step < 0 || o->sync_gap_ns < 0 || o->stall_every < 1 || o->nprof < 0 ||
+        o->nprof > 2 || o->nprof_slow_factor <= 0) {
         fprintf(stderr, "tsc-gen-job: option out of range\n");
         return -1;
     }

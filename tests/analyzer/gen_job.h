@@ -74,6 +74,11 @@ typedef struct gen_options {
     uint64_t mem_pool;         /* stream-ordered pool of this size, used each step */
     uint64_t mem_total;        /* device memory (mem_info_total_bytes), 0: not written */
     uint64_t mem_free;         /* free at start (mem_info_free_bytes), 0: not written */
+    /* NCCL profiler plugin records (gen_nprof.h): 0 none (default), 1 light
+     * capture, 2 full; full makes the link nprof_slow_src -> +1 slower. */
+    int nprof;
+    int nprof_slow_src;        /* -1 none (default) */
+    double nprof_slow_factor;
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
     const char *run_id;        /* default "gen-run" */
     const char *dir;           /* output directory (created) */

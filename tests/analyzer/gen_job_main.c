@@ -37,6 +37,9 @@ static void usage(FILE *out)
             "  --mem-pool MIB        stream-ordered pool of MIB, used each step\n"
             "  --mem-total MIB       device memory (cuMemGetInfo total)\n"
             "  --mem-free MIB        free memory at start (cuMemGetInfo free)\n"
+            "  --nccl-plugin MODE     NCCL profiler plugin records: light (one per collective,\n"
+            "                         the preload's default) or full (proxy ops, kernel channels)\n"
+            "  --slow-link SRC:F      full: the link SRC -> SRC+1 is F times slower\n"
             "  --device NAME          device name (default NVIDIA H100 80GB HBM3)\n"
             "  --run-id ID            run id (default gen-run)\n"
             "  --seed N               kernel duration jitter seed (default 1)\n"
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
     enum { O_RANKS = 1000, O_RPH, O_STEPS, O_EPS, O_STEPMS, O_COMM, O_OVERLAP, O_STALL,
            O_FLOPS, O_BUCKETS, O_STRAG, O_OFFSET, O_HOSTONLY, O_WARMUP, O_DEVICE, O_RUN,
            O_SEED, O_TRUTH, O_COPY, O_MEMSET, O_PAGEABLE, O_FP32, O_SYNCS, O_SYNCGAP,
-           O_EVERY, O_MBASE, O_MLEAK, O_MCHURN, O_MPOOL, O_MTOTAL, O_MFREE };
+           O_EVERY, O_MBASE, O_MLEAK, O_MCHURN, O_MPOOL, O_MTOTAL, O_MFREE, O_NPROF, O_SLOWLINK };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
         {"ranks-per-host", required_argument, NULL, O_RPH},
@@ -121,6 +124,8 @@ int main(int argc, char **argv)
         {"mem-pool", required_argument, NULL, O_MPOOL},
         {"mem-total", required_argument, NULL, O_MTOTAL},
         {"mem-free", required_argument, NULL, O_MFREE},
+        {"nccl-plugin", required_argument, NULL, O_NPROF},
+        {"slow-link", required_argument, NULL, O_SLOWLINK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -176,6 +181,19 @@ int main(int argc, char **argv)
         case O_MPOOL: o.mem_pool = mib(optarg); break;
         case O_MTOTAL: o.mem_total = mib(optarg); break;
         case O_MFREE: o.mem_free = mib(optarg); break;
+        case O_NPROF:
+            o.nprof = !strcmp(optarg, "light") ? 1 : !strcmp(optarg, "full") ? 2 : -1;
+            if (o.nprof < 0) {
+                fprintf(stderr, "tsc-gen-job: --nccl-plugin wants light or full\n");
+                return 2;
+            }
+            break;
+        case O_SLOWLINK:
+            if (gen_parse_pair(optarg, &o.nprof_slow_src, &o.nprof_slow_factor)) {
+                fprintf(stderr, "tsc-gen-job: --slow-link wants SRC:FACTOR\n");
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -17,11 +17,12 @@ mpi() {
         mpirun --oversubscribe --allow-run-as-root -n "$n" "$MPI_REPORT" "$@"
 }
 
-# same_answer DIR: tscope-report's JSON of DIR, left in $T/one.json, is
-# byte for byte that of tscope-report-mpi under 1, 2 and 3 processes, and
-# the text under 3 processes is tscope-report's text; except the cause
-# blocks, which tscope-report-mpi does not compute when ranks are on other
-# processes (their kernels stay there; docs/findings.md "Causes", Limits):
+# same_answer DIR [COUNTS]: tscope-report's JSON of DIR, left in
+# $T/one.json, is byte for byte that of tscope-report-mpi under 1, 2 and 3
+# processes (or COUNTS), and the text under 3 (the last) is tscope-report's
+# text; except the cause blocks, which tscope-report-mpi does not compute
+# when ranks are on other processes (their kernels stay there;
+# docs/findings.md "Causes", Limits):
 # under 2 and 3 processes its "causes" must be [] and everything else the
 # same.
 no_causes() { # FILE OUT: FILE with the top-level causes list emptied (up to the
@@ -32,10 +33,11 @@ no_causes() { # FILE OUT: FILE with the top-level causes list emptied (up to the
          { print }' "$1" >"$2"
 }
 same_answer() {
+    counts=${2:-1 2 3}
     "$REPORT" "$1" --json >"$T/one.json"; rc=$?
     [ $rc -eq 0 ] || fail "tscope-report: exit $rc"
     "$REPORT" "$1" --color never >"$T/one.txt"
-    for n in 1 2 3; do
+    for n in $counts; do
         mpi $n "$1" --json >"$T/mpi$n.json" 2>"$T/err"; rc=$?
         [ $rc -eq 0 ] || { cat "$T/err"; fail "-n $n: exit $rc"; }
         if [ $n -eq 1 ]; then
@@ -47,9 +49,10 @@ same_answer() {
             cmp -s "$T/a" "$T/b" || { diff "$T/a" "$T/b" | head -20; fail "-n $n: JSON differs"; }
         fi
     done
-    mpi 3 "$1" --color never >"$T/mpi.txt" || fail "-n 3 text: exit"
+    n=${counts##* }
+    mpi $n "$1" --color never >"$T/mpi.txt" || fail "-n $n text: exit"
     no_causes "$T/one.txt" "$T/a"
-    cmp -s "$T/a" "$T/mpi.txt" || { diff "$T/a" "$T/mpi.txt" | head -20; fail "-n 3: text differs"; }
+    cmp -s "$T/a" "$T/mpi.txt" || { diff "$T/a" "$T/mpi.txt" | head -20; fail "-n $n: text differs"; }
 }
 
 # same_damaged DIR: tscope-report exits 1 on DIR (load problems), its JSON

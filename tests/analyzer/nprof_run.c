@@ -44,6 +44,25 @@ int np_run(const char *tag, const char *env, char *dir, size_t cap)
     return np_run_with(tag, env, "", dir, cap);
 }
 
+/* The streaming report's lean ranks keep the plugin's records reduced
+ * (load/nprof_lean.h): on every job the JSON and the text must be the
+ * in-memory path's, byte for byte. */
+static void same_streamed(const char *dir)
+{
+    const char *report = getenv("TB_REPORT");
+    if (!report || !*report)
+        return;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "for f in --json --color=never; do '%s' '%s' $f --in-memory >'%s.mem' 2>&1; "
+             "'%s' '%s' $f --stream-above 0 --jobs 2 >'%s.str' 2>&1; "
+             "cmp -s '%s.mem' '%s.str' || { diff '%s.mem' '%s.str' | head -20 >&2; exit 1; }; "
+             "done",
+             report, dir, dir, report, dir, dir, dir, dir, dir, dir);
+    if (system(cmd) != 0)
+        fail_msg("%s: the streaming report differs from --in-memory", dir);
+}
+
 int np_run_with(const char *tag, const char *env, const char *rank_args, char *dir, size_t cap)
 {
     snprintf(dir, cap, "%s/%s", base, tag);
@@ -57,7 +76,10 @@ int np_run_with(const char *tag, const char *env, const char *rank_args, char *d
              asan && *asan ? asan : "", asan && *asan ? " " : "", getenv("TB_PRELOAD"),
              getenv("TB_FAKENCCL_DIR"), dir, NP_CHANNELS, env, getenv("TB_LAUNCH"), NP_RANKS,
              getenv("TB_RANK"), rank_args, dir);
-    return system(cmd);
+    int rc = system(cmd);
+    if (rc == 0)
+        same_streamed(dir);
+    return rc;
 }
 
 tsa_job *np_load(const char *dir)

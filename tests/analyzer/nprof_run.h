@@ -22,6 +22,10 @@ int np_begin(const char *name);
 int np_done(void);
 
 /* Runs the job; dir receives its dump folder.  The job's exit status.
+ * A job that ran is reported by TB_REPORT streaming and --in-memory: the
+ * two must print the same (JSON and text), or the test fails (a job with
+ * send/recv, which may be a pipeline, is held whole by both: only a job
+ * without them streams its ranks lean).
  * _with: more arguments for each rank (tsc-testbed-rank's options). */
 int np_run(const char *tag, const char *env, char *dir, size_t cap);
 int np_run_with(const char *tag, const char *env, const char *rank_args, char *dir, size_t cap);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tscope-report-mpi gives the single-process answer: on a generated 8-rank
-# job with one slow rank (and one clock off), `mpirun -n 1/2/3` prints the
+# job with one slow rank (and one clock off), and on a job with the NCCL
+# profiler plugin's records (full capture), `mpirun -n 1/2/3` prints the
 # same JSON and text as tscope-report, and on a damaged copy of the job (a
 # file that is not a dump, a cut-short dump) the same JSON, problems in the
 # same order and the same exit status.  Skips (77) without MPI.
@@ -14,6 +15,15 @@ GEN="$3"
     --clock-offset 3:5000000 --flops 1e12 --mem-base 100 >/dev/null || fail "generator"
 same_answer "$T/job"
 grep -q '"kind":[[:space:]]*"straggler-bound"' "$T/one.json" || fail "the slow rank is not found"
+
+# The NCCL profiler plugin's records travel reduced (load/nprof_lean.h):
+# full capture with a slow link has the summary, transfer tables and
+# links; light capture is test_stream_same.sh's.  Under 2 processes only
+# (process 0 holds the other's ranks lean), JSON and text.
+"$GEN" -o "$T/full" --ranks 8 --ranks-per-host 4 --steps 12 --flops 1e12 \
+    --nccl-plugin full --slow-link 2:4 >/dev/null || fail "generator (full)"
+same_answer "$T/full" 2
+grep -q '"id":[[:space:]]*"NET.SLOW_LINK"' "$T/one.json" || fail "full: no slow link found"
 
 # Damaged: a file that is not a dump and two dumps cut in the middle, one
 # loaded by process 0 and one by process 1 (under -n 2 and -n 3), whose

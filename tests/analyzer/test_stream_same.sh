@@ -4,7 +4,10 @@
 # (--in-memory) prints, byte for byte: JSON and text, exit
 # status and problems, under 1, 2 and 3 threads, on generated jobs (a
 # straggler with its causes, a clock offset, memory records, an I/O mix,
-# the gpu-span window, a step marker), a damaged copy (a file that is not a
+# the gpu-span window, a step marker), generated jobs with the NCCL
+# profiler plugin's records (light capture, whose lean ranks keep a few
+# counts of them; full capture with a slow link, whose keep them reduced
+# per link: load/nprof_lean.h), a damaged copy (a file that is not a
 # dump, two cut dumps, a second run, a duplicate rank), the recorded
 # test-bed dumps, a pipeline job (loaded whole) and a torch.profiler
 # trace directory (tests/views/test_stream_traces.sh has more).
@@ -31,6 +34,25 @@ same "$T/strag" --json --warmup 0 --step-marker ncclAllReduce
     --syncs-per-step 2 --sync-gap-us 200 --stall 0.1 --stall-every 3 --fp32-gemm \
     --flops 1e12 >/dev/null || fail "generator (io)"
 same "$T/io" --json
+
+# The plugin's records: light (the preload's default) with a straggler,
+# full with a slow link (its finding, link table and transfer tables), and
+# a cut copy of the full job (a rank's records end mid-collective).
+"$GEN" -o "$T/light" --ranks 8 --ranks-per-host 4 --steps 12 --straggler 5:0.3 \
+    --flops 1e12 --nccl-plugin light >/dev/null || fail "generator (light)"
+same "$T/light" --json
+grep -q '"joined":[[:space:]]*392,' "$T/new.out" || fail "light: the plugin's collectives are not all joined"
+same "$T/light"
+"$GEN" -o "$T/full" --ranks 8 --ranks-per-host 4 --steps 12 --flops 1e12 \
+    --nccl-plugin full --slow-link 2:4 >/dev/null || fail "generator (full)"
+same "$T/full" --json
+grep -q '"id":[[:space:]]*"NET.SLOW_LINK"' "$T/new.out" || fail "full: no slow link found"
+grep -q '"collective_transfers"' "$T/new.out" || fail "full: no transfer tables"
+same "$T/full"
+f=$(ls "$T/full"/tscope_r4_*.tsd)
+size=$(wc -c <"$f")
+head -c $((size * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
+same "$T/full" --json
 
 # Damaged: not a dump, two cut dumps, a dump of another run, a second dump
 # of rank 2 (the better one is kept).
