@@ -442,8 +442,15 @@ void tsc_rec_finish(const char *reason, int from_signal)
     int saved = errno;
     if (atomic_load(&tsc_rec_state_g) != TSC_REC_ACTIVE || !tsc_rec_owned_here())
         goto out;
-    if (!tsc_spin_lock_bounded(&g_drain_lock, from_signal ? 300 : 3000))
+    if (!tsc_spin_lock_bounded(&g_drain_lock, from_signal ? 300 : 3000)) {
+        /* The writer (or a drain on CUPTI's thread) kept the dump: exit
+         * goes on rather than wait, and the user hears that the dump ends
+         * early (the report reads it as cut). */
+        tsc_warn_fixed_once("finish", "the dump could not be finished at exit (the writer held "
+                            "it too long): it ends without its last records, metadata and end "
+                            "marker");
         goto out;
+    }
     drain_all(from_signal, !from_signal);
     if (!from_signal && tsc_bb_on())
         tsc_bb_exit(&g_dump);

@@ -64,4 +64,8 @@ void tsc_rec_help_drain(void);
 void tsc_warn_once(const char *key, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The same for a fixed line (without the prefix and newline), safe in a
+ * signal handler: no formatting, one write(2). */
+void tsc_warn_fixed_once(const char *key, const char *line);
+
 #endif

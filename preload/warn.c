@@ -66,6 +66,23 @@ void tsc_warn_once(const char *key, const char *fmt, ...)
     errno = saved;
 }
 
+void tsc_warn_fixed_once(const char *key, const char *line)
+{
+    int saved = errno;
+    if (first_time(key) && !atomic_load(&g_quiet)) {
+        char buf[512];
+        size_t n = 0;
+        for (const char *p = "tscope: "; *p; p++)
+            buf[n++] = *p;
+        for (const char *p = line; *p && n < sizeof buf - 1; p++)
+            buf[n++] = *p;
+        buf[n++] = '\n';
+        ssize_t w = write(2, buf, n);
+        (void)w;
+    }
+    errno = saved;
+}
+
 void tsc_say(const char *fmt, ...)
 {
     int saved = errno;
