@@ -16,7 +16,6 @@ typedef struct stream_slot {
     size_t steps_found;
     int cut;
     char cut_note[384];
-    int32_t rank_at_steps;      /* its rank number when stage 1 ran (the note names it) */
 } stream_slot;
 
 /* What differs between a directory of dumps and one of torch.profiler

@@ -35,7 +35,6 @@ static int reduce(tsa_stream *st, tsa_job *pj, stream_slot *sl)
     sl->method = rr.method;
     sl->steps_found = rr.steps_found;
     sl->cut = d.cut;
-    sl->rank_at_steps = r->rank;
     memcpy(sl->cut_note, d.cut_note, sizeof sl->cut_note);
     if (stream_gemms_keep(r, &sl->gemms) ||
         !(sl->steps = tsa_lean_steps_encode(r->steps, r->n_steps)))

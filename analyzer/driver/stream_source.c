@@ -69,32 +69,6 @@ static int trace_load(tsa_stream *st, tsa_job *pj, const char *path, int worker)
     return tsa_kineto_add_trace(pj, path) < 0 ? -1 : 1;
 }
 
-/* Stage 1 ran on each trace before its rank number was chosen; it reads
- * none of it but for the note on a trace cut short ("rank 3: ... ends
- * early"), whose rank is the file's position when no trace names its
- * rank.  Such a note is made again on the trace read with its number:
- * rare (a cut trace without distributedInfo), and the same function. */
-static int renote_cut_traces(tsa_stream *st, const tsa_job *job)
-{
-    for (size_t i = 0; i < job->n_ranks; i++) {
-        const tsa_rank *r = &job->ranks[i];
-        stream_slot *sl = &st->slots[r->remote_index];
-        if (!sl->cut_note[0] || sl->rank_at_steps == r->rank)
-            continue;
-        tsa_rank_result rr;
-        tsa_rank_digest d;
-        memset(&rr, 0, sizeof rr);
-        memset(&d, 0, sizeof d);
-        tsa_job *pj = stream_reread(st, r, 0, 0, &rr, &d);
-        if (!pj)
-            return -1;
-        memcpy(sl->cut_note, d.cut_note, sizeof sl->cut_note);
-        sl->rank_at_steps = r->rank;
-        tsa_job_free(pj);
-    }
-    return 0;
-}
-
 static int traces_done(tsa_stream *st, tsa_job *job, size_t loaded, char *err, size_t err_len)
 {
     if (!loaded) { /* every trace over the per-rank limit */
@@ -105,8 +79,7 @@ static int traces_done(tsa_stream *st, tsa_job *job, size_t loaded, char *err, s
         }
         return -1;
     }
-    if (tsa_kineto_finish(job) < 0 || tsa_job_make_text_visible(job) ||
-        renote_cut_traces(st, job)) {
+    if (tsa_kineto_finish(job) < 0 || tsa_job_make_text_visible(job)) {
         snprintf(err, err_len, "%s: out of memory while loading", st->dir);
         return -1;
     }

@@ -3,6 +3,7 @@
 #include "job_steps.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "load/rank_view.h"
@@ -19,8 +20,11 @@ int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
         return -1;
     for (size_t i = 0; i < job->n_ranks; i++) {
         a->cut_short |= a->digests[i].cut;
-        if (a->digests[i].cut_note[0])
-            tsa_note_append(a->partial, sizeof a->partial, a->digests[i].cut_note);
+        if (a->digests[i].cut_note[0]) {
+            char text[sizeof a->digests[i].cut_note + 24];
+            snprintf(text, sizeof text, "rank %d: %s", job->ranks[i].rank, a->digests[i].cut_note);
+            tsa_note_append(a->partial, sizeof a->partial, text);
+        }
         method_votes[a->ranks[i].method < TSA_STEPS_METHODS ? a->ranks[i].method : 0]++;
         if (job->ranks[i].n_steps && job->ranks[i].n_steps < min_steps)
             min_steps = job->ranks[i].n_steps;

@@ -60,9 +60,9 @@ ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t ca
     int64_t s, e;
     if (!tsa_rank_gpu_span(r, &s, &e)) {
         snprintf(text, sizeof text,
-                 "rank %d: %s ends early (at byte %llu) before any GPU record: its GPU "
-                 "time is missing",
-                 r->rank, base, (unsigned long long)p->offset);
+                 "%s ends early (at byte %llu) before any GPU record: its GPU time is "
+                 "missing",
+                 base, (unsigned long long)p->offset);
         tsa_note_append(note, cap, text);
         return 0;
     }
@@ -73,9 +73,9 @@ ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t ca
         keep++;
     r->n_steps = keep;
     snprintf(text, sizeof text,
-             "rank %d: %s ends early (at byte %llu): GPU records stop there, so %zu of %zu "
-             "steps after them are not analysed",
-             r->rank, base, (unsigned long long)p->offset, total - keep, total);
+             "%s ends early (at byte %llu): GPU records stop there, so %zu of %zu steps "
+             "after them are not analysed",
+             base, (unsigned long long)p->offset, total - keep, total);
     tsa_note_append(note, cap, text);
     return (ssize_t)(total - keep);
 }

@@ -15,7 +15,8 @@
 /* When r's input was cut short (a load problem names its file and it did
  * not end cleanly), drop its steps that end after its last GPU record and
  * append a sentence to note (NUL-terminated, capacity cap) naming the
- * rank, the problem and what is missing.  Returns the steps dropped
+ * file, the problem and what is missing, not the rank: a trace's rank
+ * number may be chosen after this runs (the job-level pass names it).  Returns the steps dropped
  * (0 also when the rank was cut before any GPU record), -1 when r's input
  * was not cut short. */
 ssize_t tsa_trim_cut_rank(const tsa_job *job, tsa_rank *r, char *note, size_t cap);

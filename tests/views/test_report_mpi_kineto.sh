@@ -4,7 +4,9 @@
 # them, and the answer is tscope-report's.  A clean 4-rank run gives the
 # same JSON under 1, 2 and 3 processes and the same text; a damaged copy
 # (rank 3's trace cut short, a second trace of rank 2, a trace of another
-# run) gives the same JSON, problems in the same order, and exit status 1.
+# run) gives the same JSON, problems in the same order, and exit status 1;
+# so do traces without distributedInfo, two of them cut short, whose cut
+# notes must name the ranks process 0 numbers them by (not -1).
 # Skips (77) without MPI.
 set -u
 REPORT="$1"
@@ -24,5 +26,17 @@ head -c $(($(wc -c <"$f") * 2 / 3)) "$f" >"$T/cut" && mv "$T/cut" "$f"
 same_damaged "$T/bad"
 for want in "premature EOF" "another run" "second trace of rank 2"; do
     grep -q "$want" "$T/one_bad.json" || fail "damaged traces: no problem '$want'"
+done
+
+"$GEN_KINETO" "$T/nodist" 4 12 0 nodist >/dev/null || fail "generator (nodist)"
+for part in 1:1:3 3:2:3; do
+    f=$(echo "$T/nodist"/host0_400"${part%%:*}".*.json)
+    keep=${part#*:}
+    head -c $(($(wc -c <"$f") * ${keep%:*} / ${keep#*:})) "$f" >"$T/cut" && mv "$T/cut" "$f"
+done
+same_damaged "$T/nodist"
+for r in 1 3; do
+    grep -q "rank $r: host0_400$r.* ends early" "$T/one_bad.json" ||
+        fail "traces without distributedInfo: no cut note of rank $r"
 done
 echo ok
