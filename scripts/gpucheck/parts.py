@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import dumpchecks, overhead, plugin, procmaps, tscope_out, windows
+from . import blackbox, dumpchecks, overhead, plugin, procmaps, tscope_out, windows
 
 STEPS = 24          # checked runs: enough steps for 5 profiled ones after 7
 OVERHEAD_STEPS = 120
@@ -389,9 +389,47 @@ def part_plugin(ctx):
         L.nproc = 1
 
 
+# ----------------------------------------------------------------- part 7
+
+BB_STEPS, BB_WINDOW = 60, 5
+
+
+def part_blackbox(ctx):
+    """Black-box mode (docs/blackbox.md) on the GPU: results unchanged,
+    small summaries with the data stall and MFU measured, and a window
+    asked for mid-run with `tscope-ctl capture` holding the GPU's
+    records."""
+    v, L = ctx.v, ctx.L
+    v.section("black-box mode: summaries with a GPU's figures, a window asked for mid-run")
+    args = ["--steps", str(BB_STEPS), "--deterministic"]
+    none = L.train("bb-none", None, args)
+    run = L.start("blackbox", "light", args, {"TSCOPE_MODE": "blackbox"})
+    deadline = time.monotonic() + 300
+    while run.proc.poll() is None and run.steps_done() < 20 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    ctl = subprocess.run(["sh", os.path.join(ctx.root, "launcher", "tscope-ctl.in"), "capture",
+                          "--next", str(BB_WINDOW), run.dumps],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    v.check(ctl.returncode == 0, "tscope-ctl capture --next 5 mid-run",
+            f"at step {run.steps_done()}: {ctl.stdout.strip()[:300]}")
+    L.wait(run)
+    if not (ran(ctx, none) and ran(ctx, run)):
+        return
+    same_losses(ctx, "blackbox", none, run)
+    bb, rc = blackbox.summary_json(ctx.report, run.dumps)
+    v.check(rc == 0, "tscope-report blackbox exits 0", f"exit {rc}")
+    if not blackbox.summaries(v, "blackbox", bb, BB_STEPS):
+        return
+    w = blackbox.ctl_window(v, "blackbox", bb, BB_WINDOW)
+    if w:
+        cap, rc = blackbox.capture_json(ctx.report, run.dumps, w["id"])
+        v.check(rc == 0, "the window's report exits 0", f"exit {rc}")
+        blackbox.window_report(v, "blackbox", bb, w, cap)
+
+
 PARTS = {"1": ("setup", part_setup), "2": ("full", part_full), "3": ("variants", part_variants),
          "4": ("graphs", part_graphs), "5": ("overhead", part_overhead),
-         "6": ("plugin", part_plugin)}
+         "6": ("plugin", part_plugin), "7": ("blackbox", part_blackbox)}
 
 
 def lookup(name):

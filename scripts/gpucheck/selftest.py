@@ -23,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import dumpchecks, overhead, parts, plugin, procmaps, runs, tscope_out, verdicts, windows
+from . import (blackbox, dumpchecks, overhead, parts, plugin, procmaps, runs, tscope_out,
+               verdicts, windows)
 
 
 class Self:
@@ -88,6 +89,80 @@ def test_plugin(t):
     t.ok(levels(lv, "loaded") == ["PASS"], "plugin: v5 on NCCL 2.28 PASSes")
     _, lv = quiet(plugin.loaded, "x", {"nccl_profiler": "v5 full"}, "2.29.2", "full")
     t.ok(levels(lv, "loaded") == ["FAIL"], "plugin: v5 on NCCL 2.29 FAILs")
+
+
+def bb_good(steps=60):
+    """A black-box summary document as `blackbox --json --every` writes
+    one, every figure where a GPU job has it, a window at 20-24."""
+    rows = [{"first": i, "last": i, "stall_rank_steps": 1, "max_data_stall_ns": 1000,
+             "gemm_peak_ns": 400000, "mfu_step_ns": 1000000, "mfu": 0.4} for i in range(steps)]
+    return {"ranks": [{"rank": 0, "steps": steps, "bytes_per_step": 116.4}], "timeline": rows,
+            "windows": [{"id": "ctl-1", "reason": "ctl", "steps": "20-24", "first": 20,
+                         "last": 24}]}
+
+
+def bb_levels(bb, cap):
+    def all_checks(v):
+        blackbox.summaries(v, "bb", bb, 60)
+        w = blackbox.ctl_window(v, "bb", bb, 5)
+        if w:
+            blackbox.window_report(v, "bb", bb, w, cap)
+    return quiet(all_checks)[1]
+
+
+def test_blackbox(t, root, report, tmp):
+    """Part 7's decisions on documents with a known answer, then on the
+    summaries of a real black-box run of the CUDA stand-in (with a window
+    asked for before it started) through the same tscope-report."""
+    cap = {"kernel_categories": [{"count": 72}], "budget": {"mfu": 0.38}}
+    lv = bb_levels(bb_good(), cap)
+    t.ok(lv and all(x == "PASS" for x, _ in lv), f"blackbox: a good run PASSes ({lv})")
+    for what, change, word, level in (
+            ("1.5 KiB a step", lambda b: b["ranks"][0].update(bytes_per_step=1500), "B on disk",
+             "FAIL"),
+            ("a step without MFU", lambda b: b["timeline"][30].update(mfu=None), "MFU estimate",
+             "FAIL"),
+            ("a step without data stall", lambda b: b["timeline"][9].update(stall_rank_steps=0),
+             "data stall", "FAIL"),
+            ("steps missing", lambda b: b["ranks"][0].update(steps=40), "every step", "FAIL"),
+            ("no window", lambda b: b.update(windows=[]), "tscope-ctl asked", "FAIL")):
+        bad = copy.deepcopy(bb_good())
+        change(bad)
+        t.ok(levels(bb_levels(bad, cap), word) == [level], f"blackbox: {what} {level}s '{word}'")
+    lv = bb_levels(bb_good(), {"kernel_categories": [{"count": 72}], "budget": {"mfu": 0.2}})
+    t.ok(levels(lv, "agrees") == ["WARN"], "blackbox: an MFU half the report's WARNs")
+    lv = bb_levels(bb_good(), {"kernel_categories": [], "budget": {"mfu": 0.4}})
+    t.ok(levels(lv, "GPU kernels") == ["FAIL"], "blackbox: a window without kernels FAILs")
+
+    job, launch = os.environ.get("TSCOPE_STANDIN_JOB"), os.environ.get("TSCOPE_LAUNCH")
+    preload = os.environ.get("TSCOPE_PRELOAD", "")
+    if not (job and launch and os.path.exists(job) and os.path.exists(preload)):
+        t.skip("blackbox: the CUDA stand-in is not built")
+        return
+    out, rdzv = os.path.join(tmp, "bb-standin"), os.path.join(tmp, "bb-rdzv")
+    os.makedirs(out)
+    os.makedirs(rdzv)
+    ctl = os.path.join(root, "launcher", "tscope-ctl.in")
+    subprocess.run(["sh", ctl, "capture", "--steps", "20-24", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_INJECTION64_PATH"}
+    env.update(FAKENCCL_NO_KERNEL="1", TSCOPE_MODE="blackbox", TSCOPE_OUT=out, LD_PRELOAD=preload,
+               LD_LIBRARY_PATH=os.environ["TSCOPE_STANDIN_DIR"] + ":"
+               + os.environ["TSCOPE_FAKENCCL_DIR"])
+    r = subprocess.run([launch, "-n", "1", "--rdzv", rdzv, "--", job, "--steps", "60",
+                        "--launches", "20", "--gemms", "4", "--kernel-ns", "100000",
+                        "--batch-bytes", "1048576", "--sync-first"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    t.ok(r.returncode == 0, f"blackbox: the stand-in job ran (exit {r.returncode})"
+         + ("" if r.returncode == 0 else "\n" + r.stdout[-1500:]))
+    if r.returncode:
+        return
+    bb, rc = blackbox.summary_json(report, out)
+    w = [x for x in (bb or {}).get("windows", []) if x.get("reason") == "ctl"]
+    cap = blackbox.capture_json(report, out, w[0]["id"])[0] if w else None
+    lv = bb_levels(bb, cap)
+    t.ok(rc == 0 and lv and all(x == "PASS" for x, _ in lv),
+         f"blackbox: the stand-in's summaries and window PASS every check ({lv})")
 
 
 def test_verdicts(t, tmp):
@@ -314,6 +389,7 @@ def main(root):
         test_verdicts(t, tmp)
         test_overhead(t)
         test_plugin(t)
+        test_blackbox(t, root, report, tmp)
         test_procmaps(t)
         test_windows(t, root, report, tmp)
         test_dump_readers(t, report, gen, tmp)
