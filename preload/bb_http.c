@@ -4,14 +4,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
+#include "metrics_http.h"
 #include "recorder.h"
 
 int bb_http_listen(unsigned port, int local_rank)
@@ -25,59 +22,27 @@ int bb_http_listen(unsigned port, int local_rank)
                       addr ? addr : "");
         return -1;
     }
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    int one = 1;
-    if (fd >= 0)
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 8) < 0) {
+    int fd = tsc_http_listen(&sa, 1, 8);
+    if (fd < 0)
         tsc_warn_once("bb-http", "cannot serve /metrics on %s:%u: %s; the metrics file is "
                       "still written, the job goes on", addr && *addr ? addr : "127.0.0.1", p,
                       strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
     return fd;
-}
-
-static void send_all(int c, const char *buf, size_t n)
-{
-    while (n) {
-        ssize_t w = send(c, buf, n, MSG_NOSIGNAL);
-        if (w <= 0)
-            return;
-        buf += w;
-        n -= (size_t)w;
-    }
 }
 
 void bb_http_serve(int fd, const char *path)
 {
-    int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+    int metrics, c = tsc_http_accept(fd, &metrics);
     if (c < 0)
         return;
-    struct timeval tv = {.tv_usec = 100000};
-    setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    char req[1024];
-    ssize_t n = recv(c, req, sizeof req - 1, 0);
-    req[n > 0 ? n : 0] = 0;
     char body[65536];
     size_t len = 0;
-    int ok = !strncmp(req, "GET /metrics", 12);
-    if (ok) {
+    if (metrics) {
         int f = open(path, O_RDONLY | O_CLOEXEC);
         ssize_t r = f < 0 ? -1 : read(f, body, sizeof body);
         if (f >= 0)
             close(f);
         len = r > 0 ? (size_t)r : 0;
     }
-    char head[256];
-    int h = snprintf(head, sizeof head,
-                     "HTTP/1.0 %s\r\nContent-Type: text/plain; version=0.0.4\r\n"
-                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-                     ok ? "200 OK" : "404 Not Found", len);
-    send_all(c, head, (size_t)h);
-    send_all(c, body, len);
-    close(c);
+    tsc_http_reply(c, metrics, body, len);
 }
