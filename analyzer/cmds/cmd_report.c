@@ -36,13 +36,15 @@ static void usage(FILE *out, const char *prog)
             "  --run-id ID            load this run instead of the largest\n"
             "  --window W             steps (default: analysed steps) | gpu-span (HTA's\n"
             "                         span, first to last GPU record; adds HTA's figures)\n"
-            "  --jobs N               threads reading dumps (default: the cores available)\n"
+            "  --jobs N               threads reading dumps or traces (default: the cores\n"
+            "                         available)\n"
             "  --max-rank-mb M        refuse a dump over M MiB (default: a quarter of the\n"
             "                         memory, shared by the threads)\n"
             "  --in-memory            hold every rank's records at once (the old path;\n"
             "                         same output, memory about 1.6x the dumps)\n"
-            "  --stream-above M       stream the dumps when they exceed M MiB, else hold\n"
-            "                         them (faster; default 256; 0: always stream)\n"
+            "  --stream-above M       stream the dumps (or torch.profiler traces) when they\n"
+            "                         exceed M MiB, else hold them (faster; default 256;\n"
+            "                         0: always stream)\n"
             "exit status: 0 ok, 1 report produced but the dumps had problems,\n"
             "             2 usage error, missing directory or nothing readable\n");
 }
