@@ -7,7 +7,6 @@ with `tscope-ctl capture` must hold the GPU's records, and the summaries'
 MFU over the window's steps must agree with the full report of the window.
 They read `tscope-report blackbox --json` and the window's report JSON."""
 
-import json
 import statistics
 
 from . import tscope_out
@@ -19,21 +18,13 @@ MFU_AGREE = 1.25            # summaries vs the window's report, either way
 def summary_json(report, dumps):
     """`tscope-report blackbox DUMPS --json --every` (a row per step) as
     an object (None when it is not JSON) and the exit status."""
-    r = tscope_out.run_report(report, "blackbox", dumps, "--json", "--every")
-    try:
-        return json.loads(r.stdout), r.returncode
-    except json.JSONDecodeError:
-        return None, r.returncode
+    return tscope_out.report_json(report, "blackbox", dumps, "--json", "--every")
 
 
 def capture_json(report, dumps, wid):
     """The report of window `wid` as an object (None when not JSON), the
     exit status."""
-    r = tscope_out.run_report(report, "blackbox", dumps, "--capture", wid, "--json")
-    try:
-        return json.loads(r.stdout), r.returncode
-    except json.JSONDecodeError:
-        return None, r.returncode
+    return tscope_out.report_json(report, "blackbox", dumps, "--capture", wid, "--json")
 
 
 def _rows_after(bb, first_step):

@@ -25,11 +25,8 @@ def expected_version(nccl):
 def plugin_json(report, dumps):
     """The report's "nccl_plugin" object (None when absent) and the exit
     status."""
-    r = tscope_out.run_report(report, dumps, "--json")
-    try:
-        return json.loads(r.stdout).get("nccl_plugin"), r.returncode
-    except json.JSONDecodeError:
-        return None, r.returncode
+    j, rc = tscope_out.report_json(report, dumps, "--json")
+    return (j.get("nccl_plugin") if isinstance(j, dict) else None), rc
 
 
 def loaded(v, name, meta, nccl, mode):

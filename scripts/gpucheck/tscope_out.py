@@ -21,6 +21,16 @@ def run_report(report, *args, timeout=600):
                           text=True, timeout=timeout)
 
 
+def report_json(report, *args):
+    """`tscope-report ARGS` whose output is one JSON document: (the object,
+    or None when the output is not JSON; the exit status)."""
+    r = run_report(report, *args)
+    try:
+        return json.loads(r.stdout), r.returncode
+    except json.JSONDecodeError:
+        return None, r.returncode
+
+
 def info(report, path):
     """`tscope-report info --json PATH`: (files, exit status)."""
     r = run_report(report, "info", "--json", path)
