@@ -784,8 +784,6 @@ static int setup(void)
     if (tsc_lifecycle_on_setup)
         tsc_lifecycle_on_setup();
     start_writer();
-    if (tsc_telemetry_start)
-        tsc_telemetry_start();
     return 0;
 }
 
@@ -804,9 +802,16 @@ int tsc_rec_active(void)
         tls_in_setup = 1;
         int rc = setup();
         tls_in_setup = 0;
-        if (atomic_load(&tsc_rec_state_g) == TSC_REC_INITIALIZING)
+        if (atomic_load(&tsc_rec_state_g) == TSC_REC_INITIALIZING) {
             atomic_store_explicit(&tsc_rec_state_g, rc == 0 ? TSC_REC_ACTIVE : TSC_REC_OFF,
                                   memory_order_release);
+            /* Only now: events before ACTIVE are ignored, and the sampler
+             * writes most figures only when they change, so a first sample
+             * taken during setup lost a constant figure (a GPU's clocks)
+             * for the whole run. */
+            if (rc == 0 && tsc_telemetry_start)
+                tsc_telemetry_start();
+        }
     } else {
         /* Another thread is setting up (a millisecond or so): wait, but
          * never for long. */
