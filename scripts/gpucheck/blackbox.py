@@ -22,9 +22,11 @@ def summary_json(report, dumps):
 
 
 def capture_json(report, dumps, wid):
-    """The report of window `wid` as an object (None when not JSON), the
-    exit status."""
-    return tscope_out.report_json(report, "blackbox", dumps, "--capture", wid, "--json")
+    """The report of window `wid`, every step of it (no warm-up skipped:
+    the summaries' MFU is compared over the same steps), as an object
+    (None when not JSON), and the exit status."""
+    return tscope_out.report_json(report, "blackbox", dumps, "--capture", wid, "--json",
+                                  "--warmup", "0")
 
 
 def _rows_after(bb, first_step):
