@@ -79,14 +79,6 @@ np_pool *np_pool_of(enum np_kind k)
     return &g_pools[k];
 }
 
-size_t np_pools_bytes(void)
-{
-    size_t b = 0;
-    for (int k = NP_COLL; k < NP_KINDS; k++)
-        b += (size_t)g_pools[k].n * (g_pools[k].slot_size + 2 * sizeof(uint64_t));
-    return b;
-}
-
 static void *handle_of(enum np_kind k, uint32_t slot, uint64_t gen)
 {
     return (void *)((uintptr_t)k | (uintptr_t)slot << 8 | (uintptr_t)(uint32_t)gen << 32);

@@ -51,8 +51,6 @@ typedef struct np_pool {
 int np_pools_init(const uint32_t count[NP_KINDS], const size_t slot_size[NP_KINDS]);
 /* The pool of a kind; NULL before init. */
 np_pool *np_pool_of(enum np_kind k);
-/* Bytes the pools hold (docs). */
-size_t np_pools_bytes(void);
 
 /* The kind of a handle (its low bits), 0 for NULL or what is not one. */
 enum np_kind np_kind_of(void *handle);

@@ -468,7 +468,7 @@ static void add_api(load_ctx *c, const tsr_file *f, const tsr_event *e)
 }
 
 /* The analyzer's own flag bits keep clear of the dump's. */
-_Static_assert(((TSA_NCCL_F_WATCHDOG | TSA_NCCL_F_BYTES_UNKNOWN) &
+_Static_assert(((TSA_NCCL_F_WATCHDOG | TSA_NCCL_F_CPU_BACKEND | TSA_NCCL_F_BYTES_UNKNOWN) &
                 (TSC_NCCL_F_IN_GROUP | TSC_NCCL_F_ASYNC_ERR)) == 0,
                "tsa_nccl_op.flags bits overlap the dump's");
 

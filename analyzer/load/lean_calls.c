@@ -109,13 +109,6 @@ void tsa_lean_calls_free(tsa_lean_calls *lc)
     free(lc);
 }
 
-size_t tsa_lean_calls_bytes(const tsa_lean_calls *lc)
-{
-    return lc ? sizeof *lc + lc->n_shapes * (sizeof *lc->shapes + sizeof *lc->shape_comm) +
-                    lc->data.cap
-              : 0;
-}
-
 int tsa_calls_cursor_open(tsa_calls_cursor *c, const tsa_lean_calls *lc)
 {
     memset(c, 0, sizeof *c);

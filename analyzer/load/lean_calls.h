@@ -31,8 +31,6 @@ typedef struct tsa_lean_calls {
 /* calls[0..n) compact; NULL when out of memory. */
 tsa_lean_calls *tsa_lean_calls_encode(const tsa_nccl_op *calls, size_t n);
 void tsa_lean_calls_free(tsa_lean_calls *lc);
-/* Bytes held, for the record of what a lean rank costs. */
-size_t tsa_lean_calls_bytes(const tsa_lean_calls *lc);
 
 /* Reads the calls in order. */
 typedef struct tsa_calls_cursor {

@@ -224,15 +224,3 @@ void tsa_np_join_free(tsa_np_join *j)
     free(j->captured);
     memset(j, 0, sizeof *j);
 }
-
-size_t tsa_nprof_joined(const tsa_rank *r, size_t *colls)
-{
-    tsa_np_join j;
-    *colls = 0;
-    if (tsa_nprof_join(r, &j))
-        return 0;
-    *colls = j.colls;
-    size_t joined = j.joined;
-    tsa_np_join_free(&j);
-    return joined;
-}

@@ -37,8 +37,4 @@ typedef struct tsa_np_join {
 int tsa_nprof_join(const tsa_rank *r, tsa_np_join *out);
 void tsa_np_join_free(tsa_np_join *j);
 
-/* How many plugin collectives (not send/recv) a rank has and how many
- * joined a call (0 joined when out of memory). */
-size_t tsa_nprof_joined(const tsa_rank *r, size_t *colls);
-
 #endif

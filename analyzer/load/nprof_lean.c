@@ -228,10 +228,3 @@ int tsa_np_lean_get(tsa_cursor *c, tsa_np_lean *l)
         c->bad = 1;
     return c->bad ? -1 : 0;
 }
-
-size_t tsa_np_lean_bytes(const tsa_np_lean *l)
-{
-    return sizeof *l + l->kernel.cap + l->replays.cap + l->n_xfer * sizeof *l->xfer +
-           l->n_xfer_colls * sizeof *l->xfer_colls + l->n_links * sizeof *l->links +
-           l->link_ops.cap + l->n_p2p_ops * sizeof *l->p2p_ops;
-}

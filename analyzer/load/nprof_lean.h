@@ -143,7 +143,4 @@ int tsa_np_link_ops(const tsa_np_lean *l, const tsa_np_link_part *p, uint32_t *s
 int tsa_np_lean_put(tsa_pack_buf *b, const tsa_np_lean *l);
 int tsa_np_lean_get(tsa_cursor *c, tsa_np_lean *l);
 
-/* Its heap bytes (the benchmark's and the tests' figure). */
-size_t tsa_np_lean_bytes(const tsa_np_lean *l);
-
 #endif

@@ -60,11 +60,31 @@ typedef enum tsa_phase {
     TSA_PHASE_COUNT
 } tsa_phase;
 
-/* Analyzer-only bit of tsa_nccl_op.flags (the dump format's TSC_NCCL_F_*
- * use the low bits): the input did not say how many bytes the call moved
- * (a Kineto NCCL kernel without its CPU op's sizes), so bytes = 0 means
- * unknown, not empty. */
+/* The analyzer's own bits of tsa_nccl_op.flags, in one place: the dump's
+ * TSC_NCCL_F_* take the low bits, these the high ones.  Each is one bit and
+ * no two share one (asserted below: 0x40 once stood for both WATCHDOG and
+ * CPU_BACKEND; harmless only because calls in flight come from dumps and
+ * gloo calls from traces).
+ *   TSA_NCCL_F_WATCHDOG      a call still in flight (tsa_rank.pending) that
+ *                            the TSCOPE_HANG_S watchdog reported while the
+ *                            process was alive;
+ *   TSA_NCCL_F_CPU_BACKEND   a collective of a CPU backend (gloo) read from
+ *                            a trace: a job with no other GPU record is
+ *                            CPU-only;
+ *   TSA_NCCL_F_BYTES_UNKNOWN the input did not say how many bytes the call
+ *                            moved (a Kineto NCCL kernel without its CPU
+ *                            op's sizes): bytes = 0 means unknown, not empty. */
+#define TSA_NCCL_F_WATCHDOG 0x20
+#define TSA_NCCL_F_CPU_BACKEND 0x40
 #define TSA_NCCL_F_BYTES_UNKNOWN 0x80
+#define TSA_NCCL_F_ONE_BIT_(f) ((f) != 0 && ((f) & ((f) - 1)) == 0)
+_Static_assert(TSA_NCCL_F_ONE_BIT_(TSA_NCCL_F_WATCHDOG) &&
+                   TSA_NCCL_F_ONE_BIT_(TSA_NCCL_F_CPU_BACKEND) &&
+                   TSA_NCCL_F_ONE_BIT_(TSA_NCCL_F_BYTES_UNKNOWN),
+               "each analyzer flag is a single bit");
+_Static_assert((TSA_NCCL_F_WATCHDOG | TSA_NCCL_F_CPU_BACKEND | TSA_NCCL_F_BYTES_UNKNOWN) ==
+                   (TSA_NCCL_F_WATCHDOG + TSA_NCCL_F_CPU_BACKEND + TSA_NCCL_F_BYTES_UNKNOWN),
+               "two analyzer flags share a bit");
 
 typedef struct tsa_nccl_op {
     int64_t start_ns, end_ns;   /* host enter / exit */
@@ -84,16 +104,6 @@ typedef struct tsa_nccl_op {
     /* GPU-side interval of its kernel when linked (else equal to host times) */
     int64_t gpu_start_ns, gpu_end_ns;
 } tsa_nccl_op;
-
-/* Analyzer-only bit of tsa_nccl_op.flags: a collective of a CPU backend
- * (gloo) read from a trace; a job with no other GPU record is CPU-only. */
-#define TSA_NCCL_F_CPU_BACKEND 0x40
-
-/* tsa_nccl_op.flags bit of a call still in flight (tsa_rank.pending) that
- * the TSCOPE_HANG_S watchdog reported while the process was alive. */
-#define TSA_NCCL_F_WATCHDOG 0x40
-_Static_assert((TSA_NCCL_F_WATCHDOG & TSA_NCCL_F_BYTES_UNKNOWN) == 0,
-               "a watchdog-reported call must not read as one of unknown size");
 
 /* How a rank's process ended (END chunk) and when its dump last spoke. */
 typedef struct tsa_rank_end {

@@ -158,7 +158,6 @@ int tsr_follow_read(tsr_file *f);
 
 /* ------------------------------------------------- while / after reading */
 
-const char *tsr_file_path(const tsr_file *f);
 const tsr_stats *tsr_file_stats(const tsr_file *f);
 
 /* Descriptor with this id defined so far, or NULL. */

@@ -444,6 +444,4 @@ int tsr_read_buffer(const void *data, size_t len, const char *name,
     return read_and_close(f, status, stats);
 }
 
-const char *tsr_file_path(const tsr_file *f) { return f ? f->path : NULL; }
-
 const tsr_stats *tsr_file_stats(const tsr_file *f) { return f ? &f->stats : NULL; }
