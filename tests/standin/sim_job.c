@@ -12,7 +12,10 @@
  * times longer (its link to the device is slower); --batch-bytes B: the
  * step's H2D copy.  Run it under tsc-testbed-launch for several
  * ranks.  --truth FILE: what the job did, as key=value lines, to compare
- * with what tscope recorded.
+ * with what tscope recorded, with each step's [start, end] (CLOCK_REALTIME
+ * ns: from before the batch copy to after the step's last synchronisation)
+ * as step_start.N / step_end.N.  With --kineto-at, every step from then on
+ * is also marked to the second client (its ProfilerStep#N).
  */
 #include <dlfcn.h>
 #include <getopt.h>
@@ -67,8 +70,10 @@ typedef struct tally {
     int ext_status;        /* the first GEMM's cuBLAS status */
     float ext_result;      /* its C[0] */
     int kineto_subscribe;
+    int kineto_on;         /* the second client subscribed: steps are marked to it */
     unsigned long long kineto_kernels;
     int kineto_thread_id_type;
+    uint64_t *step_start, *step_end;   /* per step, CLOCK_REALTIME ns */
 } tally;
 
 static void stub_fwd(void) {}
@@ -227,7 +232,20 @@ static void kineto(tally *t, const options *o)
         return;
     }
     t->kineto_subscribe = start(o->kineto_v2, o->kineto_clock);
+    t->kineto_on = t->kineto_subscribe == 0;
     t->kineto_thread_id_type = tid_type();
+}
+
+/* prof.step(): the step's range, to the second client once it started. */
+static void kineto_step(const tally *t, int step, uint64_t t0, uint64_t t1)
+{
+    if (!t->kineto_on)
+        return;
+    void *h = dlopen(SIM_KINETO_PATH, RTLD_NOW | RTLD_NOLOAD);
+    void (*mark)(int, uint64_t, uint64_t) =
+        h ? (void (*)(int, uint64_t, uint64_t))dlsym(h, "sim_kineto_step") : NULL;
+    if (mark)
+        mark(step, t0, t1);
 }
 
 static void kineto_finish(tally *t)
@@ -259,6 +277,9 @@ static int write_truth(const char *prefix, int rank, const tally *t, int steps)
     fprintf(f, "ext_status=%d\next_result=%g\n", t->ext_status, (double)t->ext_result);
     fprintf(f, "kineto_subscribe=%d\nkineto_kernels=%llu\nkineto_thread_id_type=%d\n",
             t->kineto_subscribe, t->kineto_kernels, t->kineto_thread_id_type);
+    for (int i = 0; t->step_start && i < steps; i++)
+        fprintf(f, "step_start.%d=%llu\nstep_end.%d=%llu\n", i,
+                (unsigned long long)t->step_start[i], i, (unsigned long long)t->step_end[i]);
     return fclose(f);
 }
 
@@ -278,6 +299,10 @@ int main(int argc, char **argv)
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
     int world = getenv("WORLD_SIZE") ? atoi(getenv("WORLD_SIZE")) : 1;
     tally t = {0};
+    t.step_start = calloc((size_t)(o.steps > 0 ? o.steps : 1), sizeof *t.step_start);
+    t.step_end = calloc((size_t)(o.steps > 0 ? o.steps : 1), sizeof *t.step_end);
+    if (t.step_start == NULL || t.step_end == NULL)
+        return 4;
     register_kernels();
     cudaSetDevice(0);
     cudaStream_t s = NULL;
@@ -389,6 +414,9 @@ int main(int argc, char **argv)
         t.copies += 2;
         cudaDeviceSynchronize();
         t.syncs++;
+        t.step_start[step] = t0;
+        t.step_end[step] = now_ns();
+        kineto_step(&t, step, t0, t.step_end[step]);
         if (o.nvtx) {
             nvtx_range("NCCL", "ncclAllReduce", (uint32_t)(2 * step + 1), a0, a1);
             nvtx_range(NULL, "train_step", (uint32_t)(2 * step + 2), t0, now_ns());
