@@ -213,7 +213,7 @@ def test_windows(t, root, report, tmp):
     t.ok(len(win) >= 2, f"windows: ProfilerStep#N ranges read from a real trace ({sorted(win)})")
     mine = windows.totals(ev, win)
     rows = windows.compare(mine, copy.deepcopy(mine))
-    t.ok(rows and all(r[5] == "ok" for r in rows), "windows: a trace against itself is within 2%")
+    t.ok(rows and all(r[5] == "ok" for r in rows), "windows: a trace against itself is ok")
     big = max(mine, key=lambda c: mine[c][1])
     kern = [e for e in ev if e.get("cat") == "kernel" and (e.get("args") or {}).get("category") == big]
 
@@ -229,12 +229,13 @@ def test_windows(t, root, report, tmp):
             out.append(e)
         return windows.totals(out, win)
 
-    verdict = {r[0]: r[5] for r in windows.compare(changed(drop=20), mine)}
-    t.ok(verdict[big] == "off", f"windows: 5% fewer '{big}' kernels ({len(kern)}) is off")
-    verdict = {r[0]: r[5] for r in windows.compare(changed(scale=1.01), mine)}
-    t.ok(verdict[big] == "ok", f"windows: '{big}' 1% longer is within 2%")
-    verdict = {r[0]: r[5] for r in windows.compare(changed(scale=1.03), mine)}
-    t.ok(verdict[big] == "off", f"windows: '{big}' 3% longer is off")
+    verdict = {r[0]: r[5] for r in windows.compare(changed(drop=len(kern)), mine)}
+    t.ok(verdict[big] == "off", f"windows: one '{big}' kernel fewer of {len(kern)} is off "
+         "(counts must be equal)")
+    verdict = {r[0]: r[5] for r in windows.compare(changed(scale=1.04), mine)}
+    t.ok(verdict[big] == "ok", f"windows: '{big}' 4% longer is within the 5% margin")
+    verdict = {r[0]: r[5] for r in windows.compare(changed(scale=1.06), mine)}
+    t.ok(verdict[big] == "off", f"windows: '{big}' 6% longer is off")
     total = sum(x[1] for x in mine.values())
     theirs = dict(mine, rare=[2, total * 0.001])
     ours = dict(mine, rare=[4, total * 0.002])
@@ -400,6 +401,8 @@ def main(root):
         test_windows(t, root, report, tmp)
         test_dump_readers(t, report, gen, tmp)
         test_train_cpu(t, root, report, preload, tmp)
+        from . import selftest_standin  # it uses this module's helpers
+        selftest_standin.test(t, report, preload, tmp)
     finally:
         if not t.failed:
             shutil.rmtree(tmp, ignore_errors=True)
