@@ -21,10 +21,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
-from . import (blackbox, dumpchecks, overhead, parts, plugin, procmaps, runs, tscope_out,
-               verdicts, windows)
+from . import (blackbox, dumpchecks, outbox, overhead, parts, plugin, procmaps, quick, runs,
+               tscope_out, verdicts, windows)
 
 
 class Self:
@@ -89,6 +90,75 @@ def test_plugin(t):
     t.ok(levels(lv, "loaded") == ["PASS"], "plugin: v5 on NCCL 2.28 PASSes")
     _, lv = quiet(plugin.loaded, "x", {"nccl_profiler": "v5 full"}, "2.29.2", "full")
     t.ok(levels(lv, "loaded") == ["FAIL"], "plugin: v5 on NCCL 2.29 FAILs")
+
+
+def test_plugin_one_gpu(t):
+    """On one GPU NCCL calls the plugin for no collective: nothing may PASS
+    on that."""
+    empty = {"version_max": 5, "collectives": 0, "joined": 0, "without_call": 0,
+             "events_lost": 0}
+    _, lv = quiet(plugin.records, "x", empty, 1, True)
+    t.ok(lv and not levels(lv, "joined") and not levels(lv, "lost") and "WARN" in
+         levels(lv, "not checked"), f"plugin: nothing recorded on one GPU WARNs, no PASS ({lv})")
+
+
+def test_quick(t, root, tmp):
+    """The single-call mode's deadline, its runs cut by it, and what it
+    leaves in $OUT when it stops early."""
+    now = [100.0]
+    dl = quick.Deadline(60, clock=lambda: now[0])
+    dl.start_stage(20)
+    now[0] += 5
+    first = dl.left()
+    dl.start_stage(500)
+    t.ok(first == 15 and dl.left() == 55, "quick: a stage's cap and the overall deadline bound "
+         "the time left")
+    t.ok(quick.QUICK_DEADLINE_S <= 8 * 60 and sum(c for _, c in quick.STAGES) >=
+         quick.QUICK_DEADLINE_S, "quick: the deadline is at most 8 minutes, and the stages' caps "
+         "leave none of it unused")
+
+    sleeper = os.path.join(tmp, "sleeper")
+    with open(sleeper, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 30\n")
+    os.chmod(sleeper, 0o755)
+    L = runs.Launcher(root, tmp, "", python=sleeper, torchrun=False)
+    run = L.start("sleeper", None, [])
+    L.time_left = lambda: 1.0  # the deadline comes while it runs
+    L.wait(run)
+    ctx = parts.Ctx(root, tmp, verdicts.Verdicts(), L, "", "", "", 1)
+    with contextlib.redirect_stdout(io.StringIO()):
+        parts.ran(ctx, run)
+    t.ok(run.cut and run.elapsed_s < 10 and [lv for lv, _, _ in ctx.v.lines] == ["CUT"],
+         f"quick: a run the deadline kills is CUT, not FAIL ({run.elapsed_s:.1f} s)")
+    L.time_left = lambda: runs.MIN_RUN_S - 1
+    try:
+        L.start("late", None, [])
+        t.ok(False, "quick: no run starts without the time for one")
+    except runs.OutOfTime:
+        t.ok(True, "quick: no run starts without the time for one")
+
+    # Here CUDA is missing: the smoke test fails and the call stops early,
+    # its verdicts and evidence already in --out.
+    pack, out = os.path.join(tmp, "pack"), os.path.join(tmp, "out")
+    build = os.path.join(root, "build")
+    os.makedirs(os.path.join(pack, "lib"))
+    for src in (os.environ.get("TSCOPE_PRELOAD") or os.path.join(build, "preload",
+                                                                 "libtscope_preload.so"),
+                os.environ.get("TSCOPE_REPORT") or os.path.join(build, "analyzer",
+                                                                "tscope-report")):
+        os.symlink(os.path.abspath(src), os.path.join(pack, os.path.basename(src)))
+    r = subprocess.run([sys.executable, os.path.join(root, "scripts", "gpu-check"), "--quick",
+                        "--prebuilt", pack, "--work", os.path.join(tmp, "qwork"), "--out", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    summary = os.path.join(out, outbox.SUMMARY)
+    text = open(summary).read() if os.path.exists(summary) else ""
+    with tarfile.open(os.path.join(out, outbox.EVIDENCE)) as tar:
+        names = tar.getnames()
+    t.ok(r.returncode == 1 and "FAIL a one-tensor CUDA run" in text and "stopped after the smoke"
+         in text and "== 2 full" not in text and "smoke/stderr.txt" in names
+         and sorted(os.listdir(out)) == [outbox.EVIDENCE, outbox.SUMMARY],
+         f"quick: without CUDA it stops after the smoke test, the summary and the evidence in "
+         f"--out ({sorted(os.listdir(out))}, {names})" + ("" if r.returncode == 1 else r.stdout))
 
 
 def bb_good(steps=60):
@@ -396,6 +466,8 @@ def main(root):
         test_verdicts(t, tmp)
         test_overhead(t)
         test_plugin(t)
+        test_plugin_one_gpu(t)
+        test_quick(t, root, tmp)
         test_blackbox(t, root, report, tmp)
         test_procmaps(t)
         test_windows(t, root, report, tmp)
