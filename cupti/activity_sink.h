@@ -50,6 +50,8 @@ typedef struct tsc_sink_stats {
     uint64_t kernels_folded;   /* of those, with their call */
     uint64_t calls_alone;      /* launch calls written without their kernel (which may
                                 * have come alone, or never) */
+    uint64_t light_launches_not_nccl; /* light mode: cuLaunchKernelEx calls made outside
+                                       * NCCL's calls, left out (nccl_launch_gate.h) */
 } tsc_sink_stats;
 
 /* Reset state (correlation cache, known threads, fold, stats) and set the

@@ -146,6 +146,8 @@ static void write_counters(void)
     meta_u64(TSC_META_GPU_KERNELS, st.kernels);
     meta_u64(TSC_META_GPU_KERNELS_FOLDED, st.kernels_folded);
     meta_u64(TSC_META_GPU_CALLS_ALONE, st.calls_alone);
+    if (g.mode == TSC_CUPTI_LIGHT) /* full mode keeps every launch: nothing to count */
+        meta_u64(TSC_META_GPU_LIGHT_NOT_NCCL, st.light_launches_not_nccl);
     meta_u64(TSC_META_GPU_INCOMPLETE, st.incomplete);
     meta_u64(TSC_META_GPU_LOST_WRITE, tsc_bulk_kernels_lost());
     meta_u64(TSC_META_GPU_CAPTURED, atomic_load(&g.captured));

@@ -694,6 +694,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_GPU_KERNELS "gpu_kernels"              /* kernel records written */
 #define TSC_META_GPU_KERNELS_FOLDED "gpu_kernels_with_launch" /* of those, TSC_EV_KERNEL_LAUNCH */
 #define TSC_META_GPU_CALLS_ALONE "gpu_launch_calls_alone" /* launch calls written without their kernel folded in */
+#define TSC_META_GPU_LIGHT_NOT_NCCL "gpu_light_launches_not_nccl" /* light mode: cuLaunchKernelEx calls outside NCCL's calls, left out */
 #define TSC_META_GPU_INCOMPLETE "gpu_records_incomplete" /* device records handed over unfinished */
 #define TSC_META_GPU_LOST_WRITE "gpu_kernels_lost_write" /* kernel records in chunks that failed to write */
 #define TSC_META_GPU_CAPTURED "gpu_launches_captured" /* launch calls that built a graph node, not a kernel */

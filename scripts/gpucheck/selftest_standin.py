@@ -22,7 +22,12 @@ from . import dumpchecks, parts, tscope_out, windows
 from .selftest import levels, quiet
 
 STEPS, LAUNCHES, GEMMS = 8, 20, 2
-JOB_ARGS = ["--steps", str(STEPS), "--launches", str(LAUNCHES), "--gemms", str(GEMMS), "--nvtx"]
+# Besides the runtime's launches and NCCL's cuLaunchKernelEx, the job
+# launches as cuBLASLt (cuLaunchKernelEx) and Triton (cuLaunchKernel) do:
+# light mode must keep none of them.
+LIBRARY_LAUNCHES = 2
+JOB_ARGS = ["--steps", str(STEPS), "--launches", str(LAUNCHES), "--gemms", str(GEMMS), "--nvtx",
+            "--lt-launches", str(LIBRARY_LAUNCHES), "--triton-launches", str(LIBRARY_LAUNCHES)]
 
 
 class StandinRun:
@@ -33,6 +38,7 @@ class StandinRun:
         self.name, self.dumps = name, dumps
         self.wall0, self.wall1 = wall
         self.env_note = ""
+        self.truth = truth
         steps = int(truth["steps"])
         self.summary = {
             "steps": steps,
@@ -175,6 +181,10 @@ def test(t, report, preload, tmp):
     t.ok(len(lv) > 10 and not bad, f"stand-in end to end: a correct light run PASSes every check "
          f"({sum(x == 'PASS' for x, _ in lv)} PASS; not PASS: {bad})")
     dl, _, _ = tscope_out.dump(report, light.dumps)
+    left_out = dl.meta.get("gpu_light_launches_not_nccl")
+    t.ok(left_out is not None and int(left_out) == int(light.truth["lt_launches"]) > 0,
+         f"stand-in end to end: light mode left out exactly the job's cuBLASLt-like "
+         f"cuLaunchKernelEx calls ({left_out} of {light.truth['lt_launches']})")
     stray = copy.deepcopy(dl)
     ex = [a for a in stray["api"] if a.get("name") == "cuLaunchKernelEx"]
     moved = dict(ex[0], start_ns=ex[0]["start_ns"] - 10**6, end_ns=ex[0]["end_ns"] - 10**6,

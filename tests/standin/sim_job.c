@@ -44,6 +44,10 @@ cudaError_t __cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, si
 typedef struct options {
     int steps, launches, gemms, burst, graph_kernels, graph_gemms, graph_allreduce;
     int checked_gemm, nvtx;
+    /* Launches through the driver outside NCCL, as cuBLASLt launches its
+     * sm90 kernels (cuLaunchKernelEx) and Triton its kernels
+     * (cuLaunchKernel): per step. */
+    int lt_launches, triton_launches;
     int kineto_at, kineto_v2, kineto_clock;
     uint64_t kernel_ns;
     const char *truth;
@@ -66,6 +70,7 @@ typedef struct options {
 typedef struct tally {
     uint64_t runtime_launches, graph_launches, graph_kernels, gemm_calls, gemm_kernels;
     uint64_t nccl_calls, copies, syncs, user_ranges, nccl_ranges;
+    uint64_t lt_launches, triton_launches;
     double gemm_flops;
     int ext_status;        /* the first GEMM's cuBLAS status */
     float ext_result;      /* its C[0] */
@@ -91,7 +96,7 @@ static int parse(options *o, int argc, char **argv)
         {"slow-rank", 1, 0, 'r'}, {"kernel-factor", 1, 0, 'f'}, {"extra-launches", 1, 0, 'x'},
         {"launch-gap-us", 1, 0, 'L'}, {"sync-first", 0, 0, 'S'},
         {"idle-us", 1, 0, 'I'}, {"load-us", 1, 0, 'l'}, {"copy-factor", 1, 0, 'C'},
-        {"batch-bytes", 1, 0, 'B'},
+        {"batch-bytes", 1, 0, 'B'}, {"lt-launches", 1, 0, 'X'}, {"triton-launches", 1, 0, 'T'},
         {0, 0, 0, 0}};
     *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
                    .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1, .copy_factor = 1,
@@ -122,6 +127,8 @@ static int parse(options *o, int argc, char **argv)
         case 'l': o->load_us = atol(optarg); break;
         case 'C': o->copy_factor = strtod(optarg, NULL); break;
         case 'B': o->batch_bytes = strtoull(optarg, NULL, 10); break;
+        case 'X': o->lt_launches = atoi(optarg); break;
+        case 'T': o->triton_launches = atoi(optarg); break;
         default: return -1;
         }
     }
@@ -149,6 +156,30 @@ static void launch(tally *t, int i, uint64_t ns, cudaStream_t s)
     else
         __cudaLaunchKernel(fn, g, b, args, 0, s);
     t->runtime_launches++;
+}
+
+/* Launches a library makes through the driver, not through NCCL: a
+ * cuBLASLt-like kernel with cuLaunchKernelEx (what light mode must not
+ * mistake for NCCL's launcher) or a Triton-like one with cuLaunchKernel. */
+static void driver_launch(tally *t, int ex, uint64_t ns, cudaStream_t s)
+{
+    static CUfunction lt, triton;
+    if (lt == NULL &&
+        (cuModuleGetFunction(&lt, NULL, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_"
+                                        "tilesize128x128x64_warpgroupsize1x1x1_cublasLt") !=
+             CUDA_SUCCESS ||
+         cuModuleGetFunction(&triton, NULL, "triton_poi_fused_add_mul_0") != CUDA_SUCCESS))
+        return;
+    void *params[] = {&ns};
+    if (ex) {
+        CUlaunchConfig cfg = {.gridDimX = 4, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 128,
+                              .blockDimY = 1, .blockDimZ = 1, .hStream = (CUstream)s};
+        cuLaunchKernelEx(&cfg, lt, params, NULL);
+        t->lt_launches++;
+    } else {
+        cuLaunchKernel(triton, 2, 1, 1, 256, 1, 1, 0, (CUstream)s, params, NULL);
+        t->triton_launches++;
+    }
 }
 
 /* A marker pair through the stand-in CUPTI, as NVTX routed to CUPTI gives. */
@@ -274,6 +305,8 @@ static int write_truth(const char *prefix, int rank, const tally *t, int steps)
             (unsigned long long)t->copies, (unsigned long long)t->syncs);
     fprintf(f, "user_ranges=%llu\nnccl_ranges=%llu\n", (unsigned long long)t->user_ranges,
             (unsigned long long)t->nccl_ranges);
+    fprintf(f, "lt_launches=%llu\ntriton_launches=%llu\n", (unsigned long long)t->lt_launches,
+            (unsigned long long)t->triton_launches);
     fprintf(f, "ext_status=%d\next_result=%g\n", t->ext_status, (double)t->ext_result);
     fprintf(f, "kineto_subscribe=%d\nkineto_kernels=%llu\nkineto_thread_id_type=%d\n",
             t->kineto_subscribe, t->kineto_kernels, t->kineto_thread_id_type);
@@ -293,7 +326,8 @@ int main(int argc, char **argv)
                         "[--kineto-v1] [--kineto-clock] [--kernel-ns NS] [--truth FILE] "
                         "[--slow-rank R [--kernel-factor F] [--extra-launches N] "
                         "[--launch-gap-us US] [--idle-us US] [--copy-factor F]] "
-                        "[--batch-bytes B] [--sync-first] [--load-us US]\n");
+                        "[--batch-bytes B] [--sync-first] [--load-us US] [--lt-launches N] "
+                        "[--triton-launches N]\n");
         return 2;
     }
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
@@ -394,6 +428,10 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < o.gemms; i++)
             gemm(&t, &glib, A, B, C, N);
+        for (int i = 0; i < o.lt_launches; i++)
+            driver_launch(&t, 1, kns, NULL);
+        for (int i = 0; i < o.triton_launches; i++)
+            driver_launch(&t, 0, kns, NULL);
         if (exec) {
             cudaGraphLaunch(exec, s);
             t.graph_launches++;
