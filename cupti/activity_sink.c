@@ -460,7 +460,8 @@ static void gate_prescan(uint8_t *buffer, size_t valid_size, tsc_next_record_fn 
         prev = rec;
         tsc_xrec x;
         if (rec->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION &&
-            tsc_xlate_extcorr((const CUpti_ActivityExternalCorrelation *)rec, &x))
+            tsc_xlate_extcorr((const CUpti_ActivityExternalCorrelation *)rec, &x) &&
+            tsc_gate_is_nccl_external_id(x.val))
             tsc_gate_note(&sink.gate, x.desc_field);
     }
 }

@@ -27,6 +27,7 @@
 #include "cupti_mode.h"
 #include "device_meta.h"
 #include "memory_capture.h"
+#include "nccl_launch_gate.h"
 #include "recorder.h"
 #include "tsc_tls.h"
 
@@ -586,6 +587,10 @@ int tsc_cupti_push_extcorr(uint64_t id)
     if (g.api.PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) !=
         CUPTI_SUCCESS)
         return 0;
+    /* Light mode keeps the launches made inside NCCL's calls only; the GEMM
+     * wrapper pushes ids of the same form (nccl_launch_gate.h). */
+    if (g.mode == TSC_CUPTI_LIGHT && tsc_nccl_in_call && tsc_nccl_in_call())
+        tsc_gate_note_nccl_desc((uint32_t)(id >> 32) & 0x7fffffffu);
     if (extcorr_depth < TSC_EXTCORR_STACK)
         extcorr_ids[extcorr_depth] = id;
     extcorr_depth++;

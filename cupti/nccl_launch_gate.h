@@ -4,12 +4,14 @@
  * kernel is traced) and no other launch.  cuLaunchKernelEx is not NCCL's
  * alone: cuBLASLt launches its sm90 kernels with it, and Triton its
  * kernels, so its name cannot tell NCCL's calls from theirs.  What does:
- * tscope's NCCL wrapper pushes an external correlation id during each NCCL
- * call (TSC_EXTCORR_ID: CUSTOM2, bit 63 set), and CUPTI ties it to every
- * API call made inside with an EXTERNAL_CORRELATION record.  The gate
- * remembers the correlation ids of the last TSC_GATE_SLOTS such records; a
- * cuLaunchKernelEx whose id is not among them was made outside NCCL.
- * Pure: no CUPTI, no recorder.
+ * tscope pushes an external correlation id, TSC_EXTCORR_ID(desc, seq),
+ * during each NCCL call, and CUPTI ties it to every API call made inside
+ * with an EXTERNAL_CORRELATION record.  tscope's GEMM wrapper pushes ids
+ * of the same form, so the descriptor part tells them apart: the push
+ * notes the descriptors of NCCL's ids (tsc_gate_note_nccl_desc, on the
+ * application's threads); the writer keeps, per buffer and for the last
+ * TSC_GATE_SLOTS ones of earlier buffers, the correlation ids whose
+ * external id names such a descriptor.  Pure: no CUPTI, no recorder.
  */
 #ifndef TSC_NCCL_LAUNCH_GATE_H
 #define TSC_NCCL_LAUNCH_GATE_H
@@ -25,7 +27,17 @@ typedef struct tsc_launch_gate {
     unsigned next;
 } tsc_launch_gate;
 
-/* A CUPTI correlation id that carries tscope's NCCL external id. */
+/* From the NCCL call's thread, as it pushes TSC_EXTCORR_ID(desc, ...):
+ * this descriptor is an NCCL call's.  Lock-free; a job has one descriptor
+ * per distinct call (operation, communicator, size...), a few thousand
+ * at most; past the table's room new ones are not noted (their launches
+ * are then left out in light mode, and counted). */
+void tsc_gate_note_nccl_desc(uint32_t desc);
+
+/* 1 when the external id is one tscope pushed inside an NCCL call. */
+int tsc_gate_is_nccl_external_id(uint64_t external_id);
+
+/* A CUPTI correlation id whose external id is NCCL's. */
 void tsc_gate_note(tsc_launch_gate *g, uint32_t correlation);
 
 /* 1 when the call with this correlation id was made inside an NCCL call. */

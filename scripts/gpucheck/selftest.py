@@ -17,6 +17,7 @@ ROOT/build).  A part whose input is missing is skipped and says so."""
 import contextlib
 import copy
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -24,8 +25,8 @@ import sys
 import tarfile
 import tempfile
 
-from . import (blackbox, dumpchecks, outbox, overhead, parts, plugin, procmaps, quick, runs,
-               tscope_out, verdicts, windows)
+from . import (blackbox, dumpchecks, joins, outbox, overhead, parts, plugin, procmaps, quick,
+               runs, tscope_out, verdicts, windows)
 
 
 class Self:
@@ -100,6 +101,59 @@ def test_plugin_one_gpu(t):
     _, lv = quiet(plugin.records, "x", empty, 1, True)
     t.ok(lv and not levels(lv, "joined") and not levels(lv, "lost") and "WARN" in
          levels(lv, "not checked"), f"plugin: nothing recorded on one GPU WARNs, no PASS ({lv})")
+
+
+def synthetic_dump(records):
+    return tscope_out.Dump(json.dumps(dict(r, rank=0)) for r in records)
+
+
+def test_joins(t):
+    """The NCCL joins on records made from what NCCL 2.28 does at world
+    size 1 (an AVG all-reduce: oneRankReduce through cudaLaunchKernel, no
+    "nccl" in its name; an AllGather: a device copy) and the work each of
+    train_gpt.py's probes must be joined to."""
+    call = {"kind": "nccl", "op": "AllReduce", "redop": "avg", "tid": 7, "seq": 3,
+            "start_ns": 1000, "end_ns": 2000}
+    gather = dict(call, op="AllGather", redop="none", seq=4, start_ns=3000, end_ns=4000)
+    one_rank = {"kind": "kernel_launch", "name": "oneRankReduce", "tid": 7,
+                "correlation": 50, "start_ns": 1500, "end_ns": 1600,
+                "launch": {"name": "cudaLaunchKernel", "start_ns": 1200, "end_ns": 1300}}
+    copy_rec = {"kind": "memcpy", "correlation": 51, "start_ns": 3500, "end_ns": 3600}
+    copy_api = {"kind": "api", "name": "cudaMemcpyAsync", "tid": 7, "correlation": 51,
+                "start_ns": 3100, "end_ns": 3200}
+    after = dict(one_rank, correlation=52, launch={"name": "cudaLaunchKernel", "start_ns": 2100,
+                                                   "end_ns": 2200})
+    d = synthetic_dump([call, gather, one_rank, copy_rec, copy_api, after])
+    got = joins.tally(joins.join(d), {"AllReduce/avg": "kernel", "AllGather": "copy"})
+    t.ok(got == {"AllReduce/avg": (1, 1, {"thread+time": 1}),
+                 "AllGather": (1, 1, {"thread+time": 1})},
+         f"joins: oneRankReduce (no NCCL name) and a device copy joined by thread and time, "
+         f"the launch after the call not ({got})")
+    other_thread = synthetic_dump([call, dict(one_rank, tid=8)])
+    got = joins.tally(joins.join(other_thread), {"AllReduce/avg": "kernel"})
+    t.ok(got["AllReduce/avg"][:2] == (1, 0), "joins: a kernel launched on another thread is not "
+         "the call's")
+    by_ext = synthetic_dump([call, dict(one_rank, tid=8, correlation=60),
+                             {"kind": "extcorr", "correlation": 60,
+                              "external_id": hex((1 << 63) | (9 << 32) | 3)}])
+    got = joins.tally(joins.join(by_ext), {"AllReduce/avg": "kernel"})
+    t.ok(got["AllReduce/avg"] == (1, 1, {"correlation": 1}), "joins: tscope's external id joins "
+         "a launch whatever its thread")
+
+    class R:
+        def __init__(self, world):
+            self.summary = {"world_size": world, "probe_calls": {"AllReduce_avg": 2,
+                                                                 "AllGather": 2,
+                                                                 "ReduceScatter": 2}}
+    t.ok(dumpchecks.expected_nccl_work(R(1), "full") == {"AllReduce/avg": "kernel",
+                                                         "AllGather": "copy",
+                                                         "ReduceScatter": "copy"}
+         and dumpchecks.expected_nccl_work(R(1), "light") == {"AllGather": "copy",
+                                                              "ReduceScatter": "copy"}
+         and dumpchecks.expected_nccl_work(R(2), "light") == {"AllReduce/avg": "launch",
+                                                              "AllGather": "launch",
+                                                              "ReduceScatter": "launch"},
+         "dumpchecks: what each probe must be joined to, by mode and world size")
 
 
 def test_quick(t, root, tmp):
@@ -467,6 +521,7 @@ def main(root):
         test_overhead(t)
         test_plugin(t)
         test_plugin_one_gpu(t)
+        test_joins(t)
         test_quick(t, root, tmp)
         test_blackbox(t, root, report, tmp)
         test_procmaps(t)
