@@ -483,7 +483,7 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
     tsc_fold_actions acts = actions_for(&pass);
     CUpti_Activity *rec = NULL, *prev = NULL;
     uint64_t records = 0, written = 0, skipped = 0, incomplete = 0, overhead = 0;
-    uint64_t not_nccl = 0;
+    uint64_t not_nccl = 0, device = 0;
     if (sink.mode == TSC_CUPTI_LIGHT)
         gate_prescan(buffer, valid_size, next);
     for (;;) {
@@ -534,6 +534,8 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
             continue;
         }
         written++;
+        device += x.ev_kind == TSC_EV_MEMCPY || x.ev_kind == TSC_EV_MEMSET ||
+                  x.ev_kind == TSC_EV_SYNC || x.ev_kind == TSC_EV_API;
         if (!to_fold(&x, &acts)) {
             pass.kernels += x.ev_kind == TSC_EV_KERNEL;
             tsc_sink_emit(&x, out);
@@ -548,6 +550,7 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
     sink.stats.skipped += skipped;
     sink.stats.incomplete += incomplete;
     sink.stats.light_launches_not_nccl += not_nccl;
+    sink.stats.device_work += device;
     sink.stats.overhead_ns += overhead;
     pthread_mutex_unlock(&sink.lock);
 }

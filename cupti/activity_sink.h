@@ -52,6 +52,8 @@ typedef struct tsc_sink_stats {
                                 * have come alone, or never) */
     uint64_t light_launches_not_nccl; /* light mode: cuLaunchKernelEx calls made outside
                                        * NCCL's calls, left out (nccl_launch_gate.h) */
+    uint64_t device_work;      /* copies, memsets, syncs and API records written (kernels
+                                * and launch calls alone are counted above) */
 } tsc_sink_stats;
 
 /* Reset state (correlation cache, known threads, fold, stats) and set the

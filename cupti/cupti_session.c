@@ -72,6 +72,7 @@ static struct {
     atomic_int context_seen;
     atomic_int meta_done;
     atomic_int foreign_seen;   /* another client used CUPTI before we started */
+    atomic_int whole_run;      /* running since cuInit, never stepped aside */
     pthread_mutex_t clock_lock;
     tsc_clock_state clock;
 } g = {.clock_lock = PTHREAD_MUTEX_INITIALIZER, .primary_device = -1};
@@ -400,6 +401,7 @@ static void exit_handler(void)
 static void child_after_fork(void)
 {
     atomic_store(&g.state, ST_STOPPED);
+    atomic_store(&g.whole_run, 0);
 }
 
 /* Subscribe, configure and enable.  0 when running. */
@@ -486,6 +488,7 @@ static int start_capture(void)
     }
     g.api.ActivityFlushPeriod(g.flush_ms);
     atomic_store(&g.state, ST_RUNNING);
+    atomic_store(&g.whole_run, 1);
     /* Registered during cuInit, after the CUDA runtime's own teardown
      * handler, so it runs before it: records are flushed while contexts
      * still exist. */
@@ -551,6 +554,7 @@ void tsc_cupti_yield(const char *who)
             atomic_store(&g.foreign_seen, 1);
         return;
     }
+    atomic_store(&g.whole_run, 0);
     tsc_warn_once("cupti_yield",
                   "%s takes over CUPTI: tscope stops its GPU timeline here and steps aside; NCCL "
                   "capture continues",
@@ -567,6 +571,15 @@ void tsc_cupti_yield(const char *who)
     g.api.ActivityFlushPeriod(0);
     g.api.Unsubscribe(g.sub);
     set_status("yielded to another CUPTI client");
+}
+
+int tsc_cupti_saw_no_device_work(void)
+{
+    if (!atomic_load(&g.whole_run) || g.pid != getpid())
+        return 0;
+    tsc_sink_stats st = tsc_sink_get_stats();
+    return st.kernels == 0 && st.calls_alone == 0 && st.device_work == 0 &&
+           st.light_launches_not_nccl == 0 && tsc_gemm_calls_recorded() == 0;
 }
 
 tsc_cupti_mode tsc_cupti_current_mode(void)

@@ -143,6 +143,31 @@ def mutations(d, ev, origin, run):
     return out
 
 
+def test_helpers(t, report, preload, tmp):
+    """Only the job's processes count as ranks: a process that only
+    initialised CUDA and queried the device leaves no dump; a single-GPU
+    job without NCCL keeps its dump and gets its report."""
+    for mode in ("full", "light"):
+        name = f"sj-init-{mode}"
+        out = os.path.join(tmp, name, "out")
+        _, rc, text, _ = job(tmp, name, {"LD_PRELOAD": preload, "TSCOPE_CUPTI": mode,
+                                         "TSCOPE_OUT": out}, ["--init-only"])
+        left = [f for f in os.listdir(out) if f.endswith(".tsd")] if os.path.isdir(out) else []
+        t.ok(rc == 0 and not left, f"stand-in: a process that only initialised CUDA leaves no "
+             f"dump ({mode}: exit {rc}, {left})")
+    out = os.path.join(tmp, "sj-solo", "out")
+    _, rc, text, _ = job(tmp, "sj-solo", {"LD_PRELOAD": preload, "TSCOPE_CUPTI": "full",
+                                          "TSCOPE_OUT": out},
+                         ["--no-nccl", "--steps", "3", "--launches", "4"])
+    files, info_rc = tscope_out.info(report, out) if rc == 0 else ([], None)
+    r = subprocess.run([report, out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True) if files else None
+    t.ok(rc == 0 and len(files) == 1 and files[0].get("status") == "ok" and r is not None
+         and r.returncode == 0 and "ranks 1" in r.stdout,
+         f"stand-in: a single-GPU job without NCCL keeps its dump and gets its report "
+         f"(exit {rc}, {len(files)} dump(s))")
+
+
 def test(t, report, preload, tmp):
     need = ("TSCOPE_STANDIN_JOB", "TSCOPE_LAUNCH", "TSCOPE_STANDIN_DIR", "TSCOPE_FAKENCCL_DIR")
     if not all(os.environ.get(k) for k in need) or not os.path.exists(preload):

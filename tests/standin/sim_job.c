@@ -48,6 +48,9 @@ typedef struct options {
      * sm90 kernels (cuLaunchKernelEx) and Triton its kernels
      * (cuLaunchKernel): per step. */
     int lt_launches, triton_launches;
+    /* --init-only: initialise CUDA, query the device, exit (a launcher,
+     * a compile worker); --no-nccl: a single-GPU job without NCCL. */
+    int init_only, no_nccl;
     int kineto_at, kineto_v2, kineto_clock;
     uint64_t kernel_ns;
     const char *truth;
@@ -97,6 +100,7 @@ static int parse(options *o, int argc, char **argv)
         {"launch-gap-us", 1, 0, 'L'}, {"sync-first", 0, 0, 'S'},
         {"idle-us", 1, 0, 'I'}, {"load-us", 1, 0, 'l'}, {"copy-factor", 1, 0, 'C'},
         {"batch-bytes", 1, 0, 'B'}, {"lt-launches", 1, 0, 'X'}, {"triton-launches", 1, 0, 'T'},
+        {"init-only", 0, 0, 'i'}, {"no-nccl", 0, 0, 'N'},
         {0, 0, 0, 0}};
     *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
                    .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1, .copy_factor = 1,
@@ -129,6 +133,8 @@ static int parse(options *o, int argc, char **argv)
         case 'B': o->batch_bytes = strtoull(optarg, NULL, 10); break;
         case 'X': o->lt_launches = atoi(optarg); break;
         case 'T': o->triton_launches = atoi(optarg); break;
+        case 'i': o->init_only = 1; break;
+        case 'N': o->no_nccl = 1; break;
         default: return -1;
         }
     }
@@ -327,7 +333,7 @@ int main(int argc, char **argv)
                         "[--slow-rank R [--kernel-factor F] [--extra-launches N] "
                         "[--launch-gap-us US] [--idle-us US] [--copy-factor F]] "
                         "[--batch-bytes B] [--sync-first] [--load-us US] [--lt-launches N] "
-                        "[--triton-launches N]\n");
+                        "[--triton-launches N] [--init-only] [--no-nccl]\n");
         return 2;
     }
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
@@ -340,15 +346,27 @@ int main(int argc, char **argv)
     register_kernels();
     cudaSetDevice(0);
     cudaStream_t s = NULL;
+    if (o.init_only) {
+        int n = 0;
+        CUdevice dev;
+        char name[128];
+        cuDeviceGetCount(&n);
+        cuDeviceGet(&dev, 0);
+        cuDeviceGetName(name, sizeof name, dev);
+        return n > 0 ? 0 : 7;
+    }
 
     ncclUniqueId id;
-    if (rank == 0 && ncclGetUniqueId(&id) != ncclSuccess)
-        return 3;
-    if (world > 1 && tb_rdzv_exchange(getenv("TSC_TESTBED_RDZV"), rank, &id, sizeof id, 1, 60))
-        return 3;
-    ncclComm_t comm;
-    if (ncclCommInitRank(&comm, world, id, rank) != ncclSuccess)
-        return 3;
+    ncclComm_t comm = NULL;
+    if (!o.no_nccl) {
+        if (rank == 0 && ncclGetUniqueId(&id) != ncclSuccess)
+            return 3;
+        if (world > 1 &&
+            tb_rdzv_exchange(getenv("TSC_TESTBED_RDZV"), rank, &id, sizeof id, 1, 60))
+            return 3;
+        if (ncclCommInitRank(&comm, world, id, rank) != ncclSuccess)
+            return 3;
+    }
 
     /* What PyTorch's caching allocator does with expandable segments: map
      * physical memory with cuMemCreate (256 MiB), released at the end. */
@@ -444,10 +462,10 @@ int main(int argc, char **argv)
         if (faulty && o.idle_us > 0)
             usleep((useconds_t)o.idle_us);
         uint64_t a0 = now_ns();
-        if (ncclAllReduce(grad, grad, 1024, ncclFloat32, ncclSum, comm, NULL) != ncclSuccess)
+        if (comm && ncclAllReduce(grad, grad, 1024, ncclFloat32, ncclSum, comm, NULL) != ncclSuccess)
             return 5;
         uint64_t a1 = now_ns();
-        t.nccl_calls++;
+        t.nccl_calls += comm != NULL;
         cudaMemcpyAsync(&loss, grad, 4, cudaMemcpyDeviceToHost, NULL);
         t.copies += 2;
         cudaDeviceSynchronize();
@@ -464,7 +482,8 @@ int main(int argc, char **argv)
     }
     if (o.kineto_at >= 0 && o.kineto_at < o.steps)
         kineto_finish(&t);
-    ncclCommDestroy(comm);
+    if (comm)
+        ncclCommDestroy(comm);
     cuMemRelease(segment);
     if (o.truth && write_truth(o.truth, rank, &t, o.steps) != 0)
         return 6;
