@@ -72,6 +72,7 @@ static struct {
     atomic_int context_seen;
     atomic_int meta_done;
     atomic_int foreign_seen;   /* another client used CUPTI before we started */
+    char foreign_who[320];     /* that client (cupti_conflict.c), written once seen */
     atomic_int whole_run;      /* running since cuInit, never stepped aside */
     pthread_mutex_t clock_lock;
     tsc_clock_state clock;
@@ -429,9 +430,11 @@ static int start_capture(void)
 
     if (atomic_load(&g.foreign_seen)) {
         tsc_warn_once("cupti_conflict",
-                      "another CUPTI client (torch.profiler, nsys, ncu) started first: tscope "
-                      "records no GPU timeline, NCCL capture continues");
+                      "%s started first: tscope records no GPU timeline, NCCL capture "
+                      "continues",
+                      g.foreign_who[0] ? g.foreign_who : "another CUPTI client");
         set_status("another client started first");
+        tsc_rec_meta(TSC_META_CUPTI_OTHER, g.foreign_who[0] ? g.foreign_who : "unknown");
         return -1;
     }
     CUptiResult r = g.api.Subscribe(&g.sub, on_callback, NULL);
@@ -445,6 +448,9 @@ static int start_capture(void)
                           result_text(r));
         set_status(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "another subscriber"
                                                                       : "subscribe failed");
+        /* It subscribed without the dynamic linker: nothing names it. */
+        if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+            tsc_rec_meta(TSC_META_CUPTI_OTHER, "unknown");
         return -1;
     }
     g.api.EnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE);
@@ -550,8 +556,8 @@ void tsc_cupti_yield(const char *who)
     if (!atomic_compare_exchange_strong(&g.state, &expected, ST_STOPPED)) {
         /* Not started yet: remember, so starting later does not take the
          * subscription or the buffer callbacks away from that client. */
-        if (expected == ST_IDLE)
-            atomic_store(&g.foreign_seen, 1);
+        if (expected == ST_IDLE && !atomic_exchange(&g.foreign_seen, 1))
+            snprintf(g.foreign_who, sizeof g.foreign_who, "%s", who);
         return;
     }
     atomic_store(&g.whole_run, 0);
@@ -571,6 +577,7 @@ void tsc_cupti_yield(const char *who)
     g.api.ActivityFlushPeriod(0);
     g.api.Unsubscribe(g.sub);
     set_status("yielded to another CUPTI client");
+    tsc_rec_meta(TSC_META_CUPTI_OTHER, who);
 }
 
 int tsc_cupti_saw_no_device_work(void)

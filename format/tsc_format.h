@@ -678,6 +678,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 /* GPU metadata (written by the CUPTI capture). */
 #define TSC_META_CUPTI_MODE "cupti_mode"      /* off, light, full */
 #define TSC_META_CUPTI_STATUS "cupti_status"  /* ok, or why it is off/degraded */
+#define TSC_META_CUPTI_OTHER "cupti_other_client" /* the CUPTI client that kept or took CUPTI from tscope: its call and library, or "unknown" */
 #define TSC_META_CUPTI_DROPPED "cupti_dropped_records" /* records CUPTI dropped (no buffer) */
 #define TSC_META_CLOCK_STATUS "clock_status"  /* ok, or how CUPTI's clock drifted */
 #define TSC_META_DEVICE_NAME "device_name"    /* primary device; device.N.* for all */

@@ -531,6 +531,7 @@ def main(root):
         from . import selftest_standin  # it uses this module's helpers
         selftest_standin.test(t, report, preload, tmp)
         selftest_standin.test_helpers(t, report, preload, tmp)
+        selftest_standin.test_other_client(t, report, preload, tmp)
     finally:
         if not t.failed:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -168,6 +168,27 @@ def test_helpers(t, report, preload, tmp):
          f"(exit {rc}, {len(files)} dump(s))")
 
 
+def test_other_client(t, report, preload, tmp):
+    """A CUPTI client that subscribes before CUDA is initialised (before
+    tscope could) keeps CUPTI: the dump, `info` and the report's header
+    name it."""
+    out = os.path.join(tmp, "sj-first", "out")
+    _, rc, text, _ = job(tmp, "sj-first", {"LD_PRELOAD": preload, "TSCOPE_OUT": out},
+                         ["--kineto-first", "--steps", "3", "--launches", "4"])
+    files, _ = tscope_out.info(report, out) if rc == 0 else ([], None)
+    meta = files[0].get("meta", {}) if files else {}
+    info = subprocess.run([report, "info", out], stdout=subprocess.PIPE, text=True).stdout
+    head = subprocess.run([report, out], stdout=subprocess.PIPE, text=True).stdout.split(
+        "\n")[:4]
+    who = "cuptiSubscribe_v2 from libsim_kineto.so"
+    t.ok(rc == 0 and meta.get("cupti_status") == "another client started first"
+         and who in meta.get("cupti_other_client", "") and who in info
+         and any(who in line and "CUPTI held by another client" in line for line in head),
+         f"stand-in: a CUPTI client that subscribed first is named in the dump, info and the "
+         f"report's header ({meta.get('cupti_status')}; {meta.get('cupti_other_client')}; "
+         f"{head})")
+
+
 def test(t, report, preload, tmp):
     need = ("TSCOPE_STANDIN_JOB", "TSCOPE_LAUNCH", "TSCOPE_STANDIN_DIR", "TSCOPE_FAKENCCL_DIR")
     if not all(os.environ.get(k) for k in need) or not os.path.exists(preload):

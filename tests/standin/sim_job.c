@@ -51,6 +51,7 @@ typedef struct options {
     /* --init-only: initialise CUDA, query the device, exit (a launcher,
      * a compile worker); --no-nccl: a single-GPU job without NCCL. */
     int init_only, no_nccl;
+    int kineto_first;      /* the second client subscribes before CUDA is initialised */
     int kineto_at, kineto_v2, kineto_clock;
     uint64_t kernel_ns;
     const char *truth;
@@ -100,7 +101,7 @@ static int parse(options *o, int argc, char **argv)
         {"launch-gap-us", 1, 0, 'L'}, {"sync-first", 0, 0, 'S'},
         {"idle-us", 1, 0, 'I'}, {"load-us", 1, 0, 'l'}, {"copy-factor", 1, 0, 'C'},
         {"batch-bytes", 1, 0, 'B'}, {"lt-launches", 1, 0, 'X'}, {"triton-launches", 1, 0, 'T'},
-        {"init-only", 0, 0, 'i'}, {"no-nccl", 0, 0, 'N'},
+        {"init-only", 0, 0, 'i'}, {"no-nccl", 0, 0, 'N'}, {"kineto-first", 0, 0, 'F'},
         {0, 0, 0, 0}};
     *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
                    .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1, .copy_factor = 1,
@@ -135,6 +136,7 @@ static int parse(options *o, int argc, char **argv)
         case 'T': o->triton_launches = atoi(optarg); break;
         case 'i': o->init_only = 1; break;
         case 'N': o->no_nccl = 1; break;
+        case 'F': o->kineto_first = 1; break;
         default: return -1;
         }
     }
@@ -333,7 +335,7 @@ int main(int argc, char **argv)
                         "[--slow-rank R [--kernel-factor F] [--extra-launches N] "
                         "[--launch-gap-us US] [--idle-us US] [--copy-factor F]] "
                         "[--batch-bytes B] [--sync-first] [--load-us US] [--lt-launches N] "
-                        "[--triton-launches N] [--init-only] [--no-nccl]\n");
+                        "[--triton-launches N] [--init-only] [--no-nccl] [--kineto-first]\n");
         return 2;
     }
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
@@ -344,6 +346,8 @@ int main(int argc, char **argv)
     if (t.step_start == NULL || t.step_end == NULL)
         return 4;
     register_kernels();
+    if (o.kineto_first)
+        kineto(&t, &o);
     cudaSetDevice(0);
     cudaStream_t s = NULL;
     if (o.init_only) {
