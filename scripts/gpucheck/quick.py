@@ -68,8 +68,11 @@ SMOKE_JOB = r"""
 import json, os, time
 import torch
 import torch.nn.functional as F
-out = {"injection": os.environ.get("CUDA_INJECTION64_PATH")}
+out = {"injection": os.environ.get("CUDA_INJECTION64_PATH"), "torch": torch.__version__,
+       "cuda": torch.version.cuda}
 x = torch.ones(4, device="cuda")
+out["device"] = torch.cuda.get_device_name(0)
+out["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
 out["value"] = (x * 2).sum().item()
 torch.cuda.synchronize()
 windows = {}
@@ -99,6 +102,16 @@ def glibc():
         return os.confstr("CS_GNU_LIBC_VERSION") or ""
     except (ValueError, OSError):
         return platform.libc_ver()[1]
+
+
+def smi():
+    """nvidia-smi's name, driver and memory of the GPUs, or ''."""
+    if not shutil.which("nvidia-smi"):
+        return ""
+    r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                        "--format=csv,noheader"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True, timeout=10)
+    return "nvidia-smi: " + r.stdout.strip().replace("\n", "; ")
 
 
 def smoke(ctx):
@@ -133,6 +146,9 @@ def smoke(ctx):
     if not v.check(rc == 0 and res.get("value") == 8.0, "a one-tensor CUDA run under the preload",
                    f"exit {rc}" + ("" if rc == 0 else "\n" + se[-1500:])):
         return False
+    nv = smi()
+    v.info("versions", ", ".join(f"{k} {res.get(k)}" for k in ("device", "torch", "cuda", "nccl"))
+           + (", " + nv if nv else ""))
     for line in se.splitlines():
         if "tscope:" in line:
             v.info("smoke: stderr", line)
