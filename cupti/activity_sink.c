@@ -10,6 +10,7 @@
 #include "cbid_filter.h"
 #include "launch_fold.h"
 #include "memory_xlate.h"
+#include "nccl_launch_gate.h"
 #include "nvtx_pair.h"
 #include "recorder.h"
 
@@ -35,6 +36,7 @@ static struct {
     tsc_corr_cache cache;      /* writer thread only */
     tsc_nvtx_pairer nvtx;      /* writer thread only */
     tsc_fold *fold;            /* writer thread only; NULL: no folding */
+    tsc_launch_gate gate;      /* writer thread only; light mode: NCCL's launch calls */
     uint32_t known_tid[TSC_KNOWN_THREADS];
     tsc_sink_stats stats;
 } sink = {.lock = PTHREAD_MUTEX_INITIALIZER, .mode = TSC_CUPTI_FULL};
@@ -47,6 +49,7 @@ int tsc_sink_reset(tsc_cupti_mode mode)
     tsc_nvtx_init(&sink.nvtx);
     memset(sink.known_tid, 0, sizeof sink.known_tid);
     memset(&sink.stats, 0, sizeof sink.stats);
+    memset(&sink.gate, 0, sizeof sink.gate);
     tsc_fold_free(sink.fold);
     /* Light mode traces no kernels: nothing to fold into. */
     sink.fold = mode == TSC_CUPTI_FULL ? tsc_fold_new(TSC_FOLD_SLOTS_LOG2) : NULL;
@@ -439,6 +442,38 @@ static int marker_record(const CUpti_ActivityMarker2 *m, const tsc_sink_out *out
 
 /* ------------------------------------------------------------ buffers */
 
+/* Light mode: the correlation ids of the buffer's calls made inside an
+ * NCCL call, read before its records are written, so that the order of an
+ * EXTERNAL_CORRELATION record and its API record in the buffer does not
+ * matter (nccl_launch_gate.h). */
+static void gate_prescan(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next)
+{
+    CUpti_Activity *rec = NULL, *prev = NULL;
+    for (;;) {
+        CUptiResult r = next(buffer, valid_size, &rec);
+        if (r == CUPTI_ERROR_INVALID_KIND && rec != NULL && rec != prev) {
+            prev = rec;
+            continue;
+        }
+        if (r != CUPTI_SUCCESS || rec == NULL)
+            return;
+        prev = rec;
+        tsc_xrec x;
+        if (rec->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION &&
+            tsc_xlate_extcorr((const CUpti_ActivityExternalCorrelation *)rec, &x) &&
+            tsc_gate_is_nccl_external_id(x.val))
+            tsc_gate_note(&sink.gate, x.desc_field);
+    }
+}
+
+/* Light mode keeps no cuLaunchKernelEx but NCCL's (cuBLASLt and Triton
+ * launch with it too). */
+static int light_launch_not_nccl(const tsc_xrec *x)
+{
+    return sink.mode == TSC_CUPTI_LIGHT && x->ev_kind == TSC_EV_API && x->api != NULL &&
+           x->api->cls == TSC_APICLASS_NCCL_LAUNCH && !tsc_gate_has(&sink.gate, (uint32_t)x->val);
+}
+
 void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next,
                      const tsc_sink_out *out)
 {
@@ -448,6 +483,9 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
     tsc_fold_actions acts = actions_for(&pass);
     CUpti_Activity *rec = NULL, *prev = NULL;
     uint64_t records = 0, written = 0, skipped = 0, incomplete = 0, overhead = 0;
+    uint64_t not_nccl = 0, device = 0;
+    if (sink.mode == TSC_CUPTI_LIGHT)
+        gate_prescan(buffer, valid_size, next);
     for (;;) {
         CUptiResult r = next(buffer, valid_size, &rec);
         if (r == CUPTI_ERROR_INVALID_KIND && rec != NULL && rec != prev) {
@@ -490,7 +528,14 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
             skipped++;
             continue;
         }
+        if (light_launch_not_nccl(&x)) {
+            skipped++;
+            not_nccl++;
+            continue;
+        }
         written++;
+        device += x.ev_kind == TSC_EV_MEMCPY || x.ev_kind == TSC_EV_MEMSET ||
+                  x.ev_kind == TSC_EV_SYNC || x.ev_kind == TSC_EV_API;
         if (!to_fold(&x, &acts)) {
             pass.kernels += x.ev_kind == TSC_EV_KERNEL;
             tsc_sink_emit(&x, out);
@@ -504,6 +549,8 @@ void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next
     sink.stats.written += written;
     sink.stats.skipped += skipped;
     sink.stats.incomplete += incomplete;
+    sink.stats.light_launches_not_nccl += not_nccl;
+    sink.stats.device_work += device;
     sink.stats.overhead_ns += overhead;
     pthread_mutex_unlock(&sink.lock);
 }

@@ -50,6 +50,10 @@ typedef struct tsc_sink_stats {
     uint64_t kernels_folded;   /* of those, with their call */
     uint64_t calls_alone;      /* launch calls written without their kernel (which may
                                 * have come alone, or never) */
+    uint64_t light_launches_not_nccl; /* light mode: cuLaunchKernelEx calls made outside
+                                       * NCCL's calls, left out (nccl_launch_gate.h) */
+    uint64_t device_work;      /* copies, memsets, syncs and API records written (kernels
+                                * and launch calls alone are counted above) */
 } tsc_sink_stats;
 
 /* Reset state (correlation cache, known threads, fold, stats) and set the

@@ -15,7 +15,10 @@
  * come here.  (GUESS to verify on a GPU: PyTorch's libkineto calls these
  * through the dynamic linker, i.e. links libcupti dynamically.)
  */
+#include <dlfcn.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <cupti.h>
 
@@ -31,6 +34,24 @@ typedef CUptiResult (*register_fn)(CUpti_BuffersCallbackRequestFunc,
                                    CUpti_BuffersCallbackCompleteFunc);
 typedef CUptiResult (*timestamp_fn)(CUpti_TimestampCallbackFunc);
 
+/* "CALL from LIBRARY": the call and the library of the code that made it
+ * (libkineto's, nsys's), so the user is told who holds CUPTI. */
+static const char *who_called(char *buf, size_t len, const char *call, const void *ret)
+{
+    Dl_info di;
+    const char *lib = dladdr(ret, &di) && di.dli_fname ? di.dli_fname : NULL;
+    const char *base = lib ? strrchr(lib, '/') : NULL;
+    snprintf(buf, len, "another CUPTI client (%s from %s)", call,
+             base ? base + 1 : lib ? lib : "an unknown library");
+    return buf;
+}
+
+#define YIELD(call)                                                                           \
+    do {                                                                                      \
+        char who_[320];                                                                       \
+        tsc_cupti_yield(who_called(who_, sizeof who_, call, __builtin_return_address(0)));   \
+    } while (0)
+
 static tsc_real_fn real_subscribe = TSC_REAL_FN(cuptiSubscribe);
 static tsc_real_fn real_subscribe_v2 = TSC_REAL_FN(cuptiSubscribe_v2);
 static tsc_real_fn real_register = TSC_REAL_FN(cuptiActivityRegisterCallbacks);
@@ -40,7 +61,7 @@ EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_Call
                                   void *userdata)
 {
     subscribe_fn real = (subscribe_fn)tsc_real_get(&real_subscribe);
-    tsc_cupti_yield("another CUPTI client (cuptiSubscribe)");
+    YIELD("cuptiSubscribe");
     return real ? real(subscriber, callback, userdata) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 
@@ -49,7 +70,7 @@ EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
                                      CUpti_SubscriberParams *params)
 {
     subscribe_v2_fn real = (subscribe_v2_fn)tsc_real_get(&real_subscribe_v2);
-    tsc_cupti_yield("another CUPTI client (cuptiSubscribe_v2)");
+    YIELD("cuptiSubscribe_v2");
     if (real)
         return real(subscriber, callback, userdata, params);
     /* An older CUPTI without _v2: this export must not make the call fail
@@ -62,13 +83,13 @@ EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFu
                                                   CUpti_BuffersCallbackCompleteFunc complete)
 {
     register_fn real = (register_fn)tsc_real_get(&real_register);
-    tsc_cupti_yield("another CUPTI client (cuptiActivityRegisterCallbacks)");
+    YIELD("cuptiActivityRegisterCallbacks");
     return real ? real(request, complete) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 
 EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn)
 {
     timestamp_fn real = (timestamp_fn)tsc_real_get(&real_timestamp);
-    tsc_cupti_yield("another CUPTI client (cuptiActivityRegisterTimestampCallback)");
+    YIELD("cuptiActivityRegisterTimestampCallback");
     return real ? real(fn) : CUPTI_ERROR_NOT_INITIALIZED;
 }

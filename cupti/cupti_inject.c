@@ -70,6 +70,7 @@ void tsc_cupti_constructor_hook(void)
                       current);
         tsc_rec_meta(TSC_META_CUPTI_MODE, "off");
         tsc_rec_meta(TSC_META_CUPTI_STATUS, "another tool's injection");
+        tsc_rec_meta(TSC_META_CUPTI_OTHER, current);
         break;
     case TSC_INJECT_DISABLED:
         tsc_rec_meta(TSC_META_CUPTI_MODE, "off");

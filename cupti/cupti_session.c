@@ -27,6 +27,7 @@
 #include "cupti_mode.h"
 #include "device_meta.h"
 #include "memory_capture.h"
+#include "nccl_launch_gate.h"
 #include "recorder.h"
 #include "tsc_tls.h"
 
@@ -71,6 +72,8 @@ static struct {
     atomic_int context_seen;
     atomic_int meta_done;
     atomic_int foreign_seen;   /* another client used CUPTI before we started */
+    char foreign_who[320];     /* that client (cupti_conflict.c), written once seen */
+    atomic_int whole_run;      /* running since cuInit, never stepped aside */
     pthread_mutex_t clock_lock;
     tsc_clock_state clock;
 } g = {.clock_lock = PTHREAD_MUTEX_INITIALIZER, .primary_device = -1};
@@ -146,6 +149,8 @@ static void write_counters(void)
     meta_u64(TSC_META_GPU_KERNELS, st.kernels);
     meta_u64(TSC_META_GPU_KERNELS_FOLDED, st.kernels_folded);
     meta_u64(TSC_META_GPU_CALLS_ALONE, st.calls_alone);
+    if (g.mode == TSC_CUPTI_LIGHT) /* full mode keeps every launch: nothing to count */
+        meta_u64(TSC_META_GPU_LIGHT_NOT_NCCL, st.light_launches_not_nccl);
     meta_u64(TSC_META_GPU_INCOMPLETE, st.incomplete);
     meta_u64(TSC_META_GPU_LOST_WRITE, tsc_bulk_kernels_lost());
     meta_u64(TSC_META_GPU_CAPTURED, atomic_load(&g.captured));
@@ -397,6 +402,7 @@ static void exit_handler(void)
 static void child_after_fork(void)
 {
     atomic_store(&g.state, ST_STOPPED);
+    atomic_store(&g.whole_run, 0);
 }
 
 /* Subscribe, configure and enable.  0 when running. */
@@ -424,9 +430,11 @@ static int start_capture(void)
 
     if (atomic_load(&g.foreign_seen)) {
         tsc_warn_once("cupti_conflict",
-                      "another CUPTI client (torch.profiler, nsys, ncu) started first: tscope "
-                      "records no GPU timeline, NCCL capture continues");
+                      "%s started first: tscope records no GPU timeline, NCCL capture "
+                      "continues",
+                      g.foreign_who[0] ? g.foreign_who : "another CUPTI client");
         set_status("another client started first");
+        tsc_rec_meta(TSC_META_CUPTI_OTHER, g.foreign_who[0] ? g.foreign_who : "unknown");
         return -1;
     }
     CUptiResult r = g.api.Subscribe(&g.sub, on_callback, NULL);
@@ -440,6 +448,9 @@ static int start_capture(void)
                           result_text(r));
         set_status(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "another subscriber"
                                                                       : "subscribe failed");
+        /* It subscribed without the dynamic linker: nothing names it. */
+        if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+            tsc_rec_meta(TSC_META_CUPTI_OTHER, "unknown");
         return -1;
     }
     g.api.EnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE);
@@ -483,6 +494,7 @@ static int start_capture(void)
     }
     g.api.ActivityFlushPeriod(g.flush_ms);
     atomic_store(&g.state, ST_RUNNING);
+    atomic_store(&g.whole_run, 1);
     /* Registered during cuInit, after the CUDA runtime's own teardown
      * handler, so it runs before it: records are flushed while contexts
      * still exist. */
@@ -544,10 +556,11 @@ void tsc_cupti_yield(const char *who)
     if (!atomic_compare_exchange_strong(&g.state, &expected, ST_STOPPED)) {
         /* Not started yet: remember, so starting later does not take the
          * subscription or the buffer callbacks away from that client. */
-        if (expected == ST_IDLE)
-            atomic_store(&g.foreign_seen, 1);
+        if (expected == ST_IDLE && !atomic_exchange(&g.foreign_seen, 1))
+            snprintf(g.foreign_who, sizeof g.foreign_who, "%s", who);
         return;
     }
+    atomic_store(&g.whole_run, 0);
     tsc_warn_once("cupti_yield",
                   "%s takes over CUPTI: tscope stops its GPU timeline here and steps aside; NCCL "
                   "capture continues",
@@ -564,6 +577,16 @@ void tsc_cupti_yield(const char *who)
     g.api.ActivityFlushPeriod(0);
     g.api.Unsubscribe(g.sub);
     set_status("yielded to another CUPTI client");
+    tsc_rec_meta(TSC_META_CUPTI_OTHER, who);
+}
+
+int tsc_cupti_saw_no_device_work(void)
+{
+    if (!atomic_load(&g.whole_run) || g.pid != getpid())
+        return 0;
+    tsc_sink_stats st = tsc_sink_get_stats();
+    return st.kernels == 0 && st.calls_alone == 0 && st.device_work == 0 &&
+           st.light_launches_not_nccl == 0 && tsc_gemm_calls_recorded() == 0;
 }
 
 tsc_cupti_mode tsc_cupti_current_mode(void)
@@ -584,6 +607,10 @@ int tsc_cupti_push_extcorr(uint64_t id)
     if (g.api.PushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) !=
         CUPTI_SUCCESS)
         return 0;
+    /* Light mode keeps the launches made inside NCCL's calls only; the GEMM
+     * wrapper pushes ids of the same form (nccl_launch_gate.h). */
+    if (g.mode == TSC_CUPTI_LIGHT && tsc_nccl_in_call && tsc_nccl_in_call())
+        tsc_gate_note_nccl_desc((uint32_t)(id >> 32) & 0x7fffffffu);
     if (extcorr_depth < TSC_EXTCORR_STACK)
         extcorr_ids[extcorr_depth] = id;
     extcorr_depth++;

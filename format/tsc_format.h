@@ -678,6 +678,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 /* GPU metadata (written by the CUPTI capture). */
 #define TSC_META_CUPTI_MODE "cupti_mode"      /* off, light, full */
 #define TSC_META_CUPTI_STATUS "cupti_status"  /* ok, or why it is off/degraded */
+#define TSC_META_CUPTI_OTHER "cupti_other_client" /* the CUPTI client that kept or took CUPTI from tscope: its call and library, or "unknown" */
 #define TSC_META_CUPTI_DROPPED "cupti_dropped_records" /* records CUPTI dropped (no buffer) */
 #define TSC_META_CLOCK_STATUS "clock_status"  /* ok, or how CUPTI's clock drifted */
 #define TSC_META_DEVICE_NAME "device_name"    /* primary device; device.N.* for all */
@@ -694,6 +695,7 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_GPU_KERNELS "gpu_kernels"              /* kernel records written */
 #define TSC_META_GPU_KERNELS_FOLDED "gpu_kernels_with_launch" /* of those, TSC_EV_KERNEL_LAUNCH */
 #define TSC_META_GPU_CALLS_ALONE "gpu_launch_calls_alone" /* launch calls written without their kernel folded in */
+#define TSC_META_GPU_LIGHT_NOT_NCCL "gpu_light_launches_not_nccl" /* light mode: cuLaunchKernelEx calls outside NCCL's calls, left out */
 #define TSC_META_GPU_INCOMPLETE "gpu_records_incomplete" /* device records handed over unfinished */
 #define TSC_META_GPU_LOST_WRITE "gpu_kernels_lost_write" /* kernel records in chunks that failed to write */
 #define TSC_META_GPU_CAPTURED "gpu_launches_captured" /* launch calls that built a graph node, not a kernel */

@@ -31,6 +31,13 @@ tsc_comm_info *tsc_comm_lookup(const void *comm)
     return NULL;
 }
 
+static _Atomic uint32_t added_ever;
+
+uint32_t tsc_comm_count_ever(void)
+{
+    return atomic_load(&added_ever);
+}
+
 tsc_comm_info *tsc_comm_add(const void *comm, uint64_t comm_id, int32_t rank, int32_t size)
 {
     uintptr_t key = (uintptr_t)comm;
@@ -49,6 +56,7 @@ tsc_comm_info *tsc_comm_add(const void *comm, uint64_t comm_id, int32_t rank, in
         }
     }
     if (e) {
+        atomic_fetch_add(&added_ever, 1);
         /* Fields first, key last: a reader that sees the key sees them. */
         e->comm_id = comm_id;
         atomic_store_explicit(&e->rank, rank, memory_order_relaxed);
@@ -84,5 +92,6 @@ void tsc_comm_registry_clear(void)
     pthread_mutex_lock(&write_lock);
     for (uint32_t i = 0; i < TSC_COMM_CAPACITY; i++)
         atomic_store(&table[i].key, EMPTY);
+    atomic_store(&added_ever, 0);
     pthread_mutex_unlock(&write_lock);
 }

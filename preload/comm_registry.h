@@ -31,6 +31,9 @@ tsc_comm_info *tsc_comm_add(const void *comm, uint64_t comm_id, int32_t rank, in
 void tsc_comm_remove(const void *comm);
 /* Number of live entries (tests). */
 uint32_t tsc_comm_count_live(void);
+/* Communicators registered since the start (or the last clear): 0 in a
+ * process that never made one. */
+uint32_t tsc_comm_count_ever(void);
 /* Forget everything (tests). */
 void tsc_comm_registry_clear(void);
 

@@ -33,6 +33,13 @@ void tsc_cupti_drain_hook(void) __attribute__((weak));
 int tsc_cupti_push_extcorr(uint64_t id) __attribute__((weak));
 void tsc_cupti_pop_extcorr(void) __attribute__((weak));
 
+/* At exit, after the final flush: 1 when CUPTI watched this process from
+ * its CUDA initialisation to the end and saw no device work in it (no
+ * kernel, copy, memset, synchronisation, launch call or GEMM): a helper
+ * that only initialised CUDA (a launcher querying the device, a compile
+ * worker).  0 when it cannot tell.  Weak: absent without the CUPTI part. */
+int tsc_cupti_saw_no_device_work(void) __attribute__((weak));
+
 /* From the NCCL part to the capture: 1 while this thread is inside one of
  * NCCL's API calls (memory it maps then is NCCL's).  Weak: absent without
  * the NCCL wrappers (unit tests). */

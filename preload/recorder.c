@@ -30,6 +30,7 @@
 
 #include "blackbox.h"
 #include "bulk_stream.h"
+#include "comm_registry.h"
 #include "cupti_hooks.h"
 #include "dump_file.h"
 #include "fast_clock.h"
@@ -690,6 +691,20 @@ static void at_fork_child(void)
     tsc_rec_tls_thr = NULL;
 }
 
+/* A process whose only GPU activity was CUDA's initialisation (no kernel,
+ * copy or NCCL communicator: a launcher that queries the device, an
+ * Inductor compile worker) is not one of the job's ranks, and its dump
+ * would be read as one.  It goes, when CUPTI watched the whole process;
+ * otherwise tscope cannot tell, and keeps it.  A single-GPU job without
+ * NCCL ran kernels: its dump stays. */
+static void discard_if_helper(void)
+{
+    if (g_cfg.blackbox || !tsc_cupti_saw_no_device_work || !tsc_cupti_saw_no_device_work() ||
+        tsc_comm_count_ever() > 0)
+        return;
+    unlink(g_dump.path);
+}
+
 void tsc_rec_exit(void)
 {
     int saved = errno;
@@ -701,6 +716,7 @@ void tsc_rec_exit(void)
         tsc_telemetry_stop(); /* its last sample goes into the final flush */
     stop_writer();
     tsc_rec_finish("exit", 0);
+    discard_if_helper();
     atomic_store(&tsc_rec_state_g, TSC_REC_CLOSED);
 out:
     errno = saved;

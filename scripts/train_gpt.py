@@ -19,8 +19,9 @@ its GPU work.
                    the loss is read back, so the step's GPU work is done)
   losses           every step's loss as float.hex (bitwise comparison)
   linear_flops_per_step  analytic FLOPs of every nn.Linear, forward and
-                   backward (6 * tokens * in * out); attention and the
-                   probes add no cuBLAS GEMM
+                   backward (6 * tokens * in * out); the probes add no GEMM
+  attention_flops_per_step, attention_in_cublas  the math attention's
+                   batched products, cuBLAS GEMMs with --deterministic only
   probe_calls      the probe collectives made, per kind
   median_step_s    median step time after 10 steps (overhead runs)
   injection        CUDA_INJECTION64_PATH as this process sees it, and the
@@ -29,8 +30,8 @@ its GPU work.
 Variants: --wrap fsdp; --cuda-graph (a whole step captured once with
 torch.cuda.graphs and replayed, probes inside the graph); --compile
 (torch.compile mode="reduce-overhead", CUDA graphs through Inductor);
---deterministic (math attention, deterministic algorithms: bitwise equal
-losses between runs); --profile DIR (torch.profiler on chosen steps);
+--deterministic (math attention: flash, memory-efficient and cuDNN
+attention off; deterministic algorithms: bitwise equal losses between runs); --profile DIR (torch.profiler on chosen steps);
 --device cpu (gloo, float32: lets gpu-check --cpu-selftest run this file
 on a machine without a GPU).
 """
@@ -119,6 +120,13 @@ def linear_flops_per_step(model, tokens):
                for m in model.modules() if isinstance(m, nn.Linear))
 
 
+def attention_flops_per_step(args):
+    """Math attention's batched products, per layer: Q K^T and A V forward
+    (2*s*s*dh each per head and sequence), four more of the same size
+    backward; the causal mask is applied to the full s x s product."""
+    return 6 * 2 * args.batch * args.seq * args.seq * args.dim * args.layers
+
+
 class Probes:
     """The per-step collectives whose GPU work gpu-check joins to them."""
 
@@ -195,8 +203,14 @@ def setup(args):
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True, warn_only=True)
         if cuda:
+            # Math attention only: its products are cuBLAS GEMMs (counted in
+            # attention_flops_per_step) and deterministic.  On sm90 with CUDA
+            # 13 PyTorch tries cuDNN's attention first, whose backward is not
+            # deterministic: it goes off too where this PyTorch has it.
             torch.backends.cuda.enable_flash_sdp(False)
             torch.backends.cuda.enable_mem_efficient_sdp(False)
+            if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):
+                torch.backends.cuda.enable_cudnn_sdp(False)
     torch.manual_seed(1234 + rank)
     return rank, local, dev
 
@@ -345,6 +359,11 @@ def main(argv=None):
         "tokens_per_step": tokens,
         "linear_count": sum(isinstance(m, nn.Linear) for m in model.modules()),
         "linear_flops_per_step": linear_flops_per_step(model, tokens),
+        # --deterministic runs the math attention, whose products are cuBLAS
+        # GEMMs; otherwise flash / cuDNN attention makes none.
+        "attention_in_cublas": bool(cuda and args.deterministic),
+        "attention_flops_per_step": attention_flops_per_step(args),
+        "pin_memory": cuda,
         "probe_calls": probes.calls if probes else {},
         "step_times_s": step_times,
         "median_step_s": statistics.median(step_times[10:] or step_times),

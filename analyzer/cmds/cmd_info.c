@@ -322,7 +322,8 @@ static int shown_key(const char *k)
         TSC_META_CLOCK_STATUS, TSC_META_DEVICE_NAME, TSC_META_DEVICE_SM_COUNT,
         TSC_META_DEVICE_CLOCK_KHZ, TSC_META_DEVICE_MEM_BYTES, TSC_META_DROPPED,
         TSC_META_DROPPED_WRITE, TSC_META_END_REASON, TSC_META_CUPTI_DROPPED_DEVICE,
-        TSC_META_GPU_CAPTURED, TSC_META_GPU_INCOMPLETE, TSC_META_GPU_LOST_WRITE};
+        TSC_META_GPU_CAPTURED, TSC_META_GPU_INCOMPLETE, TSC_META_GPU_LOST_WRITE,
+        TSC_META_CUPTI_OTHER};
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
         if (!strcmp(k, shown[i]))
             return 1;
@@ -391,6 +392,9 @@ static void print_text(FILE *out, const cJSON *o)
         fprintf(out, "  %-12s mode %s, status %s, dropped records %s, clock %s\n", "cupti",
                 meta_or(meta, "cupti_mode", "?"), meta_or(meta, "cupti_status", "?"),
                 meta_or(meta, "cupti_dropped_records", "0"), meta_or(meta, "clock_status", "?"));
+        if (meta_or(meta, TSC_META_CUPTI_OTHER, NULL))
+            fprintf(out, "  %-12s %s held CUPTI: tscope's GPU timeline is missing or cut\n",
+                     "cupti client", tsr_vis(meta_or(meta, TSC_META_CUPTI_OTHER, "?")));
         fprintf(out, "  %-12s %s, %s SMs, %s kHz, %s bytes\n", "device",
                 meta_or(meta, "device_name", "?"), meta_or(meta, "device_sm_count", "?"),
                 meta_or(meta, "device_clock_khz", "?"), meta_or(meta, "device_mem_bytes", "?"));

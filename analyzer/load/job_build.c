@@ -356,6 +356,7 @@ void tsa_rank_free_contents(tsa_rank *r)
     free(r->file);
     free(r->device_name);
     free(r->cmdline);
+    free(r->cupti_other);
     free(r->nccl);
     free(r->kernels);
     free(r->copies);

@@ -133,6 +133,8 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->cmdline = dup_or_keep(r->cmdline, value);
     else if (!strcmp(key, TSC_META_DEVICE_NAME))
         r->device_name = dup_or_keep(r->device_name, value);
+    else if (!strcmp(key, TSC_META_CUPTI_OTHER))
+        r->cupti_other = dup_or_keep(r->cupti_other, value);
     else if (!strcmp(key, TSC_META_RESTART))
         r->restart = (uint32_t)strtoul(value, NULL, 10);
     else if (!strcmp(key, TSC_META_PID))

@@ -21,6 +21,7 @@ int tsa_job_make_text_visible(tsa_job *job)
         rc |= tsr_text_make_visible(&r->file);
         rc |= tsr_text_make_visible(&r->device_name);
         rc |= tsr_text_make_visible(&r->cmdline);
+        rc |= tsr_text_make_visible(&r->cupti_other);
         /* The intern index (if any) keeps the old spellings' hashes; it
          * only serves loading, which is over. */
         for (size_t s = 0; s < r->n_strings; s++)

@@ -318,6 +318,10 @@ typedef struct tsa_rank {
      * lean ranks read them through tsa_view_open (load/rank_view.h). --- */
     struct tsa_lean_calls *lean_calls;
     struct tsa_lean_steps *lean_steps;
+    /* --- appended: the CUPTI client that kept CUPTI from tscope or took it
+     * over (dump metadata cupti_other_client: its call and library, a tool's
+     * injection library, or "unknown"); NULL when tscope held CUPTI. --- */
+    char *cupti_other;
 } tsa_rank;
 
 /* Kernel records of a rank, wherever they are (see tsa_rank.remote). */

@@ -151,6 +151,25 @@ static void throughput_line(FILE *out, const tsa_analysis *a, const style *st)
             fmt_time(t3, sizeof t3, (double)t->step_p99_ns), st->cyan, spark, st->reset);
 }
 
+/* Ranks whose GPU timeline another CUPTI client kept from tscope (it
+ * subscribed first) or took over: said where the reader starts, with the
+ * client's name, since their GPU figures are missing or cut. */
+static void cupti_other_line(FILE *out, const tsa_job *job, const style *st)
+{
+    size_t n = 0;
+    const tsa_rank *first = NULL;
+    for (size_t i = 0; i < job->n_ranks; i++)
+        if (job->ranks[i].cupti_other) {
+            n++;
+            first = first ? first : &job->ranks[i];
+        }
+    if (n)
+        fprintf(out, "  %sGPU capture: CUPTI held by another client on %zu of %zu rank%s; rank %d: "
+                     "%s%s\n",
+                st->yellow, n, job->n_ranks, job->n_ranks == 1 ? "" : "s", first->rank,
+                first->cupti_other, st->reset);
+}
+
 static void header(FILE *out, const tsa_analysis *a, const style *st)
 {
     const tsa_job *job = a->job;
@@ -167,6 +186,7 @@ static void header(FILE *out, const tsa_analysis *a, const style *st)
     else
         fprintf(out, "  ranks %zu%s on %zu host%s   %s\n", job->n_ranks, of, a->hosts,
                 a->hosts == 1 ? "" : "s", a->gpu ? "GPU records" : "host-only records");
+    cupti_other_line(out, job, st);
     fprintf(out, "  steps %zu analysed (%zu found, %d warm-up skipped) by %s, regularity cv %.1f%%\n",
             a->steps, a->steps_total, a->warmup, tsa_step_method_name(a->method),
             100 * a->step_cv);

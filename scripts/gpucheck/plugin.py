@@ -49,9 +49,16 @@ def records(v, name, p, ranks, graph=False):
     v.info(f"{name}: plugin", ", ".join(f"{k} {p.get(k)}" for k in (
         "version_max", "collectives", "ce_collectives", "send_recv", "joined", "without_call",
         "captured_calls", "kernel_channels", "kernel_us_median", "proxy_ops", "pxn_proxy_ops")))
+    colls, joined, lone = p.get("collectives", 0), p.get("joined", 0), p.get("without_call", 0)
+    if colls == 0 and ranks == 1:
+        # On one GPU NCCL returns from a collective before it calls the
+        # profiler plugin: nothing recorded proves nothing, either way.
+        v.add("WARN", f"{name}: the plugin's records not checked",
+              "NCCL reported no collective to the plugin (one GPU: it returns before calling "
+              "the plugin); 'nothing lost' and 'every collective joined' would hold vacuously")
+        return
     v.check(p.get("events_lost") == 0, f"{name}: no plugin event lost",
             f"events_lost {p.get('events_lost')}")
-    colls, joined, lone = p.get("collectives", 0), p.get("joined", 0), p.get("without_call", 0)
     v.check(joined + lone == colls, f"{name}: every plugin collective joined its NCCL call or "
             "is a replay", f"{joined} joined + {lone} without a call of {colls}")
     if ranks > 1:

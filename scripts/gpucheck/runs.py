@@ -22,6 +22,13 @@ class BuildError(Exception):
     pass
 
 
+class OutOfTime(Exception):
+    """The single-call mode's deadline leaves no time for another run."""
+
+
+MIN_RUN_S = 8  # the shortest train_gpt.py run: Python, torch and NCCL start
+
+
 def _python_module_tool(module, probe):
     r = subprocess.run([sys.executable, "-c", probe], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
@@ -134,7 +141,7 @@ class Run:
         self.profile = os.path.join(self.dir, "trace")
         self.rc, self.stderr, self.summary, self.elapsed_s = None, "", None, 0.0
         self.wall0 = self.wall1 = 0  # CLOCK_REALTIME ns around the process
-        self.env_note, self.hung = "", False
+        self.env_note, self.hung, self.cut = "", False, False
 
     def dump_files(self):
         return sorted(glob.glob(os.path.join(self.dumps, "*.tsd")))
@@ -166,6 +173,9 @@ class Launcher:
         self.root, self.work, self.preload = root, work, preload
         self.python, self.torchrun = python, torchrun
         self.nproc = 1  # ranks (GPUs) per run under torchrun
+        # Seconds the runs may still take (the single-call mode's deadline);
+        # None: each run only has its own timeout.
+        self.time_left = None
 
     def command(self, run, args):
         script = os.path.join(self.root, "scripts", "train_gpt.py")
@@ -187,7 +197,10 @@ class Launcher:
 
     def start(self, name, mode, args, extra_env=None):
         """mode None: without the preload; else TSCOPE_CUPTI=mode.  "{run}"
-        in an argument becomes the run's folder."""
+        in an argument becomes the run's folder.  Raises OutOfTime when the
+        deadline leaves no time for a run."""
+        if self.time_left is not None and self.time_left() < MIN_RUN_S:
+            raise OutOfTime(f"{name}: {self.time_left():.0f} s left, not started")
         run = Run(self.work, name)
         cmd, launch_env = self.command(run, [a.replace("{run}", run.dir) for a in args])
         env = self.env(run, mode, {**launch_env, **(extra_env or {})})
@@ -204,12 +217,14 @@ class Launcher:
         return run
 
     def wait(self, run, timeout=540):
+        allowed = timeout if self.time_left is None else max(1.0, min(timeout, self.time_left()))
         try:
-            rc = run.proc.wait(timeout=timeout)
+            rc = run.proc.wait(timeout=allowed)
         except subprocess.TimeoutExpired:
             os.killpg(run.proc.pid, signal.SIGKILL)
             rc = run.proc.wait()
             run.hung = True
+            run.cut = allowed < timeout  # the deadline's doing, not the run's
         run.finish(rc, run.t0)
         return run
 

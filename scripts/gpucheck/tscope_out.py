@@ -1,10 +1,10 @@
 """Reading what tscope wrote, through tscope-report's JSON only.
 
 gpu-check never parses the binary dump: `tscope-report info --json`,
-`dump --json --descs` and `trace --no-analysis` are the interfaces.  The
-GPU record layout is changing (kernel records will carry their launch;
-per-kind loss counters will appear in `info`); the functions marked
-"UPDATE WHEN" below are the only places that depend on it.
+`dump --json --descs` and `trace --no-analysis` are the interfaces.  In
+full mode a kernel and its launch are one `kernel_launch` record
+(Dump.kernels, Dump.launch_of); loss counters are found by name
+(loss_counters, marked "UPDATE WHEN").
 """
 
 import collections
@@ -90,19 +90,28 @@ class Dump:
     def __getitem__(self, kind):
         return self.by_kind.get(kind, [])
 
+    def kernels(self):
+        """Every kernel: in full mode almost all are folded with their
+        launch (`kernel_launch`); `kernel` holds those whose call never
+        came, and NCCL's in light mode."""
+        return self["kernel_launch"] + self["kernel"]
+
     def gpu(self):
-        return self["kernel"] + self["memcpy"] + self["memset"]
+        return self.kernels() + self["memcpy"] + self["memset"]
 
     def thread_names(self):
         return {d["thread_tid"]: d.get("name", "") for d in self.descs.values()
                 if d.get("type") == "thread"}
 
     def launch_of(self):
-        """correlation id -> the API record that launched it.
-
-        UPDATE WHEN kernel records fold in their launch: take the launch
-        (host time, thread) from the kernel record itself."""
-        return {a["correlation"]: a for a in self["api"]}
+        """correlation id -> the call that launched it: {tid, name,
+        start_ns, end_ns}, from a folded kernel's own `launch` or from an
+        API record."""
+        out = {a["correlation"]: a for a in self["api"]}
+        for k in self["kernel_launch"]:
+            call = dict(k.get("launch") or {}, tid=k.get("tid"))
+            out.setdefault(k.get("correlation"), call)
+        return out
 
     def nccl_correlations(self):
         """CUPTI correlation ids of launches made inside an NCCL call: the

@@ -12,14 +12,18 @@ import time
 
 
 class Verdicts:
-    def __init__(self, path=None, part=""):
-        self.path, self.part = path, part
+    def __init__(self, path=None, part="", sink=None):
+        """sink: also told every verdict (its add(level, name, detail)),
+        e.g. the single-call mode's summary file in $OUT."""
+        self.path, self.part, self.sink = path, part, sink
         self.run = time.time_ns()  # a part run again replaces its earlier verdicts
         self.lines = []
 
     def add(self, level, name, detail=""):
         self.lines.append((level, name, detail))
         print(f"{level:4} {name}" + (f": {detail}" if detail else ""), flush=True)
+        if self.sink:
+            self.sink.add(level, name, detail)
         if self.path:
             with open(self.path, "a") as f:
                 f.write(json.dumps({"part": self.part, "run": self.run, "level": level,
@@ -38,6 +42,8 @@ class Verdicts:
 
     def section(self, title):
         print(f"\n== {title}", flush=True)
+        if self.sink:
+            self.sink.stage(title)
 
 
 def summarize(path):

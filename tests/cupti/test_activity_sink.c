@@ -15,6 +15,7 @@
 
 #include "activity_sink.h"
 #include "fake_recorder.h"
+#include "nccl_launch_gate.h"
 
 #define T0 1763700000000000000ull
 
@@ -238,6 +239,71 @@ static void light_mode_and_extcorr(void **state)
     assert_int_equal(fake.events[0].val, 2);
 }
 
+/* tscope's external id of descriptor `desc` (NCCL_DESC: an NCCL call's,
+ * noted as the NCCL wrapper's push notes it; GEMM_DESC: a GEMM's). */
+enum { NCCL_DESC = 4, GEMM_DESC = 5 };
+static CUpti_ActivityExternalCorrelation tscope_ext(uint32_t desc, uint32_t corr)
+{
+    CUpti_ActivityExternalCorrelation ec;
+    memset(&ec, 0, sizeof ec);
+    ec.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+    ec.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+    ec.externalId = TSC_EXTCORR_ID(desc, corr);
+    ec.correlationId = corr;
+    return ec;
+}
+
+static CUpti_ActivityExternalCorrelation nccl_ext(uint32_t corr)
+{
+    return tscope_ext(NCCL_DESC, corr);
+}
+
+/* Light mode keeps NCCL's cuLaunchKernelEx calls (inside an NCCL call:
+ * tscope's external id tied to them, in this buffer before or after the
+ * call, or in an earlier buffer) and no other: cuBLASLt's (inside a
+ * wrapped GEMM: tscope's id of a GEMM) and Triton's go. */
+static void light_mode_keeps_nccl_launches_only(void **state)
+{
+    (void)state;
+    tsc_sink_reset(TSC_CUPTI_LIGHT);
+    tsc_gate_note_nccl_desc(NCCL_DESC);
+    uint32_t ex = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx;
+    CUpti_ActivityExternalCorrelation early = nccl_ext(20);
+    CUpti_Activity *first[] = {(CUpti_Activity *)&early};
+    run(first, 1);
+    CUpti_ActivityAPI nccl_before = api(CUPTI_ACTIVITY_KIND_DRIVER, ex, 21, 5);
+    CUpti_ActivityExternalCorrelation ext_before = nccl_ext(21);
+    CUpti_ActivityAPI nccl_after = api(CUPTI_ACTIVITY_KIND_DRIVER, ex, 22, 5);
+    CUpti_ActivityExternalCorrelation ext_after = nccl_ext(22);
+    CUpti_ActivityAPI nccl_earlier = api(CUPTI_ACTIVITY_KIND_DRIVER, ex, 20, 5);
+    CUpti_ActivityAPI cublaslt = api(CUPTI_ACTIVITY_KIND_DRIVER, ex, 23, 5);
+    CUpti_ActivityExternalCorrelation in_gemm = tscope_ext(GEMM_DESC, 23);
+    CUpti_ActivityAPI triton =
+        api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 24, 5);
+    /* Kineto's own external ids (CUSTOM0) do not make a call NCCL's. */
+    CUpti_ActivityExternalCorrelation kineto = nccl_ext(23);
+    kineto.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+    CUpti_Activity *recs[] = {(CUpti_Activity *)&ext_before, (CUpti_Activity *)&nccl_before,
+                              (CUpti_Activity *)&nccl_after, (CUpti_Activity *)&ext_after,
+                              (CUpti_Activity *)&nccl_earlier, (CUpti_Activity *)&kineto,
+                              (CUpti_Activity *)&in_gemm, (CUpti_Activity *)&cublaslt,
+                              (CUpti_Activity *)&triton};
+    run(recs, 9);
+    assert_int_equal(fake_count_events(TSC_EV_API), 3);
+    assert_non_null(event_with_val(TSC_EV_API, 20));
+    assert_non_null(event_with_val(TSC_EV_API, 21));
+    assert_non_null(event_with_val(TSC_EV_API, 22));
+    assert_null(event_with_val(TSC_EV_API, 23));
+    assert_int_equal(tsc_sink_get_stats().light_launches_not_nccl, 1);
+    /* Full mode keeps every launch: the gate is light mode's only. */
+    tsc_sink_reset(TSC_CUPTI_FULL);
+    CUpti_Activity *again[] = {(CUpti_Activity *)&cublaslt};
+    run(again, 1);
+    finish();
+    assert_int_equal(tsc_sink_get_stats().light_launches_not_nccl, 0);
+    assert_int_equal(tsc_sink_get_stats().calls_alone, 1);
+}
+
 static void recorder_refuses(void **state)
 {
     (void)state;
@@ -354,6 +420,7 @@ int main(void)
         cmocka_unit_test_setup(kernels_interned_once, setup),
         cmocka_unit_test_setup(api_records_and_threads, setup),
         cmocka_unit_test_setup(light_mode_and_extcorr, setup),
+        cmocka_unit_test_setup(light_mode_keeps_nccl_launches_only, setup),
         cmocka_unit_test_setup(recorder_refuses, setup),
         cmocka_unit_test_setup(explicit_thread_names, setup),
         cmocka_unit_test_setup(nvtx_ranges, setup),

@@ -84,10 +84,19 @@ static cublasStatus_t sgemm(cublasHandle_t h, int ta, int tb, int m, int n, int 
     uint64_t dur = 2000 + 2ull * (uint64_t)m * (uint64_t)n * (uint64_t)k / 50000ull;
     void *params[] = {&dur};
     unsigned gx = (unsigned)(m + 127) / 128, gy = (unsigned)(n + 127) / 128;
-    if (cuLaunchKernel(gemm_kernel, gx ? gx : 1, gy ? gy : 1, 1, 128, 1, 1, 0, h->stream, params,
-                       NULL) != CUDA_SUCCESS)
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    return CUBLAS_STATUS_SUCCESS;
+    CUresult r;
+    /* STANDIN_CUBLAS_LAUNCH_EX=1: launched as cuBLASLt launches its sm90
+     * kernels, with cuLaunchKernelEx (NCCL's launcher too). */
+    if (getenv("STANDIN_CUBLAS_LAUNCH_EX")) {
+        CUlaunchConfig cfg = {.gridDimX = gx ? gx : 1, .gridDimY = gy ? gy : 1, .gridDimZ = 1,
+                              .blockDimX = 128, .blockDimY = 1, .blockDimZ = 1,
+                              .hStream = (CUstream)h->stream};
+        r = cuLaunchKernelEx(&cfg, gemm_kernel, params, NULL);
+    } else {
+        r = cuLaunchKernel(gemm_kernel, gx ? gx : 1, gy ? gy : 1, 1, 128, 1, 1, 0, h->stream,
+                           params, NULL);
+    }
+    return r == CUDA_SUCCESS ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,

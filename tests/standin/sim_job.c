@@ -12,7 +12,10 @@
  * times longer (its link to the device is slower); --batch-bytes B: the
  * step's H2D copy.  Run it under tsc-testbed-launch for several
  * ranks.  --truth FILE: what the job did, as key=value lines, to compare
- * with what tscope recorded.
+ * with what tscope recorded, with each step's [start, end] (CLOCK_REALTIME
+ * ns: from before the batch copy to after the step's last synchronisation)
+ * as step_start.N / step_end.N.  With --kineto-at, every step from then on
+ * is also marked to the second client (its ProfilerStep#N).
  */
 #include <dlfcn.h>
 #include <getopt.h>
@@ -41,6 +44,14 @@ cudaError_t __cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, si
 typedef struct options {
     int steps, launches, gemms, burst, graph_kernels, graph_gemms, graph_allreduce;
     int checked_gemm, nvtx;
+    /* Launches through the driver outside NCCL, as cuBLASLt launches its
+     * sm90 kernels (cuLaunchKernelEx) and Triton its kernels
+     * (cuLaunchKernel): per step. */
+    int lt_launches, triton_launches;
+    /* --init-only: initialise CUDA, query the device, exit (a launcher,
+     * a compile worker); --no-nccl: a single-GPU job without NCCL. */
+    int init_only, no_nccl;
+    int kineto_first;      /* the second client subscribes before CUDA is initialised */
     int kineto_at, kineto_v2, kineto_clock;
     uint64_t kernel_ns;
     const char *truth;
@@ -63,12 +74,15 @@ typedef struct options {
 typedef struct tally {
     uint64_t runtime_launches, graph_launches, graph_kernels, gemm_calls, gemm_kernels;
     uint64_t nccl_calls, copies, syncs, user_ranges, nccl_ranges;
+    uint64_t lt_launches, triton_launches;
     double gemm_flops;
     int ext_status;        /* the first GEMM's cuBLAS status */
     float ext_result;      /* its C[0] */
     int kineto_subscribe;
+    int kineto_on;         /* the second client subscribed: steps are marked to it */
     unsigned long long kineto_kernels;
     int kineto_thread_id_type;
+    uint64_t *step_start, *step_end;   /* per step, CLOCK_REALTIME ns */
 } tally;
 
 static void stub_fwd(void) {}
@@ -86,7 +100,8 @@ static int parse(options *o, int argc, char **argv)
         {"slow-rank", 1, 0, 'r'}, {"kernel-factor", 1, 0, 'f'}, {"extra-launches", 1, 0, 'x'},
         {"launch-gap-us", 1, 0, 'L'}, {"sync-first", 0, 0, 'S'},
         {"idle-us", 1, 0, 'I'}, {"load-us", 1, 0, 'l'}, {"copy-factor", 1, 0, 'C'},
-        {"batch-bytes", 1, 0, 'B'},
+        {"batch-bytes", 1, 0, 'B'}, {"lt-launches", 1, 0, 'X'}, {"triton-launches", 1, 0, 'T'},
+        {"init-only", 0, 0, 'i'}, {"no-nccl", 0, 0, 'N'}, {"kineto-first", 0, 0, 'F'},
         {0, 0, 0, 0}};
     *o = (options){.steps = 10, .launches = 100, .kernel_ns = 2000, .kineto_at = -1,
                    .kineto_v2 = 1, .slow_rank = -1, .kernel_factor = 1, .copy_factor = 1,
@@ -117,6 +132,11 @@ static int parse(options *o, int argc, char **argv)
         case 'l': o->load_us = atol(optarg); break;
         case 'C': o->copy_factor = strtod(optarg, NULL); break;
         case 'B': o->batch_bytes = strtoull(optarg, NULL, 10); break;
+        case 'X': o->lt_launches = atoi(optarg); break;
+        case 'T': o->triton_launches = atoi(optarg); break;
+        case 'i': o->init_only = 1; break;
+        case 'N': o->no_nccl = 1; break;
+        case 'F': o->kineto_first = 1; break;
         default: return -1;
         }
     }
@@ -144,6 +164,30 @@ static void launch(tally *t, int i, uint64_t ns, cudaStream_t s)
     else
         __cudaLaunchKernel(fn, g, b, args, 0, s);
     t->runtime_launches++;
+}
+
+/* Launches a library makes through the driver, not through NCCL: a
+ * cuBLASLt-like kernel with cuLaunchKernelEx (what light mode must not
+ * mistake for NCCL's launcher) or a Triton-like one with cuLaunchKernel. */
+static void driver_launch(tally *t, int ex, uint64_t ns, cudaStream_t s)
+{
+    static CUfunction lt, triton;
+    if (lt == NULL &&
+        (cuModuleGetFunction(&lt, NULL, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_"
+                                        "tilesize128x128x64_warpgroupsize1x1x1_cublasLt") !=
+             CUDA_SUCCESS ||
+         cuModuleGetFunction(&triton, NULL, "triton_poi_fused_add_mul_0") != CUDA_SUCCESS))
+        return;
+    void *params[] = {&ns};
+    if (ex) {
+        CUlaunchConfig cfg = {.gridDimX = 4, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 128,
+                              .blockDimY = 1, .blockDimZ = 1, .hStream = (CUstream)s};
+        cuLaunchKernelEx(&cfg, lt, params, NULL);
+        t->lt_launches++;
+    } else {
+        cuLaunchKernel(triton, 2, 1, 1, 256, 1, 1, 0, (CUstream)s, params, NULL);
+        t->triton_launches++;
+    }
 }
 
 /* A marker pair through the stand-in CUPTI, as NVTX routed to CUPTI gives. */
@@ -227,7 +271,20 @@ static void kineto(tally *t, const options *o)
         return;
     }
     t->kineto_subscribe = start(o->kineto_v2, o->kineto_clock);
+    t->kineto_on = t->kineto_subscribe == 0;
     t->kineto_thread_id_type = tid_type();
+}
+
+/* prof.step(): the step's range, to the second client once it started. */
+static void kineto_step(const tally *t, int step, uint64_t t0, uint64_t t1)
+{
+    if (!t->kineto_on)
+        return;
+    void *h = dlopen(SIM_KINETO_PATH, RTLD_NOW | RTLD_NOLOAD);
+    void (*mark)(int, uint64_t, uint64_t) =
+        h ? (void (*)(int, uint64_t, uint64_t))dlsym(h, "sim_kineto_step") : NULL;
+    if (mark)
+        mark(step, t0, t1);
 }
 
 static void kineto_finish(tally *t)
@@ -256,9 +313,14 @@ static int write_truth(const char *prefix, int rank, const tally *t, int steps)
             (unsigned long long)t->copies, (unsigned long long)t->syncs);
     fprintf(f, "user_ranges=%llu\nnccl_ranges=%llu\n", (unsigned long long)t->user_ranges,
             (unsigned long long)t->nccl_ranges);
+    fprintf(f, "lt_launches=%llu\ntriton_launches=%llu\n", (unsigned long long)t->lt_launches,
+            (unsigned long long)t->triton_launches);
     fprintf(f, "ext_status=%d\next_result=%g\n", t->ext_status, (double)t->ext_result);
     fprintf(f, "kineto_subscribe=%d\nkineto_kernels=%llu\nkineto_thread_id_type=%d\n",
             t->kineto_subscribe, t->kineto_kernels, t->kineto_thread_id_type);
+    for (int i = 0; t->step_start && i < steps; i++)
+        fprintf(f, "step_start.%d=%llu\nstep_end.%d=%llu\n", i,
+                (unsigned long long)t->step_start[i], i, (unsigned long long)t->step_end[i]);
     return fclose(f);
 }
 
@@ -272,24 +334,43 @@ int main(int argc, char **argv)
                         "[--kineto-v1] [--kineto-clock] [--kernel-ns NS] [--truth FILE] "
                         "[--slow-rank R [--kernel-factor F] [--extra-launches N] "
                         "[--launch-gap-us US] [--idle-us US] [--copy-factor F]] "
-                        "[--batch-bytes B] [--sync-first] [--load-us US]\n");
+                        "[--batch-bytes B] [--sync-first] [--load-us US] [--lt-launches N] "
+                        "[--triton-launches N] [--init-only] [--no-nccl] [--kineto-first]\n");
         return 2;
     }
     int rank = getenv("RANK") ? atoi(getenv("RANK")) : 0;
     int world = getenv("WORLD_SIZE") ? atoi(getenv("WORLD_SIZE")) : 1;
     tally t = {0};
+    t.step_start = calloc((size_t)(o.steps > 0 ? o.steps : 1), sizeof *t.step_start);
+    t.step_end = calloc((size_t)(o.steps > 0 ? o.steps : 1), sizeof *t.step_end);
+    if (t.step_start == NULL || t.step_end == NULL)
+        return 4;
     register_kernels();
+    if (o.kineto_first)
+        kineto(&t, &o);
     cudaSetDevice(0);
     cudaStream_t s = NULL;
+    if (o.init_only) {
+        int n = 0;
+        CUdevice dev;
+        char name[128];
+        cuDeviceGetCount(&n);
+        cuDeviceGet(&dev, 0);
+        cuDeviceGetName(name, sizeof name, dev);
+        return n > 0 ? 0 : 7;
+    }
 
     ncclUniqueId id;
-    if (rank == 0 && ncclGetUniqueId(&id) != ncclSuccess)
-        return 3;
-    if (world > 1 && tb_rdzv_exchange(getenv("TSC_TESTBED_RDZV"), rank, &id, sizeof id, 1, 60))
-        return 3;
-    ncclComm_t comm;
-    if (ncclCommInitRank(&comm, world, id, rank) != ncclSuccess)
-        return 3;
+    ncclComm_t comm = NULL;
+    if (!o.no_nccl) {
+        if (rank == 0 && ncclGetUniqueId(&id) != ncclSuccess)
+            return 3;
+        if (world > 1 &&
+            tb_rdzv_exchange(getenv("TSC_TESTBED_RDZV"), rank, &id, sizeof id, 1, 60))
+            return 3;
+        if (ncclCommInitRank(&comm, world, id, rank) != ncclSuccess)
+            return 3;
+    }
 
     /* What PyTorch's caching allocator does with expandable segments: map
      * physical memory with cuMemCreate (256 MiB), released at the end. */
@@ -369,6 +450,10 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < o.gemms; i++)
             gemm(&t, &glib, A, B, C, N);
+        for (int i = 0; i < o.lt_launches; i++)
+            driver_launch(&t, 1, kns, NULL);
+        for (int i = 0; i < o.triton_launches; i++)
+            driver_launch(&t, 0, kns, NULL);
         if (exec) {
             cudaGraphLaunch(exec, s);
             t.graph_launches++;
@@ -381,14 +466,17 @@ int main(int argc, char **argv)
         if (faulty && o.idle_us > 0)
             usleep((useconds_t)o.idle_us);
         uint64_t a0 = now_ns();
-        if (ncclAllReduce(grad, grad, 1024, ncclFloat32, ncclSum, comm, NULL) != ncclSuccess)
+        if (comm && ncclAllReduce(grad, grad, 1024, ncclFloat32, ncclSum, comm, NULL) != ncclSuccess)
             return 5;
         uint64_t a1 = now_ns();
-        t.nccl_calls++;
+        t.nccl_calls += comm != NULL;
         cudaMemcpyAsync(&loss, grad, 4, cudaMemcpyDeviceToHost, NULL);
         t.copies += 2;
         cudaDeviceSynchronize();
         t.syncs++;
+        t.step_start[step] = t0;
+        t.step_end[step] = now_ns();
+        kineto_step(&t, step, t0, t.step_end[step]);
         if (o.nvtx) {
             nvtx_range("NCCL", "ncclAllReduce", (uint32_t)(2 * step + 1), a0, a1);
             nvtx_range(NULL, "train_step", (uint32_t)(2 * step + 2), t0, now_ns());
@@ -398,7 +486,8 @@ int main(int argc, char **argv)
     }
     if (o.kineto_at >= 0 && o.kineto_at < o.steps)
         kineto_finish(&t);
-    ncclCommDestroy(comm);
+    if (comm)
+        ncclCommDestroy(comm);
     cuMemRelease(segment);
     if (o.truth && write_truth(o.truth, rank, &t, o.steps) != 0)
         return 6;
