@@ -16,6 +16,13 @@ pkg-config --exists zlib 2>/dev/null || need+=(zlib1g-dev)
 # Open MPI: tscope-report-mpi and its test (both skipped without it).
 command -v mpirun >/dev/null || need+=(openmpi-bin)
 pkg-config --exists ompi-c 2>/dev/null || need+=(libopenmpi-dev)
+# The pip way (pyproject.toml; test pip_wheel, skipped without them): the
+# system Python's meson-python, build and venv, and patchelf.
+pyhas() { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import $1" 2>/dev/null; }
+pyhas mesonpy || need+=(python3-mesonpy)
+pyhas build || need+=(python3-build)
+pyhas 'venv, ensurepip' || need+=(python3-venv)
+command -v patchelf >/dev/null || need+=(patchelf)
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
