@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "passes/group_share.h"
+#include "passes/kernel_phase.h"
 #include "load/job_build.h"
 #include "tsc_format.h"
 #include "wi_internal.h"
@@ -225,8 +226,9 @@ static int gpu_compute_nodes(const tsa_rank *r, rank_nodes *rn, size_t n_comm)
     for (size_t j = 0; j < nk && !rc; j++) {
         const tsa_kernel *k = &r->kernels[idx[j]];
         int32_t st = plausible(k->start_ns, k->end_ns) ? step_of(rn, k->start_ns) : -1;
+        uint8_t phase = (uint8_t)tsa_kernel_phase(r, k);
         int split = !open || st < 0 || (uint32_t)st != cur.step ||
-                    cur.lane != (k->stream | 0x80000000u) || k->phase != cur.okind;
+                    cur.lane != (k->stream | 0x80000000u) || phase != cur.okind;
         if (!split && open) {
             /* a communication call started or ended since the previous kernel started */
             const tsa_kernel *p = &r->kernels[idx[j - 1]];
@@ -255,7 +257,7 @@ static int gpu_compute_nodes(const tsa_rank *r, rank_nodes *rn, size_t n_comm)
             cur.lane = k->stream | 0x80000000u;
             cur.step = (uint32_t)st;
             cur.kind = WI_COMPUTE;
-            cur.okind = k->phase;   /* the phase until closed */
+            cur.okind = phase;   /* the phase until closed */
             cur.src = (int32_t)idx[j];
             names = 0xc0ffee;
             open = 1;

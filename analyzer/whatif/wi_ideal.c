@@ -3,21 +3,28 @@
  * Peers share a role signature.  Communication: (operation, bytes,
  * communicator size); the ideal transfer is the median transfer of the
  * signature over all workers and steps.  GPU compute: the names of the
- * kernels it ran, so a forward micro-batch of one stage is compared with
- * the same micro-batch work of every stage; the ideal is the signature's
- * median.  Host compute (no GPU records: only the time between calls is
- * known, and a stage's micro-batches cannot be told apart): each worker's
- * compute in a step is compared with the median worker-step, and its
- * pieces are scaled down by that ratio.  The gap an operation leaves after
- * its dependencies (a launch delay) is set to its peers' median the same
- * way, in every replay: a gap far beyond its peers' is a wait for
+ * kernels it ran and its phase, so a forward micro-batch of one stage is
+ * compared with the same micro-batch work of every stage; its typical
+ * duration is the signature's mean.  The mean, not the median, because
+ * work is conserved: repartitioning a heavy stage or balancing tokens per
+ * micro-batch (the fixes the findings give) moves work to the others and
+ * leaves each at the mean; a median would promise the heavy stage's extra
+ * work away (on the study's slow-stage job, 24% of the step instead of its
+ * 15%: tests/whatif).  A single slow worker among N peers raises the mean
+ * by its excess / N, which the test bed's validation measures
+ * (docs/whatif.md).  Host compute (no GPU records: only the time between
+ * calls is known, and a stage's micro-batches cannot be told apart): each
+ * worker's compute in a step is compared with the median worker-step, and
+ * its pieces are scaled down by that ratio.  The gap an operation leaves
+ * after its dependencies (a launch delay) is set to its peers' median the
+ * same way, in every replay: a gap far beyond its peers' is a wait for
  * something the records do not show (a barrier, a host thread).
  *
- * Two durations come out of the median: the typical one (the median itself,
- * for S: the job as its peers run it, where an operation that was luckily
- * fast takes its usual time too) and the ideal one (never longer than the
- * record, for the fixes: fixing a worker makes nothing of it slower).  A
- * signature seen fewer than WI_MIN_PEERS times keeps its own durations. */
+ * Two durations come out: the typical one (for S: the job as its peers run
+ * it, where an operation that was luckily fast takes its usual time too)
+ * and the ideal one (never longer than the record, for the fixes: fixing a
+ * worker makes nothing of it slower).  A signature seen fewer than
+ * WI_MIN_PEERS times keeps its own durations. */
 #include <stdlib.h>
 
 #include "wi_internal.h"
@@ -35,6 +42,14 @@ static int by_sig(const void *a, const void *b)
     if (x->sig != y->sig)
         return x->sig < y->sig ? -1 : 1;
     return (x->node > y->node) - (x->node < y->node);
+}
+
+static int64_t mean_i64(const int64_t *v, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double)v[i];
+    return (int64_t)(sum / (double)n + 0.5);
 }
 
 static int per_signature(wi_build *b)
@@ -62,7 +77,8 @@ static int per_signature(wi_build *b)
         if (j - i >= WI_MIN_PEERS) {
             for (size_t q = i; q < j; q++)
                 vals[q - i] = g->nodes[k[q].node].dur;
-            int64_t med = wi_median_i64(vals, j - i);
+            int64_t med = g->nodes[k[i].node].kind == WI_COMPUTE ? mean_i64(vals, j - i)
+                                                                  : wi_median_i64(vals, j - i);
             for (size_t q = i; q < j; q++)
                 vals[q - i] = g->nodes[k[q].node].gap;
             int64_t med_gap = wi_median_i64(vals, j - i);
