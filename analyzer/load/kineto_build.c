@@ -829,8 +829,11 @@ static int build_nccl(builder *b)
             if (pos >= 0)
                 op.comm_rank = (uint32_t)pos;
             /* NCCL names the peer by its rank in the communicator */
-            if (h->peer >= 0 && (op.op == TSC_NCCL_SEND || op.op == TSC_NCCL_RECV))
+            int p2p = op.op == TSC_NCCL_SEND || op.op == TSC_NCCL_RECV;
+            if (h->peer >= 0 && p2p)
                 op.peer = pg && pg->ranks ? position_in_list(pg->ranks, h->peer) : h->peer;
+            else if (p2p && h->group_size == 2 && (pos == 0 || pos == 1))
+                op.peer = 1 - pos;   /* a two-rank communicator: the other member */
             else if (r->rank >= 0 && (!op.comm_size || op.comm_size == (uint32_t)r->world_size))
                 op.comm_rank = (uint32_t)r->rank;
             snprintf(key, sizeof key, "pg:%s", pg ? pg->name : "default");

@@ -51,6 +51,9 @@ static void check(const expect *e)
     }
     tsa_job *job = NULL;
     assert_int_equal(tsa_views_load_job(path, NULL, &job, err, sizeof err), 0);
+    if (getenv("WHATIF_GPU_ONLY"))   /* no host record at all: GPU records only */
+        for (size_t i = 0; i < job->n_ranks; i++)
+            assert_true(job->ranks[i].n_apis == 0 && job->ranks[i].n_kernels > 0);
     tsa_analysis_options opt;
     tsa_analysis_default_options(&opt);
     opt.warmup = 0;   /* the study's steps are sampled past warm-up */
