@@ -494,9 +494,13 @@ static int on_event(void *ctx, const kineto_event *ev)
     } else if (ev->ph == 'X' && ev->has_ts) {
         if (CAT_IS(cat, "kernel") || CAT_IS(cat, "Kernel")) {
             rc = add_kernel(b, ev);
-            if (!rc && ev->coll_name[0] &&
-                b->r->kernels[b->r->n_kernels - 1].category == TSA_KCAT_COMM)
+            /* PyTorch writes a collective's metadata on its kernel: that is
+             * communication whatever the kernel's name (an expert-parallel
+             * library's all-to-all names no NCCL) */
+            if (!rc && ev->coll_name[0]) {
+                b->r->kernels[b->r->n_kernels - 1].category = TSA_KCAT_COMM;
                 rc = add_kernel_hint(b, ev);
+            }
         }
         else if (CAT_IS(cat, "gpu_memcpy") || CAT_IS(cat, "Memcpy"))
             rc = add_copy(b, ev, 0);

@@ -13,6 +13,12 @@ two_cycles         kineto_resnet50_workers0's trace cut between two
                    ProfilerSteps into two files, as torch.profiler's schedule
                    with repeat=2 writes one process: one pid, no overlap in
                    time.  One rank, not two.
+ep_named_kernel    hpctrain_mi300_ddp4 as a GPU-only trace (no CPU ops) whose
+                   collective kernels carry PyTorch's metadata ("Collective
+                   name" on the kernel) but a name without NCCL or a
+                   collective's word, as an expert-parallel library's
+                   exchange kernels do: still communication, each
+                   collective the metadata names.
 Exit 77 (skipped) when the corpus is absent.
 """
 import gzip
@@ -90,6 +96,37 @@ def two_cycles(tscope, corpus, work):
           "the left-out cycle is named: %s" % probs[:160])
 
 
+def ep_named_kernel(tscope, corpus, work):
+    src = os.path.join(corpus, "hpctrain_mi300_ddp4")
+    out = os.path.join(work, "ep")
+    os.mkdir(out)
+    ops = set()
+    for n in sorted(os.listdir(src)):
+        if ".json" not in n:
+            continue
+        with gzip.open(os.path.join(src, n), "rt") as f:
+            trace = json.load(f)
+        kept = []
+        for e in trace["traceEvents"]:
+            if e.get("ph") != "M" and e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset"):
+                continue
+            if isinstance(e.get("args"), dict) and "Collective name" in e["args"]:
+                ops.add(e["args"]["Collective name"])
+                e = dict(e, name="ep_exchange_kernel")
+            kept.append(e)
+        trace["traceEvents"] = kept
+        with gzip.open(os.path.join(out, n), "wt") as f:
+            json.dump(trace, f)
+    want = {"allreduce": "AllReduce", "broadcast": "Broadcast"}
+    check("ep_named_kernel", ops == set(want), "collectives on the kernels: %s" % sorted(ops))
+    r = report(tscope, out)
+    cats = {k["name"]: k["category"] for k in r["top_kernels"]}
+    check("ep_named_kernel", cats.get("ep_exchange_kernel") == "communication",
+          "ep_exchange_kernel is %s" % cats.get("ep_exchange_kernel"))
+    got = {c["op"] for c in r["collectives"] if c["count"] > 0}
+    check("ep_named_kernel", set(want.values()) <= got, "collectives listed: %s" % sorted(got))
+
+
 def main(argv):
     tscope, corpus = argv[1], os.environ.get("TSCOPE_PUBLIC_CORPUS") or argv[2]
     need = ["hpctrain_mi300_ddp4", "kineto_resnet50_workers0"]
@@ -99,6 +136,7 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="tsc_evidence_") as work:
         one_rank_of_four(tscope, corpus, work)
         two_cycles(tscope, corpus, work)
+        ep_named_kernel(tscope, corpus, work)
     return 1 if FAILS else 0
 
 
