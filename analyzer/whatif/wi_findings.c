@@ -64,6 +64,14 @@ void wi_add_finding(const tsa_pipe_result *r, tsa_findings *f)
         lead, r->slowdown, text[r->cls].what, share, per_step, best, 100.0 * r->explained);
     if (!x)
         return;
+    tsa_finding_evidence(x, "pipeline from the send/receive pairs: %zu stages x %zu DP ranks, "
+                            "%zu workers", r->n_stages, r->n_dp, r->n_ranks);
+    tsa_finding_evidence(x, "%zu steps replayed: %zu operations, %zu matched collectives and "
+                            "send/recv pairs; the record replays to itself within %.3f ms per "
+                            "step", r->steps, r->nodes, r->hubs, (double)r->replay_error_ns / 1e6);
+    tsa_finding_evidence(x, "typical: each kernel at its mean on every worker, each transfer at "
+                            "its median; the fix replayed: %.2f ms per step of %.2f recorded",
+                         per_step, (double)r->recorded_ns / 1e6 / (double)r->steps);
     tsa_finding_number(x, "slowdown_S", r->slowdown);
     tsa_finding_number(x, "recoverable_share", r->recorded_ns > 0 ? (double)R / (double)r->recorded_ns : 0);
     tsa_finding_number(x, "saved_share", share / 100.0);
