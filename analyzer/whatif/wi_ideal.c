@@ -101,17 +101,10 @@ static int by_name(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const name_mean *find_name(const name_mean *t, size_t n, uint64_t name)
+static int cmp_name_mean(const void *key, const void *elem)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid].name < name)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && t[lo].name == name ? &t[lo] : NULL;
+    uint64_t x = *(const uint64_t *)key, y = ((const name_mean *)elem)->name;
+    return (x > y) - (x < y);
 }
 
 /* GPU compute nodes: typical and ideal kernel by kernel (file comment). */
@@ -147,7 +140,7 @@ static int per_kernel(wi_build *b)
         double typ = (double)v->dur, ideal = (double)v->dur;
         for (uint32_t q = 0; q < v->n_k; q++) {
             const wi_kern *kk = &b->kerns[v->k_first + q];
-            const name_mean *m = find_name(t, nt, kk->name);
+            const name_mean *m = bsearch(&kk->name, t, nt, sizeof *t, cmp_name_mean);
             if (!m || m->n < WI_MIN_PEERS)
                 continue;
             typ += m->mean - (double)kk->dur;
