@@ -118,6 +118,13 @@ static void straggler_finding(const tsa_xrank_result *r, tsa_findings *f)
                                         : "straggler (in the few steps traced)",
         100.0 * st->slowdown, last, st->z, dur(st->whatif_saved_ns).s,
         dur(st->whatif_step_saved_ns).s);
+    tsa_finding_evidence(x, "work per step of each of %zu ranks over %llu steps (the time "
+                            "before each collective), against the median rank's",
+                         r->n_ranks, (unsigned long long)r->steps);
+    tsa_finding_evidence(x, "arrival order at the collectives (common clock): the latest in "
+                            "%.0f%% of steps", last);
+    tsa_finding_evidence(x, "the saving: the cross-rank what-if with this rank's work at the "
+                            "median");
     tsa_finding_number(x, "slowdown", st->slowdown);
     tsa_finding_number(x, "z", st->z);
     tsa_finding_number(x, "steps_last_share", last / 100.0);

@@ -17,18 +17,29 @@ typedef struct rule {
     const char *id;
     int order;          /* blame-chain position: lower claims first */
     claim_kind kind;
-    uint32_t lines;     /* CLAIM_LINES: every nanosecond left in these lines */
+    uint32_t lines;     /* CLAIM_LINES: every nanosecond left in these lines;
+                           CLAIM_LATE_RANK: where the other ranks' waiting is */
 } rule;
 
+/* Cross-rank late-rank findings take the others' measured waiting for
+ * peers.  A pipeline's others wait in receives (booked as transfer: a
+ * point-to-point call has no arrival split) and with the GPU idle between
+ * them; the what-if's replay says their step shortens by the saving all
+ * the same, so they give it from those lines too. */
+#define WAITING LINE(TSA_BL_COMM_WAIT)
+#define PIPE_WAITING                                                                        \
+    (LINE(TSA_BL_COMM_WAIT) | LINE(TSA_BL_COMM_TRANSFER) | LINE(TSA_BL_HOST_IDLE) |         \
+     LINE(TSA_BL_DATA_STALL) | LINE(TSA_BL_OTHER))
+
 static const rule rules[] = {
-    {"DIST.STRAGGLER", 0, CLAIM_LATE_RANK, 0},
-    {"DIST.SLOW_HOST", 0, CLAIM_LATE_RANK, 0},
-    {"DIST.IMBALANCE", 0, CLAIM_LATE_RANK, 0},
-    {"DIST.INTERMITTENT", 0, CLAIM_LATE_RANK, 0},
-    {"PIPE.SLOW_WORKER", 0, CLAIM_LATE_RANK, 0},
-    {"PIPE.SLOW_STAGE", 0, CLAIM_LATE_RANK, 0},
-    {"PIPE.SLOW_DP_GROUP", 0, CLAIM_LATE_RANK, 0},
-    {"PIPE.SPREAD", 0, CLAIM_LATE_RANK, 0},
+    {"DIST.STRAGGLER", 0, CLAIM_LATE_RANK, WAITING},
+    {"DIST.SLOW_HOST", 0, CLAIM_LATE_RANK, WAITING},
+    {"DIST.IMBALANCE", 0, CLAIM_LATE_RANK, WAITING},
+    {"DIST.INTERMITTENT", 0, CLAIM_LATE_RANK, WAITING},
+    {"PIPE.SLOW_WORKER", 0, CLAIM_LATE_RANK, PIPE_WAITING},
+    {"PIPE.SLOW_STAGE", 0, CLAIM_LATE_RANK, PIPE_WAITING},
+    {"PIPE.SLOW_DP_GROUP", 0, CLAIM_LATE_RANK, PIPE_WAITING},
+    {"PIPE.SPREAD", 0, CLAIM_LATE_RANK, PIPE_WAITING},
     {"DATA.STALL", 1, CLAIM_LINES, LINE(TSA_BL_DATA_STALL)},
     {"HOST.LAUNCH_BOUND", 2, CLAIM_LINES, LINE(TSA_BL_HOST_IDLE)},
     {"HOST.COLD_START", 2, CLAIM_LINES, LINE(TSA_BL_HOST_IDLE)},
@@ -136,7 +147,13 @@ static int64_t claim(tsa_analysis *a, ledger *lg, tsa_finding *f, const rule *ru
         /* The late rank's own excess, then the others' waiting for it. */
         static const int own[] = {TSA_BL_OVERHEAD, TSA_BL_DATA_STALL, TSA_BL_HOST_IDLE,
                                   TSA_BL_USEFUL};
-        static const int others[] = {TSA_BL_COMM_WAIT};
+        static const int order[] = {TSA_BL_COMM_WAIT, TSA_BL_COMM_TRANSFER, TSA_BL_HOST_IDLE,
+                                    TSA_BL_DATA_STALL, TSA_BL_OTHER};
+        int others[sizeof order / sizeof order[0]];
+        size_t n_others = 0;
+        for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+            if (ru->lines & LINE(order[k]))
+                others[n_others++] = order[k];
         const int32_t *list;
         size_t n;
         int32_t one;
@@ -145,7 +162,7 @@ static int64_t claim(tsa_analysis *a, ledger *lg, tsa_finding *f, const rule *ru
             return 0;
         for (size_t ri = 0; ri < lg->n_ranks; ri++) {
             int late = rank_in(a->ranks[ri].rank, list, n);
-            total += take(lg, ri, late ? own : others, late ? 4 : 1, f->recoverable_ns,
+            total += take(lg, ri, late ? own : others, late ? 4 : n_others, f->recoverable_ns,
                           a->late_rank_ns);
         }
         return total;

@@ -43,6 +43,21 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                 100 * (double)a->overlap.exposed_transfer_ns / w);
             if (!f)
                 return -1;
+            tsa_finding_evidence(f, "%s, over the analysis windows of %zu rank(s)",
+                                 a->gpu ? "communication kernels on the GPU"
+                                        : "NCCL calls' host time (no GPU records)",
+                                 a->n_ranks);
+            tsa_finding_evidence(f, "exposed: communication time no compute kernel of the "
+                                    "same rank ran under");
+            int32_t world = tsa_missing_ranks_world(a->job);
+            if (world)
+                tsa_finding_evidence(f, "not split into waiting and transfer: %zu of %d ranks "
+                                        "read, so no collective's last arrival is known",
+                                     a->job->n_ranks, world);
+            else
+                tsa_finding_evidence(f, "waiting: each collective's time before its last "
+                                        "member arrived (common clock over %zu rank(s))",
+                                     a->n_ranks);
             tsa_finding_number(f, "exposed_share", exposed);
             tsa_finding_number(f, "wait_share", (double)a->overlap.exposed_wait_ns / w);
             tsa_finding_number(f, "transfer_share", (double)a->overlap.exposed_transfer_ns / w);
@@ -83,6 +98,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                 a->peak_source ? a->peak_source : "device");
             if (!f)
                 return -1;
+            tsa_finding_evidence(f, "FLOPs: %s", a->flops_source ? a->flops_source : "none");
+            tsa_finding_evidence(f, "peak: %s", a->peak_source ? a->peak_source : "unknown");
             tsa_finding_number(f, "mfu", b->mfu);
             tsa_finding_number(f, "peak_tflops", a->peak_flops / 1e12);
             tsa_finding_number(f, "overhead_share", (double)b->line_ns[TSA_BL_OVERHEAD] / w);
@@ -163,6 +180,10 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
         if (!f)
             return -1;
         f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_evidence(f, "traces or dumps of %zu rank(s) read", a->job->n_ranks);
+        tsa_finding_evidence(f, "job size %d: the world size the inputs state or the largest "
+                                "communicator a recorded collective ran on, whichever is larger",
+                             world);
         tsa_finding_number(f, "ranks_read", (double)a->job->n_ranks);
         tsa_finding_number(f, "world_size", world);
     }

@@ -148,6 +148,11 @@ static int fp32_finding(const tsa_analysis *a, const tsa_mix *m, tsa_findings *o
                                      100 * share);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "GEMM kernels whose name says plain fp32 (no tensor-core "
+                            "instruction): %.1f%% of GPU busy time", 100 * share);
+    tsa_finding_evidence(f, ratio > 1 ? "the device's row in the peak table: %s"
+                                      : "the device is not in the peak table: %s",
+                         a->device_name ? a->device_name : "unknown device");
     tsa_finding_number(f, "fp32_gemm_share", share);
     tsa_finding_number(f, "peak_ratio", ratio);
     return 0;

@@ -494,9 +494,13 @@ static int on_event(void *ctx, const kineto_event *ev)
     } else if (ev->ph == 'X' && ev->has_ts) {
         if (CAT_IS(cat, "kernel") || CAT_IS(cat, "Kernel")) {
             rc = add_kernel(b, ev);
-            if (!rc && ev->coll_name[0] &&
-                b->r->kernels[b->r->n_kernels - 1].category == TSA_KCAT_COMM)
+            /* PyTorch writes a collective's metadata on its kernel: that is
+             * communication whatever the kernel's name (an expert-parallel
+             * library's all-to-all names no NCCL) */
+            if (!rc && ev->coll_name[0]) {
+                b->r->kernels[b->r->n_kernels - 1].category = TSA_KCAT_COMM;
                 rc = add_kernel_hint(b, ev);
+            }
         }
         else if (CAT_IS(cat, "gpu_memcpy") || CAT_IS(cat, "Memcpy"))
             rc = add_copy(b, ev, 0);
@@ -829,8 +833,11 @@ static int build_nccl(builder *b)
             if (pos >= 0)
                 op.comm_rank = (uint32_t)pos;
             /* NCCL names the peer by its rank in the communicator */
-            if (h->peer >= 0 && (op.op == TSC_NCCL_SEND || op.op == TSC_NCCL_RECV))
+            int p2p = op.op == TSC_NCCL_SEND || op.op == TSC_NCCL_RECV;
+            if (h->peer >= 0 && p2p)
                 op.peer = pg && pg->ranks ? position_in_list(pg->ranks, h->peer) : h->peer;
+            else if (p2p && h->group_size == 2 && (pos == 0 || pos == 1))
+                op.peer = 1 - pos;   /* a two-rank communicator: the other member */
             else if (r->rank >= 0 && (!op.comm_size || op.comm_size == (uint32_t)r->world_size))
                 op.comm_rank = (uint32_t)r->rank;
             snprintf(key, sizeof key, "pg:%s", pg ? pg->name : "default");

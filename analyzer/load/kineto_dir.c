@@ -162,6 +162,18 @@ static char *dir_basename(const char *dir)
     return strndup(dir + start, len - start);
 }
 
+/* b is another profiling cycle of a's process: the same pid on the same
+ * host (as far as the names tell) and no overlap in time, which two
+ * processes running side by side would have. */
+static int same_process_cycle(const tsa_rank *a, const tsa_rank *b)
+{
+    if (!a->pid || a->pid != b->pid)
+        return 0;
+    if ((a->host || b->host) && (!a->host || !b->host || strcmp(a->host, b->host)))
+        return 0;
+    return a->last_ns <= b->first_ns || b->last_ns <= a->first_ns;
+}
+
 static int cmp_rank(const void *pa, const void *pb)
 {
     const tsa_rank *a = pa, *b = pb;
@@ -261,16 +273,22 @@ int tsa_kineto_finish(tsa_job *job)
     if (n_ranks < loaded)
         status = 1;
     job->n_ranks = n_ranks;
-    /* Traces without distributedInfo: file order stands in for the rank. */
+    /* Traces without distributedInfo: file order stands in for the rank,
+     * except that one process profiled in several cycles (the profiler's
+     * schedule with repeat) is one rank, not one per file. */
     int any_rank = 0;
     for (size_t i = 0; i < n_ranks; i++)
         any_rank |= ranks[i].rank >= 0;
-    for (size_t i = 0; i < n_ranks; i++) {
-        if (!any_rank)
-            ranks[i].rank = (int32_t)i;
-        if (ranks[i].world_size <= 0)
-            ranks[i].world_size = (int32_t)n_ranks;
+    int32_t distinct = 0;
+    for (size_t i = 0; i < n_ranks && !any_rank; i++) {
+        size_t j = 0;
+        while (j < i && !same_process_cycle(&ranks[j], &ranks[i]))
+            j++;
+        ranks[i].rank = j < i ? ranks[j].rank : distinct++;
     }
+    for (size_t i = 0; i < n_ranks; i++)
+        if (ranks[i].world_size <= 0)
+            ranks[i].world_size = any_rank ? (int32_t)n_ranks : distinct;
     qsort(ranks, n_ranks, sizeof *ranks, cmp_rank);
     /* Two traces of one rank (two profiling windows): keep the first. */
     size_t keep = 0;
@@ -278,8 +296,10 @@ int tsa_kineto_finish(tsa_job *job)
         if (keep && ranks[i].rank >= 0 && ranks[i].rank == ranks[keep - 1].rank) {
             status = 1;
             if (tsa_job_add_problem(job, ranks[i].file, 0,
-                                    "second trace of rank %d ignored (kept %s)", ranks[i].rank,
-                                    ranks[keep - 1].file))
+                                    "second trace of rank %d ignored (kept %s)%s", ranks[i].rank,
+                                    ranks[keep - 1].file,
+                                    any_rank ? ""
+                                             : ": the same process, profiled in another cycle"))
                 return -1;
             tsa_rank_free_contents(&ranks[i]);
             continue;

@@ -60,6 +60,34 @@ void tsa_finding_number(tsa_finding *f, const char *name, double value)
     f->n_numbers++;
 }
 
+void tsa_finding_evidence(tsa_finding *f, const char *fmt, ...)
+{
+    if (!f)
+        return;
+    char **grown = realloc(f->evidence, (f->n_evidence + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    f->evidence = grown;
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = vformat(fmt, ap);
+    va_end(ap);
+    if (line)
+        f->evidence[f->n_evidence++] = line;
+}
+
+void tsa_finding_clear(tsa_finding *f)
+{
+    free(f->title);
+    free(f->fix);
+    for (size_t i = 0; i < f->n_evidence; i++)
+        free(f->evidence[i]);
+    free(f->evidence);
+    f->title = f->fix = NULL;
+    f->evidence = NULL;
+    f->n_evidence = 0;
+}
+
 static int by_recoverable(const void *pa, const void *pb)
 {
     const tsa_finding *a = pa, *b = pb;
@@ -108,10 +136,8 @@ tsa_confidence tsa_findings_confidence(const tsa_findings *list)
 
 void tsa_findings_free(tsa_findings *list)
 {
-    for (size_t i = 0; i < list->n; i++) {
-        free(list->items[i].title);
-        free(list->items[i].fix);
-    }
+    for (size_t i = 0; i < list->n; i++)
+        tsa_finding_clear(&list->items[i]);
     free(list->items);
     memset(list, 0, sizeof *list);
 }

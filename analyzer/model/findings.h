@@ -53,6 +53,11 @@ typedef struct tsa_finding {
      * the attribution pass does not know by id; 0: any recoverable line. */
     uint32_t pools;
     tsa_confidence confidence_cap;  /* TSA_CONF_HIGH: no effect */
+    /* --- appended: what the rule read from the records and used, one
+     * line each (JSON "evidence"; docs/findings.md says per rule what it
+     * needs).  Filled by the rule with tsa_finding_evidence. --- */
+    char **evidence;
+    size_t n_evidence;
 } tsa_finding;
 
 typedef struct tsa_findings {
@@ -68,6 +73,14 @@ tsa_finding *tsa_findings_add(tsa_findings *list, const char *id,
     __attribute__((format(printf, 7, 8)));
 
 void tsa_finding_number(tsa_finding *f, const char *name, double value);
+
+/* One line of the finding's evidence: what was recorded and used (a
+ * printf-formatted copy).  Out of memory the line is left out. */
+void tsa_finding_evidence(tsa_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Frees what a finding owns (title, fix, evidence); the list keeps its slot. */
+void tsa_finding_clear(tsa_finding *f);
 
 /* Most recoverable seconds first; ties by severity, then id. */
 void tsa_findings_sort(tsa_findings *list);

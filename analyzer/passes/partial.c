@@ -1,5 +1,6 @@
 #include "partial.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,14 +23,22 @@ void tsa_note_append(char *note, size_t cap, const char *text)
         snprintf(note + used, cap - used, "%s%s", used ? "; " : "", text);
 }
 
+/* The job's size: the world size the inputs state, or the largest
+ * communicator a recorded collective ran on, whichever is larger (a trace
+ * without distributedInfo still says "Group size": 4 on each collective,
+ * so one of its files is one rank of at least four). */
 int32_t tsa_missing_ranks_world(const tsa_job *job)
 {
     int32_t world = 0;
     size_t nccl = 0;
     for (size_t i = 0; i < job->n_ranks; i++) {
-        if (job->ranks[i].world_size > world)
-            world = job->ranks[i].world_size;
-        nccl += job->ranks[i].n_nccl;
+        const tsa_rank *r = &job->ranks[i];
+        if (r->world_size > world)
+            world = r->world_size;
+        nccl += r->n_nccl;
+        for (size_t k = 0; r->nccl && k < r->n_nccl; k++)
+            if (r->nccl[k].comm_size <= INT32_MAX && (int32_t)r->nccl[k].comm_size > world)
+                world = (int32_t)r->nccl[k].comm_size;
     }
     if (!nccl || world <= 0 || (size_t)world <= job->n_ranks)
         return 0; /* without communication nothing depends on the others */

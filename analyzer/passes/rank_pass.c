@@ -22,6 +22,7 @@
 
 #include "group_share.h"
 #include "idle_cause.h"
+#include "kernel_phase.h"
 #include "util/interval_set.h"
 #include "load/job_build.h"
 #include "load/rank_view.h"
@@ -158,24 +159,6 @@ static void sets_free(sets *s)
         tsa_ivset_free(all[i]);
 }
 
-static int is_autograd_thread(const tsa_rank *r, uint32_t tid)
-{
-    return tid && !strncmp(tsa_rank_thread_name(r, tid), "pt_autograd", 11);
-}
-
-/* Phase of a compute kernel: the optimizer by name, backward when launched
- * from an autograd device thread, forward otherwise. */
-static tsa_phase kernel_phase(const tsa_rank *r, const tsa_kernel *k)
-{
-    if (k->category == TSA_KCAT_COMM)
-        return TSA_PHASE_COMM;
-    if (k->category == TSA_KCAT_OPTIMIZER)
-        return TSA_PHASE_OPTIMIZER;
-    if (is_autograd_thread(r, k->launch_tid))
-        return TSA_PHASE_BACKWARD;
-    return TSA_PHASE_FORWARD;
-}
-
 static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
 {
     if (s < w0)
@@ -248,7 +231,7 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     /* Communication set and the compute sets (per phase). */
     for (size_t i = 0; i < r->n_kernels; i++) {
         tsa_kernel *k = &r->kernels[i];
-        k->phase = (uint8_t)kernel_phase(r, k);
+        k->phase = (uint8_t)tsa_kernel_phase(r, k);
         if (k->category == TSA_KCAT_COMM)
             have_comm_kernels = 1;
         int64_t d = clip_len(k->start_ns, k->end_ns, w0, w1);

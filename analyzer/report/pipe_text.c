@@ -70,6 +70,12 @@ static void critical_path(FILE *out, const tsa_pipe_result *r)
         fprintf(out, "    ...\n");
 }
 
+/* percent of the recorded step time: the report's wall */
+static double share(int64_t ns, const tsa_pipe_result *r)
+{
+    return r->recorded_ns > 0 ? 100.0 * (double)ns / (double)r->recorded_ns : 0.0;
+}
+
 void tsa_pipe_print(FILE *out, const tsa_pipe_result *r)
 {
     if (!r || !r->pipeline || !r->steps)
@@ -82,20 +88,25 @@ void tsa_pipe_print(FILE *out, const tsa_pipe_result *r)
                  "ms/step, %.3f ms/step with launch gaps at their peers' (the baseline)\n",
             ms(r->replay_error_ns), ms(r->recorded_ns) / (double)r->steps,
             ms(r->actual_ns) / (double)r->steps);
-    fprintf(out, "  slowdown S = actual / typical = %.3f   actual %.3f ms/step, typical (every "
-                 "operation at its peers' median) %.3f ms/step\n",
+    fprintf(out, "  slowdown S = actual / typical = %.3f   actual %.3f ms/step, typical (compute "
+                 "at its peers' mean, communication at their median) %.3f ms/step\n",
             r->slowdown, ms(r->actual_ns) / (double)r->steps,
             ms(r->typical_ns) / (double)r->steps);
-    fprintf(out, "  every slow operation fixed (none longer than its peers' median): %.3f ms/step, "
-                 "%.1f%% of step time recoverable\n",
-            ms(r->ideal_ns) / (double)r->steps,
-            r->actual_ns > 0 ? 100.0 * (double)R / (double)r->actual_ns : 0.0);
+    fprintf(out, "  every slow operation fixed (none longer than its peers'): %.3f ms/step, "
+                 "%.1f%% of the recorded step time recoverable\n",
+            ms(r->ideal_ns) / (double)r->steps, share(R, r));
     char who[320] = "nothing (a culprit needs 5% of step time, a spread 10%)";
     if (tsa_pipe_class_id(r->cls))
         tsa_pipe_culprit_text(r, tsa_pipe_class_id(r->cls), who, sizeof who);
     fprintf(out, "  blame: %s%s%s (the best single fix explains %.0f%% of the slowdown)\n",
-            tsa_pipe_class_id(r->cls) ? tsa_pipe_class_id(r->cls) : "", 
+            tsa_pipe_class_id(r->cls) ? tsa_pipe_class_id(r->cls) : "",
             tsa_pipe_class_id(r->cls) ? ": " : "", who, 100.0 * r->explained);
+    int64_t blamed = tsa_pipe_blamed_ns(r);
+    if (blamed >= 0 && blamed < R)
+        fprintf(out, "  the finding (and the verdict) counts what fixing that gives back, %.1f%% of "
+                     "the recorded step time; the other %.1f points are other operations slower "
+                     "than their peers'\n",
+                share(blamed, r), share(R, r) - share(blamed, r));
     fprintf(out, "  fix just this (overlapping: never add)  saves/step  share of slowdown\n");
     size_t idx[TOP];
     char label[96];

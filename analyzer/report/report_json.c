@@ -169,6 +169,9 @@ static void add_findings(cJSON *root, const tsa_analysis *a)
         cJSON *n = cJSON_AddObjectToObject(x, "numbers");
         for (size_t k = 0; k < f->n_numbers; k++)
             tsa_json_add_num(n, f->numbers[k].name, f->numbers[k].value);
+        cJSON *ev = cJSON_AddArrayToObject(x, "evidence");
+        for (size_t k = 0; k < f->n_evidence; k++)
+            cJSON_AddItemToArray(ev, cJSON_CreateString(f->evidence[k]));
         tsa_hang_add_json(x, a->hang, f); /* DIST.HANG etc.: op, comm, seq, ranks */
         cJSON_AddItemToArray(arr, x);
     }

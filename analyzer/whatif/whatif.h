@@ -111,6 +111,9 @@ void tsa_pipe_supersede(const tsa_pipe_result *r, tsa_findings *findings, void *
 
 /* Ranks (global) a PIPE.* finding blames; 0 when id is not one. */
 size_t tsa_pipe_culprits(const tsa_pipe_result *r, const char *id, int32_t *out, size_t cap);
+/* What fixing the blamed worker / stage / DP rank (a spread: every slow
+ * operation) gives back over the analysed steps; -1 when none is blamed. */
+int64_t tsa_pipe_blamed_ns(const tsa_pipe_result *r);
 /* "stage 3 (ranks 6, 7)", "rank 0 (DP 0, stage 0)" for the verdict. */
 int tsa_pipe_culprit_text(const tsa_pipe_result *r, const char *id, char *buf, size_t len);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "passes/group_share.h"
+#include "passes/kernel_phase.h"
 #include "load/job_build.h"
 #include "tsc_format.h"
 #include "wi_internal.h"
@@ -45,12 +46,14 @@ typedef struct rnode {
     uint64_t sig;
     int32_t src;
     uint32_t op_first, n_op;
+    uint32_t k_first, n_k;       /* GPU compute: its kernels in rank_nodes.kern */
     uint32_t gidx;
 } rnode;
 
 typedef struct rank_nodes {
     rnode *v; size_t n, cap;
     uint32_t *ops; size_t n_ops, cap_ops;
+    wi_kern *kern; size_t n_kern, cap_kern;
     int64_t *step_lo, *step_hi;  /* analysed steps, own clock */
     size_t n_steps;
     size_t next;                 /* emission cursor into v */
@@ -225,8 +228,9 @@ static int gpu_compute_nodes(const tsa_rank *r, rank_nodes *rn, size_t n_comm)
     for (size_t j = 0; j < nk && !rc; j++) {
         const tsa_kernel *k = &r->kernels[idx[j]];
         int32_t st = plausible(k->start_ns, k->end_ns) ? step_of(rn, k->start_ns) : -1;
+        uint8_t phase = (uint8_t)tsa_kernel_phase(r, k);
         int split = !open || st < 0 || (uint32_t)st != cur.step ||
-                    cur.lane != (k->stream | 0x80000000u) || k->phase != cur.okind;
+                    cur.lane != (k->stream | 0x80000000u) || phase != cur.okind;
         if (!split && open) {
             /* a communication call started or ended since the previous kernel started */
             const tsa_kernel *p = &r->kernels[idx[j - 1]];
@@ -255,13 +259,21 @@ static int gpu_compute_nodes(const tsa_rank *r, rank_nodes *rn, size_t n_comm)
             cur.lane = k->stream | 0x80000000u;
             cur.step = (uint32_t)st;
             cur.kind = WI_COMPUTE;
-            cur.okind = k->phase;   /* the phase until closed */
+            cur.okind = phase;   /* the phase until closed */
             cur.src = (int32_t)idx[j];
+            cur.k_first = (uint32_t)rn->n_kern;
             names = 0xc0ffee;
             open = 1;
         }
         if (k->end_ns > cur.e)
             cur.e = k->end_ns;
+        if (push((void **)&rn->kern, &rn->n_kern, &rn->cap_kern, sizeof *rn->kern)) {
+            rc = -1;
+            break;
+        }
+        rn->kern[rn->n_kern++] = (wi_kern){wi_hash_str(0x6b, tsa_rank_string(r, k->name)),
+                                           k->end_ns - k->start_ns};
+        cur.n_k++;
         if (cur.n_op++ < WI_SIG_NAMES)
             names = wi_hash_str(names, tsa_rank_string(r, k->name));
     }
@@ -613,7 +625,13 @@ static int emit_rank_step(wi_build *b, const tsa_job *job, size_t r, rank_nodes 
         lane_state *ls = &(*lanes)[l];
         wi_node nd = {.rec_start = x->s + off, .rec_end = x->e + off, .dur = x->e - x->s,
                       .rank = (int32_t)r, .lane = x->lane, .step = step, .kind = x->kind,
-                      .okind = x->okind, .src = x->src, .sig = x->sig};
+                      .okind = x->okind, .src = x->src, .sig = x->sig,
+                      .k_first = (uint32_t)b->n_kerns, .n_k = x->n_k};
+        for (uint32_t q = 0; q < x->n_k; q++) {
+            if (push((void **)&b->kerns, &b->n_kerns, &b->cap_kerns, sizeof *b->kerns))
+                return -1;
+            b->kerns[b->n_kerns++] = rn->kern[x->k_first + q];
+        }
         uint32_t me = (uint32_t)g->n_nodes;
         if (wi_graph_add_node(g, &nd))
             return -1;
@@ -718,6 +736,7 @@ out:
     for (size_t r = 0; rns && r < job->n_ranks; r++) {
         free(rns[r].v);
         free(rns[r].ops);
+        free(rns[r].kern);
         free(rns[r].step_lo);
         free(rns[r].step_hi);
     }
@@ -732,6 +751,7 @@ void wi_build_free(wi_build *b)
 {
     wi_graph_free(&b->g);
     free(b->host_mode);
+    free(b->kerns);
     free(b->pairs);
     free(b->step_index);
     memset(b, 0, sizeof *b);

@@ -73,3 +73,18 @@ int tsa_pipe_culprit_text(const tsa_pipe_result *r, const char *id, char *buf, s
     }
     return 1;
 }
+
+/* What the blamed fix gives back over the analysed steps (the spread: the
+ * whole gap to the ideal); -1 when nothing is blamed.  The finding's
+ * recoverable time and the text's share both come from here. */
+int64_t tsa_pipe_blamed_ns(const tsa_pipe_result *r)
+{
+    if (!r || !r->pipeline || !tsa_pipe_class_id(r->cls) || !r->steps)
+        return -1;
+    int64_t saved = r->cls == TSA_PIPE_SLOW_WORKER ? r->saved_worker_ns[r->culprit]
+                    : r->cls == TSA_PIPE_SLOW_STAGE ? r->saved_stage_ns[r->culprit]
+                    : r->cls == TSA_PIPE_SLOW_DP    ? r->saved_dp_ns[r->culprit]
+                                                    : r->actual_ns - r->ideal_ns;
+    /* cannot happen: a replay is never slower than the record */
+    return saved > r->actual_ns ? r->actual_ns : saved;
+}

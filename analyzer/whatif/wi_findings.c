@@ -17,14 +17,11 @@ void wi_add_finding(const tsa_pipe_result *r, tsa_findings *f)
     if (!id || !r->steps)
         return;
     int64_t R = r->actual_ns - r->ideal_ns;
-    int64_t saved = r->cls == TSA_PIPE_SLOW_WORKER ? r->saved_worker_ns[r->culprit]
-                    : r->cls == TSA_PIPE_SLOW_STAGE ? r->saved_stage_ns[r->culprit]
-                    : r->cls == TSA_PIPE_SLOW_DP    ? r->saved_dp_ns[r->culprit]
-                                                    : R;
-    if (saved > r->actual_ns)   /* cannot happen: a replay is never slower than the record */
-        saved = r->actual_ns;
+    int64_t saved = tsa_pipe_blamed_ns(r);
     double per_step = (double)saved / (double)r->steps / 1e6;
-    double share = r->actual_ns > 0 ? 100.0 * (double)saved / (double)r->actual_ns : 0;
+    /* Of the recorded step time, the wall the verdict and the budget use,
+     * so the finding, the verdict and the what-if print one share. */
+    double share = r->recorded_ns > 0 ? 100.0 * (double)saved / (double)r->recorded_ns : 0;
     char who[320];
     tsa_pipe_culprit_text(r, id, who, sizeof who);
     int rank = r->cls == TSA_PIPE_SLOW_WORKER ? r->global_rank[r->culprit] : -1;
@@ -61,14 +58,23 @@ void wi_add_finding(const tsa_pipe_result *r, tsa_findings *f)
     }
     tsa_finding *x = tsa_findings_add(f, id, severity_of(saved, r->actual_ns), (double)saved / 1e9,
         rank, text[r->cls].fix,
-        "%s; the step runs %.2fx as long as with every operation at its peers' median (S), "
-        "and %s gives back %.1f%% of step time (%.2f ms per step); the best single fix (%s) "
-        "explains %.0f%% of the slowdown",
+        "%s; the step runs %.2fx as long as with every operation running like its peers' (S), "
+        "and %s gives back %.1f%% of the recorded step time (%.2f ms per step); the best "
+        "single fix (%s) explains %.0f%% of the slowdown",
         lead, r->slowdown, text[r->cls].what, share, per_step, best, 100.0 * r->explained);
     if (!x)
         return;
+    tsa_finding_evidence(x, "pipeline from the send/receive pairs: %zu stages x %zu DP ranks, "
+                            "%zu workers", r->n_stages, r->n_dp, r->n_ranks);
+    tsa_finding_evidence(x, "%zu steps replayed: %zu operations, %zu matched collectives and "
+                            "send/recv pairs; the record replays to itself within %.3f ms per "
+                            "step", r->steps, r->nodes, r->hubs, (double)r->replay_error_ns / 1e6);
+    tsa_finding_evidence(x, "typical: each kernel at its mean on every worker, each transfer at "
+                            "its median; the fix replayed: %.2f ms per step of %.2f recorded",
+                         per_step, (double)r->recorded_ns / 1e6 / (double)r->steps);
     tsa_finding_number(x, "slowdown_S", r->slowdown);
-    tsa_finding_number(x, "recoverable_share", r->actual_ns > 0 ? (double)R / (double)r->actual_ns : 0);
+    tsa_finding_number(x, "recoverable_share", r->recorded_ns > 0 ? (double)R / (double)r->recorded_ns : 0);
+    tsa_finding_number(x, "saved_share", share / 100.0);
     tsa_finding_number(x, "saved_s", (double)saved / 1e9);
     tsa_finding_number(x, "saved_per_step_s", per_step / 1e3);
     tsa_finding_number(x, "explained", r->explained);

@@ -52,6 +52,7 @@ typedef struct wi_node {
     uint32_t gate_first, n_gate; /* g->gates[gate_first ..]: hubs gating its end */
     int32_t src;                 /* the record it came from (for names), -1 none */
     uint64_t sig;                /* role signature: peers share it */
+    uint32_t k_first, n_k;       /* GPU compute: its kernels in the build's kerns */
 } wi_node;
 
 typedef struct wi_hub {

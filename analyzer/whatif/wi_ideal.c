@@ -1,24 +1,33 @@
 /* Ideal durations: what each operation takes when it runs like its peers.
  *
- * Peers share a role signature.  Communication: (operation, bytes,
- * communicator size); the ideal transfer is the median transfer of the
- * signature over all workers and steps.  GPU compute: the names of the
- * kernels it ran, so a forward micro-batch of one stage is compared with
- * the same micro-batch work of every stage; the ideal is the signature's
- * median.  Host compute (no GPU records: only the time between calls is
- * known, and a stage's micro-batches cannot be told apart): each worker's
- * compute in a step is compared with the median worker-step, and its
- * pieces are scaled down by that ratio.  The gap an operation leaves after
- * its dependencies (a launch delay) is set to its peers' median the same
- * way, in every replay: a gap far beyond its peers' is a wait for
- * something the records do not show (a barrier, a host thread).
+ * Communication: peers share (operation, bytes, communicator size); the
+ * typical transfer is their median over all workers and steps.  GPU
+ * compute: kernel by kernel, each against the same kernel (by name) on
+ * every worker and step, so a node that ran a forward and a backward pass
+ * back to back (the last stage, or any stage when the trace cannot say
+ * which kernels are backward) is compared as well as one that ran either;
+ * the node keeps its recorded gaps between kernels.  A kernel's typical
+ * duration is its peers' mean, not their median, because work is
+ * conserved: repartitioning a heavy stage or balancing tokens per
+ * micro-batch (the fixes the findings give) moves work to the others and
+ * leaves each at the mean; a median would promise the heavy stage's extra
+ * work away (on the study's slow-stage job, 24% of the step instead of its
+ * 15%: tests/whatif).  A single slow worker among N peers raises the mean
+ * by its excess / N.  Host compute (no GPU records: only the time between
+ * calls is known, and a stage's micro-batches cannot be told apart): each
+ * worker's compute in a step is compared with the median worker-step, and
+ * its pieces are scaled down by that ratio.  The gap an operation leaves
+ * after its dependencies (a launch delay) is set to its peers' median (peers
+ * by role signature), in every replay: a gap far beyond its peers' is a
+ * wait for something the records do not show (a barrier, a host thread).
  *
- * Two durations come out of the median: the typical one (the median itself,
- * for S: the job as its peers run it, where an operation that was luckily
- * fast takes its usual time too) and the ideal one (never longer than the
- * record, for the fixes: fixing a worker makes nothing of it slower).  A
- * signature seen fewer than WI_MIN_PEERS times keeps its own durations. */
+ * Two durations come out: the typical one (for S: the job as its peers run
+ * it, where an operation that was luckily fast takes its usual time too)
+ * and the ideal one (never longer than the record, for the fixes: fixing a
+ * worker makes nothing of it slower).  A kernel or signature seen fewer
+ * than WI_MIN_PEERS times keeps its own durations. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "wi_internal.h"
 
@@ -80,6 +89,73 @@ static int per_signature(wi_build *b)
     return 0;
 }
 
+typedef struct name_mean {
+    uint64_t name;
+    double mean;
+    size_t n;
+} name_mean;
+
+static int by_name(const void *a, const void *b)
+{
+    uint64_t x = ((const wi_kern *)a)->name, y = ((const wi_kern *)b)->name;
+    return (x > y) - (x < y);
+}
+
+static int cmp_name_mean(const void *key, const void *elem)
+{
+    uint64_t x = *(const uint64_t *)key, y = ((const name_mean *)elem)->name;
+    return (x > y) - (x < y);
+}
+
+/* GPU compute nodes: typical and ideal kernel by kernel (file comment). */
+static int per_kernel(wi_build *b)
+{
+    size_t n = b->n_kerns;
+    if (!n)
+        return 0;
+    wi_kern *sorted = malloc(n * sizeof *sorted);
+    name_mean *t = malloc(n * sizeof *t);
+    if (!sorted || !t) {
+        free(sorted);
+        free(t);
+        return -1;
+    }
+    memcpy(sorted, b->kerns, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, by_name);
+    size_t nt = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        double sum = 0;
+        for (; j < n && sorted[j].name == sorted[i].name; j++)
+            sum += (double)sorted[j].dur;
+        t[nt++] = (name_mean){sorted[i].name, sum / (double)(j - i), j - i};
+        i = j;
+    }
+    free(sorted);
+    wi_graph *g = &b->g;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        wi_node *v = &g->nodes[i];
+        if (v->kind != WI_COMPUTE || b->host_mode[v->rank] || !v->n_k)
+            continue;
+        double typ = (double)v->dur, ideal = (double)v->dur;
+        for (uint32_t q = 0; q < v->n_k; q++) {
+            const wi_kern *kk = &b->kerns[v->k_first + q];
+            const name_mean *m = bsearch(&kk->name, t, nt, sizeof *t, cmp_name_mean);
+            if (!m || m->n < WI_MIN_PEERS)
+                continue;
+            typ += m->mean - (double)kk->dur;
+            if (m->mean < (double)kk->dur)
+                ideal += m->mean - (double)kk->dur;
+        }
+        v->typical = typ > 0 ? (int64_t)(typ + 0.5) : 0;
+        v->ideal = ideal > 0 ? (int64_t)(ideal + 0.5) : 0;
+        if (v->ideal > v->dur)
+            v->ideal = v->dur;
+    }
+    free(t);
+    return 0;
+}
+
 static int host_compute(wi_build *b)
 {
     wi_graph *g = &b->g;
@@ -125,7 +201,7 @@ int wi_set_ideal(wi_build *b)
         b->g.nodes[i].ideal = b->g.nodes[i].typical = b->g.nodes[i].dur;
         b->g.nodes[i].ideal_gap = b->g.nodes[i].gap;
     }
-    if (per_signature(b) || host_compute(b))
+    if (per_signature(b) || per_kernel(b) || host_compute(b))
         return -1;
     return 0;
 }

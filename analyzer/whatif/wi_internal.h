@@ -16,8 +16,16 @@ typedef struct wi_pair {
     int64_t send_start;          /* recorded, common clock */
 } wi_pair;
 
+/* One kernel of a GPU compute node: its name (hashed: the same on every
+ * rank) and duration; a node's are kerns[k_first .. + n_k]. */
+typedef struct wi_kern {
+    uint64_t name;
+    int64_t dur;
+} wi_kern;
+
 typedef struct wi_build {
     wi_graph g;
+    wi_kern *kerns; size_t n_kerns, cap_kerns;
     uint8_t *host_mode;          /* per rank: 1 when its compute is host time */
     size_t n_ranks;
     wi_pair *pairs; size_t n_pairs, cap_pairs;

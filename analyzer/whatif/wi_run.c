@@ -152,8 +152,7 @@ void tsa_pipe_supersede(const tsa_pipe_result *r, tsa_findings *findings, void *
         for (size_t i = 0; i < findings->n; i++) {
             tsa_finding *f = &findings->items[i];
             if (late_rank_dist(f->id)) {
-                free(f->title);
-                free(f->fix);
+                tsa_finding_clear(f);
                 continue;
             }
             findings->items[keep++] = *f;

@@ -51,6 +51,9 @@ static void check(const expect *e)
     }
     tsa_job *job = NULL;
     assert_int_equal(tsa_views_load_job(path, NULL, &job, err, sizeof err), 0);
+    if (getenv("WHATIF_GPU_ONLY"))   /* no host record at all: GPU records only */
+        for (size_t i = 0; i < job->n_ranks; i++)
+            assert_true(job->ranks[i].n_apis == 0 && job->ranks[i].n_kernels > 0);
     tsa_analysis_options opt;
     tsa_analysis_default_options(&opt);
     opt.warmup = 0;   /* the study's steps are sampled past warm-up */
@@ -75,6 +78,27 @@ static void check(const expect *e)
     printf("%s: S %.3f (study %.3f), class %s\n", e->dir, p->slowdown, e->study_s,
            tsa_pipe_class_id(p->cls));
     assert_true(fabs(p->slowdown / e->study_s - 1.0) <= 0.10);
+    /* The study's recoverable share is 1 - 1/S: tscope's, every slow
+     * operation fixed, of the recorded step time, within 5 points. */
+    double study_share = 1.0 - 1.0 / e->study_s;
+    double share = (double)(p->actual_ns - p->ideal_ns) / (double)p->recorded_ns;
+    printf("%s: recoverable %.1f%% (study %.1f%%)\n", e->dir, 100 * share, 100 * study_share);
+    assert_true(fabs(share - study_share) <= 0.05);
+    /* One number per report: the verdict's headline share, the finding's
+     * recoverable seconds and the what-if's saving of the blamed fix. */
+    const tsa_finding *pf = NULL;
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (!strcmp(a->findings.items[i].id, tsa_pipe_class_id(p->cls)))
+            pf = &a->findings.items[i];
+    assert_non_null(pf);
+    assert_int_equal(a->verdict, TSA_VERDICT_STRAGGLER_BOUND);
+    double finding_share = (double)pf->recoverable_ns / (double)a->wall_ns;
+    double whatif_share = (double)tsa_pipe_blamed_ns(p) / (double)p->recorded_ns;
+    char headline[32];
+    snprintf(headline, sizeof headline, "cost %.1f%% of wall", 100 * finding_share);
+    printf("%s: finding %.2f%%, what-if %.2f%%\n", e->dir, 100 * finding_share, 100 * whatif_share);
+    assert_true(fabs(finding_share - whatif_share) <= 0.005);
+    assert_non_null(strstr(a->verdict_reason, headline));
     assert_true(p->replay_error_ns <= 2000000);   /* the record replays to itself */
     /* savings per step never above the step, whichever fix */
     for (size_t i = 0; i < p->n_ranks; i++)
