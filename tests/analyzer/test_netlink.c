@@ -152,6 +152,15 @@ static void test_slow_link_on_both_channels(void **state)
     free_ring(ranks);
 }
 
+/* The job's links (the caller frees them), n of them. */
+static tsa_link_stat *links_of(tsa_job *job, size_t *n)
+{
+    tsa_link_stat *l;
+    double med;
+    assert_int_equal(tsa_link_stats(job, &l, n, &med), 0);
+    return l;
+}
+
 static void assert_no_finding(tsa_job *job)
 {
     tsa_analysis a = {.job = job};
@@ -182,10 +191,8 @@ static void test_slow_host_is_not_a_link(void **state)
     ring_fault rf = NO_FAULT;
     rf.slow_host = 2, rf.factor = 4;
     ring(&job, ranks, rf);
-    tsa_link_stat *l;
     size_t n;
-    double med;
-    assert_int_equal(tsa_link_stats(&job, &l, &n, &med), 0);
+    tsa_link_stat *l = links_of(&job, &n);
     assert_int_equal(n, 8);
     for (size_t i = 0; i < n; i++) {
         if (l[i].src == 2) /* 2 -> 3: its sender's other link, 1 -> 2, is as slow */
@@ -209,10 +216,8 @@ static void test_starved_process_is_not_a_link(void **state)
     ring_fault rf = NO_FAULT;
     rf.starved = 2;
     ring(&job, ranks, rf);
-    tsa_link_stat *l;
     size_t n;
-    double med;
-    assert_int_equal(tsa_link_stats(&job, &l, &n, &med), 0);
+    tsa_link_stat *l = links_of(&job, &n);
     for (size_t i = 0; i < n; i++)
         if (l[i].src == 2) {
             assert_float_equal(l[i].peer_rel, 3.0, 1e-9);
