@@ -480,8 +480,9 @@ void tsa_netlink_pacing(const tsa_analysis *a, char *buf, size_t len)
              number_of(best, "ratio"));
 }
 
-/* bench_nprof (docs/nccl-plugin.md), the 2-core VM, 2026-11-28. */
-#define FULL_COST_TEXT "about 0.13-0.15 us of NCCL's proxy thread per network step"
+/* bench_nprof full against light (docs/nccl-plugin.md, "Cost of the
+ * callbacks"), the shared 2-core VM at load 6-15, 2026-11-28. */
+#define FULL_COST_TEXT "0.12-0.19 us of CPU per network step on NCCL's proxy thread"
 
 void tsa_netlink_light_hint(const tsa_analysis *a, char *buf, size_t len)
 {
@@ -501,7 +502,7 @@ void tsa_netlink_light_hint(const tsa_analysis *a, char *buf, size_t len)
     }
     if (colls && !proxies)
         snprintf(buf, len,
-                 "; the NCCL profiler plugin ran in light capture, which times no network "
-                 "link: TSCOPE_NCCL_PROFILER=full names a slow link (cost: %s)",
+                 "; light capture times no network link: TSCOPE_NCCL_PROFILER=full names "
+                 "a slow one (cost: %s)",
                  FULL_COST_TEXT);
 }

@@ -241,6 +241,25 @@ static void test_streamed_report_keeps_plugin(void **state)
     assert_true(np_report_has(dir, "", "TRANSFERS BY COLLECTIVE"));
     assert_true(np_report_has(dir, "", "link rank 1 -> rank 2"));
     assert_true(np_report_has(dir, "--json", "\"collective_transfers\""));
+    /* the collectives wait for that link: the verdict names it */
+    assert_true(np_report_has(dir, "", "paced by one slow link: rank 1 -> rank 2 on channels"));
+}
+
+/* The same job in light capture (the default) times no link: its
+ * communication-bound verdict says how to find the slow one, and what
+ * it costs. */
+static void test_light_capture_says_how_to_time_links(void **state)
+{
+    (void)state;
+    char dir[512];
+    assert_int_equal(np_run_with("light-link",
+                                 "TSCOPE_NCCL_PROFILER=light FAKENCCL_NET_STEP_US=300 "
+                                 "FAKENCCL_SLOW_LINK=1:2:5",
+                                 "--ring-bytes 0 --no-extras", dir, sizeof dir), 0);
+    assert_true(np_report_has(dir, "", "communication-bound"));
+    assert_true(np_report_has(dir, "", "light capture times no network link: "
+                                       "TSCOPE_NCCL_PROFILER=full names a slow one (cost: "));
+    assert_false(np_report_has(dir, "", "NET.SLOW_LINK"));
 }
 
 /* Rank 3 receives from rank 2 before its compute in every step (a
@@ -284,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_pool_exhausted),
         cmocka_unit_test(test_pxn_ops),
         cmocka_unit_test(test_streamed_report_keeps_plugin),
+        cmocka_unit_test(test_light_capture_says_how_to_time_links),
         cmocka_unit_test(test_link_cause),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
