@@ -60,7 +60,8 @@ void tsa_hang_add_json(cJSON *x, const tsa_hang_result *h, const tsa_finding *f)
             cJSON_AddItemToObject(x, "no_data_ranks", ranks_json(&it->no_data));
             cJSON_AddBoolToObject(x, "on_gpu", it->on_gpu);
             cJSON_AddBoolToObject(x, "watchdog", it->watchdog);
-            cJSON *links = cJSON_AddArrayToObject(x, "stopped_links");
+            /* only with the plugin's stalled proxy ops (hang_proxy.c) */
+            cJSON *links = it->n_links ? cJSON_AddArrayToObject(x, "stopped_links") : NULL;
             for (size_t l = 0; links && l < it->n_links; l++) {
                 const tsa_hang_link *k = &it->links[l];
                 cJSON *o = cJSON_CreateObject();
