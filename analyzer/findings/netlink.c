@@ -122,6 +122,19 @@ static double median_where(const sample *s, size_t b, size_t e, int send, double
     return median_of(tmp, k);
 }
 
+/* The first quartile per step of the sends among samples [b, e). */
+static double q1_of_sends(const sample *s, size_t b, size_t e, double *tmp)
+{
+    size_t k = 0;
+    for (size_t i = b; i < e; i++)
+        if (s[i].send)
+            tmp[k++] = s[i].per_step;
+    if (!k)
+        return -1;
+    qsort(tmp, k, sizeof *tmp, by_double);
+    return tmp[(k - 1) / 4];
+}
+
 static int fill_link(const sample *s, size_t b, size_t e, double *tmp, tsa_link_stat *l)
 {
     *l = (tsa_link_stat){.src = s[b].src, .dst = s[b].dst, .channel = s[b].ch,
@@ -142,31 +155,47 @@ static int fill_link(const sample *s, size_t b, size_t e, double *tmp, tsa_link_
     if (!l->ops)
         return 0;
     l->step_ns_median = median_where(s, b, e, 1, tmp);
+    l->step_ns_q1 = q1_of_sends(s, b, e, tmp);
     l->recv_wait_ns_median = median_where(s, b, e, 0, tmp);
     return 1;
 }
 
-/* Against its peers: the share of its operations above 1.5x their median. */
+/* Against its peers: the share of its operations above 1.5x their first
+ * quartile. */
 static void judge_link(const sample *s, size_t b, size_t e, tsa_link_stat *l)
 {
     size_t above = 0;
     for (size_t i = b; i < e; i++)
-        if (s[i].send && s[i].per_step > 1.5 * l->base_ns)
+        if (s[i].send && s[i].per_step > 1.5 * l->base_q1_ns)
             above++;
     l->consistent = l->ops ? (double)above / (double)l->ops : 0;
 }
 
-/* Each link's peers' median: the other links of its communicator on its
- * channel when there are two or more, else the job's median link. */
-static void peer_bases(tsa_link_stat *l, size_t nl, double job_median, double *tmp)
+/* The median of the links' medians (q1: first quartiles) among those
+ * that are k's peers: the other links of its communicator on its channel
+ * when there are two or more (*peers 1), else all links but k. */
+static double peers_median(const tsa_link_stat *l, size_t nl, size_t k, int q1, double *tmp,
+                           int *peers)
+{
+    size_t m = 0;
+    for (int pass = 0; pass < 2 && m < 2; pass++) {
+        m = 0;
+        for (size_t j = 0; j < nl; j++)
+            if (j != k && (pass || (l[j].comm_id == l[k].comm_id &&
+                                    l[j].channel == l[k].channel)))
+                tmp[m++] = q1 ? l[j].step_ns_q1 : l[j].step_ns_median;
+        *peers = !pass;
+    }
+    return median_of(tmp, m);
+}
+
+static void peer_bases(tsa_link_stat *l, size_t nl, double *tmp)
 {
     for (size_t k = 0; k < nl; k++) {
-        size_t m = 0;
-        for (size_t j = 0; j < nl; j++)
-            if (j != k && l[j].comm_id == l[k].comm_id && l[j].channel == l[k].channel)
-                tmp[m++] = l[j].step_ns_median;
-        l[k].base_ns = m >= 2 ? median_of(tmp, m) : job_median;
-        l[k].peer_rel = l[k].base_ns > 0 ? l[k].step_ns_median / l[k].base_ns : -1;
+        int peers;
+        l[k].base_ns = peers_median(l, nl, k, 0, tmp, &peers);
+        l[k].base_q1_ns = peers_median(l, nl, k, 1, tmp, &peers);
+        l[k].peer_rel = l[k].base_q1_ns > 0 ? l[k].step_ns_q1 / l[k].base_q1_ns : -1;
     }
 }
 
@@ -279,7 +308,7 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
     for (size_t i = 0; i < nl; i++)
         tmp[i] = l[i].step_ns_median;
     double med = median_of(tmp, nl);
-    peer_bases(l, nl, med, tmp);
+    peer_bases(l, nl, tmp);
     for (size_t b = 0, e, k = 0; b < ns && nl; b = e) {
         e = link_end(s, ns, b);
         if (k < nl && l[k].src == s[b].src && l[k].dst == s[b].dst && l[k].channel == s[b].ch)
@@ -300,7 +329,7 @@ int tsa_link_stats(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
  * explains at least half of the link's. */
 static int starved_sender(const tsa_link_stat *l)
 {
-    double link_excess = l->step_ns_median - l->base_ns;
+    double link_excess = l->step_ns_q1 - l->base_q1_ns;
     return l->src_gpu_rel >= TSA_TH_LINK_STARVED &&
            l->src_gpu_excess_ns >= TSA_TH_LINK_ABS_NS &&
            l->src_gpu_excess_ns >= 0.5 * link_excess;
@@ -311,7 +340,7 @@ static int starved_sender(const tsa_link_stat *l)
 static int is_slow(const tsa_link_stat *l)
 {
     return l->peer_rel >= TSA_TH_LINK_RATIO &&
-           l->step_ns_median - l->base_ns >= TSA_TH_LINK_ABS_NS &&
+           l->step_ns_q1 - l->base_q1_ns >= TSA_TH_LINK_ABS_NS &&
            l->consistent >= TSA_TH_LINK_CONSISTENT &&
            l->src_other_rel < TSA_TH_LINK_END && l->dst_other_rel < TSA_TH_LINK_END &&
            !starved_sender(l);
@@ -321,7 +350,7 @@ static int is_slow(const tsa_link_stat *l)
 typedef struct {
     char channels[128];
     size_t ops, links;
-    double step_ns, base_ns, consistent;
+    double step_ns, base_ns, ratio, consistent;
     double mask;        /* bit c: channel c is slow */
     uint64_t bytes, wire;
 } slow_pair;
@@ -341,7 +370,8 @@ static void sum_pair(const tsa_link_stat *l, size_t b, size_t e, slow_pair *p)
         p->ops += l[i].ops;
         p->bytes += l[i].bytes;
         p->wire += l[i].wire_ns;
-        if (l[i].step_ns_median > p->step_ns) {
+        if (l[i].peer_rel > p->ratio) {
+            p->ratio = l[i].peer_rel;
             p->step_ns = l[i].step_ns_median;
             p->base_ns = l[i].base_ns;
         }
@@ -365,7 +395,7 @@ static double others_gbps(const tsa_link_stat *all, size_t n)
 static int report(const tsa_link_stat *first, const slow_pair *p, double other,
                   tsa_findings *out)
 {
-    double med = p->base_ns, ratio = p->step_ns / med;
+    double med = p->base_ns, ratio = p->ratio;
     double gbps = p->wire ? (double)p->bytes / (double)p->wire : 0;
     tsa_finding *f = tsa_findings_add(
         out, "NET.SLOW_LINK", ratio >= 3 ? TSA_SEV_WARNING : TSA_SEV_INFO, 0, first->src,
@@ -373,7 +403,8 @@ static int report(const tsa_link_stat *first, const slow_pair *p, double other,
         "pair), check the NIC and cable counters (ibstat, ethtool -S: symbol errors, link "
         "downgrades), and the PCIe link of the NIC; exclude the node if it persists",
         "link rank %d -> rank %d (channel%s %s) is %.1fx slower than the other links of its "
-        "communicator on the same channel: %.0f us per network step on the wire vs %.0f us, "
+        "communicator on the same channel (first quartiles of their steps): %.0f us per "
+        "network step on the wire vs %.0f us at the median, "
         "%.3f GB/s vs %.3f GB/s on the other links, slow in %.0f%% of its %zu proxy "
         "operations; neither rank is slow on its other links, and the sender's proxy is not "
         "starved of CPU",
