@@ -180,29 +180,50 @@ static void test_balanced_ring_names_nothing(void **state)
     free_ring(ranks);
 }
 
+/* A ring with fault rf names no link; check() sees its links first. */
+static void expect_no_link(ring_fault rf, void (*check)(const tsa_link_stat *l, size_t n))
+{
+    tsa_rank ranks[RANKS];
+    tsa_job job;
+    ring(&job, ranks, rf);
+    size_t n;
+    tsa_link_stat *l = links_of(&job, &n);
+    assert_int_equal(n, 8);
+    check(l, n);
+    free(l);
+    assert_no_finding(&job);
+    free_ring(ranks);
+}
+
+/* 2 -> 3: its sender's other link, 1 -> 2, is as slow, and so on. */
+static void ends_as_slow(const tsa_link_stat *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].src == 2)
+            assert_float_equal(l[i].src_other_rel, 4.0, 1e-9);
+        if (l[i].dst == 2)
+            assert_float_equal(l[i].dst_other_rel, 4.0, 1e-9);
+    }
+}
+
 /* A slow host (its NIC): both its links, in and out, on every channel,
  * are 4x slower; each is slow against its hops, but each has an end whose
  * other link is as slow. */
 static void test_slow_host_is_not_a_link(void **state)
 {
     (void)state;
-    tsa_rank ranks[RANKS];
-    tsa_job job;
     ring_fault rf = NO_FAULT;
     rf.slow_host = 2, rf.factor = 4;
-    ring(&job, ranks, rf);
-    size_t n;
-    tsa_link_stat *l = links_of(&job, &n);
-    assert_int_equal(n, 8);
-    for (size_t i = 0; i < n; i++) {
-        if (l[i].src == 2) /* 2 -> 3: its sender's other link, 1 -> 2, is as slow */
-            assert_float_equal(l[i].src_other_rel, 4.0, 1e-9);
-        if (l[i].dst == 2)
-            assert_float_equal(l[i].dst_other_rel, 4.0, 1e-9);
-    }
-    free(l);
-    assert_no_finding(&job);
-    free_ring(ranks);
+    expect_no_link(rf, ends_as_slow);
+}
+
+static void starved_sends(const tsa_link_stat *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (l[i].src == 2) {
+            assert_float_equal(l[i].peer_rel, 3.0, 1e-9);
+            assert_float_equal(l[i].src_gpu_rel, 21.0, 1e-9);
+        }
 }
 
 /* A process whose proxy is starved of CPU: late by 200 us at every state,
@@ -211,21 +232,9 @@ static void test_slow_host_is_not_a_link(void **state)
 static void test_starved_process_is_not_a_link(void **state)
 {
     (void)state;
-    tsa_rank ranks[RANKS];
-    tsa_job job;
     ring_fault rf = NO_FAULT;
     rf.starved = 2;
-    ring(&job, ranks, rf);
-    size_t n;
-    tsa_link_stat *l = links_of(&job, &n);
-    for (size_t i = 0; i < n; i++)
-        if (l[i].src == 2) {
-            assert_float_equal(l[i].peer_rel, 3.0, 1e-9);
-            assert_float_equal(l[i].src_gpu_rel, 21.0, 1e-9);
-        }
-    free(l);
-    assert_no_finding(&job);
-    free_ring(ranks);
+    expect_no_link(rf, starved_sends);
 }
 
 /* Hostile records: any field any value, WAITs without a proxy op, times
