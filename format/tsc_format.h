@@ -176,6 +176,8 @@ enum tsc_event_kind {
     TSC_EV_NP_CE_SYNC = 0x56,    /* 1.4: its synchronisation among the ranks */
     TSC_EV_NP_CE_BATCH = 0x57,   /* 1.4: one batch of its copies */
     TSC_EV_NP_CAPTURED = 0x58,   /* 1.4: an API call NCCL says was captured into a CUDA graph */
+    TSC_EV_NP_PROXY_STALL = 0x59, /* 1.4 (2026-11-28): a proxy operation open with no
+                                   * progress for a while (hangs) */
 };
 
 /* Every event slot.  Times are CLOCK_REALTIME nanoseconds since the epoch
@@ -229,6 +231,23 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
  *   start = end = when NCCL reported the API call; val =
  *   TSC_NP_COLL_VAL(op, element count): the call was captured into a CUDA
  *   graph (it runs at each replay, not now). */
+/* TSC_EV_NP_PROXY_STALL (1.4, 2026-11-28): a proxy operation still open
+ *   whose steps made no progress for TSC_NP_STALL_NS or more, written by
+ *   the writer at a drain (again when it moved on and stalled anew);
+ *   flags = channel; aux = communicator index; desc = peer rank; start =
+ *   the op's start; end = its last progress (a step's state or end); val =
+ *   TSC_NP_STALL_VAL(parent op id, steps ended, state of its latest step
+ *   (TSC_NP_STALL_STEP_ENDED when none is open), 1 send / 0 receive).
+ *   The op's own NP_PROXY follows if it ever ends. */
+#define TSC_NP_STALL_NS 1000000000ull
+#define TSC_NP_STALL_STEP_ENDED 0xff
+#define TSC_NP_STALL_VAL(op_id, steps, state, send)                                           \
+    ((uint64_t)(uint32_t)(op_id) | (uint64_t)((steps) & 0xffff) << 32 |                      \
+     (uint64_t)((state) & 0xff) << 48 | (uint64_t)((send) & 1) << 56)
+#define TSC_NP_STALL_OP(val) ((uint32_t)(val))
+#define TSC_NP_STALL_STEPS(val) ((uint32_t)((val) >> 32 & 0xffff))
+#define TSC_NP_STALL_STATE(val) ((uint8_t)((val) >> 48))
+#define TSC_NP_STALL_SEND(val) ((int)((val) >> 56 & 1))
 /* 0 for the kinds whose start/end are not times of the record (EXTCORR:
  * 0, 0; NP_PROXY_WAIT: durations): a reader that orders or windows
  * records by time leaves them out of its bounds. */

@@ -10,6 +10,7 @@
 #include "nprof_pool.h"
 #include "rec_meta.h"
 #include "recorder.h"
+#include "rec_thread.h"
 #include "recorder_internal.h"
 #include "tsc_format.h"
 #include "tsc_nccl_ops.h"
@@ -33,8 +34,17 @@ typedef struct np_op {
     uint32_t parent_op;
     int32_t peer;
     uint32_t steps;
+    uint32_t tid;       /* the thread that started it: a stall record joins its stream */
     uint64_t t0, bytes, wait_peer, wire, wait_gpu;
     uint64_t state_bytes; /* v1-v3: bytes so far, from the op's own states */
+    /* Its progress, for the writer looking for stalled ops (hangs):
+     * live_t, the time of its last step state or step end (0 until the op
+     * is filled in, and again once it ended), published last; live_info,
+     * steps ended | latest step's state << 16; stall_t, the live_t the
+     * writer last wrote a stall record for. */
+    _Atomic uint64_t live_t;
+    _Atomic uint32_t live_info;
+    _Atomic uint64_t stall_t;
 } np_op;
 
 /* Times of a step's states, 0 = not seen. */
@@ -224,11 +234,22 @@ void *tsc_np_start_proxy_op(tsc_np_ctx *ctx, void *parent, const tsc_np_proxy_op
     uint64_t ident = own ? parent_ident(parent) : 0;
     if (!own)
         atomic_fetch_add_explicit(&g_pxn_ops, 1, memory_order_relaxed);
+    tsc_thread *self = tsc_rec_thread();
     *op = (np_op){.channel = d->channel,
                   .wait_flags = (uint8_t)((d->is_send != 0) | (own ? 0 : TSC_NP_WAIT_PXN)),
                   .comm = own && ctx ? ctx->comm : 0, .parent_op = (uint32_t)ident,
-                  .peer = d->peer, .t0 = tsc_now_ns()};
+                  .peer = d->peer, .tid = self ? self->tid : 0, .t0 = tsc_now_ns()};
+    atomic_store_explicit(&op->live_info, TSC_NP_STALL_STEP_ENDED << 16, memory_order_relaxed);
+    atomic_store_explicit(&op->live_t, op->t0, memory_order_release);
     return h;
+}
+
+/* An op moved on: one of its steps reached a state, or ended. */
+static void op_progress(np_op *op, int state, uint64_t now)
+{
+    atomic_store_explicit(&op->live_info, op->steps | (uint32_t)(state & 0xff) << 16,
+                          memory_order_relaxed);
+    atomic_store_explicit(&op->live_t, now, memory_order_release);
 }
 
 void *tsc_np_start_step(void *parent_op)
@@ -299,6 +320,9 @@ static void step_record(np_step *s, int state, const tsc_np_state_args *args)
      * network, data arrived); the other states carry the step before's. */
     if (args && (state == TSC_NP_STEP_SEND_WAIT || state == TSC_NP_STEP_RECV_FLUSH_WAIT))
         s->bytes = args->step.trans_size;
+    np_op *op = np_peek(NP_OP, s->op); /* stale: step_done counts it */
+    if (op)
+        op_progress(op, state, now);
 }
 
 /* v1-v3 (NCCL 2.23-2.26) record the op's own states 0-7 (posted ... done)
@@ -357,6 +381,7 @@ static void step_done(np_step *s, uint64_t now)
     }
     op->bytes += s->bytes;
     op->steps++;
+    op_progress(op, TSC_NP_STALL_STEP_ENDED, now);
 }
 
 static void op_done(const np_op *op, uint64_t now)
@@ -396,7 +421,10 @@ void tsc_np_stop(void *handle)
         tsc_rec_event(c->kind, c->flags, c->comm, c->op_id, c->t0, now, c->val);
         break;
     }
-    case NP_OP: op_done(slot, now); break;
+    case NP_OP:
+        op_done(slot, now);
+        atomic_store_explicit(&((np_op *)slot)->live_t, 0, memory_order_relaxed);
+        break;
     case NP_STEP: step_done(slot, now); break;
     case NP_SPAN: span_done(slot, now); break;
     default: break;
@@ -419,4 +447,44 @@ uint8_t tsc_np_op_of_name(const char *func)
         if (!strcmp(func, names[i].name))
             return names[i].op;
     return 0;
+}
+
+/* ------------------------------------------------------ stalled ops */
+
+typedef struct stall_scan {
+    uint64_t now;
+    tsc_event *out;
+    uint32_t *tids;
+    size_t n, cap;
+} stall_scan;
+
+static void stalled_one(void *slot, void *handle, void *arg)
+{
+    np_op *op = slot;
+    stall_scan *sc = arg;
+    uint64_t t = atomic_load_explicit(&op->live_t, memory_order_acquire);
+    if (!t || sc->n >= sc->cap || sc->now < t + TSC_NP_STALL_NS ||
+        atomic_load_explicit(&op->stall_t, memory_order_relaxed) == t)
+        return;
+    uint32_t info = atomic_load_explicit(&op->live_info, memory_order_relaxed);
+    tsc_event e = {.kind = TSC_EV_NP_PROXY_STALL, .flags = op->channel, .aux = op->comm,
+                   .desc = (uint32_t)op->peer, .start_ns = op->t0, .end_ns = t,
+                   .val = TSC_NP_STALL_VAL(op->parent_op, info & 0xffff, info >> 16,
+                                           op->wait_flags & 1)};
+    uint32_t tid = op->tid;
+    int pxn = (op->wait_flags & TSC_NP_WAIT_PXN) != 0;
+    /* What was read is this op's only if it is still open and unmoved. */
+    if (pxn || np_peek(NP_OP, handle) != slot ||
+        atomic_load_explicit(&op->live_t, memory_order_acquire) != t)
+        return;
+    atomic_store_explicit(&op->stall_t, t, memory_order_relaxed);
+    sc->out[sc->n] = e;
+    sc->tids[sc->n++] = tid;
+}
+
+size_t tsc_np_stalled_ops(uint64_t now, tsc_event *out, uint32_t *tids, size_t cap)
+{
+    stall_scan sc = {.now = now, .out = out, .tids = tids, .cap = cap};
+    np_each_open(NP_OP, stalled_one, &sc);
+    return sc.n;
 }

@@ -139,6 +139,26 @@ void *np_owned(enum np_kind k, void *handle)
     return p->slots + (size_t)i * p->slot_size;
 }
 
+void *np_peek(enum np_kind k, void *handle)
+{
+    uint32_t i;
+    np_pool *p = handle ? decode(k, handle, &i) : NULL;
+    uint64_t s = p ? atomic_load_explicit(&p->state[i], memory_order_acquire) : 0;
+    return p && (s & 1) && (uint32_t)(s >> 1) == H_GEN(handle)
+               ? p->slots + (size_t)i * p->slot_size
+               : NULL;
+}
+
+void np_each_open(enum np_kind k, void (*fn)(void *slot, void *handle, void *arg), void *arg)
+{
+    np_pool *p = np_pool_of(k);
+    for (uint32_t i = 0; p && i < p->n; i++) {
+        uint64_t s = atomic_load_explicit(&p->state[i], memory_order_acquire);
+        if (s & 1)
+            fn(p->slots + (size_t)i * p->slot_size, handle_of(k, i, s >> 1), arg);
+    }
+}
+
 void np_release(enum np_kind k, void *handle)
 {
     uint32_t i;

@@ -63,6 +63,14 @@ void *np_take(enum np_kind k, void **slot);
  * stop and states), else NULL (stale or not a handle of kind k: counted
  * lost; NULL: not counted). */
 void *np_owned(enum np_kind k, void *handle);
+/* np_owned without counting: for a second look at a handle its first
+ * look counts (a step's states touching its op). */
+void *np_peek(enum np_kind k, void *handle);
+/* Every slot of kind k that is open now, for a reader that is not its
+ * owner (the writer thread, looking for stalled proxy ops): fn(slot,
+ * handle, arg).  What fn reads of the slot belongs to the event as long
+ * as np_peek(k, handle) still gives the slot after it read. */
+void np_each_open(enum np_kind k, void (*fn)(void *slot, void *handle, void *arg), void *arg);
 /* Gives the slot back (after np_owned). */
 void np_release(enum np_kind k, void *handle);
 

@@ -323,6 +323,23 @@ static void persist_inflight(tsc_thread *t, const inflight *f, int from_signal)
     write_call_slot(t, f, TSC_EV_NCCL_ENTER, 0, from_signal);
 }
 
+/* The NCCL profiler plugin's proxy ops that stopped moving (a hung
+ * collective's never stop, and an op's records are written at its stop),
+ * after the threads' own records. */
+static void persist_stalled_proxy_ops(int from_signal)
+{
+    tsc_event e[32];
+    uint32_t tids[32];
+    size_t n = tsc_np_stalled_ops ? tsc_np_stalled_ops(tsc_now_ns(), e, tids, 32) : 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t lost = g_dump.bytes_lost;
+        if (put_slots(tids[i], &e[i], 1) == 0)
+            g_events_written++;
+        else
+            note_write_failure(from_signal, lost);
+    }
+}
+
 /* check_names: re-read thread names (periodic drains only). */
 static void drain_all(int from_signal, int check_names)
 {
@@ -379,6 +396,7 @@ static void drain_all(int from_signal, int check_names)
         if (slot == SLOT_EXITED && tsc_ring_is_empty(&t->ring))
             atomic_store_explicit(&t->slot, SLOT_REUSABLE, memory_order_release);
     }
+    persist_stalled_proxy_ops(from_signal);
 }
 
 int tsc_rec_write_slots_locked(uint32_t tid, const tsc_event *slots, size_t n, uint64_t events)

@@ -64,6 +64,16 @@ uint64_t tsc_rec_intern_generation(void);
  * Only reads the threads' in-flight records. */
 void tsc_rec_inflight(uint32_t *calls, uint64_t *oldest_t0);
 
+/* The NCCL profiler plugin's proxy ops still open whose steps made no
+ * progress for TSC_NP_STALL_NS or more, each once per stall: up to cap
+ * TSC_EV_NP_PROXY_STALL records into out[], with the thread whose stream
+ * each joins in tids[] (nprof.c).  For the writer's drains: a hung
+ * collective's ops never stop, and an op's records are written at its
+ * stop.  Reads atomics only (safe in a signal handler).  Weak: the core's
+ * tests link without the plugin. */
+size_t tsc_np_stalled_ops(uint64_t now, tsc_event *out, uint32_t *tids, size_t cap)
+    __attribute__((weak));
+
 /* 1 while the writer thread runs and has not been told to stop. */
 int tsc_rec_writer_alive(void);
 

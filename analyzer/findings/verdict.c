@@ -4,6 +4,7 @@
 
 #include "attribution.h"
 #include "findings/idle.h"
+#include "findings/netlink.h"
 #include "util/fmt_duration.h"
 #include "passes/idle_cause.h"
 #include "passes/input_facts.h"
@@ -184,8 +185,16 @@ void tsa_decide_verdict(tsa_analysis *a)
                                  "records)";
     }
     a->verdict = v;
+    /* Which link paces the collectives, or how to find out. */
+    char paced_by[192] = "", hint[192] = "";
+    if (v == TSA_VERDICT_COMM_BOUND) {
+        tsa_netlink_pacing(a, paced_by, sizeof paced_by);
+        if (!*paced_by && b->line_ns[TSA_BL_COMM_TRANSFER] >
+                          b->line_ns[TSA_BL_COMM_WAIT] - late[TSA_BL_COMM_WAIT])
+            tsa_netlink_light_hint(a, hint, sizeof hint);
+    }
     snprintf(a->verdict_reason, sizeof a->verdict_reason,
-             "%s is the largest share of wall time: %s", what, rest);
+             "%s is the largest share of wall time%s: %s%s", what, paced_by, rest, hint);
 }
 
 /* A straggler-bound verdict lists the late rank's finding first: it is

@@ -65,6 +65,16 @@ typedef struct tsa_hang_group {
     char *what;                 /* "never entered; last call AllReduce seq 83" */
 } tsa_hang_group;
 
+/* A link whose proxy steps stopped (hang_proxy.c): src sends to dst on
+ * channel. */
+typedef struct tsa_hang_link {
+    int32_t src, dst;
+    uint8_t channel;
+    int64_t step;               /* the step the sender posted, -1 unknown */
+    int sender_posted;          /* the sender's op was seen posted, never completed */
+    int receiver_waits;         /* the receiver's op was seen waiting for the data */
+} tsa_hang_link;
+
 typedef struct tsa_hang_item {
     tsa_hang_kind kind;
     const char *id;             /* static */
@@ -80,6 +90,8 @@ typedef struct tsa_hang_item {
     int32_t exit_code, signal;
     tsa_hang_group *groups;     /* detail lines */
     size_t n_groups;
+    tsa_hang_link *links;       /* HANG: where the proxy steps stopped (NCCL profiler plugin) */
+    size_t n_links;
 } tsa_hang_item;
 
 typedef struct tsa_hang_result {
@@ -108,6 +120,9 @@ int tsa_hang_find_hangs(const tsa_job *job, tsa_hang_result *h);
 int tsa_hang_find_init_stalls(const tsa_job *job, tsa_hang_result *h);
 int tsa_hang_find_desyncs(const tsa_job *job, tsa_hang_result *h);
 int tsa_hang_find_exits(const tsa_job *job, tsa_hang_result *h);
+/* Each DIST.HANG's stopped links from the plugin's stalled proxy ops
+ * (hang_proxy.c): links, detail lines, the title. */
+int tsa_hang_pin_links(const tsa_job *job, tsa_hang_result *h);
 /* Global rank of job->ranks[i] (its index when the dump did not say). */
 int32_t tsa_hang_rank_id(const tsa_job *job, size_t i);
 /* Collectives and send/recv: the calls that carry a sequence number. */

@@ -38,7 +38,7 @@ tsa_hang_result *tsa_hang_analyze(const tsa_job *job)
             goto oom;
     }
     if (tsa_hang_find_init_stalls(job, h) || tsa_hang_find_hangs(job, h) ||
-        tsa_hang_find_desyncs(job, h) ||
+        tsa_hang_pin_links(job, h) || tsa_hang_find_desyncs(job, h) ||
         tsa_hang_find_exits(job, h))
         goto oom;
     return h;
@@ -54,6 +54,7 @@ void tsa_hang_free(tsa_hang_result *h)
     for (size_t i = 0; i < h->n; i++) {
         tsa_hang_item *it = &h->items[i];
         free(it->title);
+        free(it->links);
         tsa_rank_list_free(&it->missing);
         tsa_rank_list_free(&it->stuck);
         tsa_rank_list_free(&it->exited);

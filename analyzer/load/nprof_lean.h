@@ -14,7 +14,8 @@
  *    (collective, channel), distinct collectives per (communicator, op);
  *  - the links' (findings/netlink.h): proxy ops per (communicator, peer,
  *    channel, direction), each op's (network steps, time) kept, since the
- *    rule takes medians and shares above a job-wide threshold of them;
+ *    rule takes medians and shares above a job-wide threshold of them,
+ *    and their steps' wait for the GPU summed (a starved proxy's sign);
  *  - the link cause's (findings/cause_link.h): the rank's send/recv proxy
  *    ops, each with its start (the rank's analysis window is known later).
  *
@@ -83,6 +84,7 @@ typedef struct tsa_np_link_part {
     int32_t peer;
     uint8_t channel, send;
     uint64_t n_ops, bytes, wire_ns;
+    uint64_t steps, gpu_ns;  /* summed: the time its steps waited for the GPU */
     size_t at, len;
 } tsa_np_link_part;
 

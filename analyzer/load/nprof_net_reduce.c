@@ -188,7 +188,7 @@ typedef struct {
     int32_t peer;
     uint8_t channel, send;
     uint32_t steps;
-    uint64_t t, bytes, wire;
+    uint64_t t, bytes, wire, gpu;
 } lsample;
 
 static int by_link(const void *pa, const void *pb)
@@ -220,6 +220,8 @@ static int keep_link(tsa_np_lean *out, const lsample *s, size_t b, size_t e, uin
         t[i - b] = s[i].t;
         p->bytes += s[i].bytes;
         p->wire_ns += s[i].wire;
+        p->steps += s[i].steps;
+        p->gpu_ns += s[i].gpu;
     }
     if (tsa_np_lean_add_link_ops(out, p, steps, t, e - b))
         return -1;
@@ -243,7 +245,7 @@ int tsa_np_reduce_links(const struct tsa_nprof *np, tsa_np_lean *out)
         s[n++] = (lsample){.comm_id = comm_id_of(np, p->comm), .peer = p->peer,
                            .channel = p->channel, .send = p->is_send, .steps = p->steps,
                            .t = p->is_send ? p->wire_ns : p->wait_peer_ns, .bytes = p->bytes,
-                           .wire = p->wire_ns};
+                           .wire = p->wire_ns, .gpu = p->wait_gpu_ns};
     }
     if (!rc && n)
         qsort(s, n, sizeof *s, by_link);

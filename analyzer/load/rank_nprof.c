@@ -113,6 +113,42 @@ static int add_ce_part(struct tsa_nprof *np, const tsr_event *e)
     return 0;
 }
 
+/* One record per op and stall; an op written again (it moved, then
+ * stalled anew) keeps its latest. */
+static int add_stall(struct tsa_nprof *np, const tsr_event *e)
+{
+    if (!plausible(e->start_ns, e->end_ns))
+        return 0;
+    tsa_np_stall s = {.comm = e->aux, .channel = e->flags, .send = (uint8_t)TSC_NP_STALL_SEND(e->val),
+                      .state = TSC_NP_STALL_STATE(e->val), .peer = (int32_t)e->desc_id,
+                      .op_id = TSC_NP_STALL_OP(e->val), .steps = TSC_NP_STALL_STEPS(e->val),
+                      .start_ns = (int64_t)e->start_ns, .last_ns = (int64_t)e->end_ns};
+    for (size_t i = 0; i < np->n_stalls; i++) {
+        tsa_np_stall *o = &np->stalls[i];
+        if (o->comm == s.comm && o->channel == s.channel && o->send == s.send &&
+            o->peer == s.peer && o->op_id == s.op_id && o->start_ns == s.start_ns) {
+            if (s.last_ns > o->last_ns)
+                *o = s;
+            return 0;
+        }
+    }
+    if (RESERVE(np->stalls, np->n_stalls, np->cap_stalls))
+        return -1;
+    np->stalls[np->n_stalls++] = s;
+    return 0;
+}
+
+int tsa_np_stall_ended(const struct tsa_nprof *np, const tsa_np_stall *s)
+{
+    for (size_t i = 0; i < np->n_proxies; i++) {
+        const tsa_np_proxy *p = &np->proxies[i];
+        if (p->comm == s->comm && p->op_id == s->op_id && p->channel == s->channel &&
+            p->peer == s->peer && p->is_send == s->send && p->start_ns == s->start_ns)
+            return 1;
+    }
+    return 0;
+}
+
 int tsa_nprof_on_event(tsa_rank *r, const tsr_event *e)
 {
     struct tsa_nprof *np = get(r);
@@ -151,6 +187,7 @@ int tsa_nprof_on_event(tsa_rank *r, const tsr_event *e)
             .count = TSC_NP_COLL_SEQ(e->val), .ns = (int64_t)(e->start_ns & INT64_MAX),
             .tid = e->tid};
         return 0;
+    case TSC_EV_NP_PROXY_STALL: return add_stall(np, e);
     default: return 0; /* a later plugin kind */
     }
 }
@@ -181,6 +218,7 @@ void tsa_nprof_free(tsa_rank *r)
     free(r->nprof->kch);
     free(r->nprof->ce_parts);
     free(r->nprof->captured);
+    free(r->nprof->stalls);
     if (r->nprof->lean) {
         tsa_np_lean_free(r->nprof->lean);
         free(r->nprof->lean);

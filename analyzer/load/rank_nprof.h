@@ -75,6 +75,18 @@ typedef struct tsa_np_captured {
     uint32_t tid;
 } tsa_np_captured;
 
+/* A proxy op the writer found with no progress for a while
+ * (TSC_EV_NP_PROXY_STALL): its latest such record. */
+typedef struct tsa_np_stall {
+    uint16_t comm;
+    uint8_t channel, send;
+    uint8_t state;      /* NCCL's state of its latest step; TSC_NP_STALL_STEP_ENDED none open */
+    int32_t peer;       /* rank in the communicator */
+    uint32_t op_id;     /* its collective's */
+    uint32_t steps;     /* steps ended */
+    int64_t start_ns, last_ns;
+} tsa_np_stall;
+
 #define TSA_NP_PENDING 16
 
 struct tsa_nprof {
@@ -84,6 +96,7 @@ struct tsa_nprof {
     tsa_np_kch *kch;      size_t n_kch, cap_kch;
     tsa_np_ce_part *ce_parts; size_t n_ce_parts, cap_ce_parts;
     tsa_np_captured *captured; size_t n_captured, cap_captured;
+    tsa_np_stall *stalls; size_t n_stalls, cap_stalls;
     /* The proxy record each thread wrote last, waiting for its WAIT. */
     uint32_t pend_tid[TSA_NP_PENDING];
     size_t pend_idx[TSA_NP_PENDING];
@@ -101,6 +114,9 @@ int tsa_nprof_on_event(tsa_rank *r, const tsr_event *e);
  * out of memory; keys of others are ignored. */
 int tsa_nprof_on_meta(tsa_rank *r, const char *key, const char *value);
 void tsa_nprof_free(tsa_rank *r);
+
+/* 1 when the stalled op s later ended (its NP_PROXY is in np). */
+int tsa_np_stall_ended(const struct tsa_nprof *np, const tsa_np_stall *s);
 
 /* The communicator entry of index idx, NULL unknown. */
 const tsa_np_comm *tsa_nprof_comm(const struct tsa_nprof *np, uint16_t idx);

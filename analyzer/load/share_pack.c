@@ -35,6 +35,21 @@ static void mark_needed_names(const tsa_rank *r, uint8_t *needed)
             needed[t->net[i].port] = 1;
 }
 
+/* The stalled proxy ops that never ended (the hang report's), a few. */
+static int put_open_stalls(tsa_pack_buf *b, const struct tsa_nprof *np)
+{
+    size_t n = 0;
+    tsa_np_stall *keep = malloc(sizeof *keep * (np->n_stalls ? np->n_stalls : 1));
+    if (!keep)
+        return -1;
+    for (size_t i = 0; i < np->n_stalls; i++)
+        if (np->lean || !tsa_np_stall_ended(np, &np->stalls[i]))
+            keep[n++] = np->stalls[i];
+    int rc = tsa_put_arr(b, keep, n, sizeof *keep);
+    free(keep);
+    return rc;
+}
+
 /* The plugin's records travel reduced to what the job-level passes read
  * of them (nprof_lean.h), made here while the rank is whole: they would
  * otherwise grow with its collectives.  Its communicators go along (the
@@ -48,6 +63,8 @@ static int put_nprof(tsa_pack_buf *b, const tsa_rank *r)
         return 0;
     if (tsa_put_u64(b, np->orphan_waits) || tsa_put_u64(b, np->lost) ||
         tsa_put_u64(b, np->pxn_ops) || tsa_put_arr(b, np->comms, np->n_comms, sizeof *np->comms))
+        return -1;
+    if (put_open_stalls(b, np))
         return -1;
     if (np->lean)
         return tsa_np_lean_put(b, np->lean);
@@ -184,6 +201,8 @@ static void get_nprof(tsa_cursor *c, tsa_rank *r)
     np->pxn_ops = tsa_get_u64(c);
     np->comms = tsa_get_arr(c, &np->n_comms, sizeof *np->comms);
     np->cap_comms = np->n_comms;
+    np->stalls = tsa_get_arr(c, &np->n_stalls, sizeof *np->stalls);
+    np->cap_stalls = np->n_stalls;
     if (c->bad || !(np->lean = malloc(sizeof *np->lean))) {
         c->bad = 1;
         return;

@@ -47,6 +47,7 @@ const char *tsr_event_kind_name(uint8_t kind)
     case TSC_EV_NP_CE_SYNC: return "np_ce_sync";
     case TSC_EV_NP_CE_BATCH: return "np_ce_batch";
     case TSC_EV_NP_CAPTURED: return "np_captured";
+    case TSC_EV_NP_PROXY_STALL: return "np_proxy_stall";
     default: return NULL;
     }
 }

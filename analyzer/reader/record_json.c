@@ -304,6 +304,15 @@ static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char
         tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
         tsa_json_add_u64(o, "count", TSC_NP_COLL_SEQ(e->val));
         return 0;
+    case TSC_EV_NP_PROXY_STALL:
+        tsa_json_add_u64(o, "comm_index", e->aux);
+        tsa_json_add_u64(o, "channel", e->flags);
+        tsa_json_add_u64(o, "peer", e->desc_id);
+        tsa_json_add_u64(o, "op_id", TSC_NP_STALL_OP(e->val));
+        tsa_json_add_u64(o, "send", (uint64_t)TSC_NP_STALL_SEND(e->val));
+        tsa_json_add_u64(o, "steps_ended", TSC_NP_STALL_STEPS(e->val));
+        tsa_json_add_u64(o, "step_state", TSC_NP_STALL_STATE(e->val));
+        return 0;
     case TSC_EV_PROC_SWITCHES:
         tsa_json_add_u64(o, "involuntary_switches", e->val);
         return 0;

@@ -60,6 +60,22 @@ void tsa_hang_add_json(cJSON *x, const tsa_hang_result *h, const tsa_finding *f)
             cJSON_AddItemToObject(x, "no_data_ranks", ranks_json(&it->no_data));
             cJSON_AddBoolToObject(x, "on_gpu", it->on_gpu);
             cJSON_AddBoolToObject(x, "watchdog", it->watchdog);
+            /* only with the plugin's stalled proxy ops (hang_proxy.c) */
+            cJSON *links = it->n_links ? cJSON_AddArrayToObject(x, "stopped_links") : NULL;
+            for (size_t l = 0; links && l < it->n_links; l++) {
+                const tsa_hang_link *k = &it->links[l];
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddNumberToObject(o, "src_rank", k->src);
+                cJSON_AddNumberToObject(o, "dst_rank", k->dst);
+                cJSON_AddNumberToObject(o, "channel", k->channel);
+                if (k->step >= 0)
+                    cJSON_AddNumberToObject(o, "step", (double)k->step);
+                else
+                    cJSON_AddNullToObject(o, "step");
+                cJSON_AddBoolToObject(o, "sender_posted", k->sender_posted);
+                cJSON_AddBoolToObject(o, "receiver_waits", k->receiver_waits);
+                cJSON_AddItemToArray(links, o);
+            }
         } else {
             cJSON_AddItemToObject(x, "ranks", ranks_json(&it->ranks));
         }

@@ -39,15 +39,15 @@ int tsa_links_print(FILE *out, const tsa_analysis *a, size_t max_lines)
     }
     qsort(l, n, sizeof *l, slowest_first);
     fprintf(out, "  %zu links, median %.0f us per network step; slowest first\n", n, med / 1e3);
-    fprintf(out, "  %-16s %4s %7s %12s %10s %12s %10s %10s\n", "link", "ch", "ops", "us/step",
-            "GB/s", "recv us/step", "x sender", "x receiver");
+    fprintf(out, "  %-16s %4s %7s %12s %10s %12s %8s %8s %8s %8s\n", "link", "ch", "ops",
+            "us/step", "GB/s", "recv us/step", "x peers", "x src", "x dst", "src gpu");
     for (size_t i = 0; i < n && i < max_lines; i++) {
         char name[40];
         snprintf(name, sizeof name, "%d -> %d", l[i].src, l[i].dst);
-        fprintf(out, "  %-16s %4d %7zu %12.0f %10.3f %12.0f %10.2f %10.2f\n", name, l[i].channel,
-                l[i].ops, l[i].step_ns_median / 1e3, gbps(&l[i]),
+        fprintf(out, "  %-16s %4d %7zu %12.0f %10.3f %12.0f %8.2f %8.2f %8.2f %8.2f\n", name,
+                l[i].channel, l[i].ops, l[i].step_ns_median / 1e3, gbps(&l[i]),
                 l[i].recv_wait_ns_median >= 0 ? l[i].recv_wait_ns_median / 1e3 : -1,
-                l[i].sender_rel, l[i].receiver_rel);
+                l[i].peer_rel, l[i].src_other_rel, l[i].dst_other_rel, l[i].src_gpu_rel);
     }
     if (n > max_lines)
         fprintf(out, "  ... %zu more (--json: all)\n", n - max_lines);
@@ -81,8 +81,11 @@ cJSON *tsa_links_json(const tsa_analysis *a)
             tsa_json_add_num(x, "recv_wait_us", l[i].recv_wait_ns_median / 1e3);
         else
             cJSON_AddNullToObject(x, "recv_wait_us");
-        tsa_json_add_num(x, "vs_sender_links", l[i].sender_rel);
-        tsa_json_add_num(x, "vs_receiver_links", l[i].receiver_rel);
+        tsa_json_add_num(x, "peers_step_us", l[i].base_ns / 1e3);
+        tsa_json_add_num(x, "vs_peer_links", l[i].peer_rel);
+        tsa_json_add_num(x, "src_other_links", l[i].src_other_rel);
+        tsa_json_add_num(x, "dst_other_links", l[i].dst_other_rel);
+        tsa_json_add_num(x, "src_gpu_wait_rel", l[i].src_gpu_rel);
         cJSON_AddItemToArray(arr, x);
     }
     free(l);

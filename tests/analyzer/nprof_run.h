@@ -17,7 +17,7 @@
 
 /* 0 when the test bed is built (TB_* variables), else 77 (skip). */
 int np_ready(void);
-/* The base folder (mkdir); np_done removes it.  0 or -1. */
+/* The base folder (mkdir); np_done removes it (not with TSC_NP_KEEP set).  0 or -1. */
 int np_begin(const char *name);
 int np_done(void);
 

@@ -1,7 +1,8 @@
 /* NET.SLOW_LINK and the plugin record loader on records made here: exact
- * figures for a ring of 4 ranks on 2 channels where one link is 3x
- * slower, nothing on a balanced ring, nothing when one process is slow on
- * all its links, and hostile records that must not crash or mislead. */
+ * figures for a ring of 4 ranks on 2 channels, paced as NCCL's ring is,
+ * where one link is 3x slower on one channel or 4x on both, nothing on a
+ * balanced ring, a slow host or a starved process, and hostile records
+ * that must not crash or mislead. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,37 +32,56 @@ static void put(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t aux, uint32_t
 }
 
 /* One proxy op of rank r: per-step time `step_ns` on the wire (send) or
- * waiting for the data (receive). */
-static void proxy(tsa_rank *r, int ch, int peer, int send, uint64_t step_ns, uint64_t t)
+ * waiting for the data (receive), and `gpu_ns` per step waiting for the
+ * GPU. */
+static void proxy(tsa_rank *r, int ch, int peer, int send, uint64_t step_ns, uint64_t gpu_ns,
+                  uint64_t t)
 {
     put(r, TSC_EV_NP_PROXY, (uint8_t)ch, 1, 7, t, t + step_ns * STEPS, 4096, 100);
     put(r, TSC_EV_NP_PROXY_WAIT, (uint8_t)send, STEPS, (uint32_t)peer,
-        send ? 0 : step_ns * STEPS, send ? step_ns * STEPS : 0, 1000, 100);
+        send ? 0 : step_ns * STEPS, send ? step_ns * STEPS : 0, gpu_ns * STEPS, 100);
 }
 
-/* A ring: each rank sends to the next and receives from the previous on
- * both channels; slow_src -> slow_src + 1 on channel slow_ch is `factor`
- * times slower; rank `starved` is 3x slower on everything it does. */
-static void ring(tsa_job *job, tsa_rank *ranks, int slow_src, int slow_ch, uint64_t factor,
-                 int starved)
+/* What goes wrong in a ring, as the simulated network of the test NCCL
+ * makes it (tests/testbed/fakenccl/fn_net.h). */
+typedef struct {
+    int slow_src, slow_ch;  /* link slow_src -> slow_src + 1 (slow_ch -1: every channel) */
+    uint64_t factor;
+    int slow_host;          /* every link to or from it `factor` times slower */
+    int starved;            /* its proxy late by 200 us at every state */
+} ring_fault;
+
+/* A ring of RANKS on 2 channels as NCCL's ring all-reduce runs it: each
+ * rank sends to the next and receives from the previous, 100 us per step
+ * on the wire, 10 us waiting for the GPU.  Every receive waits at the
+ * pace of the slowest link (250 us a step on a balanced ring here too:
+ * the other hops' sends and GPU waits), so receives tell links apart
+ * nowhere; only the senders' time on the wire does. */
+static void ring(tsa_job *job, tsa_rank *ranks, ring_fault f)
 {
     memset(ranks, 0, sizeof(tsa_rank) * RANKS);
     *job = (tsa_job){.ranks = ranks, .n_ranks = RANKS};
     for (int r = 0; r < RANKS; r++) {
         ranks[r].rank = r;
         put(&ranks[r], TSC_EV_NP_COMM, 5, 1, (uint32_t)r, 1000, 1000, 0, 100);
+        int next = (r + 1) % RANKS, prev = (r + RANKS - 1) % RANKS;
+        uint64_t lag = r == f.starved ? 200000 : 0;
         for (int op = 0; op < OPS; op++)
             for (int ch = 0; ch < 2; ch++) {
-                int next = (r + 1) % RANKS, prev = (r + RANKS - 1) % RANKS;
-                uint64_t base = 100000 * (r == starved ? 3 : 1);
+                uint64_t wire = 100000;
+                if (r == f.slow_src && (f.slow_ch < 0 || ch == f.slow_ch))
+                    wire *= f.factor;
+                if (r == f.slow_host || next == f.slow_host)
+                    wire *= f.factor;
                 uint64_t t = 1000000 + (uint64_t)op * 10000000;
-                proxy(&ranks[r], ch, next, 1,
-                      r == slow_src && ch == slow_ch ? base * factor : base, t);
-                proxy(&ranks[r], ch, prev, 0,
-                      prev == slow_src && ch == slow_ch ? base * factor : base, t);
+                proxy(&ranks[r], ch, next, 1, wire + lag, 10000 + lag, t);
+                proxy(&ranks[r], ch, prev, 0, 250000 + lag, 10000 + lag, t);
             }
     }
 }
+
+static const ring_fault NO_FAULT = {.slow_src = -1, .slow_ch = -1, .factor = 1,
+                                    .slow_host = -1, .starved = -1};
 
 static void free_ring(tsa_rank *ranks)
 {
@@ -83,7 +103,9 @@ static void test_one_slow_link_exact(void **state)
     (void)state;
     tsa_rank ranks[RANKS];
     tsa_job job;
-    ring(&job, ranks, 1, 1, 3, -1);
+    ring_fault rf = NO_FAULT;
+    rf.slow_src = 1, rf.slow_ch = 1, rf.factor = 3;
+    ring(&job, ranks, rf);
     tsa_analysis a = {.job = &job};
     tsa_findings out = {0};
     assert_int_equal(tsa_netlink_findings(&a, &out), 0);
@@ -93,11 +115,11 @@ static void test_one_slow_link_exact(void **state)
     assert_int_equal(f->rank, 1);
     assert_int_equal((int)number(f, "src_rank"), 1);
     assert_int_equal((int)number(f, "dst_rank"), 2);
-    /* 8 links: 7 at 100 us a step, one at 300: median 100, ratio 3. */
+    /* Channel 1's other hops at 100 us a step, this one at 300: ratio 3. */
     assert_float_equal(number(f, "ratio"), 3.0, 1e-9);
     assert_float_equal(number(f, "step_us"), 300.0, 1e-9);
     assert_float_equal(number(f, "median_link_step_us"), 100.0, 1e-9);
-    assert_float_equal(number(f, "slow_channels"), 1, 0);
+    assert_float_equal(number(f, "channel_mask"), 2, 0);
     /* 4096 bytes per op over 4 steps: GB/s = bytes / ns. */
     assert_float_equal(number(f, "gbps"), 4096.0 / (300000.0 * 4), 1e-12);
     assert_float_equal(number(f, "others_gbps"), 4096.0 / (100000.0 * 4), 1e-12);
@@ -105,6 +127,38 @@ static void test_one_slow_link_exact(void **state)
     assert_non_null(strstr(f->title, "3.0x"));
     tsa_findings_free(&out);
     free_ring(ranks);
+}
+
+/* Slow on both channels: no channel of the pair is a peer of the other. */
+static void test_slow_link_on_both_channels(void **state)
+{
+    (void)state;
+    tsa_rank ranks[RANKS];
+    tsa_job job;
+    ring_fault rf = NO_FAULT;
+    rf.slow_src = 3, rf.factor = 4;
+    ring(&job, ranks, rf);
+    tsa_analysis a = {.job = &job};
+    tsa_findings out = {0};
+    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
+    assert_int_equal(out.n, 1);
+    const tsa_finding *f = &out.items[0];
+    assert_int_equal((int)number(f, "src_rank"), 3);
+    assert_int_equal((int)number(f, "dst_rank"), 0);
+    assert_float_equal(number(f, "ratio"), 4.0, 1e-9);
+    assert_float_equal(number(f, "channel_mask"), 3, 0);
+    assert_non_null(strstr(f->title, "link rank 3 -> rank 0 (channels 0,1)"));
+    tsa_findings_free(&out);
+    free_ring(ranks);
+}
+
+/* The job's links (the caller frees them), n of them. */
+static tsa_link_stat *links_of(tsa_job *job, size_t *n)
+{
+    tsa_link_stat *l;
+    double med;
+    assert_int_equal(tsa_link_stats(job, &l, n, &med), 0);
+    return l;
 }
 
 static void assert_no_finding(tsa_job *job)
@@ -121,30 +175,66 @@ static void test_balanced_ring_names_nothing(void **state)
     (void)state;
     tsa_rank ranks[RANKS];
     tsa_job job;
-    ring(&job, ranks, -1, 0, 1, -1);
+    ring(&job, ranks, NO_FAULT);
     assert_no_finding(&job);
     free_ring(ranks);
 }
 
-/* A process 3x slow on all its links (CPU starved) is not a slow link:
- * its sends are no slower than its own receives. */
-static void test_starved_process_is_not_a_link(void **state)
+/* A ring with fault rf names no link; check() sees its links first. */
+static void expect_no_link(ring_fault rf, void (*check)(const tsa_link_stat *l, size_t n))
 {
-    (void)state;
     tsa_rank ranks[RANKS];
     tsa_job job;
-    ring(&job, ranks, -1, 0, 1, 2);
-    tsa_link_stat *l;
+    ring(&job, ranks, rf);
     size_t n;
-    double med;
-    assert_int_equal(tsa_link_stats(&job, &l, &n, &med), 0);
+    tsa_link_stat *l = links_of(&job, &n);
     assert_int_equal(n, 8);
-    for (size_t i = 0; i < n; i++)
-        if (l[i].src == 2)
-            assert_float_equal(l[i].sender_rel, 1.0, 1e-9);
+    check(l, n);
     free(l);
     assert_no_finding(&job);
     free_ring(ranks);
+}
+
+/* 2 -> 3: its sender's other link, 1 -> 2, is as slow, and so on. */
+static void ends_as_slow(const tsa_link_stat *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].src == 2)
+            assert_float_equal(l[i].src_other_rel, 4.0, 1e-9);
+        if (l[i].dst == 2)
+            assert_float_equal(l[i].dst_other_rel, 4.0, 1e-9);
+    }
+}
+
+/* A slow host (its NIC): both its links, in and out, on every channel,
+ * are 4x slower; each is slow against its hops, but each has an end whose
+ * other link is as slow. */
+static void test_slow_host_is_not_a_link(void **state)
+{
+    (void)state;
+    ring_fault rf = NO_FAULT;
+    rf.slow_host = 2, rf.factor = 4;
+    expect_no_link(rf, ends_as_slow);
+}
+
+static void starved_sends(const tsa_link_stat *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (l[i].src == 2) {
+            assert_float_equal(l[i].peer_rel, 3.0, 1e-9);
+            assert_float_equal(l[i].src_gpu_rel, 21.0, 1e-9);
+        }
+}
+
+/* A process whose proxy is starved of CPU: late by 200 us at every state,
+ * so its sends read 3x on the wire, but so does its wait for the GPU
+ * (21x the other ranks'). */
+static void test_starved_process_is_not_a_link(void **state)
+{
+    (void)state;
+    ring_fault rf = NO_FAULT;
+    rf.starved = 2;
+    expect_no_link(rf, starved_sends);
 }
 
 /* Hostile records: any field any value, WAITs without a proxy op, times
@@ -213,7 +303,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_slow_link_exact),
+        cmocka_unit_test(test_slow_link_on_both_channels),
         cmocka_unit_test(test_balanced_ring_names_nothing),
+        cmocka_unit_test(test_slow_host_is_not_a_link),
         cmocka_unit_test(test_starved_process_is_not_a_link),
         cmocka_unit_test(test_hostile_records),
     };

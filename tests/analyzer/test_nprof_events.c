@@ -230,17 +230,40 @@ static void test_pxn_ops(void **state)
 /* A job without send/recv streams its ranks (the report's default): the
  * plugin's records must travel with the lean ranks, or the slow link and
  * the tables vanish from the report. */
+/* A job of collectives only whose link 1 -> 2 is 5x slower, the plugin
+ * in `mode` capture. */
+static void slow_link_job(const char *tag, const char *mode, char *dir, size_t cap)
+{
+    char env[256];
+    snprintf(env, sizeof env,
+             "TSCOPE_NCCL_PROFILER=%s FAKENCCL_NET_STEP_US=300 FAKENCCL_SLOW_LINK=1:2:5", mode);
+    assert_int_equal(np_run_with(tag, env, "--ring-bytes 0 --no-extras", dir, cap), 0);
+}
+
 static void test_streamed_report_keeps_plugin(void **state)
 {
     (void)state;
     char dir[512];
-    assert_int_equal(np_run_with("stream",
-                                 "TSCOPE_NCCL_PROFILER=full FAKENCCL_NET_STEP_US=300 "
-                                 "FAKENCCL_SLOW_LINK=1:2:5",
-                                 "--ring-bytes 0 --no-extras", dir, sizeof dir), 0);
+    slow_link_job("stream", "full", dir, sizeof dir);
     assert_true(np_report_has(dir, "", "TRANSFERS BY COLLECTIVE"));
     assert_true(np_report_has(dir, "", "link rank 1 -> rank 2"));
     assert_true(np_report_has(dir, "--json", "\"collective_transfers\""));
+    /* the collectives wait for that link: the verdict names it */
+    assert_true(np_report_has(dir, "", "paced by one slow link: rank 1 -> rank 2 on channels"));
+}
+
+/* The same job in light capture (the default) times no link: its
+ * communication-bound verdict says how to find the slow one, and what
+ * it costs. */
+static void test_light_capture_says_how_to_time_links(void **state)
+{
+    (void)state;
+    char dir[512];
+    slow_link_job("light-link", "light", dir, sizeof dir);
+    assert_true(np_report_has(dir, "", "communication-bound"));
+    assert_true(np_report_has(dir, "", "light capture times no network link: "
+                                       "TSCOPE_NCCL_PROFILER=full names a slow one (cost: "));
+    assert_false(np_report_has(dir, "", "NET.SLOW_LINK"));
 }
 
 /* Rank 3 receives from rank 2 before its compute in every step (a
@@ -284,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_pool_exhausted),
         cmocka_unit_test(test_pxn_ops),
         cmocka_unit_test(test_streamed_report_keeps_plugin),
+        cmocka_unit_test(test_light_capture_says_how_to_time_links),
         cmocka_unit_test(test_link_cause),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

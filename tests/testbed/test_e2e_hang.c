@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -125,15 +126,12 @@ static cJSON *expect_step20_hang(fx *f, char **json)
     return h;
 }
 
-/* Runs the job where rank 1 stops at step 20 and sends `sig` 2.5 s after
- * every rank finished step 19 (the watchdog, when on, has fired by then). */
-static void run_hang_job(fx *f, int sig, const char *const *env, tb_result *r)
+/* Runs the job with these rank options (ending with --mark-after) and
+ * sends `sig` delay_ms after every rank wrote its mark; it must end by it. */
+static void run_marked_job(fx *f, const char *const *args, int sig, int delay_ms,
+                           const char *const *env, tb_result *r)
 {
-    char mark_arg[4300];
-    snprintf(mark_arg, sizeof mark_arg, "20:%s", f->mark);
-    const char *args[] = {"--steps", "100000", "--compute-us", "500", "--stop-at", "1:20",
-                          "--mark-after", mark_arg, NULL};
-    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = sig, .delay_ms = 2500,
+    tb_signal_plan plan = {.mark = f->mark, .nranks = 4, .sig = sig, .delay_ms = delay_ms,
                            .whole_group = sig == SIGKILL};
     tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
                   .env = env, .hook = tb_signal_when_marked, .hook_arg = &plan, .timeout_s = 40};
@@ -143,6 +141,17 @@ static void run_hang_job(fx *f, int sig, const char *const *env, tb_result *r)
         show("hang", r);
         fail_msg("the job should end by the harness's signal %d", sig);
     }
+}
+
+/* Runs the job where rank 1 stops at step 20 and sends `sig` 2.5 s after
+ * every rank finished step 19 (the watchdog, when on, has fired by then). */
+static void run_hang_job(fx *f, int sig, const char *const *env, tb_result *r)
+{
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "20:%s", f->mark);
+    const char *args[] = {"--steps", "100000", "--compute-us", "500", "--stop-at", "1:20",
+                          "--mark-after", mark_arg, NULL};
+    run_marked_job(f, args, sig, 2500, env, r);
 }
 
 static void test_rank_stops_others_hang(void **state)
@@ -225,6 +234,81 @@ static void test_hang_survives_sigkill(void **state)
     assert_false(cJSON_IsTrue(cJSON_GetObjectItem(h, "watchdog")));
     cJSON_Delete(h);
     free(json);
+}
+
+/* A hang below the collective: from a collective after step 0 on, rank
+ * 2's proxy posts its step to rank 3 on channel 1 of the test NCCL's ring
+ * and that step never completes (FAKENCCL_PROXY_STUCK), so the collective
+ * hangs on every rank; the NCCL profiler plugin in full capture.  4.5 s
+ * after step 0 (the stall threshold is 1 s, drains every 200 ms) the
+ * harness SIGTERMs the job.  In black-box mode the watchdog (2 s) writes
+ * a capture-hang-* window first.  Either way the hang report names the
+ * link that stopped: rank 2 -> rank 3 on channel 1, the sender's step
+ * posted and its receiver waiting for it. */
+static void run_proxy_stuck_job(fx *f, int blackbox, tb_result *r)
+{
+    char mark_arg[4300];
+    snprintf(mark_arg, sizeof mark_arg, "0:%s", f->mark);
+    const char *args[] = {"--steps", "100000", "--compute-us", "500", "--no-extras",
+                          "--buckets", "64K", "--mark-after", mark_arg, NULL};
+    /* TSCOPE_BB_K=1000: no anomaly window from a busy machine's hiccups
+     * (the hang's window must be the one taken) */
+    const char *env[] = {"TSCOPE_NCCL_PROFILER=full", "FAKENCCL_NET_STEP_US=200",
+                         "FAKENCCL_CHANNELS=2", "FAKENCCL_PROXY_STUCK=2:3:1:4",
+                         "TSCOPE_FLUSH_MS=200", "TSCOPE_HANG_S=2", "TSCOPE_BB_K=1000",
+                         blackbox ? "TSCOPE_MODE=blackbox" : NULL, NULL};
+    run_marked_job(f, args, SIGTERM, 4500, env, r);
+}
+
+static void expect_stopped_link(const char *dir)
+{
+    int st;
+    char *json = report_hang(dir, 1, &st);
+    cJSON *h = expect_findings(json, "DIST.HANG", 1);
+    char *links = cJSON_PrintUnformatted(cJSON_GetObjectItem(h, "stopped_links"));
+    if (!links || strcmp(links, "[{\"src_rank\":2,\"dst_rank\":3,\"channel\":1,\"step\":0,"
+                                "\"sender_posted\":true,\"receiver_waits\":true}]"))
+        fail_msg("stopped_links %s, want rank 2 -> 3 on channel 1:\n%s", links, json);
+    free(links);
+    cJSON_Delete(h);
+    free(json);
+    char *text = report_hang(dir, 0, &st);
+    if (!strstr(text, "proxy steps stopped on link rank 2 -> rank 3, channel 1") ||
+        !strstr(text, "its send to rank 3 on channel 1 posted step 0 and never completed"))
+        fail_msg("the hang view does not name the link:\n%s", text);
+    free(text);
+}
+
+static void test_proxy_stuck_names_link(void **state)
+{
+    fx *f = *state;
+    if (!f)
+        skip();
+    tb_result r;
+    run_proxy_stuck_job(f, 0, &r);
+    tb_result_free(&r);
+    expect_stopped_link(f->out);
+}
+
+static void test_proxy_stuck_names_link_blackbox(void **state)
+{
+    fx *f = *state;
+    if (!f)
+        skip();
+    tb_result r;
+    run_proxy_stuck_job(f, 1, &r);
+    tb_result_free(&r);
+    DIR *d = opendir(f->out);
+    assert_non_null(d);
+    struct dirent *e;
+    char win[4600] = "";
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "capture-hang-", 13))
+            snprintf(win, sizeof win, "%s/%s", f->out, e->d_name);
+    closedir(d);
+    if (!*win)
+        fail_msg("no capture-hang-* window in %s", f->out);
+    expect_stopped_link(win);
 }
 
 /* Rank 2 calls AllGather where the others call AllReduce at step 5: the
@@ -353,6 +437,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_rank_exit_is_exited_early_with_code, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_rank_never_joins_init, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_proxy_stuck_names_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_proxy_stuck_names_link_blackbox, setup, teardown),
     };
     if (!tb_e2e_available())
         return 77;

@@ -76,7 +76,8 @@ static void layout(fn_shm_hdr *h, int nranks)
     h->slot_off = FN_ALIGN(h->info_off + sizeof(fn_rank_info) * (uint64_t)nranks);
     h->mbox_off = FN_ALIGN(h->slot_off + slot * (uint64_t)nranks);
     h->mbox_stride = FN_ALIGN(sizeof(fn_mailbox) + mbox);
-    h->map_bytes = h->mbox_off + h->mbox_stride * (uint64_t)nranks * (uint64_t)nranks;
+    h->net_off = FN_ALIGN(h->mbox_off + h->mbox_stride * (uint64_t)nranks * (uint64_t)nranks);
+    h->map_bytes = h->net_off + sizeof(uint32_t) * FN_NET_CHANNELS * (uint64_t)nranks;
 }
 
 static ncclResult_t init_sync(fn_shm_hdr *h)

@@ -15,6 +15,7 @@
 #define FN_ID_MAGIC "FNCCL1"
 #define FN_NAME_MAX 64
 #define FN_MAX_RANKS 512
+#define FN_NET_CHANNELS 32
 
 /* What a rank says about the operation it entered, checked across ranks so
  * a test program that calls mismatched collectives fails loudly. */
@@ -44,6 +45,7 @@ typedef struct fn_shm_hdr {
     uint64_t slot_bytes;
     uint64_t mbox_bytes;
     uint64_t info_off, slot_off, mbox_off, mbox_stride;
+    uint64_t net_off;         /* fn_net.h: steps delivered per (rank, channel) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint32_t arrived;
@@ -66,6 +68,8 @@ struct ncclComm {
     uint32_t prof_ce_seq;     /* copy-engine sequence number (one per sync) */
     uint64_t prof_ce_pick;    /* CE-capable calls so far (FAKENCCL_CE picks every N-th) */
     int prof_ce_complete;     /* the CE sync flavour, alternating as NCCL's */
+    uint32_t net_got[FN_NET_CHANNELS]; /* ring steps received per channel (fn_net.h) */
+    uint64_t net_colls;       /* collectives run over the simulated ring */
 };
 
 #define FN_COMM_MAGIC 0x6e63636cu
@@ -109,6 +113,13 @@ static inline fn_mailbox *fn_mbox(ncclComm_t c, int src, int dst)
 {
     return (fn_mailbox *)((char *)c->hdr + c->hdr->mbox_off +
                           ((uint64_t)src * c->hdr->nranks + dst) * c->hdr->mbox_stride);
+}
+
+/* Ring steps delivered into comm rank r on channel ch (fn_net.h). */
+static inline _Atomic uint32_t *fn_net_counter(ncclComm_t c, int r, int ch)
+{
+    return (_Atomic uint32_t *)((char *)c->hdr + c->hdr->net_off) +
+           (uint64_t)r * FN_NET_CHANNELS + (uint64_t)ch;
 }
 
 /* Thread-local message for ncclGetLastError. */

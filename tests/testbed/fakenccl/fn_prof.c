@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fn_net.h"
 #include "fn_prof_host.h"
 #include "fn_reduce.h"
 
@@ -17,25 +18,20 @@
 static struct {
     int channels, steps;
     long step_us;
-    int slow_src, slow_dst, slow_ch;
-    double slow_factor;
     long graph_call, graph_replays;
     int ce, open_ops, pxn;
-} g = {.slow_src = -1, .slow_dst = -1, .slow_ch = -1, .graph_call = -1};
+} g = {.graph_call = -1};
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void configure(void)
 {
     g.channels = (int)fn_env_long("FAKENCCL_CHANNELS", 2, 1, 32);
     g.steps = (int)fn_env_long("FAKENCCL_NET_STEPS", 4, 1, 64);
-    g.step_us = fn_env_long("FAKENCCL_NET_STEP_US", 0, 0, 1000000);
+    fn_net_configure();
+    g.step_us = fn_net_step_us();
     g.ce = (int)fn_env_long("FAKENCCL_CE", 0, 0, 1000);
     g.open_ops = fn_env_long("FAKENCCL_PROXY_OPEN", 0, 0, 1) != 0;
     g.pxn = fn_env_long("FAKENCCL_PXN", 0, 0, 1) != 0;
-    const char *slow = getenv("FAKENCCL_SLOW_LINK");
-    if (slow && sscanf(slow, "%d:%d:%lf:%d", &g.slow_src, &g.slow_dst, &g.slow_factor,
-                       &g.slow_ch) < 3)
-        g.slow_src = g.slow_dst = -1;
     const char *graph = getenv("FAKENCCL_GRAPH");
     if (!graph || sscanf(graph, "%ld:%ld", &g.graph_call, &g.graph_replays) != 2 ||
         g.graph_replays < 0 || g.graph_replays > 1000)
@@ -71,30 +67,12 @@ static uint64_t gpu_timer(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 777000000000ull;
 }
 
-static void pause_us(long us)
-{
-    if (us <= 0)
-        return;
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
-/* Wire time of one step from comm rank src to dst on channel ch. */
-static long wire_us(ncclComm_t c, int src, int dst, int ch)
-{
-    src = fn_info(c, src)->global;
-    dst = fn_info(c, dst)->global;
-    if (src == g.slow_src && dst == g.slow_dst && (g.slow_ch < 0 || g.slow_ch == ch))
-        return (long)((double)g.step_us * g.slow_factor);
-    return g.step_us;
-}
-
 /* -------------------------------------------------------- proxy ops */
 
 /* A step's state: v4+ with its size; NCCL 2.23-2.26 (v1-v3) without. */
-static void step_state(void *st, int state, size_t bytes)
+static void step_state(ncclComm_t c, void *st, int state, size_t bytes)
 {
+    fn_net_lag(c);
     if (old_nccl()) {
         fn_prof_state_v1(st, state, NULL);
         return;
@@ -118,6 +96,7 @@ typedef struct {
     int ch, peer, is_send;
     size_t bytes;
     void *h;
+    int ring;           /* a step of the simulated ring: waits on its peer */
 } proxy_op;
 
 static void op_begin(proxy_op *p)
@@ -138,35 +117,50 @@ static void op_begin(proxy_op *p)
     }
 }
 
-/* Its steps through the states NCCL's network proxy records, in its order. */
-static void op_steps(proxy_op *p)
+/* Step s through the states NCCL's network proxy records, in its order.  A
+ * ring step's data leaves once the sender has it and arrives when its
+ * sender put it on the wire; any other step spends its wire time at both
+ * ends alone. */
+static void op_step(proxy_op *p, int s)
 {
     ncclComm_t c = p->c;
     size_t step_bytes = p->bytes / (size_t)g.steps;
     long gpu = g.step_us / 10;
-    for (int s = 0; s < g.steps; s++) {
-        fn_descr_v6 sd = {.parentObj = p->h};
-        sd.proxyStep.step = s;
-        void *st = p->h ? fn_prof_start_ctx(c, p->ctx, fnProfProxyStep, &sd) : NULL;
-        size_t so_far = step_bytes * (size_t)(s + 1);
-        if (p->is_send) {
-            step_state(st, fnStepSendGpuWait, step_bytes);
-            pause_us(gpu);
-            if (!old_nccl())
-                step_state(st, fnStepSendPeerWait, step_bytes);
-            step_state(st, fnStepSendWait, step_bytes);
-            op_state(p->h, fnOpSendTransmitted, so_far, s + 1);
-            pause_us(wire_us(c, c->rank, p->peer, p->ch));
-        } else {
-            step_state(st, fnStepRecvWait, step_bytes);
-            pause_us(wire_us(c, p->peer, c->rank, p->ch));
-            step_state(st, fnStepRecvFlushWait, step_bytes);
-            op_state(p->h, fnOpRecvReceived, so_far, s + 1);
-            step_state(st, fnStepRecvGpuWait, step_bytes);
-            pause_us(gpu);
-        }
-        fn_prof_stop(st);
+    fn_descr_v6 sd = {.parentObj = p->h};
+    sd.proxyStep.step = s;
+    void *st = p->h ? fn_prof_start_ctx(c, p->ctx, fnProfProxyStep, &sd) : NULL;
+    size_t so_far = step_bytes * (size_t)(s + 1);
+    if (p->is_send) {
+        step_state(c, st, fnStepSendGpuWait, step_bytes);
+        fn_pause_us(gpu);
+        if (!old_nccl())
+            step_state(c, st, fnStepSendPeerWait, step_bytes);
+        step_state(c, st, fnStepSendWait, step_bytes);
+        op_state(p->h, fnOpSendTransmitted, so_far, s + 1);
+        if (p->ring && fn_net_stuck(c, p->peer, p->ch))
+            fn_net_hang();
+        fn_pause_us(fn_net_wire_us(c, c->rank, p->peer, p->ch));
+        if (p->ring)
+            fn_net_deliver(c, p->peer, p->ch);
+    } else {
+        step_state(c, st, fnStepRecvWait, step_bytes);
+        if (p->ring)
+            fn_net_await(c, p->ch);
+        else
+            fn_pause_us(fn_net_wire_us(c, p->peer, c->rank, p->ch));
+        step_state(c, st, fnStepRecvFlushWait, step_bytes);
+        op_state(p->h, fnOpRecvReceived, so_far, s + 1);
+        step_state(c, st, fnStepRecvGpuWait, step_bytes);
+        fn_pause_us(gpu);
     }
+    fn_net_lag(c);
+    fn_prof_stop(st);
+}
+
+static void op_steps(proxy_op *p)
+{
+    for (int s = 0; s < g.steps; s++)
+        op_step(p, s);
 }
 
 static void op_end(proxy_op *p)
@@ -176,8 +170,27 @@ static void op_end(proxy_op *p)
     fn_prof_stop(p->h);
 }
 
+/* The simulated ring (fn_net.h): every channel's send and receive open
+ * at once, as NCCL's proxy runs them, and each step in turn on every
+ * channel: a send of step s, whose data (for s > 0) is the step received
+ * before, then the receive of step s from the previous rank. */
+static void ring_paced(ncclComm_t c, proxy_op *ops, int n)
+{
+    c->net_colls++;
+    for (int i = 0; i < n; i++) {
+        ops[i].ring = 1;
+        op_begin(&ops[i]);
+    }
+    for (int s = 0; s < g.steps; s++)
+        for (int i = 0; i < n; i++)
+            op_step(&ops[i], s);
+    for (int i = 0; i < n; i++)
+        op_end(&ops[i]);
+}
+
 /* A ring on every channel: a send to the next rank and a receive from the
- * previous; one after the other, or all open at once (FAKENCCL_PROXY_OPEN). */
+ * previous; over the simulated network paced step by step, else one after
+ * the other, or all open at once (FAKENCCL_PROXY_OPEN). */
 static void ring_ops(ncclComm_t c, void *parent, size_t bytes)
 {
     proxy_op ops[64];
@@ -185,8 +198,12 @@ static void ring_ops(ncclComm_t c, void *parent, size_t bytes)
     size_t per_ch = bytes / (size_t)g.channels;
     int next = (c->rank + 1) % c->nranks, prev = (c->rank + c->nranks - 1) % c->nranks;
     for (int ch = 0; ch < g.channels; ch++) {
-        ops[n++] = (proxy_op){c, c->prof_ctx, parent, ch, next, 1, per_ch, NULL};
-        ops[n++] = (proxy_op){c, c->prof_ctx, parent, ch, prev, 0, per_ch, NULL};
+        ops[n++] = (proxy_op){c, c->prof_ctx, parent, ch, next, 1, per_ch, NULL, 0};
+        ops[n++] = (proxy_op){c, c->prof_ctx, parent, ch, prev, 0, per_ch, NULL, 0};
+    }
+    if (g.step_us > 0 && !g.open_ops) {
+        ring_paced(c, ops, n);
+        return;
     }
     for (int i = 0; i < n; i++) {
         op_begin(&ops[i]);
@@ -208,7 +225,7 @@ static void pxn_op(ncclComm_t c, size_t bytes)
     if (!g.pxn || !c->prof_ctx)
         return;
     proxy_op p = {c, (void *)(uintptr_t)0x10, (void *)(uintptr_t)0xdeadbeef000ull, 0,
-                  (c->rank + 1) % c->nranks, 1, bytes, NULL};
+                  (c->rank + 1) % c->nranks, 1, bytes, NULL, 0};
     op_begin(&p);
     op_steps(&p);
     op_end(&p);
@@ -403,7 +420,7 @@ void fn_prof_p2p(const fn_op *ops, size_t n)
         fn_prof_stop(h);
         kernel_channels(c, h, 1);
         proxy_op p = {c, c->prof_ctx, h, 0, ops[i].root, ops[i].kind == FN_SEND,
-                      op_bytes(&ops[i]), NULL};
+                      op_bytes(&ops[i]), NULL, 0};
         op_begin(&p);
         op_steps(&p);
         op_end(&p);

@@ -7,11 +7,11 @@
  * send/recv, the kernel's channels, and the proxy operations a ring over
  * FAKENCCL_CHANNELS channels would run, one network step at a time.
  *
- * A simulated network (FAKENCCL_NET_STEP_US > 0) makes every step take
- * that long on the wire, FAKENCCL_SLOW_LINK=A:B:F[:CH] F times longer from
- * rank A to rank B (on channel CH only, if given), so a slow link is a
- * real delay every rank of the job waits for.  What else NCCL does, on
- * demand:
+ * A simulated network (FAKENCCL_NET_STEP_US > 0, fn_net.h) makes every
+ * step take that long on the wire and runs a collective's proxy ops as a
+ * ring whose steps wait on each other across processes, so a slow link is
+ * a real delay every rank of the job waits for; fn_net.h has its faults.
+ * What else NCCL does, on demand:
  *   FAKENCCL_GRAPH=N:K      the N-th collective call of each communicator
  *                           is captured into a CUDA graph (v5+: reported
  *                           as such at the call) and replayed K times
