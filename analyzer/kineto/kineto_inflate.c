@@ -39,6 +39,13 @@ int kineto_inflate_available(void)
 #endif
 }
 
+void kineto_text_free(kineto_whole *w)
+{
+    free(w->data);
+    w->data = NULL;
+    w->len = w->cap = 0;
+}
+
 #ifdef TSA_HAVE_LIBDEFLATE
 
 #define GZIP_FHCRC 0x02
@@ -76,43 +83,43 @@ static int is_member_start(const unsigned char *p, size_t left)
     return left > 1 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* Members of in[0..n) one after another into *out (grown as needed, at
- * most max bytes in all); 1 when all decoded, 0 to leave it to zlib. */
+/* Members of in[0..n) one after another into w (grown as needed, at most
+ * max bytes in all); 1 when all decoded, 0 to leave it to zlib. */
 static int inflate_members(struct libdeflate_decompressor *d, const unsigned char *in, size_t n,
-                           uint64_t max, unsigned char **out, size_t *cap, size_t *len)
+                           uint64_t max, kineto_whole *w)
 {
     size_t at = 0;
-    *len = 0;
+    w->len = 0;
     do {
         if (n - at < 10 || in[at + 2] != 8 || (in[at + 3] & GZIP_FHCRC))
             return 0;
         for (;;) {
             size_t used_in, used_out;
             enum libdeflate_result r = libdeflate_gzip_decompress_ex(
-                d, in + at, n - at, *out + *len, *cap - *len, &used_in, &used_out);
+                d, in + at, n - at, w->data + w->len, w->cap - w->len, &used_in, &used_out);
             if (r == LIBDEFLATE_SUCCESS) {
                 at += used_in;
-                *len += used_out;
+                w->len += used_out;
                 break;
             }
-            if (r != LIBDEFLATE_INSUFFICIENT_SPACE || *cap >= max)
+            if (r != LIBDEFLATE_INSUFFICIENT_SPACE || w->cap >= max)
                 return 0;
             /* The member is decoded again into a buffer twice the size. */
-            size_t grown = *cap * 2 < max ? *cap * 2 : (size_t)max;
-            unsigned char *b = realloc(*out, grown);
+            size_t grown = w->cap * 2 < max ? w->cap * 2 : (size_t)max;
+            unsigned char *b = realloc(w->data, grown);
             if (!b)
                 return 0;
-            *out = b;
-            *cap = grown;
+            w->data = b;
+            w->cap = grown;
         }
     } while (is_member_start(in + at, n - at));
     return 1;
 }
 
-int kineto_inflate_whole(const char *path, uint64_t max_bytes, unsigned char **out, size_t *len)
+int kineto_inflate_whole(const char *path, uint64_t max_bytes, kineto_whole *w)
 {
-    *out = NULL;
-    *len = 0;
+    w->data = NULL;
+    w->len = w->cap = 0;
     if (zlib_only)
         return 0;
     uint64_t max = KINETO_WHOLE_MAX;
@@ -128,16 +135,13 @@ int kineto_inflate_whole(const char *path, uint64_t max_bytes, unsigned char **o
          * text's when there is one member, the usual case. */
         uint64_t isize = (uint64_t)in[n - 4] | (uint64_t)in[n - 3] << 8 |
                          (uint64_t)in[n - 2] << 16 | (uint64_t)in[n - 1] << 24;
-        size_t cap = isize + 1 < max ? (size_t)isize + 1 : (size_t)max;
+        w->cap = isize + 1 < max ? (size_t)isize + 1 : (size_t)max;
         struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-        unsigned char *text = d ? malloc(cap) : NULL;
-        if (text && inflate_members(d, in, n, max, &text, &cap, len)) {
-            *out = text;
+        w->data = d ? malloc(w->cap) : NULL;
+        if (w->data && inflate_members(d, in, n, max, w))
             done = 1;
-        } else {
-            free(text);
-            *len = 0;
-        }
+        else
+            kineto_text_free(w);
         if (d)
             libdeflate_free_decompressor(d);
     }
@@ -147,12 +151,12 @@ int kineto_inflate_whole(const char *path, uint64_t max_bytes, unsigned char **o
 
 #else
 
-int kineto_inflate_whole(const char *path, uint64_t max_bytes, unsigned char **out, size_t *len)
+int kineto_inflate_whole(const char *path, uint64_t max_bytes, kineto_whole *w)
 {
     (void)path;
     (void)max_bytes;
-    *out = NULL;
-    *len = 0;
+    w->data = NULL;
+    w->len = w->cap = 0;
     return 0;
 }
 

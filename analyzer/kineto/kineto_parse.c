@@ -965,13 +965,12 @@ int kineto_parse_file(const char *path, kineto_event_fn fn, void *ctx,
     source src = {0};
     tsa_kineto_limits lim;
     tsa_kineto_get_limits(&lim);
-    unsigned char *text;
-    size_t text_len;
-    if (kineto_inflate_whole(path, lim.max_bytes, &text, &text_len)) {
-        src.mem = (const char *)text;
-        src.mem_len = text_len;
+    kineto_whole text;
+    if (kineto_inflate_whole(path, lim.max_bytes, &text)) {
+        src.mem = (const char *)text.data;
+        src.mem_len = text.len;
         int rc = parse_source(&src, path, fn, ctx, hdr, stats, err, errlen);
-        free(text);
+        kineto_text_free(&text);
         return rc;
     }
     src.gz = gzopen(path, "rb");
