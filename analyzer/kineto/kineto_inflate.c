@@ -30,10 +30,18 @@ void kineto_inflate_set_zlib_only(int on)
     zlib_only = on;
 }
 
+/* Also off with TSCOPE_KINETO_ZLIB=1 in the environment (a measure of the
+ * zlib path on this build, or a way around a libdeflate in doubt). */
+static int off(void)
+{
+    const char *e = getenv("TSCOPE_KINETO_ZLIB");
+    return zlib_only || (e && e[0] == '1');
+}
+
 int kineto_inflate_available(void)
 {
 #ifdef TSA_HAVE_LIBDEFLATE
-    return !zlib_only;
+    return !off();
 #else
     return 0;
 #endif
@@ -120,7 +128,7 @@ int kineto_inflate_whole(const char *path, uint64_t max_bytes, kineto_whole *w)
 {
     w->data = NULL;
     w->len = w->cap = 0;
-    if (zlib_only)
+    if (off())
         return 0;
     uint64_t max = KINETO_WHOLE_MAX;
     if (max_bytes && max_bytes < max)
