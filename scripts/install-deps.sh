@@ -13,6 +13,8 @@ pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 pkg-config --exists cmocka 2>/dev/null || need+=(libcmocka-dev)
 pkg-config --exists yajl 2>/dev/null || need+=(libyajl-dev)
 pkg-config --exists zlib 2>/dev/null || need+=(zlib1g-dev)
+# Optional (gzip traces decompressed faster; zlib does it without).
+pkg-config --exists libdeflate 2>/dev/null || need+=(libdeflate-dev)
 # Open MPI: tscope-report-mpi and its test (both skipped without it).
 command -v mpirun >/dev/null || need+=(openmpi-bin)
 pkg-config --exists ompi-c 2>/dev/null || need+=(libopenmpi-dev)

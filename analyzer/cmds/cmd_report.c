@@ -171,6 +171,7 @@ int tsa_report_parse(const char *prog, int argc, char **argv, tsa_report_args *r
     }
     lopt.quiet = 1;
     lopt.lean = 1;
+    lopt.jobs = jobs;
     ra->opt = opt;
     ra->lopt = lopt;
     ra->format = format;

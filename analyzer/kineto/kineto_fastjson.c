@@ -313,9 +313,60 @@ static need after_value(const fast *f)
     return f->depth ? NEED_COMMA_OR_CLOSE : NEED_NOTHING;
 }
 
-static int is_space(unsigned char c)
+/* JSON's four whitespace bytes. */
+static const unsigned char space_of[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+static inline void skip_space(fast *f)
 {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    const unsigned char *b = f->buf;
+    size_t pos = f->pos, len = f->len;
+    while (pos < len && space_of[b[pos]])
+        pos++;
+    f->pos = pos;
+}
+
+/* The usual string, short and plain: the length of the one whose body
+ * starts at b when its closing quote is among b's first 16 bytes with no
+ * backslash or control byte before it; -1 when not (or fewer than 16
+ * bytes are there): lex_string decides. */
+static inline long short_string(const unsigned char *b, size_t avail)
+{
+#if defined(__SSE2__)
+    if (avail >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)b);
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))), ctl);
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) {
+            unsigned i = (unsigned)__builtin_ctz(mask);
+            if (b[i] == '"')
+                return (long)i;
+        }
+    }
+#else
+    (void)b;
+    (void)avail;
+#endif
+    return -1;
+}
+
+/* A string token at buf[pos]: short_string's way when it can (strings
+ * under 16 bytes cannot pass a token bound over 16), else next_string's. */
+static inline int any_string(fast *f, const unsigned char **s, size_t *n, int *got)
+{
+    if (!f->max_token || f->max_token > 16) {
+        const unsigned char *b = f->buf + f->pos + 1;
+        long m = short_string(b, f->len - f->pos - 1);
+        if (m >= 0) {
+            *s = b;
+            *n = (size_t)m;
+            *got = 1;
+            f->pos += (size_t)m + 2;
+            return MORE;
+        }
+    }
+    return next_string(f, s, n, got);
 }
 
 /* The whole document; MORE (all read, well-formed) or GIVE_UP. */
@@ -324,8 +375,7 @@ static int run(fast *f)
     const kineto_json_sink *k = f->sink;
     need st = NEED_VALUE;
     for (;;) {
-        while (f->pos < f->len && is_space(f->buf[f->pos]))
-            f->pos++;
+        skip_space(f);
         if (f->pos == f->len) {
             int r = refill(f, f->pos);
             if (r == END)
@@ -353,7 +403,7 @@ static int run(fast *f)
                 const unsigned char *s;
                 size_t n;
                 int got;
-                if (next_string(f, &s, &n, &got))
+                if (any_string(f, &s, &n, &got))
                     return GIVE_UP;
                 if (!got)
                     continue;
@@ -396,14 +446,20 @@ static int run(fast *f)
                 const unsigned char *s;
                 size_t n;
                 int got;
-                if (next_string(f, &s, &n, &got))
+                if (any_string(f, &s, &n, &got))
                     return GIVE_UP;
                 if (!got)
                     continue;
                 if (!k->key(f->ctx, s, n, got == 2))
                     return GIVE_UP;
             }
-            st = NEED_COLON;
+            /* The colon, when it is there already: no turn of the loop. */
+            skip_space(f);
+            if (f->pos < f->len && f->buf[f->pos] == ':') {
+                f->pos++;
+                st = NEED_VALUE;
+            } else
+                st = NEED_COLON;
             continue;
         case NEED_COLON:
             if (c != ':')
@@ -450,6 +506,26 @@ int kineto_fast_json(kineto_read_fn read, void *src, const kineto_json_sink *sin
         rc = run(&f);
     *bytes = f.before + f.len;
     free(f.buf);
+    free(f.stack);
+    free(f.text);
+    return rc == MORE ? 0 : 1;
+}
+
+int kineto_fast_json_text(const unsigned char *text, size_t len, const kineto_json_sink *sink,
+                          void *ctx, uint64_t max_token, uint64_t *bytes)
+{
+    fast f;
+    memset(&f, 0, sizeof f);
+    f.sink = sink;
+    f.ctx = ctx;
+    f.max_token = max_token;
+    /* All the input is there: lexed in place, never refilled (refill
+     * answers END), so never written to. */
+    f.buf = (unsigned char *)text;
+    f.cap = f.len = len;
+    f.eof = 1;
+    int rc = !max_token || max_token >= 8 ? run(&f) : GIVE_UP;
+    *bytes = len;
     free(f.stack);
     free(f.text);
     return rc == MORE ? 0 : 1;

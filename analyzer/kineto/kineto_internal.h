@@ -100,6 +100,27 @@ typedef long (*kineto_read_fn)(void *src, unsigned char *buf, size_t cap);
  * caller must parse the input again from its start.  *bytes: input read. */
 int kineto_fast_json(kineto_read_fn read, void *src, const kineto_json_sink *sink, void *ctx,
                      uint64_t max_bytes, uint64_t max_token, uint64_t *bytes);
+/* The same over the whole input at once, text[0..len), read in place (no
+ * copy); the caller keeps it within max_bytes. */
+int kineto_fast_json_text(const unsigned char *text, size_t len, const kineto_json_sink *sink,
+                          void *ctx, uint64_t max_token, uint64_t *bytes);
+
+/* A gzip trace decompressed whole (kineto_inflate.c, with libdeflate):
+ * 1 with the text in w (kineto_text_free it), when the build has
+ * libdeflate, the file is gzip, its text is at most KINETO_WHOLE_MAX and
+ * max_bytes (0: no bound), and libdeflate decodes it exactly as zlib's
+ * gzread would; else 0, and the caller streams the file through zlib. */
+#define KINETO_WHOLE_MAX (UINT64_C(256) << 20)
+typedef struct kineto_whole {
+    unsigned char *data;
+    size_t len, cap;
+} kineto_whole;
+int kineto_inflate_whole(const char *path, uint64_t max_bytes, kineto_whole *w);
+void kineto_text_free(kineto_whole *w);
+/* 1 when kineto_inflate_whole can take files; tests switch it off (on: 1)
+ * to run the zlib path on a libdeflate build. */
+int kineto_inflate_available(void);
+void kineto_inflate_set_zlib_only(int on);
 
 /* Largest |ts| or |dur| accepted, in ns (about 73 years).  With the base
  * time kept below twice this, ts + dur + base stays below 2^63. */

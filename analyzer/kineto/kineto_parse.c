@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #define MAX_DEPTH 64
+#define MAX_KEY 48               /* longer keys are none of those read */
 #define MAX_TEXT (64u << 10)     /* longer names are cut: bounded memory */
 #define READ_CHUNK (256u << 10)
 
@@ -32,10 +33,51 @@ typedef enum ctx_kind {
     CTX_SKIP,          /* anything tscope does not read */
 } ctx_kind;
 
+typedef enum key_id {
+    K_OTHER,            /* a key tscope does not read */
+    K_PH,
+    K_TS,
+    K_CAT,
+    K_PID,
+    K_TID,
+    K_DUR,
+    K_SEQ_UPPER,
+    K_SEQ,
+    K_NAME,
+    K_RANK,
+    K_ARGS,
+    K_GRID,
+    K_BYTES,
+    K_BLOCK,
+    K_DTYPE,
+    K_PG_ID,
+    K_STREAM,
+    K_DEVICE,
+    K_DST_RANK,
+    K_SRC_RANK,
+    K_DEVICE_ID,
+    K_WORLD_SIZE,
+    K_GROUP_SIZE,
+    K_INPUT_DIMS,
+    K_INPUT_TYPE,
+    K_TRACEEVENTS,
+    K_CORRELATION,
+    K_DEVICE_TYPE,
+    K_IN_MSG_NELEMS,
+    K_TOTALGLOBALMEM,
+    K_OUT_MSG_NELEMS,
+    K_TOTAL_RESERVED,
+    K_DISTRIBUTEDINFO,
+    K_COLLECTIVE_NAME,
+    K_DEVICEPROPERTIES,
+    K_PROCESS_GROUP_NAME,
+    K_BASETIMENANOSECONDS,
+    K_PROCESS_GROUP_RANKS,
+} key_id;
+
 typedef struct frame {
     ctx_kind kind;
-    char key[48];      /* last key seen in this object ("" when too long) */
-    size_t key_len;    /* strlen(key) */
+    key_id key;        /* last key seen in this object */
     unsigned index;    /* element index in an array */
 } frame;
 
@@ -86,12 +128,124 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len
     dst[len] = '\0';
 }
 
-/* Inlined with a literal k, the strlen is a constant and most keys are
- * told apart by their length alone. */
-static inline int key_is(const frame *f, const char *k)
+/* Which of the keys tscope reads k[0..n) is: compared once, where the
+ * handlers then compare an integer (each key was compared as text against
+ * up to twenty literals). */
+static key_id key_of(const unsigned char *k, size_t n)
 {
-    size_t n = strlen(k);
-    return f->key_len == n && memcmp(f->key, k, n) == 0;
+#define IS(lit) (memcmp(k, lit, sizeof(lit) - 1) == 0)
+    switch (n) {
+    case 2:
+        if (IS("ph"))
+            return K_PH;
+        if (IS("ts"))
+            return K_TS;
+        break;
+    case 3:
+        if (IS("cat"))
+            return K_CAT;
+        if (IS("pid"))
+            return K_PID;
+        if (IS("tid"))
+            return K_TID;
+        if (IS("dur"))
+            return K_DUR;
+        if (IS("Seq"))
+            return K_SEQ_UPPER;
+        if (IS("seq"))
+            return K_SEQ;
+        break;
+    case 4:
+        if (IS("name"))
+            return K_NAME;
+        if (IS("rank"))
+            return K_RANK;
+        if (IS("args"))
+            return K_ARGS;
+        if (IS("grid"))
+            return K_GRID;
+        break;
+    case 5:
+        if (IS("bytes"))
+            return K_BYTES;
+        if (IS("block"))
+            return K_BLOCK;
+        if (IS("dtype"))
+            return K_DTYPE;
+        if (IS("pg_id"))
+            return K_PG_ID;
+        break;
+    case 6:
+        if (IS("stream"))
+            return K_STREAM;
+        if (IS("device"))
+            return K_DEVICE;
+        break;
+    case 8:
+        if (IS("Dst Rank"))
+            return K_DST_RANK;
+        if (IS("Src Rank"))
+            return K_SRC_RANK;
+        break;
+    case 9:
+        if (IS("Device Id"))
+            return K_DEVICE_ID;
+        break;
+    case 10:
+        if (IS("world_size"))
+            return K_WORLD_SIZE;
+        if (IS("Group size"))
+            return K_GROUP_SIZE;
+        if (IS("Input Dims"))
+            return K_INPUT_DIMS;
+        if (IS("Input type"))
+            return K_INPUT_TYPE;
+        break;
+    case 11:
+        if (IS("traceEvents"))
+            return K_TRACEEVENTS;
+        if (IS("correlation"))
+            return K_CORRELATION;
+        if (IS("Device Type"))
+            return K_DEVICE_TYPE;
+        break;
+    case 13:
+        if (IS("In msg nelems"))
+            return K_IN_MSG_NELEMS;
+        break;
+    case 14:
+        if (IS("totalGlobalMem"))
+            return K_TOTALGLOBALMEM;
+        if (IS("Out msg nelems"))
+            return K_OUT_MSG_NELEMS;
+        if (IS("Total Reserved"))
+            return K_TOTAL_RESERVED;
+        break;
+    case 15:
+        if (IS("distributedInfo"))
+            return K_DISTRIBUTEDINFO;
+        if (IS("Collective name"))
+            return K_COLLECTIVE_NAME;
+        break;
+    case 16:
+        if (IS("deviceProperties"))
+            return K_DEVICEPROPERTIES;
+        break;
+    case 18:
+        if (IS("Process Group Name"))
+            return K_PROCESS_GROUP_NAME;
+        break;
+    case 19:
+        if (IS("baseTimeNanoseconds"))
+            return K_BASETIMENANOSECONDS;
+        if (IS("Process Group Ranks"))
+            return K_PROCESS_GROUP_RANKS;
+        break;
+    default:
+        break;
+    }
+    return K_OTHER;
+#undef IS
 }
 
 static void event_reset(kineto_event *ev)
@@ -110,10 +264,46 @@ static void event_reset(kineto_event *ev)
         ev->pg_ranks.s[0] = '\0';
 }
 
+/* The usual form, "123.250" or "-5", in one pass: 1 when text is that
+ * (then *ns is what kineto_us_to_ns gives), 0 when not (anything else,
+ * or a value it must bound-check: the full reading decides). */
+static inline int us_plain(const char *text, size_t len, int64_t *ns)
+{
+    const char *p = text, *end = text + len;
+    int neg = p < end && *p == '-';
+    p += neg;
+    const char *digits = p;
+    int64_t whole = 0;
+    while (p < end && (unsigned char)(*p - '0') < 10 && p - digits < 15)
+        whole = whole * 10 + (*p++ - '0');
+    if (p == digits)
+        return 0;
+    int64_t frac = 0;
+    int n_frac = 0, round_up = 0;
+    if (p < end && *p == '.') {
+        p++;
+        for (; p < end && (unsigned char)(*p - '0') < 10; p++, n_frac++) {
+            if (n_frac < 3)
+                frac = frac * 10 + (*p - '0');
+            else if (n_frac == 3)
+                round_up = *p >= '5';
+        }
+    }
+    if (p != end)
+        return 0;
+    for (int d = n_frac; d < 3; d++)
+        frac *= 10;
+    int64_t v = whole * 1000 + frac + round_up;
+    *ns = neg ? -v : v;
+    return 1;
+}
+
 int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
 {
     if (len == 0 || len >= 64)
         return -1;
+    if (us_plain(text, len, ns))
+        return 0;
     /* The text ends at a NUL (a string value may hold one), as the
      * NUL-terminated copy this once worked on did. */
     size_t n = 0;
@@ -238,50 +428,50 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
     int64_t v;
     switch (f->kind) {
     case CTX_ROOT:
-        if (num && key_is(f, "baseTimeNanoseconds") && !number_to_i64(num, numlen, &v) &&
+        if (num && f->key == K_BASETIMENANOSECONDS && !number_to_i64(num, numlen, &v) &&
             v >= 0 && v < 2 * TSA_KINETO_MAX_NS) {
             p->hdr->base_ns = v;
             p->hdr->has_base = true;
         }
         break;
     case CTX_DIST:
-        if (key_is(f, "rank") && ((num && !number_to_i64(num, numlen, &v)) ||
+        if (f->key == K_RANK && ((num && !number_to_i64(num, numlen, &v)) ||
                                   (str && !string_to_i64(str, strlen_, &v)))) {
             p->hdr->rank = v;
             p->hdr->has_rank = true;
-        } else if (key_is(f, "world_size") && ((num && !number_to_i64(num, numlen, &v)) ||
+        } else if (f->key == K_WORLD_SIZE && ((num && !number_to_i64(num, numlen, &v)) ||
                                                (str && !string_to_i64(str, strlen_, &v)))) {
             p->hdr->world_size = v;
             p->hdr->has_world_size = true;
         }
         break;
     case CTX_DEVPROP:
-        if (str && key_is(f, "name") && !p->hdr->device_name[0] && p->devprop_seen == 1)
+        if (str && f->key == K_NAME && !p->hdr->device_name[0] && p->devprop_seen == 1)
             copy_small(p->hdr->device_name, sizeof p->hdr->device_name, str, strlen_);
-        else if (num && key_is(f, "totalGlobalMem") && p->devprop_seen == 1 &&
+        else if (num && f->key == K_TOTALGLOBALMEM && p->devprop_seen == 1 &&
                  !number_to_i64(num, numlen, &v) && v > 0)
             p->hdr->device_mem_bytes = (uint64_t)v;
         break;
     case CTX_EVENT:
-        if (str && key_is(f, "ph")) {
+        if (str && f->key == K_PH) {
             ev->ph = strlen_ ? (char)str[0] : 0;
-        } else if (str && key_is(f, "cat")) {
+        } else if (str && f->key == K_CAT) {
             copy_small(ev->cat, sizeof ev->cat, str, strlen_);
-        } else if (str && key_is(f, "name")) {
+        } else if (str && f->key == K_NAME) {
             if (text_set(&ev->name, str, strlen_))
                 return p->oom = 1, 0;
-        } else if (key_is(f, "pid")) {
+        } else if (f->key == K_PID) {
             if ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
                 ev->pid = v, ev->has_pid = true;
-        } else if (key_is(f, "tid")) {
+        } else if (f->key == K_TID) {
             if ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
                 ev->tid = v, ev->has_tid = true;
-        } else if (key_is(f, "ts")) {
+        } else if (f->key == K_TS) {
             if (num && !kineto_us_to_ns(num, numlen, &v))
                 ev->ts_ns = v, ev->has_ts = true;
             else if (str && !kineto_us_to_ns((const char *)str, strlen_, &v))
                 ev->ts_ns = v, ev->has_ts = true;
-        } else if (key_is(f, "dur")) {
+        } else if (f->key == K_DUR) {
             if (num && !kineto_us_to_ns(num, numlen, &v))
                 ev->dur_ns = v, ev->has_dur = true;
             else if (str && !kineto_us_to_ns((const char *)str, strlen_, &v))
@@ -292,55 +482,55 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         /* An integer value, read only for the keys that take one (most
          * args of a real trace are keys tscope skips). */
 #define HAVE ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
-        if (key_is(f, "correlation")) {
+        if (f->key == K_CORRELATION) {
             if (HAVE)
                 ev->correlation = v, ev->has_correlation = true;
-        } else if (key_is(f, "stream")) {
+        } else if (f->key == K_STREAM) {
             if (HAVE)
                 ev->stream = v, ev->has_stream = true;
-        } else if (key_is(f, "device")) {
+        } else if (f->key == K_DEVICE) {
             if (HAVE)
                 ev->device = v, ev->has_device = true;
-        } else if (key_is(f, "In msg nelems")) {
+        } else if (f->key == K_IN_MSG_NELEMS) {
             if (HAVE)
                 ev->in_nelems = v, ev->has_in_nelems = true;
-        } else if (key_is(f, "Out msg nelems")) {
+        } else if (f->key == K_OUT_MSG_NELEMS) {
             if (HAVE)
                 ev->out_nelems = v, ev->has_out_nelems = true;
-        } else if (key_is(f, "Group size")) {
+        } else if (f->key == K_GROUP_SIZE) {
             if (HAVE)
                 ev->group_size = v, ev->has_group_size = true;
-        } else if (key_is(f, "Dst Rank") || key_is(f, "Src Rank")) {
+        } else if (f->key == K_DST_RANK || f->key == K_SRC_RANK) {
             if (HAVE)
                 ev->p2p_peer = v, ev->has_p2p_peer = true;
-        } else if (key_is(f, "Seq") || key_is(f, "seq")) {
+        } else if (f->key == K_SEQ_UPPER || f->key == K_SEQ) {
             if (HAVE)
                 ev->seq = v, ev->has_seq = true;
-        } else if (key_is(f, "bytes")) {
+        } else if (f->key == K_BYTES) {
             if (HAVE)
                 ev->bytes = v, ev->has_bytes = true;
-        } else if (key_is(f, "Device Type")) {
+        } else if (f->key == K_DEVICE_TYPE) {
             if (HAVE)
                 ev->mem_device_type = v, ev->has_mem_device_type = true;
-        } else if (key_is(f, "Device Id")) {
+        } else if (f->key == K_DEVICE_ID) {
             if (HAVE)
                 ev->mem_device_id = v;
-        } else if (key_is(f, "Total Reserved")) {
+        } else if (f->key == K_TOTAL_RESERVED) {
             if (HAVE)
                 ev->mem_total_reserved = v, ev->has_mem_total_reserved = true;
-        } else if (str && key_is(f, "Collective name")) {
+        } else if (str && f->key == K_COLLECTIVE_NAME) {
             copy_small(ev->coll_name, sizeof ev->coll_name, str, strlen_);
-        } else if (str && key_is(f, "dtype")) {
+        } else if (str && f->key == K_DTYPE) {
             copy_small(ev->dtype, sizeof ev->dtype, str, strlen_);
-        } else if (key_is(f, "Process Group Name") || (key_is(f, "pg_id") && !ev->pg_name[0])) {
+        } else if (f->key == K_PROCESS_GROUP_NAME || (f->key == K_PG_ID && !ev->pg_name[0])) {
             if (str)
                 copy_small(ev->pg_name, sizeof ev->pg_name, str, strlen_);
             else if (num)
                 copy_small(ev->pg_name, sizeof ev->pg_name, (const unsigned char *)num, numlen);
-        } else if (str && key_is(f, "Process Group Ranks")) {
+        } else if (str && f->key == K_PROCESS_GROUP_RANKS) {
             if (text_set(&ev->pg_ranks, str, strlen_))
                 return p->oom = 1, 0;
-        } else if (str && key_is(f, "name")) {
+        } else if (str && f->key == K_NAME) {
             if (text_set(&ev->arg_name, str, strlen_))
                 return p->oom = 1, 0;
         }
@@ -356,14 +546,14 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         }
         break;
     case CTX_ARGS_ARRAY:
-        if (str && f->index == 0 && key_is(&p->stack[p->depth - 2], "Input type")) {
+        if (str && f->index == 0 && p->stack[p->depth - 2].key == K_INPUT_TYPE) {
             copy_small((char *)ev->in_type, sizeof ev->in_type, str, strlen_);
         } else if (num && f->index < 3 && !number_to_i64(num, numlen, &v) && v >= 0 &&
                    v <= UINT32_MAX) {
             const frame *parent = &p->stack[p->depth - 2];
-            if (key_is(parent, "grid"))
+            if (parent->key == K_GRID)
                 ev->grid[f->index] = (uint32_t)v;
-            else if (key_is(parent, "block"))
+            else if (parent->key == K_BLOCK)
                 ev->block[f->index] = (uint32_t)v;
         }
         break;
@@ -394,8 +584,7 @@ static int push(parser *p, ctx_kind kind)
         /* Beyond the contexts tscope reads, only the nesting is counted. */
         if (!p->skip_depth && p->depth < MAX_DEPTH) {
             p->stack[p->depth].kind = CTX_SKIP;
-            p->stack[p->depth].key[0] = '\0';
-            p->stack[p->depth].key_len = 0;
+            p->stack[p->depth].key = K_OTHER;
             p->stack[p->depth].index = 0;
             p->depth++;
         } else
@@ -403,8 +592,7 @@ static int push(parser *p, ctx_kind kind)
         return 1;
     }
     p->stack[p->depth].kind = kind;
-    p->stack[p->depth].key[0] = '\0';
-    p->stack[p->depth].key_len = 0;
+    p->stack[p->depth].key = K_OTHER;
     p->stack[p->depth].index = 0;
     p->depth++;
     return 1;
@@ -422,25 +610,25 @@ static ctx_kind child_kind(parser *p, int is_map)
         return CTX_SKIP;
     switch (f->kind) {
     case CTX_ROOT:
-        if (!is_map && key_is(f, "traceEvents"))
+        if (!is_map && f->key == K_TRACEEVENTS)
             return CTX_EVENTS;
-        if (is_map && key_is(f, "distributedInfo"))
+        if (is_map && f->key == K_DISTRIBUTEDINFO)
             return CTX_DIST;
-        if (!is_map && key_is(f, "deviceProperties"))
+        if (!is_map && f->key == K_DEVICEPROPERTIES)
             return CTX_DEVPROPS;
         return CTX_SKIP;
     case CTX_EVENTS:
         return is_map ? CTX_EVENT : CTX_SKIP;
     case CTX_EVENT:
-        return is_map && key_is(f, "args") ? CTX_ARGS : CTX_SKIP;
+        return is_map && f->key == K_ARGS ? CTX_ARGS : CTX_SKIP;
     case CTX_ARGS:
-        return !is_map && (key_is(f, "grid") || key_is(f, "block") || key_is(f, "Input Dims") ||
-                           key_is(f, "Input type"))
+        return !is_map && (f->key == K_GRID || f->key == K_BLOCK || f->key == K_INPUT_DIMS ||
+                           f->key == K_INPUT_TYPE)
                    ? CTX_ARGS_ARRAY
                    : CTX_SKIP;
     case CTX_ARGS_ARRAY:
         return !is_map && f->index == 0 && p->depth >= 2 &&
-                       key_is(&p->stack[p->depth - 2], "Input Dims")
+                       p->stack[p->depth - 2].key == K_INPUT_DIMS
                    ? CTX_DIMS
                    : CTX_SKIP;
     case CTX_DEVPROPS:
@@ -505,16 +693,11 @@ static int map_key(void *ctx, const unsigned char *key, size_t len, int escaped)
     frame *f = &p->stack[p->depth - 1];
     if (f->kind == CTX_SKIP)
         return 1;
-    if (len < sizeof f->key) {
-        memcpy(f->key, key, len);
-        f->key[len] = '\0';
-        /* A key with a NUL inside (\u0000) is the text before it, as the
-         * NUL-terminated comparison always read it. */
-        f->key_len = escaped && memchr(key, '\0', len) ? strlen(f->key) : len;
-    } else {
-        f->key[0] = '\0';
-        f->key_len = 0;
-    }
+    /* A key with a NUL inside (\u0000) is the text before it, as the
+     * NUL-terminated comparison always read it; one of 48 bytes or more
+     * (before any NUL) was never kept, so it matches none. */
+    const unsigned char *nul = escaped && len < MAX_KEY ? memchr(key, '\0', len) : NULL;
+    f->key = len >= MAX_KEY ? K_OTHER : key_of(key, nul ? (size_t)(nul - key) : len);
     return 1;
 }
 
@@ -680,8 +863,12 @@ static int parse_source(source *src, const char *label, kineto_event_fn fn, void
     uint64_t fast_bytes;
     yajl_handle h = NULL;
     int rc = -1;
-    if (!kineto_fast_json(source_read, src, &sink, p, lim.max_bytes, lim.max_token,
-                          &fast_bytes)) {
+    /* A buffer within the bound is lexed in place; a file is read. */
+    int whole = src->mem && (!lim.max_bytes || src->mem_len <= lim.max_bytes);
+    if (whole ? !kineto_fast_json_text((const unsigned char *)src->mem, src->mem_len, &sink, p,
+                                       lim.max_token, &fast_bytes)
+              : !kineto_fast_json(source_read, src, &sink, p, lim.max_bytes, lim.max_token,
+                                  &fast_bytes)) {
         stats->bytes = fast_bytes;
         rc = 0;
         goto out;
@@ -776,6 +963,16 @@ int kineto_parse_file(const char *path, kineto_event_fn fn, void *ctx,
                       kineto_header *hdr, tsa_kineto_stats *stats, char *err, size_t errlen)
 {
     source src = {0};
+    tsa_kineto_limits lim;
+    tsa_kineto_get_limits(&lim);
+    kineto_whole text;
+    if (kineto_inflate_whole(path, lim.max_bytes, &text)) {
+        src.mem = (const char *)text.data;
+        src.mem_len = text.len;
+        int rc = parse_source(&src, path, fn, ctx, hdr, stats, err, errlen);
+        kineto_text_free(&text);
+        return rc;
+    }
     src.gz = gzopen(path, "rb");
     if (!src.gz) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));

@@ -24,6 +24,8 @@ typedef struct tsa_load_options {
     int share_index, share_count;
     size_t *setup_problems; /* share mode, not NULL: receives how many problems
                              * were listed before the first dump was loaded */
+    int jobs;             /* threads reading torch.profiler traces; < 1: the
+                           * cores available */
 } tsa_load_options;
 
 /* Loads the main run of `dir`.  Returns 0 with *out set (problems met on the

@@ -56,6 +56,10 @@ typedef struct builder {
     size_t cap_str_len, cap_str_cat, n_str_cat;
     comm_hint *hints;
     size_t n_hints, cap_hints;
+    /* While linking: the latest end of hints[0..i], so that a search back
+     * from a launch stops where no earlier hint can still contain it (a
+     * launch looked at up to 256 hints that had all ended). */
+    int64_t *hint_end_max;
     pg_info *pgs;
     size_t n_pgs, cap_pgs;
     /* NCCL metadata that recent PyTorch also puts on the NCCL kernel event,
@@ -676,6 +680,8 @@ static const comm_hint *find_hint(const builder *b, uint32_t tid, int64_t t)
     size_t lo = first_hint_after(b, t);
     const comm_hint *best = NULL;
     for (size_t i = lo, looked = 0; i > 0 && looked < 256; i--, looked++) {
+        if (b->hint_end_max[i - 1] < t)
+            break;   /* these and all before them ended before t */
         const comm_hint *h = &b->hints[i - 1];
         if (h->tid != tid || h->end_ns < t)
             continue;
@@ -697,6 +703,8 @@ static const comm_hint *find_sized_hint(const builder *b, uint32_t tid, int64_t 
     if (!inner || (inner->has_size && inner->group_size && inner->pg >= 0))
         return inner;
     for (size_t i = first_hint_after(b, t), looked = 0; i > 0 && looked < 256; i--, looked++) {
+        if (b->hint_end_max[i - 1] < t)
+            break;
         const comm_hint *h = &b->hints[i - 1];
         if (h == inner || h->tid != tid || h->end_ns < t || !h->has_size)
             continue;
@@ -750,6 +758,11 @@ static int build_nccl(builder *b)
     tsa_rank *r = b->r;
     size_t n_api = r->n_apis;
     corr_lookup corr;
+    if (b->n_hints && !(b->hint_end_max = malloc(b->n_hints * sizeof *b->hint_end_max)))
+        return -1;
+    for (size_t i = 0; i < b->n_hints; i++)
+        b->hint_end_max[i] = i && b->hint_end_max[i - 1] > b->hints[i].end_ns
+                                 ? b->hint_end_max[i - 1] : b->hints[i].end_ns;
     if (corr_lookup_init(&corr, r))
         return -1;
 
@@ -1016,6 +1029,7 @@ int tsa_kineto_load_file(const char *path, tsa_rank *rank, tsa_kineto_stats *sta
     free(b.str_len);
     free(b.str_cat);
     free(b.hints);
+    free(b.hint_end_max);
     for (size_t i = 0; i < b.n_pgs; i++)
         free(b.pgs[i].ranks);
     free(b.pgs);

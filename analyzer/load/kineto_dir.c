@@ -12,8 +12,9 @@
 #include "kineto/kineto_internal.h"
 #include "kineto_load.h"
 #include "kineto_runs.h"
-#include "util/vec.h"
 #include "util/cmp.h"
+#include "util/par_for.h"
+#include "util/vec.h"
 
 #define SNIFF_BYTES (64u << 10)
 
@@ -225,8 +226,74 @@ int tsa_kineto_add_trace(tsa_job *job, const char *path)
     return r->host && r->run_id ? status : -1;
 }
 
+/* The traces of one load, each parsed on a worker thread into a job of
+ * its own (one trace in flight per thread), then taken into the job in
+ * path order: the ranks and problems come out as one thread loading them
+ * in turn would list them. */
+typedef struct trace_loads {
+    const char *dir;
+    char **paths;           /* the traces to load, in path order */
+    tsa_job **jobs;         /* one per trace */
+    int *status;            /* tsa_kineto_add_trace's answer per trace */
+} trace_loads;
+
+static int load_one_trace(void *ctx, size_t i, int worker)
+{
+    trace_loads *l = ctx;
+    (void)worker;
+    if (!(l->jobs[i] = tsa_kineto_job_new(l->dir)))
+        return -1;
+    l->status[i] = tsa_kineto_add_trace(l->jobs[i], l->paths[i]);
+    return l->status[i] < 0 ? -1 : 0;
+}
+
+/* Moves one trace's rank and problems to the end of job's; 0 or -1 (OOM). */
+static int take_trace(tsa_job *job, tsa_job *one)
+{
+    for (size_t i = 0; i < one->n_ranks; i++) {
+        tsa_rank *r = tsa_job_add_rank(job);
+        if (!r)
+            return -1;
+        *r = one->ranks[i];
+        memset(&one->ranks[i], 0, sizeof one->ranks[i]);
+    }
+    one->n_ranks = 0;
+    for (size_t i = 0; i < one->n_problems; i++) {
+        if (TSA_VEC_PUSH(job->problems, job->n_problems, job->cap_problems, one->problems[i]))
+            return -1;
+        memset(&one->problems[i], 0, sizeof one->problems[i]);
+    }
+    return 0;
+}
+
+/* Loads paths[0..n) into job on up to threads threads; 0 clean, 1 when a
+ * trace had a problem, -1 out of memory. */
+static int load_traces(tsa_job *job, const char *dir, char **paths, size_t n, int threads)
+{
+    trace_loads l = {dir, paths, calloc(n ? n : 1, sizeof *l.jobs),
+                     calloc(n ? n : 1, sizeof *l.status)};
+    int status = l.jobs && l.status && !tsa_par_for(n, threads, load_one_trace, &l) ? 0 : -1;
+    for (size_t i = 0; i < n && status >= 0; i++) {
+        if (take_trace(job, l.jobs[i]))
+            status = -1;
+        else if (l.status[i])
+            status = 1;
+    }
+    for (size_t i = 0; l.jobs && i < n; i++)
+        tsa_job_free(l.jobs[i]);
+    free(l.jobs);
+    free(l.status);
+    return status;
+}
+
 int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa_job **out,
                           char *err, size_t errlen)
+{
+    return tsa_kineto_load_share_on(dir, share_index, share_count, 1, out, err, errlen);
+}
+
+int tsa_kineto_load_share_on(const char *dir, int share_index, int share_count, int threads,
+                             tsa_job **out, char *err, size_t errlen)
 {
     *out = NULL;
     char **paths;
@@ -240,18 +307,21 @@ int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa
         free(paths);
         return 2;
     }
+    /* This share's traces, in path order, at the front of paths. */
+    size_t mine = 0;
+    for (size_t i = 0; i < n; i++)
+        if (share_count <= 1 || (int)(i % (size_t)share_count) == share_index) {
+            char *p = paths[i];
+            paths[i] = paths[mine];
+            paths[mine++] = p;
+        }
+    if (threads < 1)
+        threads = tsa_cores_available();
     int status = 0;
     tsa_job *job = tsa_kineto_job_new(dir);
-    for (size_t i = 0; i < n && job; i++) {
-        if (share_count > 1 && (int)(i % (size_t)share_count) != share_index)
-            continue;
-        int got = tsa_kineto_add_trace(job, paths[i]);
-        if (got < 0) {
-            tsa_job_free(job);
-            job = NULL;
-        } else if (got) {
-            status = 1;
-        }
+    if (job && (status = load_traces(job, dir, paths, mine, threads)) < 0) {
+        tsa_job_free(job);
+        job = NULL;
     }
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
@@ -314,7 +384,12 @@ int tsa_kineto_finish(tsa_job *job)
 
 int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
 {
-    int status = tsa_kineto_load_share(dir, 0, 1, out, err, errlen);
+    return tsa_kineto_load_on(dir, 0, out, err, errlen);
+}
+
+int tsa_kineto_load_on(const char *dir, int threads, tsa_job **out, char *err, size_t errlen)
+{
+    int status = tsa_kineto_load_share_on(dir, 0, 1, threads, out, err, errlen);
     if (status == 2)
         return 2;
     int fin = tsa_kineto_finish(*out);

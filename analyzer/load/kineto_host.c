@@ -106,11 +106,20 @@ int kineto_host_cpu_event(tsa_rank *r, kineto_host *h, const kineto_event *ev, i
 int kineto_host_api_event(tsa_rank *r, kineto_host *h, const kineto_event *ev)
 {
     const char *n = ev->name.s ? ev->name.s : "";
-    tsa_host_kind kind;
-    if (is_launch_api(n))
+    size_t len = ev->name.s ? ev->name.len : 0;
+    if (!(h->api_name_len == len + 1 && !memcmp(h->api_name, n, len))) {
+        h->api_launch = is_launch_api(n);
+        h->api_blocking = blocking_api(n, &h->api_kind);
+        h->api_name_len = 0;
+        if (len < sizeof h->api_name) {
+            memcpy(h->api_name, n, len);
+            h->api_name_len = len + 1;
+        }
+    }
+    if (h->api_launch)
         r->launches++;
-    if (blocking_api(n, &kind))
-        return add_span(r, h, ev, kind);
+    if (h->api_blocking)
+        return add_span(r, h, ev, h->api_kind);
     return 0;
 }
 

@@ -17,6 +17,13 @@ typedef struct kineto_host {
     uint32_t tid[KINETO_HOST_THREADS];
     size_t last[KINETO_HOST_THREADS];   /* index of the thread's last CPU-op span */
     size_t n_threads;
+    /* What the last runtime API name was (a trace repeats a few, and
+     * classifying one runs some thirty string compares): its text, 0 when
+     * none or too long to keep, and the answers. */
+    char api_name[64];
+    size_t api_name_len;    /* strlen + 1 */
+    int api_launch, api_blocking;
+    tsa_host_kind api_kind;
 } kineto_host;
 
 /* A CPU-side event (cpu_op, user_annotation; annotation: 1 for the

@@ -30,6 +30,9 @@ int tsa_kineto_load(const char *dir, tsa_job **out);
 
 /* Same, silent: the reason for status 2 goes to err instead of stderr. */
 int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen);
+/* tsa_kineto_load_ex on up to `threads` threads (< 1, and load_ex: the
+ * cores available). */
+int tsa_kineto_load_on(const char *dir, int threads, tsa_job **out, char *err, size_t errlen);
 
 /* tsa_kineto_load_ex in two halves, so that tscope-report-mpi can spread
  * the parsing: the traces at positions share_index, +share_count, ... of
@@ -40,6 +43,11 @@ int tsa_kineto_load_ex(const char *dir, tsa_job **out, char *err, size_t errlen)
  * traces out, else 0; -1 on OOM). */
 int tsa_kineto_load_share(const char *dir, int share_index, int share_count, tsa_job **out,
                           char *err, size_t errlen);
+/* The same on up to `threads` threads (< 1: the cores available), one
+ * trace in flight per thread; tsa_kineto_load_share reads on one.  The job
+ * is the same whatever the number. */
+int tsa_kineto_load_share_on(const char *dir, int share_index, int share_count, int threads,
+                             tsa_job **out, char *err, size_t errlen);
 int tsa_kineto_finish(tsa_job *job);
 
 /* tsa_kineto_load_share one trace at a time (the streaming report loads

@@ -8,7 +8,8 @@
 #include "reader/text_visible.h"
 #include "kineto_load.h"
 
-const tsa_load_options tsa_views_summary_load = {.quiet = 1, .lean = 1};
+/* One thread: batch runs its analyses in parallel already. */
+const tsa_load_options tsa_views_summary_load = {.quiet = 1, .lean = 1, .jobs = 1};
 
 /* The reason for a failure names files and may quote their bytes. */
 static void visible_err(char *err, size_t errlen)
@@ -39,7 +40,7 @@ static int load_either(const char *dir, const tsa_load_options *opt, tsa_job **o
     if (tsa_kineto_dir(dir) > 0) {
         /* Status 1 (some traces had problems) still gives a job; the
          * problems are in job->problems like a dump loader's. */
-        return tsa_kineto_load_ex(dir, out, err, errlen) == 2 ? -1 : 0;
+        return tsa_kineto_load_on(dir, opt ? opt->jobs : 0, out, err, errlen) == 2 ? -1 : 0;
     }
     tsa_load_options lopt;
     if (opt) {

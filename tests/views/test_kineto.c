@@ -45,6 +45,16 @@ static void test_us_to_ns_exact(void **state)
         {"99999999999999999999999", -1, 0},
         {"3000000000000000", -1, 0},   /* 3e18 ns: beyond the overflow guard */
         {"-3e15", -1, 0},
+        /* the one-pass reading's edges: what it leaves to the full one */
+        {"999999999999999.9995", 0, 1000000000000000000LL},
+        {"1234567890123456", 0, 1234567890123456000LL},
+        {"+1.5", 0, 1500},
+        {"5.", 0, 5000},
+        {"-0.0005", 0, -1},
+        {"007", 0, 7000},
+        {".5", -1, 0},
+        {"-", -1, 0},
+        {"1.5x", -1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int64_t ns = 0;
@@ -53,6 +63,10 @@ static void test_us_to_ns_exact(void **state)
         if (!rc)
             assert_int_equal(ns, cases[i].ns);
     }
+    /* a string value may hold a NUL: the text ends there */
+    int64_t ns = 0;
+    assert_int_equal(kineto_us_to_ns("12\0.5", 5, &ns), 0);
+    assert_int_equal(ns, 12000);
 }
 
 static void test_names(void **state)
@@ -311,6 +325,70 @@ static void test_no_distributed_info(void **state)
     assert_int_equal(job->ranks[1].world_size, 2);
     assert_string_equal(job->ranks[0].host, "unknown");
     tsa_job_free(job);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* The same job whatever the number of threads parsing its traces: ranks
+ * and problems in the order one thread gives (path order for problems,
+ * then rank order), a broken trace and a second trace of one rank among
+ * them. */
+static void test_load_threads(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir("kthr");
+    assert_non_null(dir);
+    static const int ranks[] = {3, 0, 4, 1, 2, 1};
+    char path[512];
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/t%d_%d.json%s", dir, i, KGEN_PID(ranks[i]),
+                 i % 2 ? ".gz" : "");
+        kgen_opts o = {.rank = ranks[i], .world_size = 5, .steps = 3 + i, .base_ns = BASE,
+                       .gzip = i % 2};
+        assert_int_equal(kgen_write(path, &o), 0);
+    }
+    /* t2 and t4 cut short */
+    for (int i = 2; i <= 4; i += 2) {
+        snprintf(path, sizeof path, "%s/t%d_%d.json", dir, i, KGEN_PID(ranks[i]));
+        size_t len;
+        char *text = tu_read_file(path, &len);
+        assert_non_null(text);
+        assert_int_equal(tu_write_file(path, text, len / 2), 0);
+        free(text);
+    }
+
+    tsa_job *one = NULL, *many = NULL;
+    char err[256];
+    assert_int_equal(tsa_kineto_load_on(dir, 1, &one, err, sizeof err), 1);
+    assert_int_equal(tsa_kineto_load_on(dir, 4, &many, err, sizeof err), 1);
+    assert_int_equal(one->n_ranks, 5);
+    assert_int_equal(many->n_ranks, one->n_ranks);
+    for (size_t i = 0; i < one->n_ranks; i++) {
+        const tsa_rank *a = &one->ranks[i], *b = &many->ranks[i];
+        assert_int_equal(a->rank, (int)i);
+        assert_int_equal(b->rank, a->rank);
+        assert_string_equal(b->file, a->file);
+        assert_string_equal(b->host, a->host);
+        assert_int_equal(b->n_kernels, a->n_kernels);
+        assert_int_equal(b->n_apis, a->n_apis);
+        assert_int_equal(b->n_nccl, a->n_nccl);
+        assert_int_equal(b->first_ns, a->first_ns);
+        assert_int_equal(b->last_ns, a->last_ns);
+        assert_int_equal(b->clean_end, a->clean_end);
+    }
+    /* the cut traces in path order, then the second trace of rank 1 */
+    assert_int_equal(one->n_problems, 3);
+    assert_non_null(strstr(one->problems[0].file, "/t2_"));
+    assert_non_null(strstr(one->problems[1].file, "/t4_"));
+    assert_non_null(strstr(one->problems[2].message, "second trace of rank 1"));
+    assert_int_equal(many->n_problems, one->n_problems);
+    for (size_t i = 0; i < one->n_problems; i++) {
+        assert_string_equal(many->problems[i].file, one->problems[i].file);
+        assert_int_equal(many->problems[i].offset, one->problems[i].offset);
+        assert_string_equal(many->problems[i].message, one->problems[i].message);
+    }
+    tsa_job_free(one);
+    tsa_job_free(many);
     tu_rmtree(dir);
     free(dir);
 }
@@ -622,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_seq_and_no_base),
         cmocka_unit_test(test_memory_events),
         cmocka_unit_test(test_no_distributed_info),
+        cmocka_unit_test(test_load_threads),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_buffer_shapes),
         cmocka_unit_test(test_fixture),
