@@ -403,6 +403,28 @@ static void test_peak_table(void **state)
     assert_true(tsa_peak_flops("Unknown GPU", TSA_DTYPE_BF16, &e) == 0);
     assert_string_equal(e, "unknown");
     assert_true(tsa_peak_flops(NULL, TSA_DTYPE_BF16, NULL) == 0);
+    /* Exact models (issue 38): a neighbour's row is never taken.  Figures
+     * from the datasheets (RTX A4000: 153.4 sparse tensor TFLOP/s, 19.2
+     * fp32; H100 NVL: 1,671 sparse bf16, 60 fp32). */
+    assert_true(tsa_peak_flops("NVIDIA RTX A4000", TSA_DTYPE_BF16, &e) == 76.7e12);
+    assert_string_equal(e, "RTX A4000");
+    assert_true(tsa_peak_flops("NVIDIA A40", TSA_DTYPE_BF16, &e) == 149.7e12);
+    assert_string_equal(e, "A40");
+    assert_true(tsa_peak_flops("NVIDIA H100 NVL", TSA_DTYPE_BF16, &e) == 835.5e12);
+    assert_string_equal(e, "H100 NVL");
+    assert_true(tsa_peak_flops("NVIDIA H100 NVL", TSA_DTYPE_FP32, &e) == 60e12);
+    assert_true(tsa_peak_flops("Tesla V100-PCIE-16GB", TSA_DTYPE_FP16, &e) == 112e12);
+    assert_string_equal(e, "V100 PCIe");
+    assert_true(tsa_peak_flops("NVIDIA A100-PCIE-40GB", TSA_DTYPE_BF16, &e) == 312e12);
+    assert_true(tsa_peak_flops("AMD Instinct MI300X VF", TSA_DTYPE_BF16, &e) == 1307.4e12);
+    /* names no row holds exactly: unknown, not the nearest row */
+    static const char *const unknown[] = {"NVIDIA A10G", "NVIDIA H100", "NVIDIA RTX A4000 Laptop GPU",
+                                          "NVIDIA GeForce RTX 3090 Ti", "Tesla V100-DGXS-32GB",
+                                          "AMD Radeon Graphics", "NVIDIA L40S-48C", ""};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        assert_true(tsa_peak_flops(unknown[i], TSA_DTYPE_BF16, &e) == 0);
+        assert_string_equal(e, "unknown");
+    }
 }
 
 static void test_flops_formula(void **state)
