@@ -171,7 +171,8 @@ void tsa_decide_verdict(tsa_analysis *a)
     if (data > top) {
         v = TSA_VERDICT_DATA_BOUND;
         top = data;
-        what = "data stall: the GPU waits for the input pipeline (DATA.STALL)";
+        what = "data stall: the GPU waits for the input pipeline (DATA.STALL: DataLoader "
+               "waits or per-step input copies in the trace)";
     }
     if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = host_what; }
     if (unexplained > top) {

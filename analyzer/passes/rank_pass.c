@@ -8,7 +8,11 @@
  *      dump has no NCCL kernels)
  *   E  exposed = C - G; overlapped = C ∩ G
  *   Wt wait: per collective, [own arrival, latest arrival) ∩ its interval
- *   D  data stall: GPU idle from a step's start to its first kernel or copy
+ *   D  data stall: GPU idle from a step's start to its first kernel or copy,
+ *      only where the trace shows input work then (input_gap_is_data): a
+ *      DataLoader span, or steps that each begin with a host-to-device
+ *      copy; without that evidence the gap is host idle, split by what
+ *      the host was doing (CPU operators, syncs, launches, nothing traced)
  *   M  copy only: memcpy/memset records outside G and C (GPU busy, as HTA
  *      counts it; idle is the window minus G, C and M)
  *   H  host idle: the remaining GPU idle while a host launch API call runs
@@ -231,6 +235,47 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
     return rc ? -1 : 0;
 }
 
+/* Steps of the window that begin (their first GPU work) with a
+ * host-to-device copy: the loop copies its input batch each step. */
+static size_t steps_opening_with_h2d(const tsa_rank *r, int64_t w0, int64_t w1)
+{
+    size_t n = 0, ki = 0, ci = 0;
+    for (size_t st = 0; st < r->n_steps; st++) {
+        int64_t ss = r->steps[st].start_ns, se = r->steps[st].end_ns;
+        if (se <= w0 || ss >= w1)
+            continue;
+        while (ki < r->n_kernels && r->kernels[ki].start_ns < ss)
+            ki++;
+        while (ci < r->n_copies && r->copies[ci].start_ns < ss)
+            ci++;
+        int64_t k0 = ki < r->n_kernels ? r->kernels[ki].start_ns : INT64_MAX;
+        n += ci < r->n_copies && r->copies[ci].start_ns < se && r->copies[ci].start_ns <= k0 &&
+             r->copies[ci].dir == TSA_COPY_H2D;
+    }
+    return n;
+}
+
+/* Whether the GPU idle [s, e) at a step's start is waiting for input: a
+ * DataLoader span of the host overlaps it, or the step's first GPU work
+ * is a host-to-device copy in a loop whose steps (at least two) each open
+ * that way.  One copy at the start of a single step is as likely the
+ * model's weights as a batch, so it is no evidence.  The evidence holds
+ * for the whole gap: the loop waits for the batch until it is copied. */
+static int input_gap_is_data(const tsa_rank *r, int64_t s, int64_t e, int opens_with_h2d,
+                             int h2d_loop)
+{
+    if (h2d_loop && opens_with_h2d)
+        return 1;
+    for (size_t i = 0; i < r->n_host_spans; i++) {
+        const tsa_host_span *h = &r->host_spans[i];
+        if (h->start_ns >= e)
+            break; /* sorted by start */
+        if (h->kind == TSA_HOST_DATA && h->end_ns > s)
+            return 1;
+    }
+    return 0;
+}
+
 int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double peak_flops,
                   tsa_rank_result *res)
 {
@@ -397,7 +442,9 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         oom |= tsa_ivset_subtract(&s.tmp, &s.busy, &s.idle);
         if (oom)
             goto fail;
-        /* Data stall: idle from each step's start to its first GPU work. */
+        /* Data stall: idle from each step's start to its first GPU work,
+         * where the trace shows the step waiting for input. */
+        int h2d_loop = steps_opening_with_h2d(r, w0, w1) >= 2;
         size_t ki = 0, ci = 0;
         for (size_t st = 0; st < r->n_steps; st++) {
             int64_t ss = r->steps[st].start_ns, se = r->steps[st].end_ns;
@@ -415,9 +462,13 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
                     first = r->kernels[k].start_ns;
                     break;
                 }
-            if (ci < r->n_copies && r->copies[ci].start_ns < first)
+            int h2d = 0;
+            if (ci < r->n_copies && r->copies[ci].start_ns < first) {
                 first = r->copies[ci].start_ns;
-            oom |= tsa_ivset_push(&s.d, ss, first);
+                h2d = r->copies[ci].dir == TSA_COPY_H2D;
+            }
+            if (first > ss && input_gap_is_data(r, ss, first, h2d, h2d_loop))
+                oom |= tsa_ivset_push(&s.d, ss, first);
         }
         tsa_ivset_normalize(&s.d);
         oom |= tsa_ivset_intersect(&s.idle, &s.d, &s.tmp);
