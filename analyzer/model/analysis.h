@@ -187,6 +187,7 @@ typedef enum tsa_verdict {
     TSA_VERDICT_HOST_BOUND,
     TSA_VERDICT_STRAGGLER_BOUND,    /* late ranks set the pace (verdict.h) */
     TSA_VERDICT_COMPUTE_BOUND,      /* compute, without GPU records to say it is the GPU */
+    TSA_VERDICT_COPY_BOUND,         /* host-device copies with no kernel running (issue 38) */
 } tsa_verdict;
 
 const char *tsa_verdict_name(tsa_verdict v); /* "gpu-bound", ... */

@@ -43,11 +43,17 @@ static int64_t clipped(int64_t s, int64_t e, int64_t w0, int64_t w1)
 
 int tsa_mix_measure_rank(const tsa_rank *r, int64_t w0, int64_t w1, tsa_mix *m)
 {
-    int compute = 0;
-    for (size_t i = 0; i < r->n_kernels && !compute; i++)
-        compute = r->kernels[i].category != TSA_KCAT_COMM && r->kernels[i].end_ns > w0 &&
-                  r->kernels[i].start_ns < w1;
-    if (!compute)
+    /* GPU work in the window: a compute kernel, or a copy on a rank with
+     * no kernel at all (it only copies: its copies are all its GPU time).
+     * NCCL kernels and copies without compute kernels are CUPTI's light
+     * mode, where the mix is unknown. */
+    int work = 0;
+    for (size_t i = 0; i < r->n_kernels && !work; i++)
+        work = r->kernels[i].category != TSA_KCAT_COMM && r->kernels[i].end_ns > w0 &&
+               r->kernels[i].start_ns < w1;
+    for (size_t i = 0; !r->n_kernels && i < r->n_copies && !work; i++)
+        work = r->copies[i].end_ns > w0 && r->copies[i].start_ns < w1;
+    if (!work)
         return 0;
     tsa_ivset s[S_COUNT];
     for (int i = 0; i < S_COUNT; i++)

@@ -283,7 +283,9 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     sets s;
     memset(&s, 0, sizeof s);
     int oom = 0;
-    int gpu = r->n_kernels > 0;
+    /* Copies are GPU records: a rank that only copies (a PCIe benchmark)
+     * has GPU time, all of it on the memcpy line. */
+    int gpu = r->n_kernels > 0 || r->n_copies > 0;
     int64_t data = 0, host = 0, copy = 0;
     res->gpu = gpu;
     memset(res->idle_ns, 0, sizeof res->idle_ns);
