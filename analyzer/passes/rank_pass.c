@@ -44,7 +44,7 @@ static int by_key(const void *pa, const void *pb)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-static int counts_for_arrival(const tsa_nccl_op *op)
+int tsa_counts_for_arrival(const tsa_nccl_op *op)
 {
     return tsa_nccl_is_collective(op->op) && op->comm_size > 1 && op->comm_id;
 }
@@ -58,7 +58,7 @@ static int note_arrivals(const tsa_rank *r, tsa_key_table *keys, int64_t **lates
         return -1;
     int rc = 0;
     for (const tsa_nccl_op *op; !rc && (op = tsa_call_iter_next(&it));) {
-        if (!counts_for_arrival(op))
+        if (!tsa_counts_for_arrival(op))
             continue;
         uint64_t key[2] = {op->comm_id, op->seq};
         size_t known = keys->n;
@@ -360,7 +360,7 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     /* Waiting for peers: [own arrival, latest arrival) of each collective. */
     for (size_t i = 0; i < r->n_nccl && arr && arr->n; i++) {
         const tsa_nccl_op *op = &r->nccl[i];
-        if (!counts_for_arrival(op) || op->gpu_end_ns <= w0 || op->gpu_start_ns >= w1)
+        if (!tsa_counts_for_arrival(op) || op->gpu_end_ns <= w0 || op->gpu_start_ns >= w1)
             continue;
         int64_t latest = tsa_arrivals_latest(arr, op->comm_id, op->seq);
         if (latest == INT64_MIN)

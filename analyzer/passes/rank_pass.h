@@ -21,6 +21,9 @@ typedef struct tsa_arrivals {
  * linked to a kernel).  Only collectives of communicators with more than
  * one rank count.  -1 on OOM. */
 int tsa_arrivals_build(const tsa_job *job, tsa_arrivals *out);
+/* Whether a call has an arrival to wait for: a collective of a known
+ * communicator of more than one rank. */
+int tsa_counts_for_arrival(const tsa_nccl_op *op);
 /* Latest arrival (common clock) or INT64_MIN when unknown. */
 int64_t tsa_arrivals_latest(const tsa_arrivals *a, uint64_t comm_id, uint64_t seq);
 void tsa_arrivals_free(tsa_arrivals *a);
