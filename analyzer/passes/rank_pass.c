@@ -236,7 +236,8 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
 }
 
 /* Steps of the window that begin (their first GPU work) with a
- * host-to-device copy: the loop copies its input batch each step. */
+ * host-to-device copy and then run kernels: the loop copies its input
+ * batch each step. */
 static size_t steps_opening_with_h2d(const tsa_rank *r, int64_t w0, int64_t w1)
 {
     size_t n = 0, ki = 0, ci = 0;
@@ -248,9 +249,11 @@ static size_t steps_opening_with_h2d(const tsa_rank *r, int64_t w0, int64_t w1)
             ki++;
         while (ci < r->n_copies && r->copies[ci].start_ns < ss)
             ci++;
+        /* the copy feeds the step's kernels: a step of copies alone (a
+         * transfer benchmark) is not waiting for input, it is the work */
         int64_t k0 = ki < r->n_kernels ? r->kernels[ki].start_ns : INT64_MAX;
         n += ci < r->n_copies && r->copies[ci].start_ns < se && r->copies[ci].start_ns <= k0 &&
-             r->copies[ci].dir == TSA_COPY_H2D;
+             r->copies[ci].dir == TSA_COPY_H2D && k0 < se;
     }
     return n;
 }
