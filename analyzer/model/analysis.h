@@ -114,6 +114,7 @@ typedef enum tsa_idle_cause {
     TSA_IDLE_CPU_OP,           /* host running CPU operators */
     TSA_IDLE_LAUNCH,           /* host in kernel launch calls */
     TSA_IDLE_FIRST_LAUNCH,     /* host in a kernel's first launch (module loading) */
+    TSA_IDLE_PYTHON,           /* host in Python, no operator running (with_stack traces) */
     TSA_IDLE_UNTRACED,         /* nothing traced on the host */
     TSA_IDLE_COUNT
 } tsa_idle_cause;

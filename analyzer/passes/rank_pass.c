@@ -192,8 +192,8 @@ static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
 /* GPU idle after the step-start stall d, by what the host was doing, in
  * this order: waiting for data (joins d), synchronising and blocking
  * allocator calls (a copy that blocks is a sync, not a launch), launch
- * calls (api), CPU operators; these join h, the host idle line, and what
- * no host record covers stays "other". */
+ * calls (api), CPU operators, Python with no operator running; these join
+ * h, the host idle line, and what no host record covers stays "other". */
 static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
                         const tsa_ivset *api, const tsa_ivset *first, tsa_ivset *h,
                         tsa_rank_result *res)
@@ -206,13 +206,13 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
     for (int k = 0; k < TSA_HOST_KINDS; k++)
         tsa_ivset_init(&out[k]);
     res->idle_ns[TSA_IDLE_DATA_START] = tsa_ivset_length(d);
-    static const tsa_idle_cause cause[TSA_HOST_KINDS] = {TSA_IDLE_DATA_LOADER, TSA_IDLE_SYNC,
-                                                         TSA_IDLE_ALLOC, TSA_IDLE_CPU_OP};
+    static const tsa_idle_cause cause[TSA_HOST_KINDS] = {
+        TSA_IDLE_DATA_LOADER, TSA_IDLE_SYNC, TSA_IDLE_ALLOC, TSA_IDLE_CPU_OP, TSA_IDLE_PYTHON};
     int rc = tsa_ivset_subtract(idle, d, &rest) ||
              tsa_idle_split(r, &rest, TSA_HOST_DATA, TSA_HOST_ALLOC, out) ||
              tsa_ivset_intersect(&rest, api, &launch) || tsa_ivset_subtract(&rest, &launch, &tmp) ||
              tsa_ivset_copy(&tmp, &rest) ||
-             tsa_idle_split(r, &rest, TSA_HOST_CPU_OP, TSA_HOST_CPU_OP, out);
+             tsa_idle_split(r, &rest, TSA_HOST_CPU_OP, TSA_HOST_PYTHON, out);
     /* a kernel's first launch loads its module: a start-up cost */
     rc = rc || tsa_ivset_intersect(&launch, first, &cold) ||
          tsa_ivset_subtract(&launch, &cold, &tmp);

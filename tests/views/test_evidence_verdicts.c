@@ -237,6 +237,8 @@ static void test_no_loader_no_stall_loop(void **state)
     assert_int_equal(b->line_ns[TSA_BL_DATA_STALL], 0);
     assert_null(finding(l.a, "DATA.STALL"));
     assert_true(l.a->idle_ns[TSA_IDLE_CPU_OP] > 0);
+    /* the python_function spans around the operators: Python, not "nothing traced" */
+    assert_true(l.a->idle_ns[TSA_IDLE_PYTHON] > 0);
     assert_true((double)(b->line_ns[TSA_BL_HOST_IDLE] + b->line_ns[TSA_BL_OTHER]) >= gaps);
     done(&l);
 }
