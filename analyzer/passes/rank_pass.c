@@ -235,25 +235,48 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
     return rc ? -1 : 0;
 }
 
-/* Steps of the window that begin (their first GPU work) with a
- * host-to-device copy and then run kernels: the loop copies its input
- * batch each step. */
+/* How a step [ss, se) opens: its first compute kernel or copy (NCCL
+ * kernels of the previous step's tail do not end a stall; se when none),
+ * whether that is a host-to-device copy, and whether a compute kernel
+ * runs in the step.  *ki and *ci move to the step's first kernel and copy
+ * (steps in order). */
+typedef struct step_open {
+    int64_t first;
+    int h2d, computes;
+} step_open;
+
+static step_open step_opening(const tsa_rank *r, int64_t ss, int64_t se, size_t *ki, size_t *ci)
+{
+    while (*ki < r->n_kernels && r->kernels[*ki].start_ns < ss)
+        (*ki)++;
+    while (*ci < r->n_copies && r->copies[*ci].start_ns < ss)
+        (*ci)++;
+    step_open o = {se, 0, 0};
+    for (size_t k = *ki; k < r->n_kernels && r->kernels[k].start_ns < se; k++)
+        if (r->kernels[k].category != TSA_KCAT_COMM) {
+            o.first = r->kernels[k].start_ns;
+            o.computes = 1;
+            break;
+        }
+    if (*ci < r->n_copies && r->copies[*ci].start_ns < o.first) {
+        o.first = r->copies[*ci].start_ns;
+        o.h2d = r->copies[*ci].dir == TSA_COPY_H2D;
+    }
+    return o;
+}
+
+/* Steps of the window that open with a host-to-device copy and then run
+ * kernels: the loop copies its input batch each step (a step of copies
+ * alone, a transfer benchmark, is not waiting for input: it is the work). */
 static size_t steps_opening_with_h2d(const tsa_rank *r, int64_t w0, int64_t w1)
 {
     size_t n = 0, ki = 0, ci = 0;
     for (size_t st = 0; st < r->n_steps; st++) {
-        int64_t ss = r->steps[st].start_ns, se = r->steps[st].end_ns;
-        if (se <= w0 || ss >= w1)
-            continue;
-        while (ki < r->n_kernels && r->kernels[ki].start_ns < ss)
-            ki++;
-        while (ci < r->n_copies && r->copies[ci].start_ns < ss)
-            ci++;
-        /* the copy feeds the step's kernels: a step of copies alone (a
-         * transfer benchmark) is not waiting for input, it is the work */
-        int64_t k0 = ki < r->n_kernels ? r->kernels[ki].start_ns : INT64_MAX;
-        n += ci < r->n_copies && r->copies[ci].start_ns < se && r->copies[ci].start_ns <= k0 &&
-             r->copies[ci].dir == TSA_COPY_H2D && k0 < se;
+        const tsa_step *p = &r->steps[st];
+        if (p->end_ns > w0 && p->start_ns < w1) {
+            step_open o = step_opening(r, p->start_ns, p->end_ns, &ki, &ci);
+            n += o.h2d && o.computes;
+        }
     }
     return n;
 }
@@ -455,25 +478,9 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
             int64_t ss = r->steps[st].start_ns, se = r->steps[st].end_ns;
             if (se <= w0 || ss >= w1)
                 continue;
-            while (ki < r->n_kernels && r->kernels[ki].start_ns < ss)
-                ki++;
-            while (ci < r->n_copies && r->copies[ci].start_ns < ss)
-                ci++;
-            int64_t first = se;
-            /* The step's first compute kernel or copy (NCCL kernels of the
-             * previous step's tail do not end a stall). */
-            for (size_t k = ki; k < r->n_kernels && r->kernels[k].start_ns < first; k++)
-                if (r->kernels[k].category != TSA_KCAT_COMM) {
-                    first = r->kernels[k].start_ns;
-                    break;
-                }
-            int h2d = 0;
-            if (ci < r->n_copies && r->copies[ci].start_ns < first) {
-                first = r->copies[ci].start_ns;
-                h2d = r->copies[ci].dir == TSA_COPY_H2D;
-            }
-            if (first > ss && input_gap_is_data(r, ss, first, h2d, h2d_loop))
-                oom |= tsa_ivset_push(&s.d, ss, first);
+            step_open o = step_opening(r, ss, se, &ki, &ci);
+            if (o.first > ss && input_gap_is_data(r, ss, o.first, o.h2d, h2d_loop))
+                oom |= tsa_ivset_push(&s.d, ss, o.first);
         }
         tsa_ivset_normalize(&s.d);
         oom |= tsa_ivset_intersect(&s.idle, &s.d, &s.tmp);

@@ -26,6 +26,7 @@
 #include "report/idle_report.h"
 #include "report/report.h"
 #include "test_util.h"
+#include "trace_analysis.h"
 
 #ifndef EVIDENCE_DIR
 #define EVIDENCE_DIR "tests/data/evidence"
@@ -67,12 +68,7 @@ static int load_dir(const char *dir, loaded *l)
     memset(l, 0, sizeof *l);
     if (tsa_kineto_dir(dir) <= 0)
         return 0;
-    int rc = tsa_kineto_load(dir, &l->job);
-    assert_true(rc == 0 || rc == 1);
-    tsa_analysis_options o;
-    tsa_analysis_default_options(&o);
-    l->a = tsa_analyze(l->job, &o);
-    assert_non_null(l->a);
+    l->a = tu_analyze_traces(dir, &l->job);
     l->trace = first_trace(dir);
     assert_non_null(l->trace);
     return 1;
