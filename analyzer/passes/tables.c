@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrivals.h"
 #include "group_share.h"
-#include "rank_pass.h"
 #include "rank_digest.h"
 #include "load/job_build.h"
 #include "load/rank_view.h"
