@@ -95,12 +95,11 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
         goto fail;
     tsa_pass_plan plan = {&arr, a->peak_flops, a->opt.window};
     int failed = runner->pass(runner->ctx, a, &plan);
+    if (!failed)
+        tsa_job_budget(a);
+    failed = failed || tsa_build_tables(a, &arr);
     tsa_arrivals_free(&arr);
-    if (failed)
-        goto fail;
-    tsa_job_budget(a);
-
-    if (tsa_build_tables(a) || tsa_memory_measure(job, &a->memory))
+    if (failed || tsa_memory_measure(job, &a->memory))
         goto fail;
     if (tsa_findings_run(a, &a->findings) || tsa_cause_run(a, runner))
         goto fail;

@@ -74,7 +74,9 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                 "Feed the GPU faster: raise DataLoader num_workers, set pin_memory=True and "
                 "persistent_workers=True, raise prefetch_factor, move decoding and "
                 "augmentation out of the training process",
-                "the GPU waits for input %.1f%% of wall time before each step's work",
+                "the GPU waits for input %.1f%% of wall time before each step's work (the "
+                "evidence: the host in its DataLoader then, or steps that open with a "
+                "host-to-device copy of their input)",
                 100 * stall);
             if (!f)
                 return -1;

@@ -32,6 +32,11 @@ static const host_cause causes[] = {
      "Take CPU work off the step: preprocess in DataLoader workers, keep tensors on the GPU, "
      "compile the model (torch.compile) to cut per-operator host overhead, raise the batch so "
      "each launch carries more work"},
+    {TSA_IDLE_PYTHON, "HOST.CPU_BOUND",
+     "while the host runs Python with no operator running (traced python_function spans)",
+     "Take Python off the step: compile the model (torch.compile) or capture it in CUDA graphs, "
+     "move per-step Python work (logging, bookkeeping, building inputs) out of the loop, raise "
+     "the batch so each launch carries more work"},
 };
 
 const char *tsa_host_idle_finding(const tsa_analysis *a, const char **what)
@@ -65,7 +70,7 @@ int tsa_idle_findings(const tsa_analysis *a, tsa_findings *out)
     if (!f)
         return -1;
     tsa_finding_number(f, "host_idle_share", host);
-    for (int c = TSA_IDLE_SYNC; c <= TSA_IDLE_FIRST_LAUNCH; c++)
+    for (int c = TSA_IDLE_SYNC; c <= TSA_IDLE_PYTHON; c++)
         tsa_finding_number(f, tsa_idle_cause_key((tsa_idle_cause)c), (double)a->idle_ns[c] / w);
     return 0;
 }

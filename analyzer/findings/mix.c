@@ -2,6 +2,8 @@
  * EFF.FP32_GEMM (see mix.h). */
 #include "mix.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "advisory.h"
@@ -26,6 +28,15 @@ int tsa_mix_measure(const tsa_analysis *a, tsa_mix *out)
         TSA_SAT_ACC(out->fp32_gemm_ns, p->fp32_gemm_ns);
         for (int d = 0; d < 7; d++)
             TSA_SAT_ACC(out->dir_ns[d], p->dir_ns[d]);
+        TSA_SAT_ACC(out->h2d_ns, p->h2d_ns);
+        TSA_SAT_ACC(out->d2h_ns, p->d2h_ns);
+        TSA_SAT_ACC(out->both_ns, p->both_ns);
+        for (int x = 0; x < 2; x++) {
+            out->xfer_bytes[x] += p->xfer_bytes[x];
+            TSA_SAT_ACC(out->xfer_known_ns[x], p->xfer_known_ns[x]);
+        }
+        if (p->link_mbps > 0 && (out->link_mbps == 0 || p->link_mbps < out->link_mbps))
+            out->link_mbps = p->link_mbps;
     }
     return 0;
 }
@@ -158,6 +169,58 @@ static int fp32_finding(const tsa_analysis *a, const tsa_mix *m, tsa_findings *o
     return 0;
 }
 
+/* A job whose wall time is mostly host-device copies with no kernel
+ * running (half of it or more: the copy-bound verdict's case): what the
+ * copies show about the transfer.  Both directions but never at once
+ * is a serialised link (PCIe is full duplex: copies on two streams, from
+ * pinned memory, overlap); each direction's bandwidth, against the link's
+ * when the rank's telemetry recorded its generation and width. */
+static int transfer_finding(const tsa_analysis *a, const tsa_mix *m, tsa_findings *out)
+{
+    const tsa_budget *b = &a->budget;
+    if (b->wall_ns <= 0 || (double)b->line_ns[TSA_BL_COPY] < 0.5 * (double)b->wall_ns ||
+        m->h2d_ns + m->d2h_ns <= 0)
+        return 0;
+    double gbps[2];
+    for (int x = 0; x < 2; x++)
+        gbps[x] = m->xfer_known_ns[x] > 0 ? (double)m->xfer_bytes[x] / (double)m->xfer_known_ns[x]
+                                          : NAN;
+    int serial = m->h2d_ns > 0 && m->d2h_ns > 0 && m->both_ns == 0;
+    double link = m->link_mbps / 1e3;
+    char bw[2][32], lk[160];
+    for (int x = 0; x < 2; x++)
+        if (isnan(gbps[x]))
+            snprintf(bw[x], sizeof bw[x], "unknown");
+        else
+            snprintf(bw[x], sizeof bw[x], "%.2f GB/s", gbps[x]);
+    if (link > 0 && !isnan(gbps[0]) && !isnan(gbps[1]))
+        snprintf(lk, sizeof lk, "the PCIe link moves %.1f GB/s per direction (telemetry): "
+                 "%.0f%% and %.0f%% of it", link, 100 * gbps[0] / link, 100 * gbps[1] / link);
+    else
+        snprintf(lk, sizeof lk, "the link's bandwidth is not recorded (a torch.profiler trace "
+                 "names no PCIe generation or width), so it cannot be compared");
+    tsa_finding *f = tsa_findings_add(
+        out, "MEM.TRANSFER", TSA_SEV_WARNING, 0, -1,
+        "Copy from pinned memory (tensor.pin_memory(), DataLoader(pin_memory=True)) with "
+        "non_blocking=True, and put the two directions on separate CUDA streams so they overlap "
+        "on the full-duplex link; move fewer bytes (keep data on the GPU, lower precision)",
+        "the GPU's time is host-device copies (evidence: %.1f ms host-to-device and %.1f ms "
+        "device-to-host of copy records, no kernel running); %s; host-to-device %s, "
+        "device-to-host %s; %s",
+        (double)m->h2d_ns / 1e6, (double)m->d2h_ns / 1e6,
+        serial ? "the two directions never ran at the same time (serialised)"
+               : m->both_ns > 0 ? "the two directions overlapped part of the time"
+                                : "one direction only",
+        bw[0], bw[1], lk);
+    if (!f)
+        return -1;
+    tsa_finding_number(f, "h2d_gbps", gbps[0]);
+    tsa_finding_number(f, "d2h_gbps", gbps[1]);
+    tsa_finding_number(f, "directions_overlap_s", (double)m->both_ns / 1e9);
+    tsa_finding_number(f, "link_gbps", link > 0 ? link : NAN);
+    return 0;
+}
+
 int tsa_mix_findings(const tsa_analysis *a, tsa_findings *out)
 {
     tsa_mix m;
@@ -165,7 +228,8 @@ int tsa_mix_findings(const tsa_analysis *a, tsa_findings *out)
         return -1;
     if (!m.ranks || m.gpu_ns <= 0)
         return 0;
-    if (memory_findings(&m, out) || pageable_finding(&m, out) || fp32_finding(a, &m, out))
+    if (memory_findings(&m, out) || pageable_finding(&m, out) || fp32_finding(a, &m, out) ||
+        transfer_finding(a, &m, out))
         return -1;
     return 0;
 }

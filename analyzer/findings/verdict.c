@@ -172,9 +172,22 @@ void tsa_decide_verdict(tsa_analysis *a)
     if (data > top) {
         v = TSA_VERDICT_DATA_BOUND;
         top = data;
-        what = "data stall: the GPU waits for the input pipeline (DATA.STALL)";
+        what = "data stall: the GPU waits for the input pipeline (DATA.STALL: DataLoader "
+               "waits or per-step input copies in the trace)";
     }
     if (host > top) { v = TSA_VERDICT_HOST_BOUND; top = host; what = host_what; }
+    /* Copies with no kernel running are GPU time too: a job that mostly
+     * moves data between host and device is bound by those transfers. */
+    double copy = a->gpu ? (double)(b->line_ns[TSA_BL_COPY] - late[TSA_BL_COPY]) / w : 0;
+    char copy_what[160];
+    if (copy > top) {
+        v = TSA_VERDICT_COPY_BOUND;
+        top = copy;
+        snprintf(copy_what, sizeof copy_what,
+                 "host-device transfer: memcpy/memset records with no kernel running, %.1f%% "
+                 "of wall (MEM.COPIES)", 100 * copy);
+        what = copy_what;
+    }
     if (unexplained > top) {
         /* Without CPU operator records nothing says what the host did. */
         v = a->host_records ? TSA_VERDICT_HOST_BOUND : TSA_VERDICT_UNKNOWN;

@@ -526,6 +526,8 @@ static int on_event(void *ctx, const kineto_event *ev)
                 if (!rc && ev->name.s && kineto_is_step_marker_op(ev->name.s))
                     rc = add_range(b, ev);
             }
+            else if (!rc)
+                rc = kineto_host_python_event(b->r, &b->host, ev);
             if (rc)
                 goto out;
             if (ev->coll_name[0])

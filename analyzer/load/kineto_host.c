@@ -68,22 +68,27 @@ static int add_span(tsa_rank *r, kineto_host *h, const kineto_event *ev, tsa_hos
 {
     int64_t s = ev->ts_ns, e = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
     uint32_t tid = (uint32_t)ev->tid;
-    if (kind == TSA_HOST_CPU_OP) {
+    if (kind == TSA_HOST_CPU_OP || kind == TSA_HOST_PYTHON) {
         size_t t = 0;
         while (t < h->n_threads && h->tid[t] != tid)
             t++;
-        if (t < h->n_threads) {
-            tsa_host_span *last = &r->host_spans[h->last[t]];
+        if (t == h->n_threads && h->n_threads < KINETO_HOST_THREADS) {
+            h->tid[h->n_threads] = tid;
+            h->last[h->n_threads] = h->last_py[h->n_threads] = SIZE_MAX;
+            h->n_threads++;
+        }
+        size_t *at = t < h->n_threads ? (kind == TSA_HOST_PYTHON ? &h->last_py[t] : &h->last[t])
+                                      : NULL;
+        if (at && *at != SIZE_MAX) {
+            tsa_host_span *last = &r->host_spans[*at];
             if (s >= last->start_ns && s <= last->end_ns) {
                 if (e > last->end_ns)
                     last->end_ns = e;
                 return 0;
             }
-            h->last[t] = r->n_host_spans;
-        } else if (h->n_threads < KINETO_HOST_THREADS) {
-            h->tid[h->n_threads] = tid;
-            h->last[h->n_threads++] = r->n_host_spans;
         }
+        if (at)
+            *at = r->n_host_spans;
     }
     tsa_host_span sp = {s, e, tid, (uint8_t)kind};
     return TSA_VEC_PUSH(r->host_spans, r->n_host_spans, r->cap_host_spans, sp);
@@ -101,6 +106,12 @@ int kineto_host_cpu_event(tsa_rank *r, kineto_host *h, const kineto_event *ev, i
     if (annotation || starts(n, "ProfilerStep#"))
         return 0;
     return add_span(r, h, ev, TSA_HOST_CPU_OP);
+}
+
+int kineto_host_python_event(tsa_rank *r, kineto_host *h, const kineto_event *ev)
+{
+    r->host_records = 1;
+    return add_span(r, h, ev, TSA_HOST_PYTHON);
 }
 
 int kineto_host_api_event(tsa_rank *r, kineto_host *h, const kineto_event *ev)

@@ -16,6 +16,7 @@
 typedef struct kineto_host {
     uint32_t tid[KINETO_HOST_THREADS];
     size_t last[KINETO_HOST_THREADS];   /* index of the thread's last CPU-op span */
+    size_t last_py[KINETO_HOST_THREADS]; /* and of its last Python span (SIZE_MAX: none) */
     size_t n_threads;
     /* What the last runtime API name was (a trace repeats a few, and
      * classifying one runs some thirty string compares): its text, 0 when
@@ -27,8 +28,10 @@ typedef struct kineto_host {
 } kineto_host;
 
 /* A CPU-side event (cpu_op, user_annotation; annotation: 1 for the
- * latter); a runtime or driver API call.  0, or -1 on OOM. */
+ * latter); a Python function (python_function); a runtime or driver API
+ * call.  0, or -1 on OOM. */
 int kineto_host_cpu_event(tsa_rank *r, kineto_host *h, const kineto_event *ev, int annotation);
+int kineto_host_python_event(tsa_rank *r, kineto_host *h, const kineto_event *ev);
 int kineto_host_api_event(tsa_rank *r, kineto_host *h, const kineto_event *ev);
 /* Moves the spans onto the trace's base time and sorts them. */
 void kineto_host_finish(tsa_rank *r, int64_t base_ns);

@@ -114,6 +114,7 @@ typedef enum tsa_idle_cause {
     TSA_IDLE_CPU_OP,           /* host running CPU operators */
     TSA_IDLE_LAUNCH,           /* host in kernel launch calls */
     TSA_IDLE_FIRST_LAUNCH,     /* host in a kernel's first launch (module loading) */
+    TSA_IDLE_PYTHON,           /* host in Python, no operator running (with_stack traces) */
     TSA_IDLE_UNTRACED,         /* nothing traced on the host */
     TSA_IDLE_COUNT
 } tsa_idle_cause;
@@ -187,6 +188,7 @@ typedef enum tsa_verdict {
     TSA_VERDICT_HOST_BOUND,
     TSA_VERDICT_STRAGGLER_BOUND,    /* late ranks set the pace (verdict.h) */
     TSA_VERDICT_COMPUTE_BOUND,      /* compute, without GPU records to say it is the GPU */
+    TSA_VERDICT_COPY_BOUND,         /* host-device copies with no kernel running (issue 38) */
 } tsa_verdict;
 
 const char *tsa_verdict_name(tsa_verdict v); /* "gpu-bound", ... */

@@ -62,6 +62,7 @@ const char *tsa_verdict_name(tsa_verdict v)
     case TSA_VERDICT_HOST_BOUND: return "host-bound";
     case TSA_VERDICT_STRAGGLER_BOUND: return "straggler-bound";
     case TSA_VERDICT_COMPUTE_BOUND: return "compute-bound";
+    case TSA_VERDICT_COPY_BOUND: return "copy-bound";
     default: return "unknown";
     }
 }

@@ -226,6 +226,7 @@ typedef enum tsa_host_kind {
     TSA_HOST_SYNC,              /* synchronising: stream/device sync, .item(), blocking copy */
     TSA_HOST_ALLOC,             /* allocator calls that block: cudaFree, cudaMalloc, hipFree */
     TSA_HOST_CPU_OP,            /* CPU operators (top-level spans of one thread, merged) */
+    TSA_HOST_PYTHON,            /* Python functions (with_stack traces; merged likewise) */
     TSA_HOST_KINDS
 } tsa_host_kind;
 

@@ -59,6 +59,7 @@ static const char *const labels[TSA_IDLE_COUNT][2] = {
     {"cpu_ops", "CPU operators"},
     {"launch", "kernel launches"},
     {"first_launch", "first launches of kernels (module loading)"},
+    {"python", "Python (no operator running)"},
     {"untraced", "nothing traced on the host"},
 };
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "load/rank_view.h"
+#include "model/analysis.h"
 
 int tsa_rank_launches_only(const tsa_job *job)
 {
@@ -63,4 +64,15 @@ int tsa_job_from_traces(const tsa_job *job)
             return 0;
     }
     return job->n_ranks > 0;
+}
+
+int64_t tsa_startup_ns(const tsa_analysis *a)
+{
+    int64_t most = 0;
+    for (size_t i = 0; i < a->n_ranks && i < a->job->n_ranks; i++) {
+        int64_t d = a->ranks[i].window_start_ns - a->job->ranks[i].first_ns;
+        if (d > most)
+            most = d;
+    }
+    return most;
 }

@@ -24,6 +24,11 @@ size_t tsa_rank_gpu_collectives(const tsa_rank *r);
  * carry it): the report says so rather than "1 host". */
 int tsa_hosts_unknown(const tsa_job *job);
 
+struct tsa_analysis;
+/* Without steps: the longest time a rank's records run before its window
+ * (the run's GPU work) opens, i.e. its one-off start-up; 0 when none. */
+int64_t tsa_startup_ns(const struct tsa_analysis *a);
+
 /* Every rank was read from a torch.profiler trace (not a tscope dump). */
 int tsa_job_from_traces(const tsa_job *job);
 

@@ -21,6 +21,14 @@ typedef struct tsa_mix {
     uint64_t pageable_count, pageable_bytes;
     int64_t fp32_gemm_ns;       /* union of fp32 GEMM kernels */
     int64_t dir_ns[7];          /* copy time by tsa_copy_dir (durations summed) */
+    /* host-device transfers (issue 38): union of each direction, the time
+     * both ran at once, bytes of sized copies and their time */
+    int64_t h2d_ns, d2h_ns, both_ns;
+    uint64_t xfer_bytes[2];     /* [0] host-to-device, [1] device-to-host */
+    int64_t xfer_known_ns[2];
+    /* PCIe link per direction in MB/s from the rank's telemetry (the
+     * lowest over the ranks that recorded it), 0 when none did */
+    double link_mbps;
 } tsa_mix;
 
 /* Adds one rank's part (window [w0, w1)) to m.  -1 on OOM. */

@@ -8,7 +8,11 @@
  *      dump has no NCCL kernels)
  *   E  exposed = C - G; overlapped = C ∩ G
  *   Wt wait: per collective, [own arrival, latest arrival) ∩ its interval
- *   D  data stall: GPU idle from a step's start to its first kernel or copy
+ *   D  data stall: GPU idle from a step's start to its first kernel or copy,
+ *      only where the trace shows input work then (input_gap_is_data): a
+ *      DataLoader span, or steps that each begin with a host-to-device
+ *      copy; without that evidence the gap is host idle, split by what
+ *      the host was doing (CPU operators, syncs, launches, nothing traced)
  *   M  copy only: memcpy/memset records outside G and C (GPU busy, as HTA
  *      counts it; idle is the window minus G, C and M)
  *   H  host idle: the remaining GPU idle while a host launch API call runs
@@ -26,103 +30,10 @@
 #include "util/interval_set.h"
 #include "load/job_build.h"
 #include "load/rank_view.h"
-#include "util/key_table.h"
-#include "util/vec.h"
 #include "util/sat_math.h"
 #include "util/radix_sort.h"
 #include "tables.h"
 #include "tsc_format.h"
-
-static int by_key(const void *pa, const void *pb)
-{
-    const tsa_arrival *a = pa, *b = pb;
-    if (a->comm_id != b->comm_id)
-        return a->comm_id < b->comm_id ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-static int counts_for_arrival(const tsa_nccl_op *op)
-{
-    return tsa_nccl_is_collective(op->op) && op->comm_size > 1 && op->comm_id;
-}
-
-/* The latest arrival per (communicator, seq), each key once: memory grows
- * with the job's distinct collectives, not with its calls. */
-static int note_arrivals(const tsa_rank *r, tsa_key_table *keys, int64_t **latest, size_t *cap)
-{
-    tsa_call_iter it;
-    if (tsa_call_iter_open(&it, r))
-        return -1;
-    int rc = 0;
-    for (const tsa_nccl_op *op; !rc && (op = tsa_call_iter_next(&it));) {
-        if (!counts_for_arrival(op))
-            continue;
-        uint64_t key[2] = {op->comm_id, op->seq};
-        size_t known = keys->n;
-        int64_t k = tsa_key_table_put(keys, key);
-        if (k < 0 || ((size_t)k == known && tsa_vec_reserve((void **)latest, cap, known,
-                                                             sizeof **latest))) {
-            rc = -1;
-            break;
-        }
-        int64_t t = tsa_sat_add(op->gpu_start_ns, r->clock_offset_ns);
-        if ((size_t)k == known || t > (*latest)[k])
-            (*latest)[k] = t;
-    }
-    tsa_call_iter_close(&it);
-    return rc;
-}
-
-int tsa_arrivals_build(const tsa_job *job, tsa_arrivals *out)
-{
-    memset(out, 0, sizeof *out);
-    tsa_key_table keys;
-    tsa_key_table_init(&keys, 2 * sizeof(uint64_t));
-    int64_t *latest = NULL;
-    size_t cap = 0;
-    int rc = 0;
-    for (size_t i = 0; i < job->n_ranks && !rc; i++)
-        rc = note_arrivals(&job->ranks[i], &keys, &latest, &cap);
-    size_t n = keys.n;
-    tsa_arrival *a = !rc && n ? malloc(n * sizeof *a) : NULL;
-    if (!rc && n && !a)
-        rc = -1;
-    for (size_t k = 0; a && k < n; k++) {
-        const uint64_t *key = tsa_key_table_at(&keys, k);
-        a[k] = (tsa_arrival){key[0], key[1], latest[k]};
-    }
-    tsa_key_table_free(&keys);
-    free(latest);
-    if (rc)
-        return -1;
-    if (a)
-        qsort(a, n, sizeof *a, by_key);
-    out->v = a;
-    out->n = n;
-    return 0;
-}
-
-int64_t tsa_arrivals_latest(const tsa_arrivals *a, uint64_t comm_id, uint64_t seq)
-{
-    size_t lo = 0, hi = a->n;
-    tsa_arrival key = {.comm_id = comm_id, .seq = seq};
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (by_key(&a->v[mid], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < a->n && a->v[lo].comm_id == comm_id && a->v[lo].seq == seq)
-        return a->v[lo].latest;
-    return INT64_MIN;
-}
-
-void tsa_arrivals_free(tsa_arrivals *a)
-{
-    free(a->v);
-    memset(a, 0, sizeof *a);
-}
 
 void tsa_budget_fill(tsa_budget *b, int64_t wall, int64_t compute, double flops,
                      double peak_flops, int64_t data, int64_t wait, int64_t transfer,
@@ -171,8 +82,8 @@ static int64_t clip_len(int64_t s, int64_t e, int64_t w0, int64_t w1)
 /* GPU idle after the step-start stall d, by what the host was doing, in
  * this order: waiting for data (joins d), synchronising and blocking
  * allocator calls (a copy that blocks is a sync, not a launch), launch
- * calls (api), CPU operators; these join h, the host idle line, and what
- * no host record covers stays "other". */
+ * calls (api), CPU operators, Python with no operator running; these join
+ * h, the host idle line, and what no host record covers stays "other". */
 static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
                         const tsa_ivset *api, const tsa_ivset *first, tsa_ivset *h,
                         tsa_rank_result *res)
@@ -185,13 +96,13 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
     for (int k = 0; k < TSA_HOST_KINDS; k++)
         tsa_ivset_init(&out[k]);
     res->idle_ns[TSA_IDLE_DATA_START] = tsa_ivset_length(d);
-    static const tsa_idle_cause cause[TSA_HOST_KINDS] = {TSA_IDLE_DATA_LOADER, TSA_IDLE_SYNC,
-                                                         TSA_IDLE_ALLOC, TSA_IDLE_CPU_OP};
+    static const tsa_idle_cause cause[TSA_HOST_KINDS] = {
+        TSA_IDLE_DATA_LOADER, TSA_IDLE_SYNC, TSA_IDLE_ALLOC, TSA_IDLE_CPU_OP, TSA_IDLE_PYTHON};
     int rc = tsa_ivset_subtract(idle, d, &rest) ||
              tsa_idle_split(r, &rest, TSA_HOST_DATA, TSA_HOST_ALLOC, out) ||
              tsa_ivset_intersect(&rest, api, &launch) || tsa_ivset_subtract(&rest, &launch, &tmp) ||
              tsa_ivset_copy(&tmp, &rest) ||
-             tsa_idle_split(r, &rest, TSA_HOST_CPU_OP, TSA_HOST_CPU_OP, out);
+             tsa_idle_split(r, &rest, TSA_HOST_CPU_OP, TSA_HOST_PYTHON, out);
     /* a kernel's first launch loads its module: a start-up cost */
     rc = rc || tsa_ivset_intersect(&launch, first, &cold) ||
          tsa_ivset_subtract(&launch, &cold, &tmp);
@@ -214,6 +125,73 @@ static int explain_idle(const tsa_rank *r, const tsa_ivset *idle, tsa_ivset *d,
     return rc ? -1 : 0;
 }
 
+/* How a step [ss, se) opens: its first compute kernel or copy (NCCL
+ * kernels of the previous step's tail do not end a stall; se when none),
+ * whether that is a host-to-device copy, and whether a compute kernel
+ * runs in the step.  *ki and *ci move to the step's first kernel and copy
+ * (steps in order). */
+typedef struct step_open {
+    int64_t first;
+    int h2d, computes;
+} step_open;
+
+static step_open step_opening(const tsa_rank *r, int64_t ss, int64_t se, size_t *ki, size_t *ci)
+{
+    while (*ki < r->n_kernels && r->kernels[*ki].start_ns < ss)
+        (*ki)++;
+    while (*ci < r->n_copies && r->copies[*ci].start_ns < ss)
+        (*ci)++;
+    step_open o = {se, 0, 0};
+    for (size_t k = *ki; k < r->n_kernels && r->kernels[k].start_ns < se; k++)
+        if (r->kernels[k].category != TSA_KCAT_COMM) {
+            o.first = r->kernels[k].start_ns;
+            o.computes = 1;
+            break;
+        }
+    if (*ci < r->n_copies && r->copies[*ci].start_ns < o.first) {
+        o.first = r->copies[*ci].start_ns;
+        o.h2d = r->copies[*ci].dir == TSA_COPY_H2D;
+    }
+    return o;
+}
+
+/* Steps of the window that open with a host-to-device copy and then run
+ * kernels: the loop copies its input batch each step (a step of copies
+ * alone, a transfer benchmark, is not waiting for input: it is the work). */
+static size_t steps_opening_with_h2d(const tsa_rank *r, int64_t w0, int64_t w1)
+{
+    size_t n = 0, ki = 0, ci = 0;
+    for (size_t st = 0; st < r->n_steps; st++) {
+        const tsa_step *p = &r->steps[st];
+        if (p->end_ns > w0 && p->start_ns < w1) {
+            step_open o = step_opening(r, p->start_ns, p->end_ns, &ki, &ci);
+            n += o.h2d && o.computes;
+        }
+    }
+    return n;
+}
+
+/* Whether the GPU idle [s, e) at a step's start is waiting for input: a
+ * DataLoader span of the host overlaps it, or the step's first GPU work
+ * is a host-to-device copy in a loop whose steps (at least two) each open
+ * that way.  One copy at the start of a single step is as likely the
+ * model's weights as a batch, so it is no evidence.  The evidence holds
+ * for the whole gap: the loop waits for the batch until it is copied. */
+static int input_gap_is_data(const tsa_rank *r, int64_t s, int64_t e, int opens_with_h2d,
+                             int h2d_loop)
+{
+    if (h2d_loop && opens_with_h2d)
+        return 1;
+    for (size_t i = 0; i < r->n_host_spans; i++) {
+        const tsa_host_span *h = &r->host_spans[i];
+        if (h->start_ns >= e)
+            break; /* sorted by start */
+        if (h->kind == TSA_HOST_DATA && h->end_ns > s)
+            return 1;
+    }
+    return 0;
+}
+
 int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double peak_flops,
                   tsa_rank_result *res)
 {
@@ -221,7 +199,9 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     sets s;
     memset(&s, 0, sizeof s);
     int oom = 0;
-    int gpu = r->n_kernels > 0;
+    /* Copies are GPU records: a rank that only copies (a PCIe benchmark)
+     * has GPU time, all of it on the memcpy line. */
+    int gpu = r->n_kernels > 0 || r->n_copies > 0;
     int64_t data = 0, host = 0, copy = 0;
     res->gpu = gpu;
     memset(res->idle_ns, 0, sizeof res->idle_ns);
@@ -296,7 +276,7 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     /* Waiting for peers: [own arrival, latest arrival) of each collective. */
     for (size_t i = 0; i < r->n_nccl && arr && arr->n; i++) {
         const tsa_nccl_op *op = &r->nccl[i];
-        if (!counts_for_arrival(op) || op->gpu_end_ns <= w0 || op->gpu_start_ns >= w1)
+        if (!tsa_counts_for_arrival(op) || op->gpu_end_ns <= w0 || op->gpu_start_ns >= w1)
             continue;
         int64_t latest = tsa_arrivals_latest(arr, op->comm_id, op->seq);
         if (latest == INT64_MIN)
@@ -380,27 +360,17 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         oom |= tsa_ivset_subtract(&s.tmp, &s.busy, &s.idle);
         if (oom)
             goto fail;
-        /* Data stall: idle from each step's start to its first GPU work. */
+        /* Data stall: idle from each step's start to its first GPU work,
+         * where the trace shows the step waiting for input. */
+        int h2d_loop = steps_opening_with_h2d(r, w0, w1) >= 2;
         size_t ki = 0, ci = 0;
         for (size_t st = 0; st < r->n_steps; st++) {
             int64_t ss = r->steps[st].start_ns, se = r->steps[st].end_ns;
             if (se <= w0 || ss >= w1)
                 continue;
-            while (ki < r->n_kernels && r->kernels[ki].start_ns < ss)
-                ki++;
-            while (ci < r->n_copies && r->copies[ci].start_ns < ss)
-                ci++;
-            int64_t first = se;
-            /* The step's first compute kernel or copy (NCCL kernels of the
-             * previous step's tail do not end a stall). */
-            for (size_t k = ki; k < r->n_kernels && r->kernels[k].start_ns < first; k++)
-                if (r->kernels[k].category != TSA_KCAT_COMM) {
-                    first = r->kernels[k].start_ns;
-                    break;
-                }
-            if (ci < r->n_copies && r->copies[ci].start_ns < first)
-                first = r->copies[ci].start_ns;
-            oom |= tsa_ivset_push(&s.d, ss, first);
+            step_open o = step_opening(r, ss, se, &ki, &ci);
+            if (o.first > ss && input_gap_is_data(r, ss, o.first, o.h2d, h2d_loop))
+                oom |= tsa_ivset_push(&s.d, ss, o.first);
         }
         tsa_ivset_normalize(&s.d);
         oom |= tsa_ivset_intersect(&s.idle, &s.d, &s.tmp);

@@ -3,27 +3,8 @@
 #ifndef TSA_RANK_PASS_H
 #define TSA_RANK_PASS_H
 
+#include "arrivals.h"
 #include "model/analysis.h"
-
-/* Latest arrival of every collective instance, keyed by (comm id, seq),
- * on the job's common clock (t + clock_offset_ns). */
-typedef struct tsa_arrival {
-    uint64_t comm_id, seq;
-    int64_t latest;
-} tsa_arrival;
-
-typedef struct tsa_arrivals {
-    tsa_arrival *v;
-    size_t n;
-} tsa_arrivals;
-
-/* Arrival of a call = start of its GPU interval (host interval when not
- * linked to a kernel).  Only collectives of communicators with more than
- * one rank count.  -1 on OOM. */
-int tsa_arrivals_build(const tsa_job *job, tsa_arrivals *out);
-/* Latest arrival (common clock) or INT64_MIN when unknown. */
-int64_t tsa_arrivals_latest(const tsa_arrivals *a, uint64_t comm_id, uint64_t seq);
-void tsa_arrivals_free(tsa_arrivals *a);
 
 /* Fills res->overlap, res->budget (useful/overhead from `flops` and
  * `peak_flops`, NAN mfu when either is 0), res->compute_ns, res->phase_ns,

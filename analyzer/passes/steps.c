@@ -5,6 +5,7 @@
  * after the longest pause between collectives (data loading and forward). */
 #include "steps.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,57 @@ static int64_t cycle_end(const tsa_rank *r, const size_t *idx, size_t from, size
     return end;
 }
 
+/* Steps cut from a collective pattern stand only when the repetition is
+ * what a training loop looks like (issue 38): the cycles but the first
+ * take about the same time (coefficient of variation of their lengths at
+ * most 0.5) and
+ * together cover most (at least half) of the rank's GPU activity.  A
+ * single forward pass whose layers each issue the same all-reduce repeats
+ * too, but its "cycles" are one layer each, with the start-up in the
+ * first and a long tail (a final all-gather) outside all of them. */
+#define TSA_COLL_STEPS_MAX_CV 0.5
+#define TSA_COLL_STEPS_MIN_COVER 0.5
+
+static void work_in(int64_t s, int64_t e, int64_t s0, int64_t s1, double *in, double *all)
+{
+    if (e <= s)
+        return;
+    *all += (double)(e - s);
+    int64_t a = s > s0 ? s : s0, b = e < s1 ? e : s1;
+    if (b > a)
+        *in += (double)(b - a);
+}
+
+static int collective_steps_regular(const tsa_rank *r, size_t from)
+{
+    size_t n = r->n_steps - from;
+    if (n < 2)
+        return 0;
+    /* The first cycle also holds whatever ran before the loop (start-up):
+     * the regularity is that of the others. */
+    double sum = 0, sq = 0, cover = 0;
+    for (size_t i = from + 1; i < r->n_steps; i++) {
+        double d = (double)(r->steps[i].end_ns - r->steps[i].start_ns);
+        sum += d;
+        sq += d * d;
+    }
+    double mean = sum / (double)(n - 1), var = sq / (double)(n - 1) - mean * mean;
+    double cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
+    /* Cover: the share of the rank's GPU work (kernels and copies; NCCL
+     * calls without GPU records) that lies inside the steps, so idle time
+     * before the loop does not count against it, a long tail does. */
+    int64_t s0 = r->steps[from].start_ns, s1 = r->steps[r->n_steps - 1].end_ns;
+    double in = 0, all = 0;
+    for (size_t i = 0; i < r->n_kernels; i++)
+        work_in(r->kernels[i].start_ns, r->kernels[i].end_ns, s0, s1, &in, &all);
+    for (size_t i = 0; i < r->n_copies; i++)
+        work_in(r->copies[i].start_ns, r->copies[i].end_ns, s0, s1, &in, &all);
+    for (size_t i = 0; !r->n_kernels && !r->n_copies && i < r->n_nccl; i++)
+        work_in(r->nccl[i].start_ns, r->nccl[i].end_ns, s0, s1, &in, &all);
+    cover = all > 0 ? in / all : 1;
+    return cv <= TSA_COLL_STEPS_MAX_CV && cover >= TSA_COLL_STEPS_MIN_COVER;
+}
+
 static int steps_from_collectives(tsa_rank *r, size_t *cap)
 {
     size_t n = 0;
@@ -224,6 +276,8 @@ static int steps_from_collectives(tsa_rank *r, size_t *cap)
         }
         prev_end = end;
     }
+    if (!rc && !collective_steps_regular(r, 0))
+        r->n_steps = 0; /* a pattern, but not a loop's: no steps */
 done:
     free(sig);
     free(idx);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrivals.h"
 #include "group_share.h"
 #include "rank_digest.h"
 #include "load/job_build.h"
@@ -133,7 +134,23 @@ oom:
     return -1;
 }
 
-static int coll_rows(tsa_analysis *a)
+/* The part of call i's span [s, e) spent before its last peer arrived
+ * (rank_pass.c's wait): not transfer time. */
+static int64_t waiting_ns(const tsa_rank *r, const tsa_nccl_op *op, int64_t s, int64_t e,
+                          const tsa_arrivals *arr)
+{
+    if (!arr || !arr->n || !tsa_counts_for_arrival(op) || r->clock_offset_ns == INT64_MIN)
+        return 0;
+    int64_t latest = tsa_arrivals_latest(arr, op->comm_id, op->seq);
+    if (latest == INT64_MIN)
+        return 0;
+    int64_t own = tsa_sat_add(latest, -r->clock_offset_ns);
+    if (own <= s)
+        return 0;
+    return (own < e ? own : e) - s;
+}
+
+static int coll_rows(tsa_analysis *a, const tsa_arrivals *arr)
 {
     /* One row per op code that appears; at most 256.  Group members get
      * their share of the GroupEnd (group_share.h); bus bandwidth only from
@@ -169,8 +186,11 @@ static int coll_rows(tsa_analysis *a)
                 continue;
             }
             row->bytes += op->bytes;
-            if (sp[i].own) {
-                TSA_SAT_ACC(own_ns[op->op], d);
+            /* Bus bandwidth over the transfer: a call that only waited
+             * for its peers moved its bytes in no time it can be timed by. */
+            int64_t xfer = d - waiting_ns(r, op, sp[i].start_ns, sp[i].end_ns, arr);
+            if (sp[i].own && xfer > 0) {
+                TSA_SAT_ACC(own_ns[op->op], xfer);
                 fbytes[op->op] += (double)op->bytes * tsa_busbw_factor(op->op, op->comm_size);
             }
         }
@@ -246,16 +266,17 @@ static void copy_rows(tsa_analysis *a)
     for (int d = 0; d < 7; d++) {
         if (!all[d].count)
             continue;
-        all[d].gbps = all[d].bytes_unknown == all[d].count ? NAN
-                      : known_ns[d] > 0 ? (double)all[d].bytes / (double)known_ns[d]
-                                        : 0;
+        /* no time (a 0-us memset) or no size: the bandwidth is unknown */
+        all[d].gbps = all[d].bytes_unknown == all[d].count || known_ns[d] <= 0
+                          ? NAN
+                          : (double)all[d].bytes / (double)known_ns[d];
         a->copies[a->n_copies++] = all[d];
     }
 }
 
-int tsa_build_tables(tsa_analysis *a)
+int tsa_build_tables(tsa_analysis *a, const tsa_arrivals *arr)
 {
-    if (kernel_rows(a) || coll_rows(a))
+    if (kernel_rows(a) || coll_rows(a, arr))
         return -1;
     copy_rows(a);
     return 0;

@@ -6,9 +6,12 @@
 
 #define TSA_TOP_KERNELS 10
 
+struct tsa_arrivals;
 /* Fills a->kernels (top by time), a->colls, a->copies from the ranks'
- * digests and NCCL calls.  -1 on OOM. */
-int tsa_build_tables(tsa_analysis *a);
+ * digests and NCCL calls; arr (may be NULL: no waiting known) gives each
+ * collective's latest arrival, so bus bandwidth is over the time after
+ * it (the transfer), not the waiting.  -1 on OOM. */
+int tsa_build_tables(tsa_analysis *a, const struct tsa_arrivals *arr);
 
 struct tsa_kernel_total;
 /* One rank's kernel time by name in its window, in string index order

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "model/analysis.h"
+#include "passes/input_facts.h"
 #include "passes/hta_view.h"
 #include "idle_report.h"
 #include "hang/hang.h"
@@ -203,9 +204,14 @@ static void add_throughput(cJSON *root, const tsa_analysis *a)
     tsa_json_add_num(o, "steps_per_s", t->steps_per_s);
     tsa_json_add_num(o, "samples_per_s", t->samples_per_s);
     tsa_json_add_num(o, "tokens_per_s", t->tokens_per_s);
-    tsa_json_add_i64(o, "step_p50_ns", t->step_p50_ns);
-    tsa_json_add_i64(o, "step_p95_ns", t->step_p95_ns);
-    tsa_json_add_i64(o, "step_p99_ns", t->step_p99_ns);
+    /* No steps: no step time to take percentiles of (null, never 0). */
+    const char *pct[] = {"step_p50_ns", "step_p95_ns", "step_p99_ns"};
+    const int64_t val[] = {t->step_p50_ns, t->step_p95_ns, t->step_p99_ns};
+    for (int i = 0; i < 3; i++)
+        if (t->n_steps)
+            tsa_json_add_i64(o, pct[i], val[i]);
+        else
+            cJSON_AddNullToObject(o, pct[i]);
     cJSON *steps = cJSON_AddArrayToObject(o, "step_ns");
     for (size_t i = 0; i < t->n_steps; i++)
         cJSON_AddItemToArray(steps, tsa_json_i64(t->step_ns[i]));
@@ -228,8 +234,15 @@ char *tsa_report_json(const tsa_analysis *a)
     str(st, "method", tsa_step_method_name(a->method));
     tsa_json_add_num(st, "found", (double)a->steps_total);
     tsa_json_add_num(st, "warmup", a->warmup);
-    tsa_json_add_i64(st, "median_step_ns", a->median_step_ns);
-    tsa_json_add_num(st, "cv", a->step_cv);
+    /* Without steps the window is the whole run: no step median or cv. */
+    if (a->method == TSA_STEPS_NONE) {
+        cJSON_AddNullToObject(st, "median_step_ns");
+        cJSON_AddNullToObject(st, "cv");
+        tsa_json_add_i64(st, "startup_ns", tsa_startup_ns(a));
+    } else {
+        tsa_json_add_i64(st, "median_step_ns", a->median_step_ns);
+        tsa_json_add_num(st, "cv", a->step_cv);
+    }
     cJSON_AddBoolToObject(root, "gpu_records", a->gpu);
     cJSON *dev = cJSON_AddObjectToObject(root, "device");
     str(dev, "name", a->device_name);

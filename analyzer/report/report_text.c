@@ -187,12 +187,28 @@ static void header(FILE *out, const tsa_analysis *a, const style *st)
         fprintf(out, "  ranks %zu%s on %zu host%s   %s\n", job->n_ranks, of, a->hosts,
                 a->hosts == 1 ? "" : "s", a->gpu ? "GPU records" : "host-only records");
     cupti_other_line(out, job, st);
-    fprintf(out, "  steps %zu analysed (%zu found, %d warm-up skipped) by %s, regularity cv %.1f%%\n",
-            a->steps, a->steps_total, a->warmup, tsa_step_method_name(a->method),
-            100 * a->step_cv);
-    fprintf(out, "  median step %s   wall %s per rank (analysis window)\n",
-            fmt_time(t1, sizeof t1, (double)a->median_step_ns),
-            fmt_time(t2, sizeof t2, (double)a->wall_ns));
+    if (a->method == TSA_STEPS_NONE) {
+        /* No repetition in the trace: no steps, one window over the run's
+         * GPU work; what ran before it once (start-up) is said apart. */
+        fprintf(out, "  steps none: nothing in the trace repeats as a step (no ProfilerStep, "
+                     "repeating top-level call or regular collective pattern)\n");
+        int64_t startup = tsa_startup_ns(a);
+        if (startup > 0)
+            fprintf(out, "  start-up %s before the first GPU work, once (not in the window)\n",
+                    fmt_time(t1, sizeof t1, (double)startup));
+        fprintf(out, "  median step unknown (no steps)   wall %s per rank (analysis window: "
+                     "the run's GPU work)\n",
+                fmt_time(t2, sizeof t2, (double)a->wall_ns));
+    } else {
+        fprintf(out,
+                "  steps %zu analysed (%zu found, %d warm-up skipped) by %s, regularity cv "
+                "%.1f%%\n",
+                a->steps, a->steps_total, a->warmup, tsa_step_method_name(a->method),
+                100 * a->step_cv);
+        fprintf(out, "  median step %s   wall %s per rank (analysis window)\n",
+                fmt_time(t1, sizeof t1, (double)a->median_step_ns),
+                fmt_time(t2, sizeof t2, (double)a->wall_ns));
+    }
     throughput_line(out, a, st);
     fprintf(out, "  device %s   GEMM dtype %s   ",
             a->device_name ? a->device_name : "unknown", tsa_dtype_name(a->dtype));

@@ -478,6 +478,11 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
             cmax = rank_span(o, p, q);
     int64_t cr = rank_compute(o, p, r);
     int64_t cp = o->host_only ? 0 : (int64_t)llround(o->copy_share * (double)cr);
+    /* A data stall ends when the step's input batch is copied to the
+     * device: that host-to-device copy is the evidence of input work the
+     * analyzer needs to call the wait a data stall (issue 38). */
+    if (!o->host_only && o->stall > 0 && cp < 1000)
+        cp = 1000;
     int64_t ms = o->host_only ? 0 : (int64_t)llround(o->memset_share * (double)cr);
     int64_t kr = cr - cp - ms; /* kernel time */
     int64_t gaps = (int64_t)o->syncs_per_step * o->sync_gap_ns;

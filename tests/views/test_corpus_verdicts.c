@@ -26,6 +26,7 @@
 #include "passes/input_facts.h"
 #include "report/report.h"
 #include "test_util.h"
+#include "trace_analysis.h"
 #include "tsc_format.h"
 
 #ifndef REPO_CORPUS
@@ -61,12 +62,7 @@ static int load(const char *name, loaded *l)
     memset(l, 0, sizeof *l);
     if (!corpus_dir(name, dir, sizeof dir))
         return 0;
-    int rc = tsa_kineto_load(dir, &l->job);
-    assert_true(rc == 0 || rc == 1);
-    tsa_analysis_options o;
-    tsa_analysis_default_options(&o);
-    l->a = tsa_analyze(l->job, &o);
-    assert_non_null(l->a);
+    l->a = tu_analyze_traces(dir, &l->job);
     return 1;
 }
 
