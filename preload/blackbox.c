@@ -80,6 +80,8 @@ static _Atomic int g_term; /* SIGTERM window: 0 not asked, 1 asked, 2 written */
 
 int tsc_bb_on(void) { return g.on; }
 
+size_t tsc_bb_memory_bytes(void) { return g.on ? bb_store_bytes(&g.store) : 0; }
+
 int tsc_bb_http_fd(void) { return g.on ? g.http_fd : -1; }
 
 void tsc_bb_http_serve(void)
