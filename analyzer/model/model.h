@@ -12,6 +12,7 @@
 #ifndef TSA_MODEL_H
 #define TSA_MODEL_H
 
+#include "self_cost.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -308,6 +309,8 @@ typedef struct tsa_rank {
      * lean ranks read them through tsa_view_open (load/rank_view.h). --- */
     struct tsa_lean_calls *lean_calls;
     struct tsa_lean_steps *lean_steps;
+    /* --- appended: tscope's own cost in this rank's run (model/self_cost.h) --- */
+    tsa_self_cost self_cost;
 } tsa_rank;
 
 /* Kernel records of a rank, wherever they are (see tsa_rank.remote). */
