@@ -37,7 +37,7 @@ static uint64_t g_start_mono;
  * level, which the telemetry thread reads. */
 static uint32_t g_budget_cpct, g_period_ms;
 static _Atomic uint32_t g_level;
-static uint64_t g_last_cost_ns, g_last_wall_ns;
+static uint64_t g_last_cost_ns, g_last_wall_ns, g_last_tel_ns;
 static uint32_t g_above, g_below, g_steps;
 static uint64_t g_above_ns, g_over_periods;
 static int g_telemetry_on; /* the levels change the telemetry: nothing to step without it */
@@ -105,7 +105,7 @@ void tsc_cost_after_fork(void)
     memset(g_own, 0, sizeof g_own);
     tls_own = 0;
     atomic_store(&g_level, 0);
-    g_last_cost_ns = g_last_wall_ns = 0;
+    g_last_cost_ns = g_last_wall_ns = g_last_tel_ns = 0;
     g_above = g_below = g_steps = 0;
     g_above_ns = g_over_periods = 0;
 }
@@ -247,6 +247,9 @@ void tsc_cost_govern(const tsc_cost_inputs *in)
     uint64_t cost = f.threads_ns + f.hot_ns;
     /* a slot changing hands can make the count step back a little */
     uint64_t dcost = cost > g_last_cost_ns ? cost - g_last_cost_ns : 0, dwall = f.wall_ns - g_last_wall_ns;
+    uint64_t tel = f.thread_ns[TSC_COST_TELEMETRY];
+    uint64_t dtel = tel > g_last_tel_ns ? tel - g_last_tel_ns : 0;
+    g_last_tel_ns = tel;
     int first = g_last_wall_ns == 0;
     g_last_cost_ns = cost > g_last_cost_ns ? cost : g_last_cost_ns;
     g_last_wall_ns = f.wall_ns;
@@ -268,7 +271,11 @@ void tsc_cost_govern(const tsc_cost_inputs *in)
     int stays_above = g_above >= STEP_DOWN_AFTER && g_above_ns >= STEP_DOWN_AFTER_NS;
     if (stays_above)
         set_u64(TSC_META_COST_OVER, ++g_over_periods);
-    if (stays_above && g_telemetry_on && level + 1 < N_LEVELS) {
+    /* The levels act on the telemetry: worth a step only while it is a
+     * quarter of the cost or more (a job whose own records cost most,
+     * a tight loop of NCCL calls, would lose samples and gain nothing). */
+    int helps = g_telemetry_on && dtel * 4 >= dcost;
+    if (stays_above && helps && level + 1 < N_LEVELS) {
         atomic_store(&g_level, level + 1);
         record_step(level, level + 1, pct_c);
         tsc_warn_once("budget", "own cost %llu.%02llu%% of the run is above TSCOPE_BUDGET_PCT="
@@ -283,7 +290,9 @@ void tsc_cost_govern(const tsc_cost_inputs *in)
                       "TSCOPE_BUDGET_PCT=%u.%02u%% with nothing left to record less of (%s)",
                       (unsigned long long)(pct_c / 100), (unsigned long long)(pct_c % 100),
                       g_budget_cpct / 100, g_budget_cpct % 100,
-                      g_telemetry_on ? k_levels[N_LEVELS - 1].what : "no telemetry thread");
+                      !g_telemetry_on ? "no telemetry thread"
+                      : helps ? k_levels[N_LEVELS - 1].what
+                              : "most of it is the job's own records");
         g_above = 0;
         g_above_ns = 0;
     } else if (g_below >= STEP_UP_AFTER && level > 0) {
