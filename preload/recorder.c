@@ -151,7 +151,7 @@ static uint64_t ring_slots(tsc_ring *r)
 
 /* What the cost figure needs from the recorder (self_cost.h): reads
  * counters the hot path keeps anyway, nothing is added to it. */
-static void cost_inputs(tsc_cost_inputs *in)
+void tsc_rec_cost_inputs(tsc_cost_inputs *in)
 {
     uint64_t slots = atomic_load(&g_job_slots_retired);
     uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
@@ -191,7 +191,7 @@ size_t tsc_rec_meta_payload(char *buf, size_t cap, const char *const *keys,
     size_t nd = 6;
     if (!from_signal) {
         tsc_cost_inputs in;
-        cost_inputs(&in);
+        tsc_rec_cost_inputs(&in);
         nd += tsc_cost_pairs(&in, dyn_k + nd, dyn_v + nd, cost_b);
     }
     for (size_t i = 0; i < n && nd < sizeof dyn_k / sizeof dyn_k[0]; i++, nd++) {
@@ -597,7 +597,7 @@ static void *writer_main(void *arg)
         if (periodic) {
             next_flush = tsc_mono_ns() + period;
             tsc_cost_inputs in;
-            cost_inputs(&in);
+            tsc_rec_cost_inputs(&in);
             tsc_cost_govern(&in);
             /* Outside the drain lock: CUPTI may call back into tscope
              * (buffer hand-over) on this thread. */

@@ -217,6 +217,8 @@ void tsc_cost_set_budget(uint32_t budget_cpct, uint32_t period_ms, int telemetry
     tsc_rec_meta(TSC_META_COST_BUDGET, v);
 }
 
+uint32_t tsc_cost_level(void) { return atomic_load_explicit(&g_level, memory_order_relaxed); }
+
 uint32_t tsc_cost_telemetry_factor(void)
 {
     uint32_t l = atomic_load_explicit(&g_level, memory_order_relaxed);

@@ -72,6 +72,9 @@ void tsc_cost_set_budget(uint32_t budget_cpct, uint32_t period_ms, int telemetry
  * and says so once on stderr. */
 void tsc_cost_govern(const tsc_cost_inputs *in);
 
+/* The budget's level now (0: full detail). */
+uint32_t tsc_cost_level(void);
+
 /* The telemetry period's factor at the present level (1, 4, 16). */
 uint32_t tsc_cost_telemetry_factor(void);
 
