@@ -47,10 +47,10 @@ void tsa_self_cost_report_print(FILE *out, const tsa_analysis *a, size_t max_lin
     if (j.wall_ms > 0) {
         fprintf(out, "%.2f%% of the run (CPU ", j.cpu_ms / j.wall_ms * 100.0);
         if (j.steps > 0)
-            fprintf(out, "%.3g ms per step", j.cpu_ms / j.steps * (double)j.ranks);
+            fprintf(out, "%.3g ms per step", j.cpu_ms / j.steps); /* both summed over ranks */
         else
             fprintf(out, "%.3g ms, steps unknown", j.cpu_ms);
-        fprintf(out, " per rank, %.2f MB written), %zu of %zu ranks recorded it%s\n",
+        fprintf(out, " on a rank, %.2f MB written in all), %zu of %zu ranks recorded it%s\n",
                 j.mb_written, j.ranks, j.of,
                 j.job_known ? "" : " (the job's records' part not measured on some)");
     } else {
