@@ -2,6 +2,9 @@
 #include "self_cost_report.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "html_escape.h"
 
 #include "model/self_cost.h"
 #include "util/json_int.h"
@@ -135,4 +138,22 @@ void tsa_self_cost_rank_json(cJSON *x, const tsa_analysis *a, size_t i)
         return;
     cJSON_AddItemToObject(x, "self_cost",
                           figure_json(&a->job->ranks[i].self_cost, a->ranks[i].steps_found));
+}
+
+void tsa_self_cost_html(FILE *out, const tsa_analysis *a)
+{
+    if (!tsa_self_cost_any(a->job))
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return;
+    tsa_self_cost_report_print(m, a, 16);
+    if (fclose(m) == 0 && text) {
+        fprintf(out, "<h2>tscope's own cost</h2>\n<pre>");
+        tsa_html_escape(out, text);
+        fprintf(out, "</pre>\n");
+    }
+    free(text);
 }

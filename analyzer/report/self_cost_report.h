@@ -22,4 +22,8 @@ void tsa_self_cost_report_print(FILE *out, const tsa_analysis *a, size_t max_lin
 void tsa_self_cost_add_json(struct cJSON *root, const tsa_analysis *a);
 void tsa_self_cost_rank_json(struct cJSON *rank_object, const tsa_analysis *a, size_t i);
 
+/* The same lines as the text report, in the HTML page (nothing when no
+ * rank recorded it). */
+void tsa_self_cost_html(FILE *out, const tsa_analysis *a);
+
 #endif
