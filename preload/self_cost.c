@@ -193,8 +193,12 @@ size_t tsc_cost_pairs(const tsc_cost_inputs *in, const char **keys, const char *
                                   f.thread_ns[TSC_COST_TELEMETRY], in->job_slots,
                                   in->bytes_written, in->memory_bytes, f.process_cpu_ns,
                                   atomic_load(&g_level), f.slot_ps};
-    /* the record's cost is absent, not 0, until the writer measured it */
-    size_t n = f.slot_ps ? TSC_COST_PAIRS : TSC_COST_PAIRS - 1;
+    /* Nothing before the writer has started and measured a record's
+     * cost (the META chunk of set-up): a figure of no time at all would
+     * read as "costs nothing". */
+    if (!f.slot_ps)
+        return 0;
+    size_t n = TSC_COST_PAIRS;
     for (size_t i = 0; i < n; i++) {
         keys[i] = k[i];
         vals[i] = tsc_u64_to_str(v[i], bufs[i]);
