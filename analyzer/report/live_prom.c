@@ -150,10 +150,10 @@ void tsa_live_write_self_cost(FILE *out, const tsa_bb_follow *fw, const char *jo
         if (!s->active || tsa_self_cost_figure(&s->cost, &f) < 0)
             continue;
         if (!any++)
-            head(&p, "tscope_self_cost_ratio", "gauge",
+            head(&p, "tscope_job_rank_self_cost_ratio", "gauge",
                  "A rank's tscope CPU time over its run's wall time, as its dump's metadata "
                  "last said (about once a minute in black-box mode).");
-        fprintf(out, "tscope_self_cost_ratio{%s,rank=\"%d\"} %.17g\n", p.job, s->rank,
+        fprintf(out, "tscope_job_rank_self_cost_ratio{%s,rank=\"%d\"} %.17g\n", p.job, s->rank,
                 f.pct / 100.0);
         cpu_ms += f.cpu_ms;
         wall_ms += (double)s->cost.wall_ns / 1e6;
