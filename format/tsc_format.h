@@ -38,7 +38,9 @@
                                 1.4: plugin kernel channels, copy-engine collectives,
                                 graph-captured calls (0x54-0x58), PXN flag;
                                 SCHED_WAIT/RUN, CPU_THROTTLE, NET_COUNTER (0x46-0x49),
-                                GPU metrics 17-28; STEP_EXTRA chunks (black-box mode) */
+                                GPU metrics 17-28; STEP_EXTRA chunks (black-box mode);
+                                cost_* metadata keys (no new minor: a reader ignores
+                                keys it does not know) */
 #define TSC_BYTE_ORDER_MARK 0x01020304u
 #define TSC_SLOT_SIZE 32u
 #define TSC_DUMP_SUFFIX ".tsd"
@@ -742,5 +744,22 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_NP "nccl_profiler"            /* "v6 light", "stepped aside ...", ... */
 #define TSC_META_NP_LOST "nccl_profiler_lost"  /* 1.4: plugin events not recorded (no free handle, stale handle) */
 #define TSC_META_NP_PXN "nccl_profiler_pxn_ops" /* 1.4: proxy ops run here for another process (PXN) */
+/* tscope's own cost in this run (docs/self-cost.md), in every META
+ * chunk and the last one before END.  Absent in older dumps: "not
+ * recorded", never 0. */
+#define TSC_META_COST_WALL "cost_wall_ns"          /* run time the figures cover (since set-up) */
+#define TSC_META_COST_WRITER "cost_writer_cpu_ns"  /* CPU time of the writer thread (thread clock) */
+#define TSC_META_COST_TELEMETRY "cost_telemetry_cpu_ns" /* CPU time of the telemetry thread */
+#define TSC_META_COST_JOB_SLOTS "cost_job_slots"   /* ring slots the job's threads filled (or dropped) */
+#define TSC_META_COST_SLOT_PS "cost_slot_ps"       /* one such record's cost, measured at start, ps */
+#define TSC_META_COST_BYTES "cost_bytes_written"   /* dump bytes written */
+#define TSC_META_COST_MEMORY "cost_memory_bytes"   /* memory held: rings, tables, black-box store */
+#define TSC_META_COST_PROCESS_CPU "cost_process_cpu_ns" /* the whole process's CPU time, for scale */
+#define TSC_META_COST_BUDGET "cost_budget_pct"     /* TSCOPE_BUDGET_PCT in effect ("1.00", "off") */
+#define TSC_META_COST_LEVEL "cost_level"           /* the budget's level now (0: full detail) */
+#define TSC_META_COST_STEPS "cost_steps"           /* level changes so far */
+#define TSC_META_COST_OVER "cost_over_budget"      /* flush periods the cost stayed above the budget */
+#define TSC_META_COST_STEP_PREFIX "cost_step."     /* cost_step.N: "<realtime ns> <from> <to>
+                                                      <period cost, 1/100 %> <what>" */
 
 #endif

@@ -107,6 +107,31 @@ static void per_op(FILE *f, const char *name, const char *help, const char *labe
     }
 }
 
+/* tscope's own cost (docs/self-cost.md): its CPU time by part, as a
+ * share of the run, bytes written, the budget's level. */
+static void self_cost(FILE *f, const char *L, const tsc_cost_figure *c, uint32_t level)
+{
+    const char *name = "tscope_self_cpu_seconds_total";
+    fprintf(f, "# HELP %s CPU time tscope itself took, by part (its threads' CPU clocks; "
+               "the job's records times one record's measured cost).\n# TYPE %s counter\n",
+            name, name);
+    fprintf(f, "%s{%s,part=\"writer\"} %.9f\n", name, L, c->thread_ns[TSC_COST_WRITER] / 1e9);
+    fprintf(f, "%s{%s,part=\"telemetry\"} %.9f\n", name, L,
+            c->thread_ns[TSC_COST_TELEMETRY] / 1e9);
+    if (c->slot_ps) /* omitted, not 0, before it was measured */
+        fprintf(f, "%s{%s,part=\"job_records\"} %.9f\n", name, L, c->hot_ns / 1e9);
+    if (c->wall_ns)
+        one(f, "tscope_self_cost_ratio", "gauge",
+            "tscope's CPU time over the run's wall time so far (one CPU = 1).", L,
+            (double)(c->threads_ns + c->hot_ns) / (double)c->wall_ns);
+    one(f, "tscope_self_written_bytes_total", "counter", "Bytes tscope wrote for this rank.", L,
+        (double)c->in.bytes_written);
+    one(f, "tscope_self_memory_bytes", "gauge", "Memory tscope holds for this rank.", L,
+        (double)c->in.memory_bytes);
+    one(f, "tscope_self_budget_level", "gauge",
+        "TSCOPE_BUDGET_PCT's level: 0 full detail, higher records less.", L, (double)level);
+}
+
 /* What only GPU records give: omitted, not 0, when the capture has none. */
 static void gpu_figures(FILE *f, bb_metrics *m, const bb_steps *t)
 {
@@ -183,6 +208,8 @@ void bb_metrics_write(bb_metrics *m, const bb_metrics_now *now)
         (double)now->captures);
     one(f, "tscope_capture_bytes", "gauge", "Bytes of this rank's capture windows on disk.", L,
         (double)now->capture_bytes);
+    if (now->cost)
+        self_cost(f, L, now->cost, now->cost_level);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(m->tmp, m->path) != 0) {
         tsc_warn_once("bb-metrics", "cannot write %s: %s; the metrics file may be stale",

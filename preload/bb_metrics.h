@@ -11,6 +11,7 @@
 #include "bb_steps.h"
 #include "config.h"
 #include "identity.h"
+#include "self_cost.h"
 
 #define BB_BUCKETS 15
 
@@ -33,6 +34,8 @@ typedef struct bb_metrics_now {
     uint64_t captures, dropped, capture_bytes;
     uint32_t in_flight;        /* NCCL calls in flight */
     double oldest_in_flight_s; /* age of the oldest, 0 when none */
+    const tsc_cost_figure *cost; /* tscope's own cost (self_cost.h) */
+    uint32_t cost_level;       /* the budget's level */
 } bb_metrics_now;
 
 void bb_metrics_init(bb_metrics *m, const tsc_config *cfg, const tsc_identity *id,

@@ -27,6 +27,7 @@
 #include "bb_trigger.h"
 #include "fast_clock.h"
 #include "rec_meta.h"
+#include "self_cost.h"
 #include "recorder.h"
 #include "recorder_internal.h"
 #include "spin.h"
@@ -79,6 +80,8 @@ static _Atomic int g_signal;
 static _Atomic int g_term; /* SIGTERM window: 0 not asked, 1 asked, 2 written */
 
 int tsc_bb_on(void) { return g.on; }
+
+size_t tsc_bb_memory_bytes(void) { return g.on ? bb_store_bytes(&g.store) : 0; }
 
 int tsc_bb_http_fd(void) { return g.on ? g.http_fd : -1; }
 
@@ -532,6 +535,12 @@ static void write_metrics(uint64_t dropped_total)
                           .dropped = dropped_total + g.store.dropped,
                           .capture_bytes = g.windows_bytes};
     tsc_rec_inflight(&now.in_flight, &oldest);
+    tsc_cost_inputs in;
+    tsc_cost_figure cost;
+    tsc_rec_cost_inputs(&in);
+    tsc_cost_measure(&in, &cost);
+    now.cost = &cost;
+    now.cost_level = tsc_cost_level();
     uint64_t t = tsc_now_ns();
     now.oldest_in_flight_s = oldest && t > oldest ? (t - oldest) / 1e9 : 0;
     bb_metrics_write(&g.metrics, &now);

@@ -21,6 +21,8 @@
  * the default mode). */
 int tsc_bb_setup(const tsc_config *cfg, const tsc_identity *id, const char *host, uint32_t pid);
 int tsc_bb_on(void);
+/* Bytes of memory black-box mode holds for records (0 when off). */
+size_t tsc_bb_memory_bytes(void);
 
 /* Drained slots of one thread (or the GPU stream). */
 void tsc_bb_take(uint32_t tid, const tsc_event *slots, size_t n);

@@ -166,6 +166,9 @@ int tsc_config_load(tsc_config *cfg, tsc_getenv_fn get, tsc_config_warn_fn warn)
     cfg->os_clock = load_bool("TSCOPE_OS_CLOCK", 0, get, warn, &bad);
     cfg->hang_s = load_uint("TSCOPE_HANG_S", 0, 0, TSC_MAX_HANG_S, get, warn, &bad);
     load_blackbox(cfg, get, warn, &bad);
+    cfg->budget_cpct = load_factor_pct("TSCOPE_BUDGET_PCT", cfg->blackbox
+                                       ? TSC_DEFAULT_BB_BUDGET_CPCT : TSC_DEFAULT_BUDGET_CPCT,
+                                       0, 10000, get, warn, &bad);
     /* Leave room for the file name that is appended later. */
     load_path("TSCOPE_OUT", TSC_DEFAULT_OUT, cfg->out_dir, sizeof cfg->out_dir, 128, get, warn,
               &bad);

@@ -33,6 +33,8 @@
 #define TSC_DEFAULT_BB_KEEP_MB 1024u
 #define TSC_DEFAULT_BB_KEEP_WINDOWS 16u
 #define TSC_DEFAULT_BB_TERM_MS 2000u
+#define TSC_DEFAULT_BUDGET_CPCT 100u     /* 1% */
+#define TSC_DEFAULT_BB_BUDGET_CPCT 50u   /* 0.5% */
 
 typedef struct tsc_config {
     int disabled;          /* TSCOPE_DISABLE */
@@ -57,6 +59,8 @@ typedef struct tsc_config {
     uint32_t bb_keep_windows; /* TSCOPE_BB_KEEP_WINDOWS */
     uint32_t bb_term_ms;   /* TSCOPE_BB_TERM_MS: most a SIGTERM waits for its window, 0 = none */
     uint32_t metrics_port; /* TSCOPE_METRICS_PORT: HTTP /metrics on loopback, 0 = off */
+    uint32_t budget_cpct;  /* TSCOPE_BUDGET_PCT in hundredths of a percent, 0 = none
+                            * (default 1% full mode, 0.5% black-box mode) */
     char sysfs_root[512];  /* TSCOPE_SYSFS_ROOT: where the sampler finds sysfs (the
                             * cgroup files under fs/cgroup, network ports under
                             * class/infiniband); tests point it at a fake tree */

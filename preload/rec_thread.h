@@ -38,6 +38,10 @@ typedef struct tsc_thread {
     _Atomic(const char *) inflight_name;
     uint64_t reported_t0;                    /* drainer only: last one the watchdog reported */
     uint64_t persisted_t0;                   /* drainer only: last one written as ENTER */
+    /* The job's cost counter (self_cost.h) is the ring's own head: slots
+     * before slots_base belong to a thread that had the slot before. */
+    _Atomic uint64_t slots_base;
+    _Atomic int own;                         /* a tscope thread's: not the job's cost */
     tsc_intern intern;
 } tsc_thread;
 

@@ -40,6 +40,7 @@
 #include "rec_meta.h"
 #include "rec_thread.h"
 #include "ring.h"
+#include "self_cost.h"
 #include "spin.h"
 
 
@@ -58,6 +59,7 @@ _Atomic uint32_t tsc_rec_epoch_g = 1;
 static _Atomic uint32_t g_next_desc = 1;
 _Atomic uint64_t tsc_rec_intern_gen_g;
 static _Atomic uint64_t g_dropped_extra;
+static _Atomic uint64_t g_job_slots_retired; /* of slots since reused by another thread */
 static pid_t g_pid;
 
 static tsc_dump g_dump = {.fd = -1};
@@ -141,6 +143,33 @@ static uint64_t total_dropped(void)
     return d;
 }
 
+/* A ring's slots ever filled or refused: the job's cost counter. */
+static uint64_t ring_slots(tsc_ring *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_relaxed) +
+           atomic_load_explicit(&r->dropped, memory_order_relaxed);
+}
+
+/* What the cost figure needs from the recorder (self_cost.h): reads
+ * counters the hot path keeps anyway, nothing is added to it. */
+void tsc_rec_cost_inputs(tsc_cost_inputs *in)
+{
+    uint64_t slots = atomic_load(&g_job_slots_retired);
+    uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        tsc_thread *t = g_threads[i];
+        uint64_t have = ring_slots(&t->ring), base = atomic_load(&t->slots_base);
+        if (!atomic_load_explicit(&t->own, memory_order_relaxed) && have > base)
+            slots += have - base;
+    }
+    in->job_slots = slots;
+    in->bytes_written = g_dump.bytes_written;
+    /* every thread's slot (ring and descriptor table), the drain buffer,
+     * black-box mode's store */
+    in->memory_bytes = (uint64_t)n * (sizeof(tsc_thread) + g_ring_bytes) + g_ring_bytes +
+                       tsc_bb_memory_bytes();
+}
+
 size_t tsc_rec_meta_payload(char *buf, size_t cap, const char *const *keys,
                             const char *const *vals, size_t n, int from_signal)
 {
@@ -151,16 +180,21 @@ size_t tsc_rec_meta_payload(char *buf, size_t cap, const char *const *keys,
     }
     if (!from_signal && tsc_np_publish_meta)
         tsc_np_publish_meta();
-    char nb[5][24];
-    const char *dyn_k[6 + 8] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
+    char nb[5][24], cost_b[TSC_COST_PAIRS][24];
+    const char *dyn_k[6 + TSC_COST_PAIRS + 8] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
                                 TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE,
                                 TSC_META_HOST_CLOCK};
-    const char *dyn_v[6 + 8] = {tsc_u64_to_str(tsc_now_ns(), nb[0]),
+    const char *dyn_v[6 + TSC_COST_PAIRS + 8] = {tsc_u64_to_str(tsc_now_ns(), nb[0]),
                                 tsc_u64_to_str(tsc_mono_ns(), nb[1]),
                                 tsc_u64_to_str(g_events_written, nb[2]),
                                 tsc_u64_to_str(total_dropped(), nb[3]),
                                 tsc_u64_to_str(g_dump.bytes_lost, nb[4]), tsc_clock_describe()};
     size_t nd = 6;
+    if (!from_signal) {
+        tsc_cost_inputs in;
+        tsc_rec_cost_inputs(&in);
+        nd += tsc_cost_pairs(&in, dyn_k + nd, dyn_v + nd, cost_b);
+    }
     for (size_t i = 0; i < n && nd < sizeof dyn_k / sizeof dyn_k[0]; i++, nd++) {
         dyn_k[nd] = keys[i];
         dyn_v[nd] = vals[i];
@@ -545,7 +579,9 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "tscope-writer", 0, 0, 0);
+    tsc_cost_thread_begin(TSC_COST_WRITER);
     atomic_store(&g_writer_running, 1);
+    tsc_cost_calibrate(); /* here, not on the job's thread at set-up */
     uint64_t period = (uint64_t)g_cfg.flush_ms * 1000000ull;
     uint64_t next_flush = tsc_mono_ns() + period;
     uint64_t next_clock = tsc_mono_ns() + tsc_clock_tick_period_ns();
@@ -579,6 +615,9 @@ static void *writer_main(void *arg)
                        tsc_bb_term_pending();
         if (periodic) {
             next_flush = tsc_mono_ns() + period;
+            tsc_cost_inputs in;
+            tsc_rec_cost_inputs(&in);
+            tsc_cost_govern(&in);
             /* Outside the drain lock: CUPTI may call back into tscope
              * (buffer hand-over) on this thread. */
             if (tsc_cupti_flush_hook)
@@ -610,6 +649,7 @@ static void *writer_main(void *arg)
             (void)w;
         }
     }
+    tsc_cost_thread_end(TSC_COST_WRITER);
     return NULL;
 }
 
@@ -701,6 +741,8 @@ static void at_fork_child(void)
     g_writer_started = 0;
     g_events_written = 0;
     atomic_store(&g_dropped_extra, 0);
+    atomic_store(&g_job_slots_retired, 0);
+    tsc_cost_after_fork();
     atomic_store(&g_drain_lock, 0);
     atomic_store(&g_reg_lock, 0);
     tsc_meta_after_fork();
@@ -806,6 +848,8 @@ static int setup(void)
     g_events_written = 0;
     if (g_cfg.blackbox && tsc_bb_setup(&g_cfg, &id, g_host, (uint32_t)g_pid) == 0)
         tsc_rec_meta(TSC_META_MODE, "blackbox");
+    tsc_cost_start(mono);
+    tsc_cost_set_budget(g_cfg.budget_cpct, g_cfg.flush_ms, g_cfg.nvml_ms != 0);
     write_meta_chunk(0);
 
     static int registered; /* survives fork: handlers are inherited */
@@ -926,6 +970,14 @@ static tsc_thread *register_thread(void)
     atomic_store(&t->wake_pending, 0);
     atomic_store(&t->inflight_t0, 0); /* a reused slot's last thread may have died in a call */
     t->reported_t0 = t->persisted_t0 = 0;
+    /* The slot's previous thread's count moves to the retired total (base
+     * first: a reader in between undercounts, never counts twice). */
+    uint64_t old_base = atomic_load(&t->slots_base), have = ring_slots(&t->ring);
+    int was_own = atomic_load(&t->own);
+    atomic_store(&t->slots_base, have);
+    if (!was_own && have > old_base)
+        atomic_fetch_add(&g_job_slots_retired, have - old_base);
+    atomic_store(&t->own, tsc_cost_own_thread());
     atomic_store_explicit(&t->slot, SLOT_LIVE, memory_order_release);
     if (g_thread_key_ok)
         pthread_setspecific(g_thread_key, t);

@@ -81,6 +81,11 @@ int tsc_rec_writer_alive(void);
  * records it as exit_code. */
 void tsc_rec_set_exit_code(int code);
 
+/* What tscope's own cost figure needs from the recorder (self_cost.h):
+ * counters it keeps anyway.  Any thread. */
+struct tsc_cost_inputs;
+void tsc_rec_cost_inputs(struct tsc_cost_inputs *in);
+
 /* Counters for tests and the benchmark. */
 typedef struct tsc_rec_stats {
     uint64_t events_written;

@@ -23,6 +23,7 @@
 #include "rec_meta.h"
 #include "recorder.h"
 #include "recorder_internal.h"
+#include "self_cost.h"
 
 #define TSC_TELEMETRY_JOIN_MS 2000
 /* Counters that move slowly and cost a file or an NVML call each (GPU
@@ -98,6 +99,7 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "tscope-telemetry", 0, 0, 0);
+    tsc_cost_thread_begin(TSC_COST_TELEMETRY);
     uint32_t self = (uint32_t)syscall(SYS_gettid);
     uint32_t period_ms = tsc_rec_config()->nvml_ms;
     tsc_meta_set_int(TSC_META_TELEMETRY_MS, period_ms);
@@ -115,8 +117,10 @@ static void *sampler_main(void *arg)
         gpu_sample(&g, slow);
         if (atomic_load(&g_stop))
             break; /* that was the last sample: the window's end is covered */
-        next.tv_nsec += (long)(period_ms % 1000) * 1000000L;
-        next.tv_sec += period_ms / 1000 + next.tv_nsec / 1000000000L;
+        /* longer while the budget has stepped down (self_cost.h) */
+        uint64_t p = (uint64_t)period_ms * tsc_cost_telemetry_factor();
+        next.tv_nsec += (long)(p % 1000) * 1000000L;
+        next.tv_sec += (time_t)(p / 1000) + next.tv_nsec / 1000000000L;
         next.tv_nsec %= 1000000000L;
         pthread_mutex_lock(&g_mu);
         while (!atomic_load(&g_stop) &&
@@ -125,6 +129,7 @@ static void *sampler_main(void *arg)
         pthread_mutex_unlock(&g_mu);
     }
     tsc_nvml_close(g.nvml);
+    tsc_cost_thread_end(TSC_COST_TELEMETRY);
     return NULL;
 }
 

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "model/self_cost.h"
 #include "reader/dump_reader.h"
 #include "reader/gpu_loss.h"
 #include "reader_cli.h"
@@ -327,7 +328,21 @@ static int shown_key(const char *k)
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
         if (!strcmp(k, shown[i]))
             return 1;
-    return 0;
+    tsa_self_cost scratch = {0};
+    return tsa_self_cost_on_meta(&scratch, k, "0"); /* the "own cost" line */
+}
+
+/* "own cost" and the budget's level changes (model/self_cost.h). */
+static void print_self_cost(FILE *out, const cJSON *meta, uint64_t start_ns)
+{
+    tsa_self_cost c = {0};
+    for (const cJSON *m = meta ? meta->child : NULL; m; m = m->next)
+        if (cJSON_IsString(m))
+            tsa_self_cost_on_meta(&c, m->string, m->valuestring);
+    fprintf(out, "  %-12s ", "own cost");
+    tsa_self_cost_print(out, &c, 0);
+    fputc('\n', out);
+    tsa_self_cost_print_steps(out, &c, (int64_t)(start_ns & INT64_MAX), "               ");
 }
 
 static void print_other_meta(FILE *out, const cJSON *meta)
@@ -430,6 +445,7 @@ static void print_text(FILE *out, const cJSON *o)
         else
             fprintf(out, "  %-12s no END chunk (process killed, or still running)\n", "closed");
         print_counts(out, "chunks", cJSON_GetObjectItemCaseSensitive(o, "chunks"));
+        print_self_cost(out, meta, strtoull(meta_or(meta, TSC_META_START_REALTIME, "0"), NULL, 10));
         print_other_meta(out, meta);
     }
     const cJSON *probs = cJSON_GetObjectItemCaseSensitive(o, "problems");

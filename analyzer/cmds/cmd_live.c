@@ -160,6 +160,7 @@ static char *refresh(live_cmd *c, size_t *len, int *unreadable)
     if (!m)
         return NULL;
     tsa_live_write_prom(m, &c->live, c->job, c->world_size);
+    tsa_live_write_self_cost(m, &c->follow, c->job);
     if (fclose(m) != 0) {
         free(text);
         return NULL;

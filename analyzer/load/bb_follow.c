@@ -61,6 +61,8 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         snprintf(s->run_id, sizeof s->run_id, "%s", value);
     } else if (!strcmp(key, TSC_META_MODE) && !strcmp(value, "blackbox")) {
         s->blackbox = 1;
+    } else {
+        tsa_self_cost_on_meta(&s->cost, key, value);
     }
     if (s->blackbox && !s->active && s->rank >= 0)
         elect(fw, s);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/self_cost.h"
 #include "reader/dump_reader.h"
 
 typedef struct tsa_bb_source {
@@ -24,6 +25,7 @@ typedef struct tsa_bb_source {
     int active;           /* the newest black-box file of its rank */
     int delivered;        /* summaries of it were handed over */
     int broken;           /* refused (bad header): not read again */
+    tsa_self_cost cost;   /* tscope's own cost, as its META chunks last said */
 } tsa_bb_source;
 
 /* Called with each batch of new summaries of an active file, each with its

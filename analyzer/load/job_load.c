@@ -156,6 +156,8 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
     else {
         tsr_gpu_counts_meta(&c->gpu, key, value);
         tsa_load_end_meta(&r->end, key, value);
+        if (tsa_self_cost_on_meta(&r->self_cost, key, value))
+            return;
         if (tsa_telemetry_on_meta(r, key, value) || tsa_nprof_on_meta(r, key, value))
             c->oom = 1;
     }

@@ -12,6 +12,7 @@
 #ifndef TSA_MODEL_H
 #define TSA_MODEL_H
 
+#include "self_cost.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -323,6 +324,8 @@ typedef struct tsa_rank {
      * over (dump metadata cupti_other_client: its call and library, a tool's
      * injection library, or "unknown"); NULL when tscope held CUPTI. --- */
     char *cupti_other;
+    /* --- appended: tscope's own cost in this rank's run (model/self_cost.h) --- */
+    tsa_self_cost self_cost;
 } tsa_rank;
 
 /* Kernel records of a rank, wherever they are (see tsa_rank.remote). */

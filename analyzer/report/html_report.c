@@ -8,6 +8,7 @@
 
 #include "formats.h"
 #include "html_charts.h"
+#include "self_cost_report.h"
 #include "html_escape.h"
 #include "util/fmt_duration.h"
 
@@ -151,6 +152,7 @@ int tsa_report_write_html(FILE *out, const tsa_analysis *a, int color)
     tsa_html_collectives(out, a);
     fprintf(out, "<h2>Device memory</h2>\n");
     tsa_html_memory(out, a);
+    tsa_self_cost_html(out, a);
     fprintf(out, "</main>\n");
     findings(out, a);
     fprintf(out, "</div>\n<footer><p class=\"facts\">tscope-report %s; the text report "

@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "model/self_cost.h"
+
 typedef struct prom {
     FILE *out;
     char job[600];   /* job="...", escaped */
@@ -123,16 +125,49 @@ static void gpu_figures(const prom *p, const tsa_live *L)
               L->mfu);
 }
 
+/* The job="..." label, escaped. */
+static void prom_open(prom *p, FILE *out, const char *job)
+{
+    p->out = out;
+    size_t n = (size_t)snprintf(p->job, sizeof p->job, "job=\"");
+    for (const char *c = job && *job ? job : "none"; *c && n + 4 < sizeof p->job; c++) {
+        if (*c == '\\' || *c == '"' || *c == '\n')
+            p->job[n++] = '\\';
+        p->job[n++] = *c == '\n' ? 'n' : *c;
+    }
+    snprintf(p->job + n, sizeof p->job - n, "\"");
+}
+
+void tsa_live_write_self_cost(FILE *out, const tsa_bb_follow *fw, const char *job)
+{
+    prom p;
+    prom_open(&p, out, job);
+    double cpu_ms = 0, wall_ms = 0;
+    int any = 0;
+    for (size_t i = 0; i < fw->n; i++) {
+        const tsa_bb_source *s = &fw->src[i];
+        tsa_cost_figure f;
+        if (!s->active || tsa_self_cost_figure(&s->cost, &f) < 0)
+            continue;
+        if (!any++)
+            head(&p, "tscope_job_rank_self_cost_ratio", "gauge",
+                 "A rank's tscope CPU time over its run's wall time, as its dump's metadata "
+                 "last said (about once a minute in black-box mode).");
+        fprintf(out, "tscope_job_rank_self_cost_ratio{%s,rank=\"%d\"} %.17g\n", p.job, s->rank,
+                f.pct / 100.0);
+        cpu_ms += f.cpu_ms;
+        wall_ms += (double)s->cost.wall_ns / 1e6;
+    }
+    if (any && wall_ms > 0) /* absent, not 0, when no rank said it yet */
+        value(&p, "tscope_job_self_cost_ratio", "gauge",
+              "tscope's CPU time over wall time, summed over the ranks that said it.",
+              cpu_ms / wall_ms);
+}
+
 void tsa_live_write_prom(FILE *out, const tsa_live *L, const char *job, int world_size)
 {
-    prom p = {.out = out};
-    size_t n = (size_t)snprintf(p.job, sizeof p.job, "job=\"");
-    for (const char *c = job && *job ? job : "none"; *c && n + 4 < sizeof p.job; c++) {
-        if (*c == '\\' || *c == '"' || *c == '\n')
-            p.job[n++] = '\\';
-        p.job[n++] = *c == '\n' ? 'n' : *c;
-    }
-    snprintf(p.job + n, sizeof p.job - n, "\"");
+    prom p;
+    prom_open(&p, out, job);
     uint64_t dropped = 0;
     for (size_t i = 0; i < L->n_ranks; i++)
         dropped += L->ranks[i].dropped;

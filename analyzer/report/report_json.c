@@ -11,6 +11,7 @@
 #include "load/job_build.h"
 #include "util/json_int.h"
 #include "phase_view.h"
+#include "self_cost_report.h"
 #include "telemetry_json.h"
 #include "links_text.h"
 #include "plugin_view.h"
@@ -146,6 +147,7 @@ static void add_ranks(cJSON *root, const tsa_analysis *a)
         if (!tsa_phase_measured(a, TSA_PHASE_FORWARD))
             tsa_json_add_i64(ph, "compute", r->phase_ns[TSA_PHASE_FORWARD]);
         tsa_telemetry_json(x, a, i);
+        tsa_self_cost_rank_json(x, a, i);
         cJSON_AddItemToArray(ranks, x);
     }
 }
@@ -275,6 +277,7 @@ char *tsa_report_json(const tsa_analysis *a)
     tsa_pipe_add_json(root, a->pipe);
     add_findings(root, a);
     add_ranks(root, a);
+    tsa_self_cost_add_json(root, a);
     cJSON_AddItemToObject(root, "memory", tsa_memory_json(&a->memory));
     cJSON *links = tsa_links_json(a);
     if (links) /* only with NCCL profiler plugin proxy records */

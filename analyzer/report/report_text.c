@@ -16,6 +16,7 @@
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "phase_view.h"
+#include "self_cost_report.h"
 #include "telemetry_text.h"
 #include "links_text.h"
 #include "passes/nprof_summary.h"
@@ -506,6 +507,10 @@ void tsa_report_print_text(FILE *out, const tsa_analysis *a, int color)
         tsa_hta_view_print(out, a);
     }
     ranks_section(out, a, &st);
+    if (tsa_self_cost_any(a->job)) {
+        section(out, &st, "TSCOPE'S OWN COST (in the whole run, next to its budget)");
+        tsa_self_cost_report_print(out, a, 16);
+    }
     if (tsa_telemetry_any(a)) {
         section(out, &st, "HOST AND GPU (telemetry, analysis window)");
         tsa_telemetry_print_rows(out, a, 16);

@@ -360,6 +360,7 @@ def part_overhead(ctx):
     v.section(f"overhead: {ctx.reps} interleaved rounds of none / light / full / torch.profiler, "
               f"{OVERHEAD_STEPS} steps each, median step time")
     per_run = {"none": [], "light": [], "full": [], "profiler": []}
+    last_dumps = {}
     prof_args = ["--profile", "{run}/trace", "--profile-wait", "0", "--profile-warmup", "1",
                  "--profile-steps", str(OVERHEAD_STEPS - 1)]
     for rep in range(ctx.reps):
@@ -369,12 +370,22 @@ def part_overhead(ctx):
             r = L.train(f"ovh-{cfg}-{rep}", mode, ["--steps", str(OVERHEAD_STEPS), *extra])
             if ran(ctx, r):
                 per_run[cfg].append(r.summary["median_step_s"])
+                last_dumps[cfg] = r.dumps
     rows, verdicts = overhead.decide(per_run)
     for cfg, med, pct, n in rows:
         print(f"  {cfg:9} median step {med * 1e3:8.3f} ms "
               + (f"{pct:+6.2f}% vs none" if pct is not None else "") + f" ({n} runs)")
     for ok, name, detail in verdicts:
         v.check(ok, name, detail)
+    # What tscope measured of its own cost in the same runs (docs/self-cost.md),
+    # next to the step-time overhead above.
+    for cfg in ("light", "full"):
+        if cfg in last_dumps:
+            j, _ = tscope_out.report_json(ctx.report, last_dumps[cfg], "--json")
+            sc = (j or {}).get("self_cost")
+            v.info(f"overhead {cfg}: tscope's own cost as recorded",
+                   f"{sc['pct_of_run']:.2f}% of the run, {sc['cpu_ms']:.1f} ms CPU, "
+                   f"{sc['mb_written']:.2f} MB written" if sc else "not recorded")
 
 
 # ----------------------------------------------------------------- part 6

@@ -101,6 +101,31 @@ static void test_nvml_period(void **state)
     }
 }
 
+/* TSCOPE_BUDGET_PCT: hundredths of a percent; the default depends on
+ * the mode (1% full, 0.5% black-box); 0 = no budget. */
+static void test_budget(void **state)
+{
+    (void)state;
+    static const struct { const char *mode, *v; uint32_t want; int bad; } cases[] = {
+        {NULL, NULL, 100, 0}, {"blackbox", NULL, 50, 0}, {NULL, "0.25", 25, 0},
+        {NULL, "0", 0, 0}, {"blackbox", "2", 200, 0}, {NULL, "100", 10000, 0},
+        {NULL, "101", 100, 1}, {"blackbox", "lots", 50, 1}, {NULL, "-1", 100, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *env[5] = {NULL};
+        size_t n = 0;
+        if (cases[i].mode)
+            env[n++] = "TSCOPE_MODE", env[n++] = cases[i].mode;
+        if (cases[i].v)
+            env[n++] = "TSCOPE_BUDGET_PCT", env[n++] = cases[i].v;
+        fake_env = env;
+        warnings = 0;
+        tsc_config c;
+        assert_int_equal(tsc_config_load(&c, fake_getenv, count_warn), cases[i].bad);
+        assert_int_equal(c.budget_cpct, cases[i].want);
+    }
+}
+
 static void test_valid_values(void **state)
 {
     (void)state;
@@ -211,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_parse_bool),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_nvml_period),
+        cmocka_unit_test(test_budget),
         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_garbage_falls_back_with_one_warning_each),
         cmocka_unit_test(test_quiet_silences_warnings),
