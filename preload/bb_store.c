@@ -27,6 +27,11 @@ void bb_store_free(bb_store *s)
     memset(s, 0, sizeof *s);
 }
 
+size_t bb_store_bytes(const bb_store *s)
+{
+    return (size_t)(s->mask + 1 + s->desc_cap) * TSC_SLOT_SIZE;
+}
+
 static const tsc_event *at(const bb_store *s, uint64_t i) { return &s->ring[i & s->mask]; }
 
 static void evict_one(bb_store *s)

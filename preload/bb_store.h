@@ -46,4 +46,7 @@ void bb_store_visit(const bb_store *s, uint64_t lo_ns, uint64_t hi_ns, bb_store_
  * when a write failed. */
 long long bb_store_write_range(const bb_store *s, tsc_dump *d, uint64_t lo_ns, uint64_t hi_ns);
 
+/* Bytes of memory the store holds (tscope's own cost: memory held). */
+size_t bb_store_bytes(const bb_store *s);
+
 #endif
