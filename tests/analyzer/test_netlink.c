@@ -98,6 +98,17 @@ static double number(const tsa_finding *f, const char *name)
     return 0;
 }
 
+/* Runs the rule over a ring with fault rf and returns its one finding. */
+static const tsa_finding *the_one_finding(tsa_job *job, tsa_rank *ranks, ring_fault rf,
+                                          tsa_findings *out)
+{
+    ring(job, ranks, rf);
+    tsa_analysis a = {.job = job};
+    assert_int_equal(tsa_netlink_findings(&a, out), 0);
+    assert_int_equal(out->n, 1);
+    return &out->items[0];
+}
+
 static void test_one_slow_link_exact(void **state)
 {
     (void)state;
@@ -105,12 +116,8 @@ static void test_one_slow_link_exact(void **state)
     tsa_job job;
     ring_fault rf = NO_FAULT;
     rf.slow_src = 1, rf.slow_ch = 1, rf.factor = 3;
-    ring(&job, ranks, rf);
-    tsa_analysis a = {.job = &job};
     tsa_findings out = {0};
-    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
-    assert_int_equal(out.n, 1);
-    const tsa_finding *f = &out.items[0];
+    const tsa_finding *f = the_one_finding(&job, ranks, rf, &out);
     assert_string_equal(f->id, "NET.SLOW_LINK");
     assert_int_equal(f->rank, 1);
     assert_int_equal((int)number(f, "src_rank"), 1);
@@ -137,12 +144,8 @@ static void test_slow_link_on_both_channels(void **state)
     tsa_job job;
     ring_fault rf = NO_FAULT;
     rf.slow_src = 3, rf.factor = 4;
-    ring(&job, ranks, rf);
-    tsa_analysis a = {.job = &job};
     tsa_findings out = {0};
-    assert_int_equal(tsa_netlink_findings(&a, &out), 0);
-    assert_int_equal(out.n, 1);
-    const tsa_finding *f = &out.items[0];
+    const tsa_finding *f = the_one_finding(&job, ranks, rf, &out);
     assert_int_equal((int)number(f, "src_rank"), 3);
     assert_int_equal((int)number(f, "dst_rank"), 0);
     assert_float_equal(number(f, "ratio"), 4.0, 1e-9);
