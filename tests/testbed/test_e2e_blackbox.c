@@ -144,14 +144,19 @@ typedef struct ctl_plan {
     int done;
 } ctl_plan;
 
+/* Writes dir/name whole: under a name the ranks skip (".tmp"), then renamed,
+ * as tscope-ctl does; written in place, a rank's writer could read the
+ * trigger empty ("neither steps=A-B nor next=K") and never see its text. */
 static void put_file(const char *dir, const char *name, const char *text)
 {
-    char path[4400];
+    char path[4400], tmp[4410];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "w");
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
     assert_non_null(fp);
     fputs(text, fp);
-    fclose(fp);
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(rename(tmp, path), 0);
 }
 
 static int drop_triggers(int pid, void *arg)
