@@ -109,7 +109,9 @@ static void add_evidence(const tsa_hang_result *h, const tsa_hang_item *it, tsa_
     default:
         tsa_finding_evidence(x, "the rank's END record: %s",
                              it->has_exit_code || it->signal ? "exit code or signal recorded"
-                                                             : "none (the dump stops)");
+                                                             : "no exit code or signal");
+        tsa_finding_evidence(x, "other ranks called a shared communicator at a higher sequence "
+                                "number than its last call (sequence numbers only, no clock)");
         break;
     }
     if (h->no_data.n)
