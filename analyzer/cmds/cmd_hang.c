@@ -67,6 +67,9 @@ int tsa_cmd_hang(int argc, char **argv)
             cJSON *x = cJSON_CreateObject();
             cJSON_AddStringToObject(x, "id", f->id);
             cJSON_AddStringToObject(x, "title", f->title);
+            cJSON *ev = cJSON_AddArrayToObject(x, "evidence"); /* as in the report's JSON */
+            for (size_t k = 0; k < f->n_evidence; k++)
+                cJSON_AddItemToArray(ev, cJSON_CreateString(f->evidence[k]));
             tsa_hang_add_json(x, h, f);
             cJSON_AddItemToArray(arr, x);
         }

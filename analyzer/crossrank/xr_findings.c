@@ -155,6 +155,13 @@ static void imbalance_finding(const tsa_xrank_result *r, tsa_findings *f)
         "median rank (ranks %s); at the median speed the job would save %s",
         r->n_imbalanced, r->steps >= XR_PERSISTENT_STEPS ? "persistently " : "",
         100.0 * r->imbalance_slowdown, list, dur(r->imbalance_saved_ns).s);
+    tsa_finding_evidence(x, "work per step of each of %zu ranks over %llu steps (the time before "
+                            "each collective), against the median rank's", r->n_ranks,
+                         (unsigned long long)r->steps);
+    tsa_finding_evidence(x, "ranks slower than the median beyond the noise: %zu, %.1f%% slower "
+                            "(median of them)", r->n_imbalanced, 100.0 * r->imbalance_slowdown);
+    tsa_finding_evidence(x, "the saving: the cross-rank what-if with those ranks' work at the "
+                            "median");
     tsa_finding_number(x, "ranks", (double)r->n_imbalanced);
     tsa_finding_number(x, "slowdown", r->imbalance_slowdown);
     tsa_finding_number(x, "whatif_saved_s", sec(r->imbalance_saved_ns));
@@ -174,6 +181,13 @@ static void slow_host_finding(const tsa_xrank_result *r, tsa_findings *f)
         "at the median speed the job would save %s",
         r->slow_host, r->n_slow_host_ranks, 100.0 * r->slow_host_slowdown,
         dur(r->slow_host_saved_ns).s);
+    tsa_finding_evidence(x, "host names the dumps record per rank: all %zu ranks of host %s are "
+                            "%.1f%% slower than the median rank", r->n_slow_host_ranks,
+                         r->slow_host, 100.0 * r->slow_host_slowdown);
+    tsa_finding_evidence(x, "work per step of each of %zu ranks over %llu steps, against the "
+                            "median rank's", r->n_ranks, (unsigned long long)r->steps);
+    tsa_finding_evidence(x, "the saving: the cross-rank what-if with that host's ranks at the "
+                            "median");
     tsa_finding_number(x, "ranks", (double)r->n_slow_host_ranks);
     tsa_finding_number(x, "slowdown", r->slow_host_slowdown);
     tsa_finding_number(x, "whatif_saved_s", sec(r->slow_host_saved_ns));
@@ -195,6 +209,11 @@ static void burst_findings(const tsa_xrank_result *r, tsa_findings *f)
             "they cost %s",
             bu->rank, bu->host ? " (" : "", bu->host ? bu->host : "", bu->host ? ")" : "",
             bu->n_slow_steps, steps, dur(bu->whatif_saved_ns).s);
+        tsa_finding_evidence(x, "rank %d's work per step over %llu steps, against the median "
+                                "rank's: %zu steps beyond the noise (z %.1f)", bu->rank,
+                             (unsigned long long)r->steps, bu->n_slow_steps, bu->z);
+        tsa_finding_evidence(x, "the saving: the cross-rank what-if with those steps at the "
+                                "median");
         tsa_finding_number(x, "slow_steps", (double)bu->n_slow_steps);
         tsa_finding_number(x, "z", bu->z);
         tsa_finding_number(x, "whatif_saved_s", sec(bu->whatif_saved_ns));
@@ -210,6 +229,9 @@ static void clock_findings(const xr_ctx *c, const tsa_xrank_result *r, tsa_findi
         tsa_finding *x = tsa_findings_add(f, "DIST.CLOCK_SKEW", TSA_SEV_WARNING, 0, -1, fix,
             "%zu of %zu ranks share no symmetric collective with rank %d: their clocks "
             "could not be aligned", r->n_unaligned, r->n_ranks, r->clock_reference_rank);
+        tsa_finding_evidence(x, "symmetric collectives each rank shares with rank %d: none for "
+                                "%zu of %zu ranks", r->clock_reference_rank, r->n_unaligned,
+                             r->n_ranks);
         tsa_finding_number(x, "unaligned_ranks", (double)r->n_unaligned);
     }
     int64_t spread = arrival_spread(c);
@@ -218,6 +240,10 @@ static void clock_findings(const xr_ctx *c, const tsa_xrank_result *r, tsa_findi
             "residual clock skew after alignment is %.0f us, against a typical arrival "
             "spread of %.0f us: who arrived last is uncertain",
             (double)r->clock_residual_ns / 1e3, (double)spread / 1e3);
+        tsa_finding_evidence(x, "clock offsets aligned on the symmetric collectives: "
+                                "residual %.0f us", (double)r->clock_residual_ns / 1e3);
+        tsa_finding_evidence(x, "typical arrival spread at the collectives: %.0f us (the "
+                                "residual counts above a quarter of it)", (double)spread / 1e3);
         tsa_finding_number(x, "residual_s", sec(r->clock_residual_ns));
         tsa_finding_number(x, "arrival_spread_s", sec(spread));
     }

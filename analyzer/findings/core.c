@@ -115,6 +115,10 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                              100 * a->step_cv);
         if (!f)
             return -1;
+        tsa_finding_evidence(f, "%zu steps of the analysis window (step markers or the repeating "
+                                "pattern the trace shows)", a->steps);
+        tsa_finding_evidence(f, "step durations' coefficient of variation %.3f against the "
+                                "threshold %.2f", a->step_cv, TSA_TH_STEP_CV);
         tsa_finding_number(f, "step_cv", a->step_cv);
     }
     uint64_t dropped = 0, cupti_dropped = 0, kernels_lost = 0, kernels = 0, device_dropped = 0;
@@ -137,6 +141,10 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
         if (!f)
             return -1;
         f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_evidence(f, "kernels the dumps counted as launched without a GPU record: "
+                                "%llu, over %zu rank(s)", (unsigned long long)kernels_lost,
+                             a->job->n_ranks);
+        tsa_finding_evidence(f, "kernel records read: %llu", (unsigned long long)kernels);
         tsa_finding_number(f, "kernels_lost", (double)kernels_lost);
         tsa_finding_number(f, "kernels_launched", (double)(kernels + kernels_lost));
     }
@@ -150,6 +158,11 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
         if (!f)
             return -1;
         f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_evidence(f, "host events the recorder counted as dropped: %llu",
+                             (unsigned long long)dropped);
+        tsa_finding_evidence(f, "CUPTI records counted as dropped: %llu (%llu of device work)",
+                             (unsigned long long)cupti_dropped,
+                             (unsigned long long)device_dropped);
         tsa_finding_number(f, "dropped_events", (double)dropped);
         tsa_finding_number(f, "cupti_dropped_records", (double)cupti_dropped);
     }
@@ -161,6 +174,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
         if (!f)
             return -1;
         f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_evidence(f, "problems the loader recorded while reading %zu rank(s): %zu",
+                             a->job->n_ranks, a->job->n_problems);
         tsa_finding_number(f, "problems", (double)a->job->n_problems);
     }
     if (a->job->n_other_runs) {
@@ -170,6 +185,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                              a->job->n_other_runs);
         if (!f)
             return -1;
+        tsa_finding_evidence(f, "dumps in the directory whose run id differs from the one read: "
+                                "%zu other run(s)", a->job->n_other_runs);
     }
     int32_t world = tsa_missing_ranks_world(a->job);
     if (world) {

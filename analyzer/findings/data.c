@@ -36,6 +36,9 @@ static int lost_writes(const tsa_analysis *a, tsa_findings *out)
     if (!f)
         return -1;
     f->confidence_cap = share >= TSA_TH_LOST_WRITES_LOW ? TSA_CONF_LOW : TSA_CONF_MEDIUM;
+    tsa_finding_evidence(f, "dump bytes the writer counted as not written: %llu on %zu rank(s)",
+                         (unsigned long long)lost, ranks);
+    tsa_finding_evidence(f, "dump bytes read: %llu", (unsigned long long)a->job->dump_bytes);
     tsa_finding_number(f, "lost_bytes", (double)lost);
     tsa_finding_number(f, "lost_share", share);
     tsa_finding_number(f, "ranks", (double)ranks);
@@ -65,6 +68,8 @@ static int duplicate_ranks(const tsa_analysis *a, tsa_findings *out)
         if (!f)
             return -1;
         f->confidence_cap = TSA_CONF_MEDIUM;
+        tsa_finding_evidence(f, "rank id in the headers of %zu dumps: %d; the one with most "
+                                "records is analysed", n + 1, job->duplicates[i].rank);
         tsa_finding_number(f, "dumps", (double)(n + 1));
     }
     return 0;
@@ -103,6 +108,8 @@ static int plugin_lost(const tsa_analysis *a, tsa_findings *out)
     if (!f)
         return -1;
     f->confidence_cap = TSA_CONF_MEDIUM;
+    tsa_finding_evidence(f, "events the NCCL profiler plugin counted as not recorded: %llu on "
+                            "%zu rank(s)", (unsigned long long)lost, ranks);
     tsa_finding_number(f, "events_lost", (double)lost);
     tsa_finding_number(f, "ranks", (double)ranks);
     return 0;

@@ -80,6 +80,16 @@ static int growth_finding(const tsa_memory *mem, tsa_findings *out)
         (int)w->rank, mib((double)w->growth_per_step), n, mem->n_ranks, when);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "rank %d's reserved memory at the end of its first and last analysed "
+                            "steps: %llu and %llu bytes over %zu steps", (int)w->rank,
+                         (unsigned long long)w->first_step_bytes,
+                         (unsigned long long)w->last_step_bytes, w->steps);
+    tsa_finding_evidence(f, "step-to-step changes that grew: %.0f%% (threshold %.0f%%)",
+                         100 * w->growth_share, 100 * TSA_MEM_GROWTH_STEPS_SHARE);
+    if (isnan(left))
+        tsa_finding_evidence(f, "the device's capacity is not recorded: no steps-to-OOM");
+    else
+        tsa_finding_evidence(f, "headroom at the peak: %lld bytes", (long long)w->headroom_bytes);
     tsa_finding_number(f, "growth_bytes_per_step", (double)w->growth_per_step);
     tsa_finding_number(f, "growth_share", w->growth_share);
     tsa_finding_number(f, "steps", (double)w->steps);
@@ -109,6 +119,12 @@ static int near_oom_finding(const tsa_memory *mem, tsa_findings *out)
         mem->n_ranks, 100.0 * TSA_MEM_NEAR_OOM_SHARE);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "rank %d's memory records: peak reserved %llu bytes", (int)w->rank,
+                         (unsigned long long)w->peak_bytes);
+    tsa_finding_evidence(f, "capacity %llu bytes (free memory at start plus what the process "
+                            "held then, else the device total): %.0f%% against the threshold %.0f%%",
+                         (unsigned long long)w->capacity_bytes, 100 * w->peak_share,
+                         100 * TSA_MEM_NEAR_OOM_SHARE);
     tsa_finding_number(f, "peak_bytes", (double)w->peak_bytes);
     tsa_finding_number(f, "capacity_bytes", (double)w->capacity_bytes);
     tsa_finding_number(f, "headroom_bytes", (double)w->headroom_bytes);
@@ -134,6 +150,14 @@ static int churn_finding(const tsa_memory *mem, tsa_findings *out)
         mem->n_ranks);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "rank %d's device allocation records: %llu allocations, %llu frees "
+                            "over the capture", (int)w->rank, (unsigned long long)w->allocs,
+                         (unsigned long long)w->frees);
+    tsa_finding_evidence(f, "churn %llu bytes per step (mean of min(allocated, freed)) against "
+                            "%.0f%% of the %llu-byte peak, in %.0f%% of %zu analysed steps",
+                         (unsigned long long)w->churn_bytes_per_step,
+                         100 * TSA_MEM_CHURN_PEAK_SHARE, (unsigned long long)w->peak_bytes,
+                         100 * w->churn_share, w->steps);
     tsa_finding_number(f, "churn_bytes_per_step", (double)w->churn_bytes_per_step);
     tsa_finding_number(f, "allocs_per_step", w->allocs_per_step);
     tsa_finding_number(f, "churn_share", w->churn_share);

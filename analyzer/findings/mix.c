@@ -86,6 +86,9 @@ static int memory_findings(const tsa_mix *m, tsa_findings *out)
             100 * fill);
         if (!f)
             return -1;
+        tsa_finding_evidence(f, "memset records no kernel of the same rank ran under: %.1f%% of "
+                                "GPU busy time (%.3f s of GPU busy time), threshold %.0f%%",
+                             100 * fill, (double)m->gpu_ns / 1e9, 100 * TSA_TH_FILLS);
         tsa_finding_number(f, "memset_exposed_share", fill);
     }
     return 0;

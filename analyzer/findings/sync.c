@@ -44,6 +44,10 @@ int tsa_sync_findings(const tsa_analysis *a, tsa_findings *out)
         per_step, 100 * idle);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "blocking synchronisation calls recorded on the host: %llu over %llu "
+                            "step(s)", (unsigned long long)t.syncs, (unsigned long long)t.steps);
+    tsa_finding_evidence(f, "GPU idle after those calls until the next launch: %.1f%% of wall, "
+                            "threshold %.0f%%", 100 * idle, 100 * TSA_TH_SYNC_IDLE);
     tsa_finding_number(f, "syncs", (double)t.syncs);
     tsa_finding_number(f, "syncs_per_step", per_step);
     tsa_finding_number(f, "idle_share", idle);

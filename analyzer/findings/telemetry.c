@@ -81,6 +81,15 @@ static int throttle(const tsa_analysis *a, size_t i, tsa_findings *out)
         g.sm_clock_min, g.max_sm_clock, g.temp_max, g.power_max_w);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "GPU telemetry samples of device %d in rank %d's window: throttle "
+                            "reasons set %.0f%% of the time (threshold %.0f%%)", g.device, rr->rank,
+                         100 * g.throttled_share, 100 * TSA_TH_THROTTLE_SHARE);
+    if (g.sm_clock_mean > 0 && g.max_sm_clock)
+        tsa_finding_evidence(f, "SM clock %.0f MHz mean against %u MHz max: down by at least "
+                                "%.0f%%", g.sm_clock_mean, g.max_sm_clock,
+                             100 * TSA_TH_THROTTLE_CLOCK_DROP);
+    else
+        tsa_finding_evidence(f, "SM clock not recorded: the throttle reasons alone");
     tsa_finding_number(f, "throttled_share", g.throttled_share);
     tsa_finding_number(f, "sm_clock_mean_mhz", g.sm_clock_mean);
     tsa_finding_number(f, "max_sm_clock_mhz", g.max_sm_clock);
@@ -120,6 +129,10 @@ static int oversubscribed(const tsa_analysis *a, size_t i, const tsa_cpu_window 
         tm && tm->omp_threads[0] ? tm->omp_threads : "unknown", c->busy_pct, top);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "CPU telemetry samples of rank %d: %zu, runnable threads %.1f mean",
+                         rr->rank, (size_t)c->samples, c->runnable_mean);
+    tsa_finding_evidence(f, "CPUs the process may use: %.3g (cgroup quota and affinity), ratio "
+                            "%.2f against the threshold %.2f", c->limit_cpus, over, TSA_TH_OVERSUB);
     tsa_finding_number(f, "runnable_mean", c->runnable_mean);
     tsa_finding_number(f, "cpu_limit", c->limit_cpus);
     tsa_finding_number(f, "busy_pct", c->busy_pct);
@@ -158,6 +171,10 @@ static int dataloader(const tsa_analysis *a, size_t i, const tsa_cpu_window *c,
         rr->rank, 100 * stall, c->workers, 100 * c->worker_cpus_mean);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "data stall line of rank %d's budget: %.1f%% of the window "
+                            "(threshold %.0f%%)", rr->rank, 100 * stall, 100 * TSA_TH_STALL_WARN);
+    tsa_finding_evidence(f, "DataLoader worker processes in the CPU telemetry: %zu, %.0f%% CPU "
+                            "each on average", c->workers, 100 * c->worker_cpus_mean);
     tsa_finding_number(f, "data_stall_share", stall);
     tsa_finding_number(f, "workers", (double)c->workers);
     tsa_finding_number(f, "worker_cpu_mean", c->worker_cpus_mean);

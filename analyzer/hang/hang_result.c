@@ -89,6 +89,37 @@ static const char *fix_of(tsa_hang_kind k)
     }
 }
 
+/* What each kind read from the dumps: the collectives' entries and exits
+ * with their sequence numbers, the ranks' END records. */
+static void add_evidence(const tsa_hang_result *h, const tsa_hang_item *it, tsa_finding *x)
+{
+    switch (it->kind) {
+    case TSA_HANG_HANG:
+        tsa_finding_evidence(x, "collective calls entered and not exited, by sequence number "
+                                "%llu on one communicator: %zu rank(s) inside, %zu never entered, "
+                                "%zu ended", (unsigned long long)it->seq, it->stuck.n,
+                             it->missing.n, it->exited.n);
+        tsa_finding_evidence(x, "longest time a stuck rank spent inside, to the end of its "
+                                "dump: %.3f s", (double)it->in_flight_ns / 1e9);
+        break;
+    case TSA_HANG_DESYNC:
+        tsa_finding_evidence(x, "the collective each rank issued at sequence number %llu on "
+                                "one communicator: %zu different call(s)",
+                             (unsigned long long)it->seq, it->n_groups);
+        break;
+    default:
+        tsa_finding_evidence(x, "the rank's END record: %s",
+                             it->has_exit_code || it->signal ? "exit code or signal recorded"
+                                                             : "no exit code or signal");
+        tsa_finding_evidence(x, "other ranks called a shared communicator at a higher sequence "
+                                "number than its last call (sequence numbers only, no clock)");
+        break;
+    }
+    if (h->no_data.n)
+        tsa_finding_evidence(x, "ranks of the world without a dump: %zu (no data, not "
+                                "counted as missing)", h->no_data.n);
+}
+
 int tsa_hang_add_findings(const tsa_hang_result *h, tsa_findings *f)
 {
     for (size_t i = 0; h && i < h->n; i++) {
@@ -98,6 +129,7 @@ int tsa_hang_add_findings(const tsa_hang_result *h, tsa_findings *f)
                                           "%s", it->title);
         if (!x)
             return -1;
+        add_evidence(h, it, x);
         if (it->kind != TSA_HANG_EXITED)
             tsa_finding_number(x, "seq", (double)it->seq);
         if (it->kind == TSA_HANG_HANG) {
