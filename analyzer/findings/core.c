@@ -80,6 +80,13 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                 100 * stall);
             if (!f)
                 return -1;
+            tsa_finding_evidence(f, "GPU idle at the start of steps whose input work was "
+                                    "recorded (a DataLoader span over the gap, or steps that each "
+                                    "open with a host-to-device copy): %.1f%% of wall time, "
+                                    "threshold %.0f%%",
+                                 100 * stall, 100 * TSA_TH_STALL_WARN);
+            tsa_finding_evidence(f, "steps: %zu on %zu rank(s), by %s", a->steps, a->n_ranks,
+                                 tsa_step_method_name(a->method));
             tsa_finding_number(f, "stall_share", stall);
             tsa_finding_number(f, "stall_per_step_ms",
                                a->steps && a->n_ranks

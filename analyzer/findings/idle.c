@@ -69,6 +69,12 @@ int tsa_idle_findings(const tsa_analysis *a, tsa_findings *out)
         100 * host, 100 * part, best->what);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "GPU idle inside steps, with no input work recorded then (host "
+                            "idle): %.1f%% of wall time, threshold %.0f%%",
+                         100 * host, 100 * TSA_TH_HOST_WARN);
+    tsa_finding_evidence(f, "largest part: %.1f%% %s (what the host's runtime calls, CPU "
+                            "operators and Python spans over the idle time show)",
+                         100 * part, best->what);
     tsa_finding_number(f, "host_idle_share", host);
     for (int c = TSA_IDLE_SYNC; c <= TSA_IDLE_PYTHON; c++)
         tsa_finding_number(f, tsa_idle_cause_key((tsa_idle_cause)c), (double)a->idle_ns[c] / w);

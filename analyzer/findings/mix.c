@@ -68,6 +68,11 @@ static int memory_findings(const tsa_mix *m, tsa_findings *out)
             100 * mem, 100 * h2d, 100 * d2h, 100 * d2d, 100 * set);
         if (!f)
             return -1;
+        tsa_finding_evidence(f, "memcpy and memset records no kernel of the same rank ran "
+                                "under: %.1f%% of GPU busy time (%.3f ms), threshold %.0f%%",
+                             100 * mem, (double)m->gpu_ns / 1e6, 100 * TSA_TH_MEM_OPS);
+        tsa_finding_evidence(f, "the copy records' directions, as CUPTI or the trace named "
+                                "them (host-to-device, device-to-host, device-to-device, memset)");
         tsa_finding_number(f, "memory_exposed_share", mem);
         tsa_finding_number(f, "memory_share", all);
         tsa_finding_number(f, "h2d_share", h2d);
@@ -108,6 +113,9 @@ static int pageable_finding(const tsa_mix *m, tsa_findings *out)
         (unsigned long long)m->pageable_count, (double)m->pageable_bytes / 1e6, 100 * pg);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "%llu host-to-device copy records whose source memory was "
+                            "recorded as pageable: %.1f%% of GPU busy time, threshold %.0f%%",
+                         (unsigned long long)m->pageable_count, 100 * pg, 100 * TSA_TH_PAGEABLE);
     tsa_finding_number(f, "pageable_share", pg);
     tsa_finding_number(f, "pageable_copies", (double)m->pageable_count);
     tsa_finding_number(f, "pageable_bytes", (double)m->pageable_bytes);
@@ -217,6 +225,12 @@ static int transfer_finding(const tsa_analysis *a, const tsa_mix *m, tsa_finding
         bw[0], bw[1], lk);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "copy records with no kernel running: %.1f ms host-to-device, "
+                            "%.1f ms device-to-host, %.1f ms both at once",
+                         (double)m->h2d_ns / 1e6, (double)m->d2h_ns / 1e6, (double)m->both_ns / 1e6);
+    tsa_finding_evidence(f, "link bandwidth: %s", link > 0 ? "PCIe generation and width from the "
+                                                             "rank's telemetry"
+                                                           : "not recorded");
     tsa_finding_number(f, "h2d_gbps", gbps[0]);
     tsa_finding_number(f, "d2h_gbps", gbps[1]);
     tsa_finding_number(f, "directions_overlap_s", (double)m->both_ns / 1e9);

@@ -412,6 +412,17 @@ static int report(const tsa_link_stat *first, const slow_pair *p, double other,
         p->step_ns / 1e3, med / 1e3, gbps, other, 100 * p->consistent, p->ops);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "NCCL profiler plugin's proxy steps (full capture): %zu operations "
+                            "of rank %d to rank %d, %.0f us per step on the wire against %.0f us "
+                            "for the other links of its communicator on channel%s %s, threshold "
+                            "%.2fx",
+                         p->ops, first->src, first->dst, p->step_ns / 1e3, med / 1e3,
+                         strchr(p->channels, ',') ? "s" : "", p->channels,
+                         (double)TSA_TH_LINK_RATIO);
+    tsa_finding_evidence(f, "slow in %.0f%% of its operations, threshold %.0f%%; both ranks' "
+                            "other links not slow; the sender's proxy's wait for the GPU not "
+                            "grown",
+                         100 * p->consistent, 100 * (double)TSA_TH_LINK_CONSISTENT);
     tsa_finding_number(f, "src_rank", first->src);
     tsa_finding_number(f, "dst_rank", first->dst);
     tsa_finding_number(f, "ratio", ratio);

@@ -133,6 +133,11 @@ int tsa_nth_stall_findings(const tsa_analysis *a, tsa_findings *out)
         first.period, first.stall_ms, first.stalled, first.steps, ranks, workers);
     if (!f)
         return -1;
+    tsa_finding_evidence(f, "step records: every %d steps a step's data stall (%zu of %zu "
+                            "steps, %.1f ms each) against %.1f ms for a step without it",
+                         first.period, first.stalled, first.steps, first.stall_ms,
+                         first.compute_ms);
+    tsa_finding_evidence(f, "the same period on %zu rank(s)", ranks);
     tsa_finding_number(f, "period_steps", first.period);
     tsa_finding_number(f, "stalled_steps", (double)first.stalled);
     tsa_finding_number(f, "stall_per_stalled_step_ms", first.stall_ms);

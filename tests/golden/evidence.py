@@ -8,12 +8,8 @@ and the reports of the shared corpus's public and straggler traces.
 """
 import json, os, subprocess, sys, tempfile
 
-# Rules that do not fill their evidence lines yet (issue 38 is open for them;
-# their finding's text says what they rest on). Any other rule without
-# evidence fails the test.
-EXEMPT = {"DATA.STALL", "DATA.EVERY_NTH", "MEM.COPIES", "MEM.PAGEABLE",
-          "HOST.CPU_BOUND", "HOST.LAUNCH_BOUND", "HOST.COLD_START", "HOST.BLOCKING",
-          "NET.SLOW_LINK"}
+# Every rule fills its evidence lines: no rule is exempt.
+EXEMPT = set()
 
 
 def findings_of(doc):
