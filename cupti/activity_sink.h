@@ -6,7 +6,7 @@
  * TSC_DESC_STRING descriptors, launch configurations and copy shapes
  * become descriptors, and every host thread seen gets a TSC_DESC_THREAD
  * with its name.  Buffers are translated on the recorder's writer thread
- * into the GPU record stream (preload/bulk_stream.h); records made by
+ * into the GPU record stream (preload/core/bulk_stream.h); records made by
  * callbacks on an application thread (memory_capture.c) go through that
  * thread's ring.  No CUPTI call here: the record iterator is passed in,
  * so tests feed hand-built records through the real path.

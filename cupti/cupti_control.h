@@ -2,6 +2,8 @@
 #ifndef TSC_CUPTI_CONTROL_H
 #define TSC_CUPTI_CONTROL_H
 
+#include <stdint.h>
+
 /* 1 while tscope's CUPTI capture is running (cheap: one relaxed load). */
 int tsc_cupti_running(void);
 
@@ -30,5 +32,29 @@ unsigned long long tsc_gemm_calls_recorded(void);
 /* Subscribe, register buffers, enable activity kinds (cupti_session.c).
  * 0 when running; otherwise one stderr line and cupti_status say why. */
 int tsc_cupti_start(void);
+
+/* The GPU part's table for the core (cupti_part.c, core/parts.h). */
+struct tsc_part;
+extern const struct tsc_part tsc_cupti_part;
+
+/* Its moments (core/parts.h says when each is called). */
+/* Library constructor: may set CUDA_INJECTION64_PATH.  Must only read the
+ * environment and set it; no CUDA or CUPTI call (cupti_inject.c). */
+void tsc_cupti_constructor_hook(void);
+/* Ask CUPTI to hand over completed activity buffers (from_signal: only
+ * async-signal-safe work). */
+void tsc_cupti_flush_hook(int from_signal);
+/* Stop CUPTI and collect its last records. */
+void tsc_cupti_exit_hook(void);
+/* Translate the buffers handed back since the last drain into the GPU
+ * record stream (bulk_stream.h); drain lock held. */
+void tsc_cupti_drain_hook(void);
+/* Push TSC_EXTCORR_ID(desc, seq) as a CUPTI external correlation id
+ * around a call that launches GPU work (1 when pushed), pop it after. */
+int tsc_cupti_push_extcorr(uint64_t id);
+void tsc_cupti_pop_extcorr(void);
+/* 1 when CUPTI watched this process from its CUDA initialisation to the
+ * end and saw no device work in it; 0 when it cannot tell. */
+int tsc_cupti_saw_no_device_work(void);
 
 #endif

@@ -14,7 +14,6 @@
 
 #include "cupti_api.h"
 #include "cupti_control.h"
-#include "cupti_hooks.h"
 #include "cupti_mode.h"
 #include "recorder.h"
 

@@ -23,11 +23,11 @@
 #include "clock_check.h"
 #include "cupti_api.h"
 #include "cupti_control.h"
-#include "cupti_hooks.h"
 #include "cupti_mode.h"
 #include "device_meta.h"
 #include "memory_capture.h"
 #include "nccl_launch_gate.h"
+#include "parts.h"
 #include "recorder.h"
 #include "tsc_tls.h"
 
@@ -609,7 +609,7 @@ int tsc_cupti_push_extcorr(uint64_t id)
         return 0;
     /* Light mode keeps the launches made inside NCCL's calls only; the GEMM
      * wrapper pushes ids of the same form (nccl_launch_gate.h). */
-    if (g.mode == TSC_CUPTI_LIGHT && tsc_nccl_in_call && tsc_nccl_in_call())
+    if (g.mode == TSC_CUPTI_LIGHT && tsc_call_in_nccl)
         tsc_gate_note_nccl_desc((uint32_t)(id >> 32) & 0x7fffffffu);
     if (extcorr_depth < TSC_EXTCORR_STACK)
         extcorr_ids[extcorr_depth] = id;

@@ -5,7 +5,7 @@
  * -> restore errno -> return the real status.  The thread-local depth
  * guard keeps only the outermost call when cuBLAS implements a gemm by
  * calling cublasLtMatmul itself, so nothing is counted twice.  Real
- * functions come from tsc_real_sym (preload/real_sym.h): the preload
+ * functions come from tsc_real_sym (preload/core/real_sym.h): the preload
  * links no cuBLAS.
  *
  * TSC_EV_GEMM: desc -> TSC_DESC_GEMM, start/end = host enter/exit,
@@ -22,7 +22,6 @@
 #include <cublas_api.h>
 
 #include "cupti_control.h"
-#include "cupti_hooks.h"
 #include "gemm_math.h"
 #include "real_sym.h"
 #include "recorder.h"
@@ -61,7 +60,7 @@ static void gemm_start(gemm_call *c, const tsc_desc_gemm *d)
 {
     c->desc = tsc_rec_intern(TSC_DESC_GEMM, d, sizeof *d);
     c->val = ++gemm_counter;
-    if (c->desc != 0 && tsc_cupti_push_extcorr != NULL)
+    if (c->desc != 0)
         c->pushed = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, c->val));
     c->t0 = tsc_now_ns();
 }
@@ -73,7 +72,7 @@ static cublasStatus_t gemm_finish(gemm_call *c, cublasStatus_t st)
         return st;
     int saved = errno;
     uint64_t t1 = tsc_now_ns();
-    if (c->pushed && tsc_cupti_pop_extcorr != NULL)
+    if (c->pushed)
         tsc_cupti_pop_extcorr();
     tsc_rec_event(TSC_EV_GEMM, 0, (uint16_t)st, c->desc, c->t0, t1, c->val);
     atomic_fetch_add_explicit(&gemm_calls, 1, memory_order_relaxed);

@@ -9,8 +9,8 @@
 #include <cuda.h>
 
 #include "activity_sink.h"
-#include "cupti_hooks.h"
 #include "memory_xlate.h"
+#include "parts.h"
 #include "recorder.h"
 
 static const tsc_cupti_api *mem_api;
@@ -79,7 +79,7 @@ void tsc_mem_capture_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *c
         v.bytes = p->size;
         /* NCCL maps its own buffers with cuMemCreate (inside its calls, on
          * the caller's thread): they are not the caching allocator's. */
-        v.source = tsc_nccl_in_call && tsc_nccl_in_call() ? TSC_MEM_SRC_NCCL : TSC_MEM_SRC_VMM;
+        v.source = tsc_call_in_nccl ? TSC_MEM_SRC_NCCL : TSC_MEM_SRC_VMM;
         pthread_mutex_lock(&vmm_lock);
         have = tsc_vmm_put(&vmm, (uint64_t)*p->handle, &v) == 0;
         pthread_mutex_unlock(&vmm_lock);

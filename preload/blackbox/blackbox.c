@@ -30,6 +30,7 @@
 #include "self_cost.h"
 #include "recorder.h"
 #include "recorder_internal.h"
+#include "sink.h"
 #include "spin.h"
 
 #define MAX_PENDING 64
@@ -681,3 +682,19 @@ void tsc_bb_term(tsc_dump *dump, uint64_t dropped_total)
     write_metrics(dropped_total);
     atomic_store(&g_term, 2);
 }
+
+const tsc_sink tsc_bb_sink = {
+    .name = "blackbox",
+    .setup = tsc_bb_setup,
+    .on = tsc_bb_on,
+    .memory_bytes = tsc_bb_memory_bytes,
+    .take = tsc_bb_take,
+    .period = tsc_bb_period,
+    .hang = tsc_bb_hang,
+    .exit = tsc_bb_exit,
+    .poll_fd = tsc_bb_http_fd,
+    .serve = tsc_bb_http_serve,
+    .signal_pending = tsc_bb_signal_pending,
+    .term_pending = tsc_bb_term_pending,
+    .term = tsc_bb_term,
+};

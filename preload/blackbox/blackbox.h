@@ -57,4 +57,8 @@ void tsc_bb_term(tsc_dump *dump, uint64_t dropped_total);
 void tsc_bb_signal(void);
 int tsc_bb_signal_pending(void);
 
+/* Black-box mode as the recorder's other sink (core/sink.h). */
+struct tsc_sink;
+extern const struct tsc_sink tsc_bb_sink;
+
 #endif

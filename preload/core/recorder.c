@@ -28,19 +28,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blackbox.h"
 #include "bulk_stream.h"
 #include "comm_registry.h"
-#include "cupti_hooks.h"
 #include "dump_file.h"
 #include "fast_clock.h"
 #include "identity.h"
 #include "intern.h"
+#include "parts.h"
 #include "recorder_internal.h"
 #include "rec_meta.h"
 #include "rec_thread.h"
 #include "ring.h"
 #include "self_cost.h"
+#include "sink.h"
 #include "spin.h"
 
 
@@ -63,6 +63,13 @@ static _Atomic uint64_t g_job_slots_retired; /* of slots since reused by another
 static pid_t g_pid;
 
 static tsc_dump g_dump = {.fd = -1};
+/* The sink besides the dump file (sink.h); NULL when none is registered. */
+static const tsc_sink *g_sink;
+
+void tsc_sink_register(const tsc_sink *sink) { g_sink = sink; }
+
+/* 1 while that sink takes the records instead of the dump. */
+static int sink_on(void) { return g_sink && g_sink->on(); }
 static uint64_t g_events_written;
 static tsc_event *g_scratch;
 static size_t g_scratch_slots;
@@ -167,19 +174,14 @@ void tsc_rec_cost_inputs(tsc_cost_inputs *in)
     /* every thread's slot (ring and descriptor table), the drain buffer,
      * black-box mode's store */
     in->memory_bytes = (uint64_t)n * (sizeof(tsc_thread) + g_ring_bytes) + g_ring_bytes +
-                       tsc_bb_memory_bytes();
+                       (g_sink ? g_sink->memory_bytes() : 0);
 }
 
 size_t tsc_rec_meta_payload(char *buf, size_t cap, const char *const *keys,
                             const char *const *vals, size_t n, int from_signal)
 {
-    if (!from_signal && tsc_nccl_version_code) {
-        int v = tsc_nccl_version_code();
-        if (v > 0)
-            tsc_meta_set_int(TSC_META_NCCL_VERSION, v);
-    }
-    if (!from_signal && tsc_np_publish_meta)
-        tsc_np_publish_meta();
+    if (!from_signal)
+        tsc_parts_meta();
     char nb[5][24], cost_b[TSC_COST_PAIRS][24];
     const char *dyn_k[6 + TSC_COST_PAIRS + 8] = {TSC_META_ANCHOR_REALTIME, TSC_META_ANCHOR_MONOTONIC,
                                 TSC_META_EVENTS, TSC_META_DROPPED, TSC_META_DROPPED_WRITE,
@@ -259,11 +261,12 @@ static uint64_t count_events(const tsc_event *s, size_t n)
     return ev;
 }
 
-/* Where drained slots go: the dump, or black-box mode's memory. */
+/* Where drained slots go: the dump, or the other sink (black-box mode's
+ * memory). */
 static int put_slots(uint32_t tid, const void *slots, size_t n)
 {
-    if (tsc_bb_on()) {
-        tsc_bb_take(tid, slots, n);
+    if (sink_on()) {
+        g_sink->take(tid, slots, n);
         return 0;
     }
     return tsc_dump_write_chunk(&g_dump, TSC_CHUNK_EVENTS, tid, slots,
@@ -357,14 +360,14 @@ static void persist_inflight(tsc_thread *t, const inflight *f, int from_signal)
     write_call_slot(t, f, TSC_EV_NCCL_ENTER, 0, from_signal);
 }
 
-/* The NCCL profiler plugin's proxy ops that stopped moving (a hung
- * collective's never stop, and an op's records are written at its stop),
- * after the threads' own records. */
-static void persist_stalled_proxy_ops(int from_signal)
+/* What the parts record from their own state (the NCCL profiler plugin's
+ * proxy ops that stopped moving: a hung collective's never stop, and an
+ * op's records are written at its stop), after the threads' own records. */
+static void persist_parts_records(int from_signal)
 {
     tsc_event e[32];
     uint32_t tids[32];
-    size_t n = tsc_np_stalled_ops ? tsc_np_stalled_ops(tsc_now_ns(), e, tids, 32) : 0;
+    size_t n = tsc_parts_own_records(tsc_now_ns(), e, tids, 32);
     for (size_t i = 0; i < n; i++) {
         uint64_t lost = g_dump.bytes_lost;
         if (put_slots(tids[i], &e[i], 1) == 0)
@@ -379,11 +382,11 @@ static void drain_all(int from_signal, int check_names)
 {
     /* Black-box memory allocates: never from a handler (what a signal
      * would have flushed stays in RAM, or is lost with the process). */
-    if (from_signal && tsc_bb_on())
+    if (from_signal && sink_on())
         return;
     /* Translating CUPTI buffers takes locks and time: never in a handler. */
-    if (!from_signal && tsc_cupti_drain_hook)
-        tsc_cupti_drain_hook();
+    if (!from_signal)
+        tsc_parts_drain();
     uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) {
         tsc_thread *t = g_threads[i];
@@ -430,7 +433,7 @@ static void drain_all(int from_signal, int check_names)
         if (slot == SLOT_EXITED && tsc_ring_is_empty(&t->ring))
             atomic_store_explicit(&t->slot, SLOT_REUSABLE, memory_order_release);
     }
-    persist_stalled_proxy_ops(from_signal);
+    persist_parts_records(from_signal);
 }
 
 int tsc_rec_write_slots_locked(uint32_t tid, const tsc_event *slots, size_t n, uint64_t events)
@@ -470,9 +473,9 @@ void tsc_rec_wake_writer(void)
 void tsc_rec_help_drain(void)
 {
     int saved = errno;
-    if (atomic_load(&tsc_rec_state_g) == TSC_REC_ACTIVE && tsc_rec_owned_here() && tsc_cupti_drain_hook &&
+    if (atomic_load(&tsc_rec_state_g) == TSC_REC_ACTIVE && tsc_rec_owned_here() && tsc_parts_have_drain() &&
         tsc_spin_trylock(&g_drain_lock)) {
-        tsc_cupti_drain_hook();
+        tsc_parts_drain();
         tsc_spin_unlock(&g_drain_lock);
     }
     errno = saved;
@@ -505,8 +508,8 @@ void tsc_rec_finish(const char *reason, int from_signal)
         goto out;
     }
     drain_all(from_signal, !from_signal);
-    if (!from_signal && tsc_bb_on())
-        tsc_bb_exit(&g_dump);
+    if (!from_signal && sink_on())
+        g_sink->exit(&g_dump);
     write_meta_chunk(from_signal);
     write_end_chunk(reason);
     tsc_spin_unlock(&g_drain_lock);
@@ -536,8 +539,8 @@ static size_t check_hangs(char *msg, size_t cap)
             continue;
         t->reported_t0 = f.t0;
         write_call_slot(t, &f, TSC_EV_HANG, now, 0);
-        if (tsc_bb_on())
-            tsc_bb_hang(f.comm, f.seq, f.name ? f.name : "nccl call");
+        if (sink_on())
+            g_sink->hang(f.comm, f.seq, f.name ? f.name : "nccl call");
         if (len < cap) {
             int w = snprintf(msg + len, cap - len,
                              "tscope: rank %d (pid %u, thread %u): %s on comm %016llx seq "
@@ -597,7 +600,7 @@ static void *writer_main(void *arg)
             wake = next_clock;
         int wait_ms = now >= wake ? 0 : (int)((wake - now + 999999) / 1000000);
         struct pollfd p[2] = {{.fd = g_wake_fd, .events = POLLIN},
-                              {.fd = tsc_bb_http_fd(), .events = POLLIN}};
+                              {.fd = g_sink ? g_sink->poll_fd() : -1, .events = POLLIN}};
         int r = poll(p, p[1].fd >= 0 ? 2 : 1, wait_ms);
         if (r > 0 && (p[0].revents & POLLIN)) {
             uint64_t v;
@@ -605,14 +608,14 @@ static void *writer_main(void *arg)
             (void)n;
         }
         if (r > 0 && p[1].fd >= 0 && (p[1].revents & POLLIN))
-            tsc_bb_http_serve(); /* a scrape of /metrics */
+            g_sink->serve(); /* a scrape of black-box mode's /metrics */
         if (atomic_load(&g_writer_stop))
             break;
         /* A half-full ring only needs draining; the CUPTI hand-over and the
          * metadata rewrite happen once per period, which keeps the file
          * near 32 bytes per event however busy the rings are. */
-        int periodic = tsc_mono_ns() >= next_flush || tsc_bb_signal_pending() ||
-                       tsc_bb_term_pending();
+        int periodic = tsc_mono_ns() >= next_flush ||
+                       (g_sink && (g_sink->signal_pending() || g_sink->term_pending()));
         if (periodic) {
             next_flush = tsc_mono_ns() + period;
             tsc_cost_inputs in;
@@ -620,8 +623,7 @@ static void *writer_main(void *arg)
             tsc_cost_govern(&in);
             /* Outside the drain lock: CUPTI may call back into tscope
              * (buffer hand-over) on this thread. */
-            if (tsc_cupti_flush_hook)
-                tsc_cupti_flush_hook(0);
+            tsc_parts_flush(0);
         }
         char hang_msg[1024];
         size_t hang_len = 0;
@@ -629,10 +631,10 @@ static void *writer_main(void *arg)
         drain_all(0, periodic);
         if (periodic && g_cfg.hang_s)
             hang_len = check_hangs(hang_msg, sizeof hang_msg);
-        if (tsc_bb_term_pending()) {
-            tsc_bb_term(&g_dump, total_dropped()); /* a SIGTERM handler waits for it */
-        } else if (periodic && tsc_bb_on()) {
-            tsc_bb_period(&g_dump, total_dropped());
+        if (g_sink && g_sink->term_pending()) {
+            g_sink->term(&g_dump, total_dropped()); /* a SIGTERM handler waits for it */
+        } else if (periodic && sink_on()) {
+            g_sink->period(&g_dump, total_dropped());
             /* The summaries' metadata changes little: once a minute keeps
              * the file small between steps. */
             if (++meta_periods * g_cfg.flush_ms >= 60000) {
@@ -749,6 +751,7 @@ static void at_fork_child(void)
     tsc_bulk_reset();
     tsc_clock_after_fork();
     tsc_rec_tls_thr = NULL;
+    tsc_parts_fork_child();
 }
 
 /* A process whose only GPU activity was CUDA's initialisation (no kernel,
@@ -759,8 +762,7 @@ static void at_fork_child(void)
  * NCCL ran kernels: its dump stays. */
 static void discard_if_helper(void)
 {
-    if (g_cfg.blackbox || !tsc_cupti_saw_no_device_work || !tsc_cupti_saw_no_device_work() ||
-        tsc_comm_count_ever() > 0)
+    if (g_cfg.blackbox || !tsc_parts_saw_no_device_work() || tsc_comm_count_ever() > 0)
         return;
     unlink(g_dump.path);
 }
@@ -770,10 +772,7 @@ void tsc_rec_exit(void)
     int saved = errno;
     if (atomic_load(&tsc_rec_state_g) != TSC_REC_ACTIVE || !tsc_rec_owned_here())
         goto out;
-    if (tsc_cupti_exit_hook)
-        tsc_cupti_exit_hook();
-    if (tsc_telemetry_stop)
-        tsc_telemetry_stop(); /* its last sample goes into the final flush */
+    tsc_parts_exit(); /* the sampler's last sample goes into the final flush */
     stop_writer();
     tsc_rec_finish("exit", 0);
     discard_if_helper();
@@ -846,7 +845,7 @@ static int setup(void)
     tsc_meta_gather(g_host, &id, rt, mono);
     g_rank_id = id.rank;
     g_events_written = 0;
-    if (g_cfg.blackbox && tsc_bb_setup(&g_cfg, &id, g_host, (uint32_t)g_pid) == 0)
+    if (g_cfg.blackbox && g_sink && g_sink->setup(&g_cfg, &id, g_host, (uint32_t)g_pid) == 0)
         tsc_rec_meta(TSC_META_MODE, "blackbox");
     tsc_cost_start(mono);
     tsc_cost_set_budget(g_cfg.budget_cpct, g_cfg.flush_ms, g_cfg.nvml_ms != 0);
@@ -859,8 +858,7 @@ static int setup(void)
         on_exit(on_exit_handler, NULL);
         g_thread_key_ok = pthread_key_create(&g_thread_key, on_thread_exit) == 0;
     }
-    if (tsc_lifecycle_on_setup)
-        tsc_lifecycle_on_setup();
+    tsc_parts_setup();
     start_writer();
     return 0;
 }
@@ -887,8 +885,8 @@ int tsc_rec_active(void)
              * writes most figures only when they change, so a first sample
              * taken during setup lost a constant figure (a GPU's clocks)
              * for the whole run. */
-            if (rc == 0 && tsc_telemetry_start)
-                tsc_telemetry_start();
+            if (rc == 0)
+                tsc_parts_start();
         }
     } else {
         /* Another thread is setting up (a millisecond or so): wait, but

@@ -64,16 +64,6 @@ uint64_t tsc_rec_intern_generation(void);
  * Only reads the threads' in-flight records. */
 void tsc_rec_inflight(uint32_t *calls, uint64_t *oldest_t0);
 
-/* The NCCL profiler plugin's proxy ops still open whose steps made no
- * progress for TSC_NP_STALL_NS or more, each once per stall: up to cap
- * TSC_EV_NP_PROXY_STALL records into out[], with the thread whose stream
- * each joins in tids[] (nprof.c).  For the writer's drains: a hung
- * collective's ops never stop, and an op's records are written at its
- * stop.  Reads atomics only (safe in a signal handler).  Weak: the core's
- * tests link without the plugin. */
-size_t tsc_np_stalled_ops(uint64_t now, tsc_event *out, uint32_t *tids, size_t cap)
-    __attribute__((weak));
-
 /* 1 while the writer thread runs and has not been told to stop. */
 int tsc_rec_writer_alive(void);
 
@@ -96,22 +86,5 @@ typedef struct tsc_rec_stats {
     char path[4096];
 } tsc_rec_stats;
 void tsc_rec_get_stats(tsc_rec_stats *s);
-
-/* Set by the lifecycle part (weak: absent in unit tests): called once at
- * set-up to install the signal handlers. */
-void tsc_lifecycle_on_setup(void) __attribute__((weak));
-
-/* Set by the telemetry part (weak: absent in unit tests): the sampler
- * thread starts at set-up and stops at exit, before the final flush. */
-void tsc_telemetry_start(void) __attribute__((weak));
-void tsc_telemetry_stop(void) __attribute__((weak));
-
-/* Set by the NCCL part (weak): the real ncclGetVersion's code, 0 if NCCL
- * is not loaded. */
-int tsc_nccl_version_code(void) __attribute__((weak));
-
-/* Set by the NCCL profiler plugin (nprof.h, weak): its counters as
- * metadata keys, before each META chunk is encoded (not from a signal). */
-void tsc_np_publish_meta(void) __attribute__((weak));
 
 #endif

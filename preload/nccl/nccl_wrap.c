@@ -15,14 +15,14 @@
 #include <unistd.h>
 
 #include "comm_id.h"
-#include "nprof.h"
 #include "call_cache.h"
 #include "comm_registry.h"
-#include "cupti_hooks.h"
 #include "fast_clock.h"
 #include "nccl_abi.h"
 #include "nccl_wrap.h"
+#include "parts.h"
 #include "real_sym.h"
+#include "rec_meta.h"
 #include "rec_thread.h"
 #include "recorder.h"
 #include "recorder_internal.h"
@@ -82,20 +82,22 @@ static tsc_nccl_result_t no_nccl(enum real_sym s)
     return tsc_ncclSystemError;
 }
 
-int tsc_nccl_version_code(void)
+/* The part's metadata: the real ncclGetVersion's code, when NCCL is
+ * loaded. */
+static void nccl_meta(void)
 {
     tsc_fn_get_version f = (tsc_fn_get_version)real_sym(S_GET_VERSION);
     int v = 0;
-    if (!f || f(&v) != tsc_ncclSuccess)
-        return 0;
-    return v;
+    if (f && f(&v) == tsc_ncclSuccess && v > 0)
+        tsc_meta_set_int(TSC_META_NCCL_VERSION, v);
 }
+
+const tsc_part tsc_nccl_part = {.name = "nccl", .meta = nccl_meta};
 
 /* ---------------------------------------------------- per-call record */
 
 /* initial-exec TLS: one instruction per access in a preloaded library. */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
-static TLS int tls_guard;          /* inside one of our wrappers */
 static TLS int tls_group_depth;    /* ncclGroupStart nesting */
 static TLS uint8_t tls_depth8;     /* the same, 0..255, as records carry it */
 static TLS uint64_t tls_group_ends;
@@ -105,11 +107,6 @@ static void set_group_depth(int depth)
 {
     tls_group_depth = depth;
     tls_depth8 = (uint8_t)(depth > 255 ? 255 : depth < 0 ? 0 : depth);
-}
-
-int tsc_nccl_in_call(void)
-{
-    return tls_guard;
 }
 
 typedef struct call {
@@ -140,7 +137,7 @@ static void blank_desc(call *c)
 /* Whether to record this call; the descriptor is left for the caller. */
 static inline int call_begin_lean(call *c, uint8_t op)
 {
-    if (tls_guard)
+    if (tsc_call_in_nccl)
         return 0;
     c->errno_at = &errno;
     c->app_errno = *c->errno_at;
@@ -149,7 +146,7 @@ static inline int call_begin_lean(call *c, uint8_t op)
         *c->errno_at = c->app_errno;
         return 0;
     }
-    tls_guard = 1;
+    tsc_call_in_nccl = 1;
     c->op = op;
     c->depth = tls_depth8;
     c->extcorr = 0;
@@ -243,15 +240,15 @@ static tsc_comm_info *comm_info(tsc_nccl_comm_t comm)
 static inline __attribute__((always_inline)) void call_finish(call *c, tsc_nccl_result_t rc,
                                                               uint64_t val)
 {
-    if (c->extcorr && tsc_cupti_pop_extcorr)
-        tsc_cupti_pop_extcorr();
+    if (c->extcorr)
+        tsc_parts_pop_corr();
     if (!c->desc)
         c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
     uint8_t flags = (c->depth > 0 ? TSC_NCCL_F_IN_GROUP : 0) |
                     (rc == tsc_ncclInProgress ? TSC_NCCL_F_ASYNC_ERR : 0);
     uint16_t aux = (uint16_t)(((unsigned)rc & 0xff) << 8 | c->depth);
     tsc_rec_thread_call_done(c->t, flags, aux, c->desc, c->t0, c->t1, val);
-    tls_guard = 0;
+    tsc_call_in_nccl = 0;
     *c->errno_at = c->real_errno;
 }
 
@@ -331,8 +328,8 @@ coll_prepare(call *c, size_t count, int dtype, int redop, int peer, tsc_nccl_com
         info = coll_describe(c, &k, dtype, comm, stamp, e, &comm_id);
     }
     uint64_t seq = next_seq(info);
-    if (c->desc && tsc_cupti_push_extcorr)
-        c->extcorr = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c->desc, seq));
+    if (c->desc)
+        c->extcorr = tsc_parts_push_corr(TSC_EXTCORR_ID(c->desc, seq));
     call_start(c);
     call_enter(c, seq, comm_id, tsc_nccl_op_symbol(c->op)); /* every one of these can block */
     return seq;
@@ -439,8 +436,8 @@ EXPORT tsc_nccl_result_t ncclGroupEnd(void)
         /* The grouped operations launch here, so the correlation id goes
          * around this call. */
         c.desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c.d, sizeof c.d);
-        if (c.desc && tsc_cupti_push_extcorr)
-            c.extcorr = tsc_cupti_push_extcorr(TSC_EXTCORR_ID(c.desc, val));
+        if (c.desc)
+            c.extcorr = tsc_parts_push_corr(TSC_EXTCORR_ID(c.desc, val));
         call_start(&c);
         call_enter(&c, val, 0, blocking_call_name(c.op));
     }
@@ -470,7 +467,7 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
     c->d.comm_rank = (uint32_t)rank;
     c->d.comm_size = (uint32_t)nranks;
     c->desc = tsc_rec_intern(TSC_DESC_NCCL_CALL, &c->d, sizeof c->d);
-    tsc_np_set_init_comm(comm_id); /* NCCL initialises its profiler plugin inside */
+    tsc_call_init_comm = comm_id; /* NCCL initialises its profiler plugin inside */
     call_start(c);
     call_enter(c, 0, comm_id, blocking_call_name(c->op));
 }
@@ -481,9 +478,9 @@ static void init_rank_enter(call *c, uint64_t comm_id, int rank, int nranks)
 static tsc_nccl_result_t init_rank_end(call *c, tsc_nccl_result_t rc, tsc_nccl_comm_t *comm,
                                        uint64_t comm_id, int rank, int nranks)
 {
-    tsc_np_set_init_comm(0);
+    tsc_call_init_comm = 0;
     if (created(rc))
-        tsc_np_after_init();
+        tsc_parts_comm_created();
     c->d.comm_id = comm_id;
     c->d.comm_rank = (uint32_t)rank;
     c->d.comm_size = (uint32_t)nranks;
@@ -590,11 +587,11 @@ EXPORT tsc_nccl_result_t ncclCommSplit(tsc_nccl_comm_t comm, int color, int key,
     c.d.parent_comm_id = parent ? parent->comm_id : 0;
     c.d.color = color;
     if (color != TSC_NCCL_SPLIT_NOCOLOR)
-        tsc_np_set_init_comm(tsc_comm_id_split(c.d.parent_comm_id, idx, color));
+        tsc_call_init_comm = tsc_comm_id_split(c.d.parent_comm_id, idx, color);
     call_start(&c);
     tsc_nccl_result_t rc = real(comm, color, key, newcomm, config);
     call_returned(&c);
-    tsc_np_set_init_comm(0);
+    tsc_call_init_comm = 0;
     if (created(rc) && color != TSC_NCCL_SPLIT_NOCOLOR && newcomm && *newcomm) {
         int32_t r = -1, s = 0;
         query_rank_size(*newcomm, &r, &s);
@@ -621,12 +618,12 @@ EXPORT tsc_nccl_result_t ncclCommShrink(tsc_nccl_comm_t comm, int *excludeRanksL
     uint64_t idx = parent ? atomic_fetch_add(&parent->shrinks, 1) : 0;
     c.d.parent_comm_id = parent ? parent->comm_id : 0;
     c.d.count = excludeRanksCount > 0 ? (uint64_t)excludeRanksCount : 0;
-    tsc_np_set_init_comm(tsc_comm_id_shrink(c.d.parent_comm_id, idx));
+    tsc_call_init_comm = tsc_comm_id_shrink(c.d.parent_comm_id, idx);
     call_start(&c);
     tsc_nccl_result_t rc =
         real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     call_returned(&c);
-    tsc_np_set_init_comm(0);
+    tsc_call_init_comm = 0;
     if (created(rc) && newcomm && *newcomm) {
         int32_t r = -1, s = 0;
         query_rank_size(*newcomm, &r, &s);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "nprof_pool.h"
+#include "parts.h"
 #include "rec_meta.h"
 #include "recorder.h"
 #include "rec_thread.h"
@@ -77,12 +78,10 @@ static _Atomic uint64_t g_pxn_ops;
 /* This process, as NCCL names it in a proxy op: set at each init, so an
  * op's check costs no system call (getpid is one). */
 static _Atomic pid_t g_pid;
-static TSC_TLS uint64_t tls_init_comm;
 
 static _Atomic uint32_t g_inits;
 static int g_pointed;
 
-void tsc_np_set_init_comm(uint64_t comm_id) { tls_init_comm = comm_id; }
 void tsc_np_count_init(void) { atomic_fetch_add(&g_inits, 1); }
 void tsc_np_set_pointed(void) { g_pointed = 1; }
 
@@ -170,7 +169,7 @@ tsc_np_ctx *tsc_np_ctx_new(int version, int rank)
     c->comm = (uint16_t)(idx > 0xffff ? 0xffff : idx);
     uint64_t now = tsc_now_ns();
     tsc_rec_event(TSC_EV_NP_COMM, (uint8_t)version, c->comm, (uint32_t)rank, now, now,
-                  tls_init_comm);
+                  tsc_call_init_comm);
     return c;
 }
 

@@ -17,9 +17,11 @@
 #ifndef TSC_NPROF_H
 #define TSC_NPROF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nprof_abi.h"
+#include "tsc_format.h"
 
 enum tsc_np_mode { TSC_NP_OFF = 0, TSC_NP_LIGHT = 1, TSC_NP_FULL = 2 };
 
@@ -72,9 +74,9 @@ uint8_t tsc_np_op_of_name(const char *func);
 /* Where NCCL's plugin loader is pointed (nprof_env.c). */
 void tsc_np_env_setup(void);
 
-/* The tscope communicator id of the ncclCommInitRank* call this thread is
- * inside (nccl_wrap.c sets it around the real call), 0 outside one. */
-void tsc_np_set_init_comm(uint64_t comm_id);
+/* The plugin's table for the core (nprof_part.c, core/parts.h). */
+struct tsc_part;
+extern const struct tsc_part tsc_nprof_part;
 
 /* After a rank-init call that created a communicator: when NCCL should
  * have loaded the plugin (tscope pointed it here) and never called its
@@ -86,8 +88,16 @@ void tsc_np_after_init(void);
 void tsc_np_count_init(void);
 void tsc_np_set_pointed(void);
 
-/* Called with every META chunk the writer writes (recorder_internal.h):
+/* Called with every META chunk the writer writes:
  * the plugin's loss and PXN counters as metadata keys, once non-zero. */
 void tsc_np_publish_meta(void);
+
+/* The plugin's proxy ops still open whose steps made no progress for
+ * TSC_NP_STALL_NS or more, each once per stall: up to cap
+ * TSC_EV_NP_PROXY_STALL records into out[], with the thread whose stream
+ * each joins in tids[].  For the writer's drains: a hung collective's ops
+ * never stop, and an op's records are written at its stop.  Reads atomics
+ * only (safe in a signal handler). */
+size_t tsc_np_stalled_ops(uint64_t now, tsc_event *out, uint32_t *tids, size_t cap);
 
 #endif

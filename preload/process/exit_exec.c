@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cupti_hooks.h"
+#include "parts.h"
 #include "recorder.h"
 #include "real_sym.h"
 #include "recorder_internal.h"
@@ -157,8 +157,7 @@ static void before_exit(int status)
 {
     if (!tsc_rec_owned_here())
         return;
-    if (tsc_cupti_flush_hook)
-        tsc_cupti_flush_hook(1);
+    tsc_parts_flush(1);
     tsc_rec_set_exit_code(status);
     tsc_rec_finish("exit", 1);
 }

@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 #include "blackbox.h"
-#include "cupti_hooks.h"
-#include "nprof.h"
+#include "parts.h"
+#include "process.h"
 #include "recorder.h"
 #include "real_sym.h"
 #include "recorder_internal.h"
@@ -170,8 +170,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
          * default action runs. */
         if (sig == SIGTERM)
             tsc_bb_term_window(tsc_rec_config()->bb_term_ms);
-        if (tsc_cupti_flush_hook)
-            tsc_cupti_flush_hook(1);
+        tsc_parts_flush(1);
         if (fault && !dies) {
             tsc_rec_flush();
         } else {
@@ -211,7 +210,8 @@ out:
     errno = saved;
 }
 
-/* Called once by the recorder when it sets up (a process that records). */
+/* Called once by the recorder when it sets up (a process that records):
+ * the process part's set-up (parts.c). */
 void tsc_lifecycle_on_setup(void)
 {
     sigaction_fn real = real_sigaction();
@@ -305,9 +305,7 @@ __attribute__((constructor)) static void tsc_constructor(void)
     real_sigaction(); /* resolve now, not first inside a signal path */
     real_signal = (signal_fn)tsc_real_sym("signal");
     tsc_rec_load_config();
-    if (!tsc_rec_config()->disabled && tsc_cupti_constructor_hook)
-        tsc_cupti_constructor_hook();
     if (!tsc_rec_config()->disabled)
-        tsc_np_env_setup();
+        tsc_parts_activate();
     errno = saved;
 }

@@ -20,6 +20,7 @@
 #include "host_sampler.h"
 #include "net_ports.h"
 #include "nvml_api.h"
+#include "parts.h"
 #include "rec_meta.h"
 #include "recorder.h"
 #include "recorder_internal.h"
@@ -147,16 +148,11 @@ static void after_fork_child(void)
 
 void tsc_telemetry_start(void)
 {
-    static int registered;
     if (g_started)
         return;
     if (!tsc_rec_config()->nvml_ms) {
         tsc_rec_meta(TSC_META_NVML_STATUS, "off (TSCOPE_NVML_MS=0)");
         return; /* no sampler thread at all */
-    }
-    if (!registered) {
-        registered = 1;
-        pthread_atfork(NULL, NULL, after_fork_child);
     }
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -192,3 +188,10 @@ void tsc_telemetry_stop(void)
     if (pthread_timedjoin_np(g_thread, NULL, &deadline) == 0)
         g_started = 0;
 }
+
+const tsc_part tsc_telemetry_part = {
+    .name = "telemetry",
+    .start = tsc_telemetry_start,
+    .exit = tsc_telemetry_stop,
+    .fork_child = after_fork_child,
+};

@@ -9,4 +9,9 @@
 void tsc_telemetry_start(void);
 void tsc_telemetry_stop(void);
 
+/* The part's table for the core (core/parts.h): start once the recorder
+ * is active, stop at exit, forget the thread in a forked child. */
+struct tsc_part;
+extern const struct tsc_part tsc_telemetry_part;
+
 #endif

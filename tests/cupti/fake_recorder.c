@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bulk_stream.h"
+#include "parts.h"
 #include "recorder.h"
 
 fake_state fake;
@@ -182,3 +183,7 @@ uint64_t tsc_bulk_kernels_lost(void)
 void tsc_bulk_reset(void)
 {
 }
+
+/* The per-call state the core keeps for the parts (core/parts.h): never
+ * inside an NCCL call here. */
+TSC_TLS int tsc_call_in_nccl;

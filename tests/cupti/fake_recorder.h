@@ -1,4 +1,4 @@
-/* A recorder (preload/recorder.h) that keeps everything in memory, so the
+/* A recorder (preload/core/recorder.h) that keeps everything in memory, so the
  * cupti tests can look at exactly what the capture recorded. */
 #ifndef TSC_FAKE_RECORDER_H
 #define TSC_FAKE_RECORDER_H

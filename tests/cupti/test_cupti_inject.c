@@ -17,7 +17,6 @@
 #include <cupti.h>
 
 #include "cupti_control.h"
-#include "cupti_hooks.h"
 #include "fake_recorder.h"
 
 int InitializeInjection(void);

@@ -16,7 +16,6 @@
 #include <cublas_api.h>
 
 #include "cupti_control.h"
-#include "cupti_hooks.h"
 #include "fake_cublas.h"
 #include "fake_recorder.h"
 
