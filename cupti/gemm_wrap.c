@@ -80,22 +80,11 @@ static cublasStatus_t gemm_finish(gemm_call *c, cublasStatus_t st)
     return st;
 }
 
-static void *real_fn(_Atomic(void *) *slot, const char *name)
-{
-    void *f = atomic_load_explicit(slot, memory_order_acquire);
-    if (f == NULL) {
-        /* Also a cuBLAS that an RTLD_LOCAL library (a Python extension)
-         * brought in: its calls bind to this wrapper all the same. */
-        f = tsc_real_sym(name);
-        if (f != NULL)
-            atomic_store_explicit(slot, f, memory_order_release);
-    }
-    return f;
-}
-
+/* Also a cuBLAS that an RTLD_LOCAL library (a Python extension) brought
+ * in: its calls bind to this wrapper all the same (real_sym.h). */
 #define REAL(type, name)                                   \
-    static _Atomic(void *) slot_##name;                    \
-    type real = (type)real_fn(&slot_##name, #name);        \
+    static tsc_real_fn real_##name = TSC_REAL_FN(name);    \
+    type real = (type)tsc_real_get(&real_##name);          \
     if (real == NULL)                                      \
         return CUBLAS_STATUS_NOT_INITIALIZED
 
@@ -121,8 +110,8 @@ static uint32_t effective_compute(cublasHandle_t h, uint32_t a_type, uint32_t co
     /* CUDA_R_32F (0) as a compute type is the legacy spelling of 32F. */
     if ((compute != CT_32F && compute != T_R32F) || a_type != T_R32F)
         return compute;
-    static _Atomic(void *) slot;
-    get_math_mode_fn get = (get_math_mode_fn)real_fn(&slot, "cublasGetMathMode");
+    static tsc_real_fn real_get = TSC_REAL_FN(cublasGetMathMode);
+    get_math_mode_fn get = (get_math_mode_fn)tsc_real_get(&real_get);
     cublasMath_t mode;
     if (get == NULL || get(h, &mode) != CUBLAS_STATUS_SUCCESS)
         return compute;
@@ -156,10 +145,10 @@ static void describe_lt(tsc_desc_gemm *d, cublasLtMatmulDesc_t desc, cublasLtMat
                         cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c,
                         cublasLtMatrixLayout_t dl)
 {
-    static _Atomic(void *) slot_layout, slot_desc;
-    lt_layout_get_fn lget =
-        (lt_layout_get_fn)real_fn(&slot_layout, "cublasLtMatrixLayoutGetAttribute");
-    lt_desc_get_fn dget = (lt_desc_get_fn)real_fn(&slot_desc, "cublasLtMatmulDescGetAttribute");
+    static tsc_real_fn real_lget = TSC_REAL_FN(cublasLtMatrixLayoutGetAttribute);
+    static tsc_real_fn real_dget = TSC_REAL_FN(cublasLtMatmulDescGetAttribute);
+    lt_layout_get_fn lget = (lt_layout_get_fn)tsc_real_get(&real_lget);
+    lt_desc_get_fn dget = (lt_desc_get_fn)tsc_real_get(&real_dget);
     int32_t transa = 0, transb = 0, compute = 0;
     tsc_lt_layout la, lb, ld;
     size_t w;

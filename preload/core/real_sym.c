@@ -73,3 +73,15 @@ void *tsc_real_sym(const char *name)
     errno = saved;
     return p;
 }
+
+void *__attribute__((noinline)) tsc_real_get_slow(tsc_real_fn *r)
+{
+    if (atomic_load_explicit(&r->gave_up, memory_order_relaxed))
+        return NULL;
+    void *f = tsc_real_sym(r->name);
+    if (f)
+        atomic_store_explicit(&r->fn, f, memory_order_release);
+    else if (r->optional)
+        atomic_store(&r->gave_up, 1); /* do not search on every call */
+    return f;
+}

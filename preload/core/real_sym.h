@@ -19,24 +19,30 @@
  * errno is preserved. */
 void *tsc_real_sym(const char *name);
 
-/* A cached lookup: one acquire load once found.  A miss is not cached (the
- * library may be loaded later). */
+/* The way every wrapper holds its real function: one static tsc_real_fn
+ * per symbol, and tsc_real_get on each call, which costs one acquire load
+ * once found.  A miss is looked up again on the next call (the library may
+ * be loaded later), except for an optional symbol (a query the wrappers can
+ * do without), whose first miss is final. */
 typedef struct tsc_real_fn {
     const char *name;
+    int optional;
     _Atomic(void *) fn;
+    _Atomic int gave_up;
 } tsc_real_fn;
 
 #define TSC_REAL_FN(sym) {.name = #sym}
+#define TSC_REAL_FN_OPTIONAL(sym) {.name = #sym, .optional = 1}
+
+/* The lookup behind tsc_real_get's first call (errno preserved). */
+void *tsc_real_get_slow(tsc_real_fn *r);
 
 static inline void *tsc_real_get(tsc_real_fn *r)
 {
     void *f = atomic_load_explicit(&r->fn, memory_order_acquire);
     if (__builtin_expect(f != 0, 1))
         return f;
-    f = tsc_real_sym(r->name);
-    if (f)
-        atomic_store_explicit(&r->fn, f, memory_order_release);
-    return f;
+    return tsc_real_get_slow(r);
 }
 
 #endif

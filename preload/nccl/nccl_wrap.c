@@ -41,44 +41,21 @@ enum real_sym {
     S_NSYMS
 };
 
-static const char *const sym_name[S_NSYMS] = {
-#define SYM_NAME(id, code, name, kind, busbw, args) "nccl" #name,
-    TSC_NCCL_OPS(SYM_NAME)
-#undef SYM_NAME
-    "ncclCommUserRank", "ncclCommCount", "ncclGetVersion",
+static tsc_real_fn real_fns[S_NSYMS] = {
+#define SYM_FN(id, code, nm, kind, busbw, args) {.name = "nccl" #nm},
+    TSC_NCCL_OPS(SYM_FN)
+#undef SYM_FN
+    TSC_REAL_FN_OPTIONAL(ncclCommUserRank), TSC_REAL_FN_OPTIONAL(ncclCommCount),
+    TSC_REAL_FN(ncclGetVersion),
 };
 
-static _Atomic(void *) sym_ptr[S_NSYMS];
-static _Atomic int sym_gave_up[S_NSYMS];
-
-static void *__attribute__((noinline)) real_sym_slow(enum real_sym s)
-{
-    void *p;
-    if (atomic_load_explicit(&sym_gave_up[s], memory_order_relaxed))
-        return NULL;
-    int saved = errno;
-    p = tsc_real_sym(sym_name[s]);
-    errno = saved;
-    if (p)
-        atomic_store_explicit(&sym_ptr[s], p, memory_order_release);
-    else if (s == S_USER_RANK || s == S_COUNT)
-        atomic_store(&sym_gave_up[s], 1); /* optional: do not search every call */
-    return p;
-}
-
 /* Inline: after the first call this is one load per call. */
-static inline void *real_sym(enum real_sym s)
-{
-    void *p = atomic_load_explicit(&sym_ptr[s], memory_order_acquire);
-    if (__builtin_expect(p != NULL, 1))
-        return p;
-    return real_sym_slow(s);
-}
+static inline void *real_sym(enum real_sym s) { return tsc_real_get(&real_fns[s]); }
 
 static tsc_nccl_result_t no_nccl(enum real_sym s)
 {
     tsc_warn_once("nccl-missing", "%s called but no NCCL library is loaded; returning "
-                  "ncclSystemError", sym_name[s]);
+                  "ncclSystemError", real_fns[s].name);
     return tsc_ncclSystemError;
 }
 

@@ -28,15 +28,10 @@ typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef void (*exit_fn)(int);
 
-static execve_fn real_execve, real_execvpe;
-static execv_fn real_execv, real_execvp;
-static fexecve_fn real_fexecve;
-static exit_fn real__exit, real__Exit;
-
-static void *resolve(void *cached, const char *name)
-{
-    return cached ? cached : tsc_real_sym(name);
-}
+static tsc_real_fn real_execve = TSC_REAL_FN(execve), real_execvpe = TSC_REAL_FN(execvpe);
+static tsc_real_fn real_execv = TSC_REAL_FN(execv), real_execvp = TSC_REAL_FN(execvp);
+static tsc_real_fn real_fexecve = TSC_REAL_FN(fexecve);
+static tsc_real_fn real__exit = TSC_REAL_FN(_exit), real__Exit = TSC_REAL_FN(_Exit);
 
 /* exec: not from a signal handler as a rule, but it may be (it is
  * async-signal-safe), so the bounded, signal-safe finish is used. */
@@ -57,35 +52,35 @@ static int no_real(void)
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     before_exec();
-    execve_fn f = (execve_fn)resolve((void *)real_execve, "execve");
+    execve_fn f = (execve_fn)tsc_real_get(&real_execve);
     return f ? f(path, argv, envp) : no_real();
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
     before_exec();
-    execv_fn f = (execv_fn)resolve((void *)real_execv, "execv");
+    execv_fn f = (execv_fn)tsc_real_get(&real_execv);
     return f ? f(path, argv) : no_real();
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
     before_exec();
-    execv_fn f = (execv_fn)resolve((void *)real_execvp, "execvp");
+    execv_fn f = (execv_fn)tsc_real_get(&real_execvp);
     return f ? f(file, argv) : no_real();
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     before_exec();
-    execve_fn f = (execve_fn)resolve((void *)real_execvpe, "execvpe");
+    execve_fn f = (execve_fn)tsc_real_get(&real_execvpe);
     return f ? f(file, argv, envp) : no_real();
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     before_exec();
-    fexecve_fn f = (fexecve_fn)resolve((void *)real_fexecve, "fexecve");
+    fexecve_fn f = (fexecve_fn)tsc_real_get(&real_fexecve);
     return f ? f(fd, argv, envp) : no_real();
 }
 
@@ -174,24 +169,21 @@ static _Noreturn void exit_now(exit_fn f, int status)
 EXPORT _Noreturn void _exit(int status)
 {
     before_exit(status);
-    exit_now(real__exit ? real__exit : (exit_fn)tsc_real_sym("_exit"), status);
+    exit_now((exit_fn)tsc_real_get(&real__exit), status);
 }
 
 EXPORT _Noreturn void _Exit(int status)
 {
     before_exit(status);
-    exit_now(real__Exit ? real__Exit : (exit_fn)tsc_real_sym("_Exit"), status);
+    exit_now((exit_fn)tsc_real_get(&real__Exit), status);
 }
 
 __attribute__((constructor)) static void resolve_exit_exec(void)
 {
     int saved = errno;
-    real_execve = (execve_fn)tsc_real_sym("execve");
-    real_execv = (execv_fn)tsc_real_sym("execv");
-    real_execvp = (execv_fn)tsc_real_sym("execvp");
-    real_execvpe = (execve_fn)tsc_real_sym("execvpe");
-    real_fexecve = (fexecve_fn)tsc_real_sym("fexecve");
-    real__exit = (exit_fn)tsc_real_sym("_exit");
-    real__Exit = (exit_fn)tsc_real_sym("_Exit");
+    tsc_real_fn *all[] = {&real_execve, &real_execv, &real_execvp, &real_execvpe,
+                          &real_fexecve, &real__exit, &real__Exit};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        tsc_real_get(all[i]);
     errno = saved;
 }

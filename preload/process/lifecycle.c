@@ -43,18 +43,10 @@
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
-static _Atomic(sigaction_fn) real_sigaction_p;
-static signal_fn real_signal;
+static tsc_real_fn real_sigaction_fn = TSC_REAL_FN(sigaction);
+static tsc_real_fn real_signal_fn = TSC_REAL_FN(signal);
 
-static sigaction_fn real_sigaction(void)
-{
-    sigaction_fn f = atomic_load_explicit(&real_sigaction_p, memory_order_acquire);
-    if (!f) {
-        f = (sigaction_fn)tsc_real_sym("sigaction");
-        atomic_store_explicit(&real_sigaction_p, f, memory_order_release);
-    }
-    return f;
-}
+static sigaction_fn real_sigaction(void) { return (sigaction_fn)tsc_real_get(&real_sigaction_fn); }
 
 /* The signals we own, by index. */
 static const int owned_sigs[] = {SIGTERM, SIGINT, SIGABRT, SIGSEGV, SIGBUS, SIGUSR2};
@@ -285,7 +277,7 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
          * sigaction, as the real signal() returns it. */
         return prev.sa_handler;
     }
-    signal_fn real = real_signal ? real_signal : (signal_fn)tsc_real_sym("signal");
+    signal_fn real = (signal_fn)tsc_real_get(&real_signal_fn);
     if (!real) {
         errno = ENOSYS;
         return SIG_ERR;
@@ -303,7 +295,7 @@ __attribute__((constructor)) static void tsc_constructor(void)
 {
     int saved = errno;
     real_sigaction(); /* resolve now, not first inside a signal path */
-    real_signal = (signal_fn)tsc_real_sym("signal");
+    tsc_real_get(&real_signal_fn);
     tsc_rec_load_config();
     if (!tsc_rec_config()->disabled)
         tsc_parts_activate();
