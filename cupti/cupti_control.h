@@ -26,8 +26,9 @@ tsc_cupti_mode tsc_cupti_current_mode(void);
 void tsc_cupti_configure(tsc_cupti_mode mode, int nvtx);
 int tsc_cupti_nvtx_routed(void);
 
-/* GEMM calls recorded so far (gemm_wrap.c). */
-unsigned long long tsc_gemm_calls_recorded(void);
+/* One GEMM call recorded (gemm_wrap.c): a process that made one did
+ * device work. */
+void tsc_cupti_count_gemm(void);
 
 /* Subscribe, register buffers, enable activity kinds (cupti_session.c).
  * 0 when running; otherwise one stderr line and cupti_status say why. */

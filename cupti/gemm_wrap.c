@@ -30,12 +30,6 @@
 #define EXPORT __attribute__((visibility("default")))
 
 static TSC_TLS int gemm_depth;
-static atomic_ullong gemm_calls;   /* recorded, for tsc_gemm_calls_recorded */
-
-unsigned long long tsc_gemm_calls_recorded(void)
-{
-    return atomic_load_explicit(&gemm_calls, memory_order_relaxed);
-}
 static TSC_TLS uint32_t gemm_counter;
 
 typedef struct gemm_call {
@@ -75,7 +69,7 @@ static cublasStatus_t gemm_finish(gemm_call *c, cublasStatus_t st)
     if (c->pushed)
         tsc_cupti_pop_extcorr();
     tsc_rec_event(TSC_EV_GEMM, 0, (uint16_t)st, c->desc, c->t0, t1, c->val);
-    atomic_fetch_add_explicit(&gemm_calls, 1, memory_order_relaxed);
+    tsc_cupti_count_gemm();
     errno = saved;
     return st;
 }

@@ -95,8 +95,6 @@ def sources(root):
 CAPTURE_EXCEPTIONS = {(path, what) for path, whats in {
     # circles of calls and includes, each one component (modules joined by ",")
     'cycle':
-        'cupti/cupti_session,cupti/gemm_wrap '
-        'preload/nprof/nprof,preload/nprof/nprof_env '
         'preload/core/bulk_stream,preload/core/config_warn,preload/core/rec_meta,'
         'preload/core/rec_thread,preload/core/recorder,preload/core/self_cost,'
         'preload/core/warn',

@@ -80,16 +80,14 @@ static _Atomic uint64_t g_pxn_ops;
 static _Atomic pid_t g_pid;
 
 static _Atomic uint32_t g_inits;
-static int g_pointed;
 
 void tsc_np_count_init(void) { atomic_fetch_add(&g_inits, 1); }
-void tsc_np_set_pointed(void) { g_pointed = 1; }
 
 /* In the dump rather than on stderr: an NCCL older than 2.23 has no
  * plugin at all, and saying so on every run of such a job is noise. */
 void tsc_np_after_init(void)
 {
-    if (g_pointed && tsc_np_mode() != TSC_NP_OFF && atomic_load(&g_inits) == 0)
+    if (tsc_np_pointed() && tsc_np_mode() != TSC_NP_OFF && atomic_load(&g_inits) == 0)
         tsc_rec_meta(TSC_META_NP, "not loaded by NCCL (tscope serves ncclProfiler_v1..v6, "
                                   "NCCL 2.23-2.29)");
 }

@@ -21,23 +21,12 @@
 #include <stdint.h>
 
 #include "nprof_abi.h"
+#include "nprof_env.h"
 #include "tsc_format.h"
-
-enum tsc_np_mode { TSC_NP_OFF = 0, TSC_NP_LIGHT = 1, TSC_NP_FULL = 2 };
-
-/* TSCOPE_NCCL_PROFILER: off, light (collectives, send/recv, kernel
- * channels, copy-engine collectives, graph-captured calls; the default) or
- * full (also proxy operations and their network steps, CE syncs and
- * batches). */
-enum tsc_np_mode tsc_np_mode(void);
 
 /* The activation mask for a mode and the ABI version NCCL chose (a
  * version is asked only for the events it has). */
 int tsc_np_mask(enum tsc_np_mode m, int version);
-
-/* Pool sizes (nprof_pool.h): TSCOPE_NP_POOLS="colls,ops,steps,spans", or
- * the defaults. */
-void tsc_np_pool_counts(uint32_t counts[4]);
 
 typedef struct tsc_np_ctx tsc_np_ctx;
 
@@ -71,9 +60,6 @@ void tsc_np_record(void *handle, int state, const tsc_np_state_args *args);
 /* tsc_nccl_op code of NCCL's function name ("AllReduce", ...); 0 unknown. */
 uint8_t tsc_np_op_of_name(const char *func);
 
-/* Where NCCL's plugin loader is pointed (nprof_env.c). */
-void tsc_np_env_setup(void);
-
 /* The plugin's table for the core (nprof_part.c, core/parts.h). */
 struct tsc_part;
 extern const struct tsc_part tsc_nprof_part;
@@ -84,9 +70,8 @@ extern const struct tsc_part tsc_nprof_part;
  * version tscope lacks). */
 void tsc_np_after_init(void);
 
-/* Counts init calls (the check above); 1 when tscope pointed NCCL here. */
+/* Counts init calls (the check above). */
 void tsc_np_count_init(void);
-void tsc_np_set_pointed(void);
 
 /* Called with every META chunk the writer writes:
  * the plugin's loss and PXN counters as metadata keys, once non-zero. */

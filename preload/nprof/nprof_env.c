@@ -8,13 +8,17 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nprof.h"
+#include "nprof_env.h"
 #include "nprof_pool.h"
 #include "recorder.h"
 
 static enum tsc_np_mode g_mode = TSC_NP_LIGHT;
 
 enum tsc_np_mode tsc_np_mode(void) { return g_mode; }
+
+static int g_pointed; /* NCCL_PROFILER_PLUGIN names this library */
+
+int tsc_np_pointed(void) { return g_pointed; }
 
 static enum tsc_np_mode parse_mode(const char *v)
 {
@@ -70,11 +74,11 @@ void tsc_np_env_setup(void)
     const char *user = getenv("NCCL_PROFILER_PLUGIN");
     if (!user || !*user) {
         setenv("NCCL_PROFILER_PLUGIN", self, 1);
-        tsc_np_set_pointed();
+        g_pointed = 1;
         return;
     }
     if (names_us(user, self)) {
-        tsc_np_set_pointed();
+        g_pointed = 1;
         return;
     }
     tsc_rec_meta(TSC_META_NP, "stepped aside for the user's NCCL_PROFILER_PLUGIN");

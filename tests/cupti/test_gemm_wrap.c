@@ -23,7 +23,7 @@
 
 static tsc_cupti_mode mode = TSC_CUPTI_FULL;
 static uint64_t pushed[64];
-static int n_pushed, n_popped, depth_at_real;
+static int n_pushed, n_popped, depth_at_real, n_counted;
 
 tsc_cupti_mode tsc_cupti_current_mode(void)
 {
@@ -43,6 +43,11 @@ void tsc_cupti_pop_extcorr(void)
     n_popped++;
 }
 
+void tsc_cupti_count_gemm(void)
+{
+    n_counted++;
+}
+
 /* ------------------------------------------------------------- helpers */
 
 static int setup(void **state)
@@ -51,7 +56,7 @@ static int setup(void **state)
     fake_reset();
     memset(fake_cublas(), 0, sizeof *fake_cublas());
     mode = TSC_CUPTI_FULL;
-    n_pushed = n_popped = depth_at_real = 0;
+    n_pushed = n_popped = depth_at_real = n_counted = 0;
     return 0;
 }
 
@@ -210,6 +215,7 @@ static void typed_and_batched(void **state)
     assert_int_not_equal(fake.events[5].val, fake.events[0].val);
     assert_int_equal(n_pushed, 6);
     assert_int_equal(n_popped, 6);
+    assert_int_equal(n_counted, 6); /* every recorded call counts as device work */
 }
 
 /* A handle in TF32 math mode (PyTorch's allow_tf32) turns single-precision
