@@ -1,5 +1,5 @@
 /* The HTTP side of a Prometheus /metrics endpoint, shared by black-box
- * mode's writer thread (preload/bb_http.c) and `tscope-report live`
+ * mode's writer thread (preload/blackbox/bb_http.c) and `tscope-report live`
  * (analyzer/cmds/live_http.c): one client at a time, 100 ms to read its
  * request and as long to write the answer, so a slow or silent client
  * costs the serving loop at most ~200 ms. */

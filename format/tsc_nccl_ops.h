@@ -1,6 +1,6 @@
 /* The NCCL operations tscope interposes: one line each, and everything
  * else follows from it: the dump's op codes (enum tsc_nccl_op), the
- * preload's wrappers and export list (preload/nccl_wrap.c, the version
+ * preload's wrappers and export list (preload/nccl/nccl_wrap.c, the version
  * script), the reader's and the analyzer's names, and which analyses an op
  * takes part in (its kind) and how its bus bandwidth is counted.
  *
@@ -13,11 +13,11 @@
  *   KIND   tsc_nccl_kind without its prefix (below)
  *   BUSBW  bus bandwidth = bytes / time x BUSBW (n-1)/n over n ranks; 0: x 1
  *   ARGS   the argument list, for the preload's generated wrappers (below);
- *          OWN: the wrapper is written by hand in preload/nccl_wrap.c
+ *          OWN: the wrapper is written by hand in preload/nccl/nccl_wrap.c
  *
  * Adding an operation: one line here (a free CODE), and, unless its
  * arguments have one of the shapes below, its wrapper body in
- * preload/nccl_wrap.c (docs/architecture.md). */
+ * preload/nccl/nccl_wrap.c (docs/architecture.md). */
 #ifndef TSC_NCCL_OPS_H
 #define TSC_NCCL_OPS_H
 
@@ -68,7 +68,7 @@ enum tsc_nccl_kind {
  *   REDOP_ROOT    (sendbuff, recvbuff, count, datatype, op, root, comm, stream)
  *   SEND          (sendbuff, count, datatype, peer, comm, stream)
  *   RECV          (recvbuff, count, datatype, peer, comm, stream)
- * (preload/nccl_wrap.c defines one wrapper macro per shape.) */
+ * (preload/nccl/nccl_wrap.c defines one wrapper macro per shape.) */
 
 enum tsc_nccl_op {
 #define TSC_NCCL_OP_ENUM(id, code, name, kind, busbw, args) TSC_NCCL_##id = code,

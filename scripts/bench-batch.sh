@@ -16,8 +16,8 @@ events=${4:-100000}
 work=${5:-}
 gen=$build/tests/analyzer/tsc-gen-job
 report=$build/analyzer/tscope-report
-genk=$build/tests/views/tsc-gen-kineto
-benchk=$build/tests/views/bench_kineto
+genk=$build/tests/kineto/tsc-gen-kineto
+benchk=$build/tests/kineto/bench_kineto
 for tool in "$gen" "$report"; do
     [ -x "$tool" ] || { echo "missing $tool (build first)" >&2; exit 2; }
 done

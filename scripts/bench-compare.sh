@@ -9,7 +9,7 @@
 #
 # Both builds should be release builds (meson setup B -Dbuildtype=release;
 # ninja -C B analyzer/tscope-report tests/analyzer/tsc-gen-job
-# tests/views/tsc-gen-kineto tests/views/bench_kineto
+# tests/kineto/tsc-gen-kineto tests/kineto/bench_kineto
 # tests/crossrank/bench_crossrank).  CASES (default "8x0.8M 64x1M kineto
 # crossrank"): 64x1M writes 2 GB of dumps under $TMPDIR.  Needs /usr/bin/time.
 set -eu
@@ -62,10 +62,10 @@ for c in $cases; do
         rm -rf "${work:?}/$c"
         ;;
     kineto)
-        "$new/tests/views/tsc-gen-kineto" "$work/k2" 2 4530 20 >/dev/null
+        "$new/tests/kineto/tsc-gen-kineto" "$work/k2" 2 4530 20 >/dev/null
         report "report kineto 2 ranks" "$work/k2" 480000
         for b in old new; do
-            eval bench=\$$b/tests/views/bench_kineto
+            eval bench=\$$b/tests/kineto/bench_kineto
             f=$(ls "$work"/k2/*.json | head -1)
             echo "kineto parse ($b, best of $rounds): $("$bench" "$f" "$rounds" |
                 awk '$1 == "events" || $1 == "best_cpu_s" || $1 == "events_per_cpu_s" { printf "%s %s  ", $1, $2 }')"

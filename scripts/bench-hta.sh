@@ -10,7 +10,7 @@
 #   scripts/bench-hta.sh [BUILD_DIR=build-rel] [ROUNDS=3] [HTA_DIR]
 #
 # BUILD_DIR: a release build (meson setup build-rel -Dbuildtype=release;
-# ninja -C build-rel analyzer/tscope-report tests/views/tsc-gen-kineto).
+# ninja -C build-rel analyzer/tscope-report tests/kineto/tsc-gen-kineto).
 # HTA_DIR (or $HTA_DIR): a folder holding HTA's `hta` package, from its
 # source (not part of this repository), e.g.
 #   git clone https://github.com/facebookresearch/HolisticTraceAnalysis H
@@ -33,7 +33,7 @@ ROUNDS=${2:-3}
 HTA_DIR=${3:-${HTA_DIR:-}}
 PY=${HTA_PYTHON:-/usr/bin/python3}
 REPORT="$BUILD/analyzer/tscope-report"
-KGEN="$BUILD/tests/views/tsc-gen-kineto"
+KGEN="$BUILD/tests/kineto/tsc-gen-kineto"
 for f in "$REPORT" "$KGEN" /usr/bin/time; do
     [ -x "$f" ] || { echo "bench-hta: $f not found (build first; apt-get install time)" >&2; exit 2; }
 done

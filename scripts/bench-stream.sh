@@ -10,7 +10,7 @@
 #
 # BUILD_DIR: a release build (meson setup build-rel -Dbuildtype=release;
 # ninja -C build-rel analyzer/tscope-report tests/analyzer/tsc-gen-job
-# tests/views/tsc-gen-kineto).
+# tests/kineto/tsc-gen-kineto).
 # BASE_BUILD (optional): a release build of the tree before streaming
 # (git archive fbf8a69), whose plain `tscope-report DIR --json` is run too:
 # the figures "before" (its JSON is not compared: changes merged since
@@ -51,7 +51,7 @@ CASES=${3:-small 256x1000}
 BASE=${4:+$(cd "$4" && pwd)/analyzer/tscope-report}
 REPORT="$BUILD/analyzer/tscope-report"
 GEN="$BUILD/tests/analyzer/tsc-gen-job"
-KGEN="$BUILD/tests/views/tsc-gen-kineto"
+KGEN="$BUILD/tests/kineto/tsc-gen-kineto"
 for f in "$REPORT" "$GEN" /usr/bin/time; do
     [ -x "$f" ] || { echo "bench-stream: $f not found (build first; apt-get install time)" >&2; exit 2; }
 done

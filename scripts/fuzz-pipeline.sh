@@ -23,15 +23,15 @@ version=$(sed -n "s/.*version: *'\([^']*\)'.*/\1/p" "$root/meson.build" | head -
 cflags="-g -O1 -std=c11 -D_GNU_SOURCE -DTSC_VERSION=\"$version\""
 cflags="$cflags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 inc="-I$root/analyzer"
-inc="$inc -I$root/preload/core -I$root/format -I$root/tests/views -I$root/tests/analyzer"
+inc="$inc -I$root/preload/core -I$root/format -I$root/tests/kineto -I$root/tests/analyzer"
 analyzer_src=$(ls "$root"/analyzer/*/*.c | grep -v /mpi/)
 libs="$(pkg-config --cflags --libs libcjson yajl zlib) -lm -lpthread"
 
 # shellcheck disable=SC2086
 "$cc" $cflags $inc -o "$work/fuzz_pipeline" \
-    "$root/tests/views/fuzz_pipeline_main.c" "$root/tests/views/fuzz_pipeline.c" \
-    "$root/tests/views/strict_json.c" "$root/tests/views/pipeline_seeds.c" \
-    "$root/tests/views/test_util.c" "$root/tests/views/kineto_gen.c" \
+    "$root/tests/kineto/fuzz_pipeline_main.c" "$root/tests/kineto/fuzz_pipeline.c" \
+    "$root/tests/kineto/strict_json.c" "$root/tests/kineto/pipeline_seeds.c" \
+    "$root/tests/kineto/test_util.c" "$root/tests/kineto/kineto_gen.c" \
     "$root/tests/analyzer/gen_job.c" "$root/tests/analyzer/gen_mem.c" "$root/preload/core/dump_file.c" "$root/format/crc32c.c" \
     $analyzer_src $libs
 

@@ -16,7 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ $# -eq 0 ]; then
     set -- "$root"/../shared/corpus/*/*/
-    gen="$new/tests/views/tsc-gen-kineto"
+    gen="$new/tests/kineto/tsc-gen-kineto"
     "$gen" "$work/syn1" 1 300 20 >/dev/null &&
     "$gen" "$work/syn2" 2 200 5 >/dev/null &&
     "$gen" "$work/syn4gz" 4 50 3 gz >/dev/null &&

@@ -16,7 +16,7 @@ static inline uint64_t tsa_fnv1a_from(uint64_t h, const char *s, size_t len)
 
 /* The standard FNV-1a 64: the batch's shard of a job, whose value must
  * never change (it decides which shard analyses a job; pinned by
- * tests/views/test_batch_shard.c). */
+ * tests/kineto/test_batch_shard.c). */
 static inline uint64_t tsa_fnv1a(const char *s, size_t len)
 {
     return tsa_fnv1a_from(0xcbf29ce484222325ull, s, len);

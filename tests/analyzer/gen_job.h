@@ -1,5 +1,5 @@
 /* Ground-truth job generator: writes synthetic multi-rank dumps through the
- * real dump writer (preload/dump_file.h) and reports the answers an exact
+ * real dump writer (preload/core/dump_file.h) and reports the answers an exact
  * analysis must find.  Used by the analyzer's tests, by `tsc-gen-job`, and
  * by other parts' tests.
  *

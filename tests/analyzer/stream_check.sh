@@ -1,5 +1,5 @@
 # Sourced by the streaming report's tests (test_stream_same.sh,
-# test_stream_memory.sh, tests/views/test_stream_traces*.sh).  The caller
+# test_stream_memory.sh, tests/kineto/test_stream_traces*.sh).  The caller
 # sets REPORT and n=0, and calls scratch.
 fail() { echo "FAIL: $*"; exit 1; }
 

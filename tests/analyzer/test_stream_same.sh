@@ -10,7 +10,7 @@
 # per link: load/nprof_lean.h), a damaged copy (a file that is not a
 # dump, two cut dumps, a second run, a duplicate rank), the recorded
 # test-bed dumps, a pipeline job (loaded whole) and a torch.profiler
-# trace directory (tests/views/test_stream_traces.sh has more).
+# trace directory (tests/kineto/test_stream_traces.sh has more).
 set -u
 REPORT="$1"
 GEN="$2"

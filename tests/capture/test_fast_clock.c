@@ -1,4 +1,4 @@
-/* The counter-to-CLOCK_REALTIME fit (preload/fast_clock.c): fed synthetic
+/* The counter-to-CLOCK_REALTIME fit (preload/core/fast_clock.c): fed synthetic
  * samples, it must fit only after 200 ms, never jump backwards or forwards
  * when it corrects itself, close an error within a few seconds, and step
  * onto the clock when the clock is set.  Then the real thing on this

@@ -1,4 +1,4 @@
-/* The NCCL profiler plugin's handle pools (preload/nprof_pool.c): an open
+/* The NCCL profiler plugin's handle pools (preload/nprof/nprof_pool.c): an open
  * handle is never handed out twice, a handle whose slot was taken again is
  * stale for its owner's stop and for children reading it, a full pool
  * drops and counts, garbage handles are refused without a read, and two

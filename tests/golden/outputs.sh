@@ -20,7 +20,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${3:-$src/../shared/corpus/kineto}
 report=$build/analyzer/tscope-report
 gen=$build/tests/analyzer/tsc-gen-job
-genk=$build/tests/views/tsc-gen-kineto
+genk=$build/tests/kineto/tsc-gen-kineto
 for f in "$report" "$gen" "$genk"; do
     [ -x "$f" ] || { echo "outputs.sh: $f not built" >&2; exit 2; }
 done

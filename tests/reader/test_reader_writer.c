@@ -1,4 +1,4 @@
-/* Round trip through the preload's real dump writer (preload/dump_file.c):
+/* Round trip through the preload's real dump writer (preload/core/dump_file.c):
  * what the capture side writes is exactly what the reader hands back. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* The profiler plugin ABI as the test NCCL speaks it: versions 1 (NCCL
  * 2.23) to 6 (2.29), declared here apart from tscope's own declarations
- * (preload/nprof_abi.h) so each side checks the other.  Descriptor heads
+ * (preload/nprof/nprof_abi.h) so each side checks the other.  Descriptor heads
  * and unions field for field as NCCL publishes them (its
  * src/include/plugin/profiler/profiler_v1.h ... v6.h); only what the test
  * NCCL fills. */
