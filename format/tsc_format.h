@@ -136,51 +136,10 @@ _Static_assert(sizeof(tsc_chunk_header) == 32, "chunk header is 32 bytes");
 
 /* --------------------------------------------------------------- events */
 
-/* Event kinds (byte 0 of every slot).  0 is never valid so zeroed memory is
+/* Event kinds (byte 0 of every slot): enum tsc_event_kind, from the one
+ * table of event kinds, format/tsc_event_kinds.h (included below, after
+ * the descriptor types it names).  0 is never valid so zeroed memory is
  * recognised as garbage. */
-enum tsc_event_kind {
-    TSC_EV_DESC = 0x01,       /* descriptor definition, see tsc_desc_head */
-    TSC_EV_NCCL = 0x10,       /* one NCCL API call (host side) */
-    TSC_EV_NCCL_ENTER = 0x11, /* 1.1: an NCCL call was entered (see below) */
-    TSC_EV_HANG = 0x12,       /* 1.1: watchdog: a call in flight too long */
-    TSC_EV_KERNEL = 0x20,     /* GPU kernel execution (CUPTI) */
-    TSC_EV_MEMCPY = 0x21,     /* GPU copy (CUPTI) */
-    TSC_EV_MEMSET = 0x22,     /* GPU memset (CUPTI) */
-    TSC_EV_SYNC = 0x23,       /* host synchronisation call (CUPTI) */
-    TSC_EV_API = 0x24,        /* runtime/driver API call that launched GPU work */
-    TSC_EV_GEMM = 0x25,       /* cuBLAS/cuBLASLt matmul call (host side) */
-    TSC_EV_NVTX = 0x26,       /* NVTX push/pop or start/end range */
-    TSC_EV_EXTCORR = 0x27,    /* CUPTI external correlation: see below */
-    TSC_EV_MEM_ALLOC = 0x28,  /* device memory allocated (v1.1) */
-    TSC_EV_MEM_FREE = 0x29,   /* device memory freed (v1.1) */
-    TSC_EV_MEM_POOL = 0x2a,   /* a memory pool's size changed (v1.1) */
-    TSC_EV_KERNEL_LAUNCH = 0x2b, /* 1.2: a kernel with the call that launched it */
-    TSC_EV_GRAPH_NODE = 0x2c, /* 1.2: a kernel node captured into a CUDA graph */
-    TSC_EV_CLOCK = 0x30,      /* clock sample: start=realtime, end=other clock, val=monotonic */
-    /* Telemetry (format 1.1): samples of the sampler thread, see below. */
-    TSC_EV_GPU_METRIC = 0x40, /* one NVML value changed: aux = enum tsc_gpu_metric */
-    TSC_EV_PROC_CPU = 0x41,   /* process CPU time and runnable threads */
-    TSC_EV_TASK_CPU = 0x42,   /* one thread's (or worker process's) CPU time */
-    TSC_EV_HOST_LOAD = 0x43,  /* host load average changed */
-    TSC_EV_PROC_SWITCHES = 0x44, /* main thread's involuntary context switches changed */
-    TSC_EV_PROC_FAULTS = 0x45,   /* process's major page faults changed */
-    TSC_EV_SCHED_WAIT = 0x46,    /* 1.4: main thread's run-queue wait changed */
-    TSC_EV_SCHED_RUN = 0x47,     /* 1.4: main thread's time on a CPU changed */
-    TSC_EV_CPU_THROTTLE = 0x48,  /* 1.4: the cgroup's CPU throttled time changed */
-    TSC_EV_NET_COUNTER = 0x49,   /* 1.4: one InfiniBand/RoCE port value changed */
-    /* NCCL profiler plugin (0x50-0x5f), see TSC_EV_NP_* below. */
-    TSC_EV_NP_COMM = 0x50,    /* NCCL initialised the plugin for a communicator */
-    TSC_EV_NP_COLL = 0x51,    /* a collective or p2p NCCL enqueued */
-    TSC_EV_NP_PROXY = 0x52,   /* one proxy operation (channel, peer) ended */
-    TSC_EV_NP_PROXY_WAIT = 0x53, /* where that proxy operation's steps spent their time */
-    TSC_EV_NP_KERNEL_CH = 0x54,  /* 1.4: one channel of a collective's kernel (GPU times) */
-    TSC_EV_NP_CE_COLL = 0x55,    /* 1.4: a collective run by the copy engines (v6) */
-    TSC_EV_NP_CE_SYNC = 0x56,    /* 1.4: its synchronisation among the ranks */
-    TSC_EV_NP_CE_BATCH = 0x57,   /* 1.4: one batch of its copies */
-    TSC_EV_NP_CAPTURED = 0x58,   /* 1.4: an API call NCCL says was captured into a CUDA graph */
-    TSC_EV_NP_PROXY_STALL = 0x59, /* 1.4 (2026-11-28): a proxy operation open with no
-                                   * progress for a while (hangs) */
-};
 
 /* Every event slot.  Times are CLOCK_REALTIME nanoseconds since the epoch
  * (the same scale as CUPTI's default timestamps).  Host-side events record
@@ -250,13 +209,6 @@ _Static_assert(sizeof(tsc_event) == TSC_SLOT_SIZE, "event is one slot");
 #define TSC_NP_STALL_STEPS(val) ((uint32_t)((val) >> 32 & 0xffff))
 #define TSC_NP_STALL_STATE(val) ((uint8_t)((val) >> 48))
 #define TSC_NP_STALL_SEND(val) ((int)((val) >> 56 & 1))
-/* 0 for the kinds whose start/end are not times of the record (EXTCORR:
- * 0, 0; NP_PROXY_WAIT: durations): a reader that orders or windows
- * records by time leaves them out of its bounds. */
-static inline int tsc_event_has_times(uint8_t kind)
-{
-    return kind != TSC_EV_EXTCORR && kind != TSC_EV_NP_PROXY_WAIT;
-}
 
 #define TSC_NP_COLL_VAL(op, seq) ((uint64_t)(op) << 56 | ((seq) & 0x00ffffffffffffffull))
 #define TSC_NP_COLL_OP(val) ((uint8_t)((val) >> 56))
@@ -463,6 +415,7 @@ _Static_assert(sizeof(tsc_desc_head) == TSC_SLOT_SIZE, "desc head is one slot");
 #define TSC_DESC_HEAD_PAYLOAD 24u
 
 enum tsc_desc_type {
+    TSC_DESC_NONE = 0,        /* never written: "no descriptor" in tsc_event_kinds.h */
     TSC_DESC_STRING = 1,      /* payload: UTF-8 bytes, no NUL */
     TSC_DESC_NCCL_CALL = 2,   /* payload: tsc_desc_nccl_call */
     TSC_DESC_THREAD = 3,      /* payload: tsc_desc_thread */
@@ -476,6 +429,10 @@ enum tsc_desc_type {
     TSC_DESC_KERNEL_LAUNCH = 23, /* payload: tsc_desc_kernel_launch (format 1.2) */
     TSC_DESC_GRAPH_NODE = 24, /* payload: tsc_desc_graph_node (format 1.2) */
 };
+
+/* Event kinds, numbered for the dump (append-only): enum tsc_event_kind,
+ * from the one table of event kinds. */
+#include "tsc_event_kinds.h"
 
 /* NCCL functions, numbered for the dump (append-only): enum tsc_nccl_op,
  * from the one table of NCCL operations. */

@@ -163,18 +163,26 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
     }
 }
 
-/* GPU and host samples (format 1.1), to telemetry.c. */
+/* GPU and host samples (format 1.1), to telemetry.c, with the name their
+ * descriptor gives (a task's, a network port's; the table of event kinds
+ * says which kinds have one). */
 static void add_telemetry(load_ctx *c, const tsr_event *e)
 {
     tsc_desc_task t = {0};
     const char *name = NULL;
     size_t name_len = 0;
-    if (e->kind == TSC_EV_TASK_CPU && tsr_decode_task(e->desc, &t, &name))
-        return; /* undefined descriptor: the reader reported it */
-    if (e->kind == TSC_EV_NET_COUNTER && tsr_decode_string(e->desc, &name, &name_len))
-        return;
-    if (e->kind == TSC_EV_TASK_CPU)
+    switch (tsr_desc_type_for_kind(e->kind)) {
+    case TSC_DESC_TASK:
+        if (tsr_decode_task(e->desc, &t, &name))
+            return; /* undefined descriptor: the reader reported it */
         name_len = t.name_len;
+        break;
+    case TSC_DESC_STRING:
+        if (tsr_decode_string(e->desc, &name, &name_len))
+            return;
+        break;
+    default: break;
+    }
     if (tsa_telemetry_on_event(c->rank, e->kind, e->flags, e->aux, e->desc_id, e->start_ns,
                                e->val, t.tid, t.role, name, name_len))
         c->oom = 1;
@@ -569,14 +577,15 @@ static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
             c->oom = 1;
         return;
     }
-    if (e->kind >= TSC_EV_GPU_METRIC && e->kind <= 0x4f) {
-        add_telemetry(c, e);
-        return;
-    }
-    if (e->kind >= TSC_EV_NP_COMM && e->kind <= 0x5f) {
+    /* Whole blocks of codes go to their readers, which skip the codes of a
+     * newer dump they do not know. */
+    switch (tsc_event_range(e->kind)) {
+    case TSC_EVR_TELEMETRY: add_telemetry(c, e); return;
+    case TSC_EVR_PLUGIN:
         if (tsa_nprof_on_event(c->rank, e))
             c->oom = 1;
         return;
+    default: break;
     }
     if (!e->desc)
         return; /* the reader reported it; nothing to place on a timeline */

@@ -40,6 +40,18 @@ int tsa_telemetry_on_event(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t au
         return -1;
     if (!PLAUSIBLE(t))
         return 0;
+    int counted = 0;
+#define TSA_COUNT_SERIES_PUSH(field, k, slot)                               \
+    if (kind == TSC_EV_##k) {                                               \
+        if (RESERVE(tm->field, tm->n_##field, tm->cap_##field))             \
+            return -1;                                                      \
+        tm->field[tm->n_##field++] = (tsa_count_point){(int64_t)t, (slot)}; \
+        counted = 1;                                                        \
+    }
+    TSA_COUNT_SERIES(TSA_COUNT_SERIES_PUSH)
+#undef TSA_COUNT_SERIES_PUSH
+    if (counted)
+        return 0;
     switch (kind) {
     case TSC_EV_GPU_METRIC: {
         if (aux == 0 || aux >= TSC_GPU_METRIC_COUNT)
@@ -71,33 +83,6 @@ int tsa_telemetry_on_event(tsa_rank *r, uint8_t kind, uint8_t flags, uint16_t au
     case TSC_EV_HOST_LOAD:
         if ((double)val / 1000 > tm->load_max)
             tm->load_max = (double)val / 1000;
-        return 0;
-    case TSC_EV_PROC_SWITCHES:
-        if (RESERVE(tm->switches, tm->n_switches, tm->cap_switches))
-            return -1;
-        tm->switches[tm->n_switches++] = (tsa_count_point){(int64_t)t, val};
-        return 0;
-    case TSC_EV_PROC_FAULTS:
-        if (RESERVE(tm->faults, tm->n_faults, tm->cap_faults))
-            return -1;
-        tm->faults[tm->n_faults++] = (tsa_count_point){(int64_t)t, val};
-        return 0;
-    case TSC_EV_SCHED_WAIT:
-        if (RESERVE(tm->sched_wait, tm->n_sched_wait, tm->cap_sched_wait))
-            return -1;
-        tm->sched_wait[tm->n_sched_wait++] = (tsa_count_point){(int64_t)t, val};
-        return 0;
-    case TSC_EV_SCHED_RUN:
-        if (RESERVE(tm->sched_run, tm->n_sched_run, tm->cap_sched_run))
-            return -1;
-        tm->sched_run[tm->n_sched_run++] = (tsa_count_point){(int64_t)t, val};
-        return 0;
-    case TSC_EV_CPU_THROTTLE:
-        if (RESERVE(tm->throttled, tm->n_throttled, tm->cap_throttled) ||
-            RESERVE(tm->throttled_periods, tm->n_throttled_periods, tm->cap_throttled_periods))
-            return -1;
-        tm->throttled[tm->n_throttled++] = (tsa_count_point){(int64_t)t, val};
-        tm->throttled_periods[tm->n_throttled_periods++] = (tsa_count_point){(int64_t)t, desc_id};
         return 0;
     case TSC_EV_NET_COUNTER: {
         if (!name || aux == 0 || aux >= TSA_NET_COUNTERS)
@@ -190,19 +175,11 @@ void tsa_telemetry_finish(tsa_rank *r)
         qsort(tm->cpu, tm->n_cpu, sizeof *tm->cpu, by_time);
     if (tm->n_task > 1)
         qsort(tm->task, tm->n_task, sizeof *tm->task, by_task_t); /* grouped by task */
-    if (tm->n_switches > 1)
-        qsort(tm->switches, tm->n_switches, sizeof *tm->switches, by_time);
-    if (tm->n_faults > 1)
-        qsort(tm->faults, tm->n_faults, sizeof *tm->faults, by_time);
-    if (tm->n_sched_wait > 1)
-        qsort(tm->sched_wait, tm->n_sched_wait, sizeof *tm->sched_wait, by_time);
-    if (tm->n_sched_run > 1)
-        qsort(tm->sched_run, tm->n_sched_run, sizeof *tm->sched_run, by_time);
-    if (tm->n_throttled > 1) {
-        qsort(tm->throttled, tm->n_throttled, sizeof *tm->throttled, by_time);
-        qsort(tm->throttled_periods, tm->n_throttled_periods, sizeof *tm->throttled_periods,
-              by_time);
-    }
+#define TSA_COUNT_SERIES_SORT(field, kind, slot) \
+    if (tm->n_##field > 1)                          \
+        qsort(tm->field, tm->n_##field, sizeof *tm->field, by_time);
+    TSA_COUNT_SERIES(TSA_COUNT_SERIES_SORT)
+#undef TSA_COUNT_SERIES_SORT
     if (tm->n_net > 1)
         qsort(tm->net, tm->n_net, sizeof *tm->net, by_time);
 }
@@ -214,12 +191,9 @@ void tsa_telemetry_free(tsa_rank *r)
     free(r->telemetry->gpu);
     free(r->telemetry->cpu);
     free(r->telemetry->task);
-    free(r->telemetry->switches);
-    free(r->telemetry->faults);
-    free(r->telemetry->sched_wait);
-    free(r->telemetry->sched_run);
-    free(r->telemetry->throttled);
-    free(r->telemetry->throttled_periods);
+#define TSA_COUNT_SERIES_FREE(field, kind, slot) free(r->telemetry->field);
+    TSA_COUNT_SERIES(TSA_COUNT_SERIES_FREE)
+#undef TSA_COUNT_SERIES_FREE
     free(r->telemetry->net);
     free(r->telemetry);
     r->telemetry = NULL;

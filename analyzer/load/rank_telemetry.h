@@ -46,6 +46,25 @@ typedef struct tsa_task_point {
     uint8_t role;        /* enum tsc_task_role */
 } tsa_task_point;
 
+/* The telemetry kinds kept as series of (time, count) points, one line
+ * each: the struct's arrays below, tsa_telemetry_on_event, its sort and
+ * free (rank_telemetry.c) and the share packing (share_pack.c) expand it.
+ *   C(FIELD, KIND, SLOT)
+ *   FIELD  the array in struct tsa_telemetry (n_FIELD, cap_FIELD)
+ *   KIND   the record kind, TSC_EV_<KIND> (format/tsc_event_kinds.h)
+ *   SLOT   what is counted: the record's val or desc_id
+ * switches, faults: the main thread's involuntary context switches, the
+ * process's major page faults (format 1.3); sched_wait, sched_run: the
+ * main thread's run-queue wait and time on a CPU; throttled,
+ * throttled_periods: the cgroup's throttled time and periods (1.4). */
+#define TSA_COUNT_SERIES(C)                    \
+    C(switches, PROC_SWITCHES, val)            \
+    C(faults, PROC_FAULTS, val)                \
+    C(sched_wait, SCHED_WAIT, val)             \
+    C(sched_run, SCHED_RUN, val)               \
+    C(throttled, CPU_THROTTLE, val)            \
+    C(throttled_periods, CPU_THROTTLE, desc_id)
+
 struct tsa_telemetry {
     tsa_gpu_point *gpu;   size_t n_gpu, cap_gpu;
     tsa_cpu_point *cpu;   size_t n_cpu, cap_cpu;
@@ -60,17 +79,13 @@ struct tsa_telemetry {
     int64_t quota_milli;           /* cgroup CPU limit, 0 none, -1 unknown */
     char omp_threads[24];
     int workers_visible;           /* 1 yes, 0 no (no worker can be seen), -1 unknown */
-    /* --- appended: the main thread's involuntary context switches and the
-     * process's major page faults (kinds 0x44, 0x45), in time order --- */
-    tsa_count_point *switches; size_t n_switches, cap_switches;
-    tsa_count_point *faults;   size_t n_faults, cap_faults;
-    /* --- appended (format 1.4): the main thread's run-queue wait, the
-     * its time on a CPU, the cgroup's throttled time and periods (kinds
-     * 0x46-0x48) and network port values (0x49), in time order --- */
-    tsa_count_point *sched_wait; size_t n_sched_wait, cap_sched_wait;
-    tsa_count_point *sched_run;  size_t n_sched_run, cap_sched_run;
-    tsa_count_point *throttled;  size_t n_throttled, cap_throttled;
-    tsa_count_point *throttled_periods; size_t n_throttled_periods, cap_throttled_periods;
+    /* --- appended: the counter series (TSA_COUNT_SERIES), then (format
+     * 1.4) network port values (0x49), in time order --- */
+#define TSA_COUNT_SERIES_FIELD(field, kind, slot) \
+    tsa_count_point *field;                       \
+    size_t n_##field, cap_##field;
+    TSA_COUNT_SERIES(TSA_COUNT_SERIES_FIELD)
+#undef TSA_COUNT_SERIES_FIELD
     tsa_net_point *net;          size_t n_net, cap_net;
     int cpu_stat;                  /* 1: a cgroup cpu.stat was sampled, 0: none, -1 unknown */
     int net_ports;                 /* ports sampled, -1 unknown */

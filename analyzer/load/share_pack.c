@@ -113,18 +113,14 @@ static int put_rank(tsa_pack_buf *b, const tsa_rank *r, uint32_t home, size_t in
     const struct tsa_telemetry *t = r->telemetry;
     if (tsa_put_u64(b, t != NULL))
         return -1;
+#define PUT_COUNT_SERIES(field, kind, slot) \
+    tsa_put_arr(b, t->field, t->n_##field, sizeof *t->field) ||
     if (t && (tsa_put(b, t, sizeof *t) || tsa_put_arr(b, t->gpu, t->n_gpu, sizeof *t->gpu) ||
               tsa_put_arr(b, t->cpu, t->n_cpu, sizeof *t->cpu) ||
               tsa_put_arr(b, t->task, t->n_task, sizeof *t->task) ||
-              tsa_put_arr(b, t->switches, t->n_switches, sizeof *t->switches) ||
-              tsa_put_arr(b, t->faults, t->n_faults, sizeof *t->faults) ||
-              tsa_put_arr(b, t->sched_wait, t->n_sched_wait, sizeof *t->sched_wait) ||
-              tsa_put_arr(b, t->sched_run, t->n_sched_run, sizeof *t->sched_run) ||
-              tsa_put_arr(b, t->throttled, t->n_throttled, sizeof *t->throttled) ||
-              tsa_put_arr(b, t->throttled_periods, t->n_throttled_periods,
-                          sizeof *t->throttled_periods) ||
-              tsa_put_arr(b, t->net, t->n_net, sizeof *t->net)))
+              TSA_COUNT_SERIES(PUT_COUNT_SERIES) tsa_put_arr(b, t->net, t->n_net, sizeof *t->net)))
         return -1;
+#undef PUT_COUNT_SERIES
     return put_nprof(b, r);
 }
 
@@ -166,22 +162,15 @@ static void get_telemetry(tsa_cursor *c, tsa_rank *r)
     t->task = tsa_get_arr(c, &t->n_task, sizeof *t->task);
     /* every pointer of the struct replaced: the bytes above held the
      * sender's addresses */
-    t->switches = tsa_get_arr(c, &t->n_switches, sizeof *t->switches);
-    t->faults = tsa_get_arr(c, &t->n_faults, sizeof *t->faults);
-    t->sched_wait = tsa_get_arr(c, &t->n_sched_wait, sizeof *t->sched_wait);
-    t->sched_run = tsa_get_arr(c, &t->n_sched_run, sizeof *t->sched_run);
-    t->throttled = tsa_get_arr(c, &t->n_throttled, sizeof *t->throttled);
-    t->throttled_periods = tsa_get_arr(c, &t->n_throttled_periods, sizeof *t->throttled_periods);
+#define GET_COUNT_SERIES(field, kind, slot)                      \
+    t->field = tsa_get_arr(c, &t->n_##field, sizeof *t->field); \
+    t->cap_##field = t->n_##field;
+    TSA_COUNT_SERIES(GET_COUNT_SERIES)
+#undef GET_COUNT_SERIES
     t->net = tsa_get_arr(c, &t->n_net, sizeof *t->net);
     t->cap_gpu = t->n_gpu;
     t->cap_cpu = t->n_cpu;
     t->cap_task = t->n_task;
-    t->cap_switches = t->n_switches;
-    t->cap_faults = t->n_faults;
-    t->cap_sched_wait = t->n_sched_wait;
-    t->cap_sched_run = t->n_sched_run;
-    t->cap_throttled = t->n_throttled;
-    t->cap_throttled_periods = t->n_throttled_periods;
     t->cap_net = t->n_net;
     r->telemetry = t;
 }

@@ -24,26 +24,7 @@ size_t tsr_desc_min_len(uint8_t type)
 
 uint8_t tsr_desc_type_for_kind(uint8_t kind)
 {
-    switch (kind) {
-    case TSC_EV_NCCL:
-    case TSC_EV_NCCL_ENTER:
-    case TSC_EV_HANG: return TSC_DESC_NCCL_CALL;
-    case TSC_EV_KERNEL: return TSC_DESC_KERNEL;
-    case TSC_EV_KERNEL_LAUNCH: return TSC_DESC_KERNEL_LAUNCH;
-    case TSC_EV_GRAPH_NODE: return TSC_DESC_GRAPH_NODE;
-    case TSC_EV_MEMCPY:
-    case TSC_EV_MEMSET: return TSC_DESC_COPY;
-    case TSC_EV_SYNC: return TSC_DESC_SYNC;
-    case TSC_EV_API: return TSC_DESC_API;
-    case TSC_EV_GEMM: return TSC_DESC_GEMM;
-    case TSC_EV_NVTX:
-    case TSC_EV_NET_COUNTER: return TSC_DESC_STRING;
-    case TSC_EV_TASK_CPU: return TSC_DESC_TASK;
-    case TSC_EV_MEM_ALLOC:
-    case TSC_EV_MEM_FREE:
-    case TSC_EV_MEM_POOL: return TSC_DESC_MEM;
-    default: return 0;
-    }
+    return (uint8_t)tsc_event_desc_type(kind);
 }
 
 static int decode(const tsr_desc *d, uint8_t type, void *out, size_t size)

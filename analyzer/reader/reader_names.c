@@ -9,47 +9,7 @@
 
 const char *tsr_event_kind_name(uint8_t kind)
 {
-    switch (kind) {
-    case TSC_EV_DESC: return "desc";
-    case TSC_EV_NCCL: return "nccl";
-    case TSC_EV_NCCL_ENTER: return "nccl_enter";
-    case TSC_EV_HANG: return "hang";
-    case TSC_EV_KERNEL: return "kernel";
-    case TSC_EV_KERNEL_LAUNCH: return "kernel_launch";
-    case TSC_EV_GRAPH_NODE: return "graph_node";
-    case TSC_EV_MEMCPY: return "memcpy";
-    case TSC_EV_MEMSET: return "memset";
-    case TSC_EV_SYNC: return "sync";
-    case TSC_EV_API: return "api";
-    case TSC_EV_GEMM: return "gemm";
-    case TSC_EV_NVTX: return "nvtx";
-    case TSC_EV_EXTCORR: return "extcorr";
-    case TSC_EV_CLOCK: return "clock";
-    case TSC_EV_GPU_METRIC: return "gpu_metric";
-    case TSC_EV_PROC_CPU: return "proc_cpu";
-    case TSC_EV_TASK_CPU: return "task_cpu";
-    case TSC_EV_HOST_LOAD: return "host_load";
-    case TSC_EV_PROC_SWITCHES: return "proc_switches";
-    case TSC_EV_PROC_FAULTS: return "proc_faults";
-    case TSC_EV_SCHED_WAIT: return "sched_wait";
-    case TSC_EV_SCHED_RUN: return "sched_run";
-    case TSC_EV_CPU_THROTTLE: return "cpu_throttle";
-    case TSC_EV_NET_COUNTER: return "net_counter";
-    case TSC_EV_MEM_ALLOC: return "mem_alloc";
-    case TSC_EV_MEM_FREE: return "mem_free";
-    case TSC_EV_MEM_POOL: return "mem_pool";
-    case TSC_EV_NP_COMM: return "np_comm";
-    case TSC_EV_NP_COLL: return "np_coll";
-    case TSC_EV_NP_PROXY: return "np_proxy";
-    case TSC_EV_NP_PROXY_WAIT: return "np_proxy_wait";
-    case TSC_EV_NP_KERNEL_CH: return "np_kernel_ch";
-    case TSC_EV_NP_CE_COLL: return "np_ce_coll";
-    case TSC_EV_NP_CE_SYNC: return "np_ce_sync";
-    case TSC_EV_NP_CE_BATCH: return "np_ce_batch";
-    case TSC_EV_NP_CAPTURED: return "np_captured";
-    case TSC_EV_NP_PROXY_STALL: return "np_proxy_stall";
-    default: return NULL;
-    }
+    return tsc_event_kind_name(kind);
 }
 
 const char *tsr_desc_type_name(uint8_t type)

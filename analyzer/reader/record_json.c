@@ -38,8 +38,26 @@ static void add_triple(cJSON *o, const char *k, const uint32_t v[3])
     cJSON_AddRawToObject(o, k, buf);
 }
 
-static void nccl_keys(cJSON *o, const tsr_event *e, const tsc_desc_nccl_call *c)
+/* The layouts of the event kinds table's JSON column (format/
+ * tsc_event_kinds.h), json_<layout>: a kind's own keys.  DESCR layouts
+ * read its descriptor, its file (for strings) and the NCCL operation its
+ * kernel's name gives, and return -1 when the descriptor is not usable;
+ * SLOT layouts read the slot alone. */
+typedef struct kind_json {
+    cJSON *o;
+    const tsr_file *f;
+    const tsr_event *e;
+    const char *nccl_op;
+} kind_json;
+
+static int json_nccl_call(const kind_json *j)
 {
+    cJSON *o = j->o;
+    const tsr_event *e = j->e;
+    tsc_desc_nccl_call call;
+    if (tsr_decode_nccl_call(e->desc, &call))
+        return -1;
+    const tsc_desc_nccl_call *c = &call;
     add_name(o, "op", tsr_nccl_op_name(c->op), c->op);
     add_name(o, "dtype", tsr_nccl_dtype_name(c->dtype), c->dtype);
     tsa_json_add_u64(o, "count", c->count);
@@ -57,6 +75,7 @@ static void nccl_keys(cJSON *o, const tsr_event *e, const tsc_desc_nccl_call *c)
     cJSON_AddBoolToObject(o, "async", (e->flags & TSC_NCCL_F_ASYNC_ERR) != 0);
     add_hex(o, "parent_comm", c->parent_comm_id);
     add_i64(o, "color", c->color);
+    return 0;
 }
 
 static void kernel_keys(cJSON *o, const tsr_file *f, uint64_t correlation,
@@ -74,8 +93,14 @@ static void kernel_keys(cJSON *o, const tsr_file *f, uint64_t correlation,
         cJSON_AddStringToObject(o, "nccl_op", nccl_op);
 }
 
-static void copy_keys(cJSON *o, const tsr_event *e, const tsc_desc_copy *c)
+static int json_copy(const kind_json *j)
 {
+    cJSON *o = j->o;
+    const tsr_event *e = j->e;
+    tsc_desc_copy copy;
+    if (tsr_decode_copy(e->desc, &copy))
+        return -1;
+    const tsc_desc_copy *c = &copy;
     add_name(o, "dir", tsr_copy_dir_name(c->dir), c->dir);
     tsa_json_add_u64(o, "bytes", c->bytes);
     cJSON_AddBoolToObject(o, "pinned", c->pinned != 0);
@@ -84,10 +109,17 @@ static void copy_keys(cJSON *o, const tsr_event *e, const tsc_desc_copy *c)
         tsa_json_add_u64(o, "dst_device", c->dst_device);
     tsa_json_add_u64(o, "stream", c->stream);
     tsa_json_add_u64(o, "correlation", e->val);
+    return 0;
 }
 
-static void gemm_keys(cJSON *o, const tsr_event *e, const tsc_desc_gemm *g)
+static int json_gemm(const kind_json *j)
 {
+    cJSON *o = j->o;
+    const tsr_event *e = j->e;
+    tsc_desc_gemm gemm;
+    if (tsr_decode_gemm(e->desc, &gemm))
+        return -1;
+    const tsc_desc_gemm *g = &gemm;
     tsa_json_add_u64(o, "m", g->m);
     tsa_json_add_u64(o, "n", g->n);
     tsa_json_add_u64(o, "k", g->k);
@@ -101,10 +133,17 @@ static void gemm_keys(cJSON *o, const tsr_event *e, const tsc_desc_gemm *g)
     tsa_json_add_u64(o, "compute_type", g->compute_type);
     cJSON_AddBoolToObject(o, "complex", g->complex != 0);
     tsa_json_add_u64(o, "call", e->val);
+    return 0;
 }
 
-static void mem_keys(cJSON *o, const tsr_event *e, const tsc_desc_mem *m)
+static int json_mem(const kind_json *j)
 {
+    cJSON *o = j->o;
+    const tsr_event *e = j->e;
+    tsc_desc_mem mem;
+    if (tsr_decode_mem(e->desc, &mem))
+        return -1;
+    const tsc_desc_mem *m = &mem;
     add_name(o, "source", tsr_mem_source_name(m->source), m->source);
     tsa_json_add_u64(o, "bytes", e->val);
     tsa_json_add_u64(o, "device", m->device);
@@ -114,6 +153,7 @@ static void mem_keys(cJSON *o, const tsr_event *e, const tsc_desc_mem *m)
         add_name(o, "pool_op", tsr_mem_pool_op_name(e->flags), e->flags);
     if (m->pool)
         add_hex(o, "pool", m->pool);
+    return 0;
 }
 
 /* A kernel with its launching call (1.2): the kernel's keys, and the call
@@ -136,239 +176,280 @@ static void kernel_launch_keys(cJSON *o, const tsr_file *f, const tsr_event *e,
         tsa_json_add_u64(o, "graph_node", d->graph_node);
 }
 
-/* Kind-specific keys; 0 when the descriptor was usable. */
-static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char *nccl_op)
+static int json_kernel(const kind_json *j)
 {
-    union {
-        tsc_desc_nccl_call n;
-        tsc_desc_kernel k;
-        tsc_desc_copy c;
-        tsc_desc_sync s;
-        tsc_desc_api a;
-        tsc_desc_gemm g;
-        tsc_desc_mem m;
-        tsc_desc_kernel_launch kl;
-        tsc_desc_graph_node gn;
-    } u;
-    switch (e->kind) {
-    case TSC_EV_NCCL:
-    case TSC_EV_NCCL_ENTER:
-    case TSC_EV_HANG:
-        if (tsr_decode_nccl_call(e->desc, &u.n))
-            return -1;
-        nccl_keys(o, e, &u.n);
-        return 0;
-    case TSC_EV_KERNEL:
-        if (tsr_decode_kernel(e->desc, &u.k))
-            return -1;
-        kernel_keys(o, f, e->val, &u.k, nccl_op);
-        return 0;
-    case TSC_EV_KERNEL_LAUNCH:
-        if (tsr_decode_kernel_launch(e->desc, &u.kl))
-            return -1;
-        kernel_launch_keys(o, f, e, &u.kl, nccl_op);
-        return 0;
-    case TSC_EV_GRAPH_NODE:
-        if (tsr_decode_graph_node(e->desc, &u.gn))
-            return -1;
-        tsa_json_add_u64(o, "graph_node", u.gn.node);
-        add_hex(o, "external_id", u.gn.external_id);
-        return 0;
-    case TSC_EV_MEMCPY:
-    case TSC_EV_MEMSET:
-        if (tsr_decode_copy(e->desc, &u.c))
-            return -1;
-        copy_keys(o, e, &u.c);
-        return 0;
-    case TSC_EV_SYNC:
-        if (tsr_decode_sync(e->desc, &u.s))
-            return -1;
-        add_name(o, "type", tsr_sync_type_name(u.s.type), u.s.type);
-        tsa_json_add_u64(o, "stream", u.s.stream);
-        tsa_json_add_u64(o, "correlation", e->val);
-        return 0;
-    case TSC_EV_API:
-        if (tsr_decode_api(e->desc, &u.a))
-            return -1;
-        tsr_json_add_text(o, "name", tsr_string(f, u.a.name));
-        add_name(o, "domain", tsr_api_domain_name(u.a.domain), u.a.domain);
-        tsa_json_add_u64(o, "cbid", u.a.cbid);
-        tsa_json_add_u64(o, "correlation", e->val);
-        return 0;
-    case TSC_EV_GEMM:
-        if (tsr_decode_gemm(e->desc, &u.g))
-            return -1;
-        gemm_keys(o, e, &u.g);
-        return 0;
-    case TSC_EV_NVTX:
-        if (!e->desc)
-            return -1;
-        tsr_json_add_text(o, "name", (const char *)e->desc->payload);
-        return 0;
-    case TSC_EV_EXTCORR:
-        tsa_json_add_u64(o, "correlation", e->desc_id);
-        add_hex(o, "external_id", e->val);
-        tsa_json_add_u64(o, "ext_kind", e->flags);
-        return 0;
-    case TSC_EV_CLOCK:
-        tsa_json_add_u64(o, "monotonic_ns", e->val);
-        return 0;
-    case TSC_EV_GPU_METRIC:
-        add_name(o, "metric", tsr_gpu_metric_name(e->aux), e->aux);
-        tsa_json_add_u64(o, "device", e->flags);
-        tsa_json_add_u64(o, "value", e->val);
-        return 0;
-    case TSC_EV_PROC_CPU:
-        tsa_json_add_u64(o, "cpu_ns", e->val);
-        tsa_json_add_u64(o, "runnable", e->aux);
-        tsa_json_add_u64(o, "threads", e->desc_id);
-        return 0;
-    case TSC_EV_TASK_CPU: {
-        tsc_desc_task t;
-        const char *name;
-        if (tsr_decode_task(e->desc, &t, &name))
-            return -1;
-        tsa_json_add_u64(o, "task", t.tid);
-        add_name(o, "role", tsr_task_role_name(t.role), t.role);
-        char buf[64];
-        size_t l = t.name_len < sizeof buf - 1 ? t.name_len : sizeof buf - 1;
-        memcpy(buf, name, l);
-        buf[l] = 0;
-        tsr_json_add_text(o, "name", buf);
-        char st[2] = {(char)(e->aux & 0x7f), 0};
-        tsr_json_add_text(o, "state", st);
-        tsa_json_add_u64(o, "cpu_ns", e->val);
-        return 0;
-    }
-    case TSC_EV_HOST_LOAD:
-        tsa_json_add_u64(o, "load1_milli", e->val);
-        tsa_json_add_u64(o, "running", e->aux);
-        return 0;
-    case TSC_EV_NP_COMM:
-        tsa_json_add_u64(o, "plugin_version", e->flags);
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "comm_rank", e->desc_id);
-        add_hex(o, "comm_id", e->val);
-        return 0;
-    case TSC_EV_NP_COLL:
-    case TSC_EV_NP_CE_COLL:
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        if (e->kind == TSC_EV_NP_COLL) {
-            tsa_json_add_u64(o, "channels", e->flags);
-        } else { /* flags: sync by multicast, intra-batch sync */
-            tsa_json_add_u64(o, "multicast_sync", e->flags & 1);
-            tsa_json_add_u64(o, "intra_batch_sync", e->flags >> 1 & 1);
-        }
-        tsa_json_add_u64(o, "op_id", e->desc_id);
-        tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
-        tsa_json_add_u64(o, "seq", TSC_NP_COLL_SEQ(e->val));
-        return 0;
-    case TSC_EV_NP_PROXY:
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "channel", e->flags);
-        tsa_json_add_u64(o, "op_id", e->desc_id);
-        tsa_json_add_u64(o, "bytes", e->val);
-        return 0;
-    case TSC_EV_NP_PROXY_WAIT: /* start/end hold durations here (format.md) */
-        tsa_json_add_u64(o, "send", e->flags & 1);
-        tsa_json_add_u64(o, "pxn", (e->flags & TSC_NP_WAIT_PXN) != 0);
-        tsa_json_add_u64(o, "peer", e->desc_id);
-        tsa_json_add_u64(o, "steps", e->aux);
-        tsa_json_add_u64(o, "wait_peer_ns", e->start_ns);
-        tsa_json_add_u64(o, "wire_ns", e->end_ns);
-        tsa_json_add_u64(o, "wait_gpu_ns", e->val);
-        return 0;
-    case TSC_EV_NP_KERNEL_CH:
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "channel", e->flags & 0x7f);
-        tsa_json_add_u64(o, "gpu_timer", !(e->flags & TSC_NP_KCH_NO_GPU_TIMER));
-        tsa_json_add_u64(o, "op_id", e->desc_id);
-        tsa_json_add_u64(o, "gpu_ns", e->val);
-        return 0;
-    case TSC_EV_NP_CE_SYNC:
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "op_id", e->desc_id);
-        tsa_json_add_u64(o, "complete", e->flags);
-        tsa_json_add_u64(o, "ranks", e->val);
-        return 0;
-    case TSC_EV_NP_CE_BATCH:
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "op_id", e->desc_id);
-        tsa_json_add_u64(o, "intra_sync", e->flags);
-        tsa_json_add_u64(o, "bytes", e->val & TSC_NP_BATCH_BYTES_MAX);
-        tsa_json_add_u64(o, "copies", e->val >> 48);
-        return 0;
-    case TSC_EV_NP_CAPTURED:
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "p2p", e->flags & 1);
-        tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
-        tsa_json_add_u64(o, "count", TSC_NP_COLL_SEQ(e->val));
-        return 0;
-    case TSC_EV_NP_PROXY_STALL:
-        tsa_json_add_u64(o, "comm_index", e->aux);
-        tsa_json_add_u64(o, "channel", e->flags);
-        tsa_json_add_u64(o, "peer", e->desc_id);
-        tsa_json_add_u64(o, "op_id", TSC_NP_STALL_OP(e->val));
-        tsa_json_add_u64(o, "send", (uint64_t)TSC_NP_STALL_SEND(e->val));
-        tsa_json_add_u64(o, "steps_ended", TSC_NP_STALL_STEPS(e->val));
-        tsa_json_add_u64(o, "step_state", TSC_NP_STALL_STATE(e->val));
-        return 0;
-    case TSC_EV_PROC_SWITCHES:
-        tsa_json_add_u64(o, "involuntary_switches", e->val);
-        return 0;
-    case TSC_EV_PROC_FAULTS:
-        tsa_json_add_u64(o, "major_faults", e->val);
-        return 0;
-    case TSC_EV_SCHED_WAIT:
-        tsa_json_add_u64(o, "runqueue_wait_ns", e->val);
-        return 0;
-    case TSC_EV_SCHED_RUN:
-        tsa_json_add_u64(o, "on_cpu_ns", e->val);
-        return 0;
-    case TSC_EV_CPU_THROTTLE:
-        tsa_json_add_u64(o, "throttled_ns", e->val);
-        tsa_json_add_u64(o, "throttled_periods", e->desc_id);
-        tsa_json_add_u64(o, "cgroup_version", e->flags == 1 ? 1 : 2);
-        return 0;
-    case TSC_EV_NET_COUNTER: {
-        const char *port;
-        size_t len;
-        if (tsr_decode_string(e->desc, &port, &len))
-            return -1;
-        char buf[96];
-        size_t l = len < sizeof buf - 1 ? len : sizeof buf - 1;
-        memcpy(buf, port, l);
-        buf[l] = 0;
-        tsr_json_add_text(o, "port", buf);
-        add_name(o, "counter", tsr_net_counter_name(e->aux), e->aux);
-        tsa_json_add_u64(o, "value", e->val);
-        return 0;
-    }
-    case TSC_EV_MEM_ALLOC:
-    case TSC_EV_MEM_FREE:
-    case TSC_EV_MEM_POOL:
-        if (tsr_decode_mem(e->desc, &u.m))
-            return -1;
-        mem_keys(o, e, &u.m);
-        return 0;
-    default:
-        return 0;
-    }
+    tsc_desc_kernel k;
+    if (tsr_decode_kernel(j->e->desc, &k))
+        return -1;
+    kernel_keys(j->o, j->f, j->e->val, &k, j->nccl_op);
+    return 0;
 }
 
-/* Sync and API descriptors carry the calling thread; CUPTI delivers their
- * records on its own thread, so the chunk tid would be the wrong one. */
+static int json_kernel_launch(const kind_json *j)
+{
+    tsc_desc_kernel_launch kl;
+    if (tsr_decode_kernel_launch(j->e->desc, &kl))
+        return -1;
+    kernel_launch_keys(j->o, j->f, j->e, &kl, j->nccl_op);
+    return 0;
+}
+
+static int json_graph_node(const kind_json *j)
+{
+    tsc_desc_graph_node gn;
+    if (tsr_decode_graph_node(j->e->desc, &gn))
+        return -1;
+    tsa_json_add_u64(j->o, "graph_node", gn.node);
+    add_hex(j->o, "external_id", gn.external_id);
+    return 0;
+}
+
+static int json_sync(const kind_json *j)
+{
+    tsc_desc_sync s;
+    if (tsr_decode_sync(j->e->desc, &s))
+        return -1;
+    add_name(j->o, "type", tsr_sync_type_name(s.type), s.type);
+    tsa_json_add_u64(j->o, "stream", s.stream);
+    tsa_json_add_u64(j->o, "correlation", j->e->val);
+    return 0;
+}
+
+static int json_api(const kind_json *j)
+{
+    tsc_desc_api a;
+    if (tsr_decode_api(j->e->desc, &a))
+        return -1;
+    tsr_json_add_text(j->o, "name", tsr_string(j->f, a.name));
+    add_name(j->o, "domain", tsr_api_domain_name(a.domain), a.domain);
+    tsa_json_add_u64(j->o, "cbid", a.cbid);
+    tsa_json_add_u64(j->o, "correlation", j->e->val);
+    return 0;
+}
+
+static int json_nvtx(const kind_json *j)
+{
+    if (!j->e->desc)
+        return -1;
+    tsr_json_add_text(j->o, "name", (const char *)j->e->desc->payload);
+    return 0;
+}
+
+static void json_extcorr(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "correlation", e->desc_id);
+    add_hex(o, "external_id", e->val);
+    tsa_json_add_u64(o, "ext_kind", e->flags);
+}
+
+static void json_gpu_metric(cJSON *o, const tsr_event *e)
+{
+    add_name(o, "metric", tsr_gpu_metric_name(e->aux), e->aux);
+    tsa_json_add_u64(o, "device", e->flags);
+    tsa_json_add_u64(o, "value", e->val);
+}
+
+static void json_proc_cpu(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "cpu_ns", e->val);
+    tsa_json_add_u64(o, "runnable", e->aux);
+    tsa_json_add_u64(o, "threads", e->desc_id);
+}
+
+/* A name of known length as a JSON string, cut to fit buf. */
+static void add_counted_text(cJSON *o, const char *k, const char *s, size_t len, char *buf,
+                             size_t cap)
+{
+    size_t l = len < cap - 1 ? len : cap - 1;
+    memcpy(buf, s, l);
+    buf[l] = 0;
+    tsr_json_add_text(o, k, buf);
+}
+
+static int json_task_cpu(const kind_json *j)
+{
+    tsc_desc_task t;
+    const char *name;
+    if (tsr_decode_task(j->e->desc, &t, &name))
+        return -1;
+    tsa_json_add_u64(j->o, "task", t.tid);
+    add_name(j->o, "role", tsr_task_role_name(t.role), t.role);
+    char buf[64];
+    add_counted_text(j->o, "name", name, t.name_len, buf, sizeof buf);
+    char st[2] = {(char)(j->e->aux & 0x7f), 0};
+    tsr_json_add_text(j->o, "state", st);
+    tsa_json_add_u64(j->o, "cpu_ns", j->e->val);
+    return 0;
+}
+
+static void json_host_load(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "load1_milli", e->val);
+    tsa_json_add_u64(o, "running", e->aux);
+}
+
+static void json_cpu_throttle(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "throttled_ns", e->val);
+    tsa_json_add_u64(o, "throttled_periods", e->desc_id);
+    tsa_json_add_u64(o, "cgroup_version", e->flags == 1 ? 1 : 2);
+}
+
+static int json_net_counter(const kind_json *j)
+{
+    const char *port;
+    size_t len;
+    if (tsr_decode_string(j->e->desc, &port, &len))
+        return -1;
+    char buf[96];
+    add_counted_text(j->o, "port", port, len, buf, sizeof buf);
+    add_name(j->o, "counter", tsr_net_counter_name(j->e->aux), j->e->aux);
+    tsa_json_add_u64(j->o, "value", j->e->val);
+    return 0;
+}
+
+static void json_np_comm(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "plugin_version", e->flags);
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "comm_rank", e->desc_id);
+    add_hex(o, "comm_id", e->val);
+}
+
+/* The op id, op and sequence number of NP_COLL and NP_CE_COLL. */
+static void np_coll_op_keys(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "op_id", e->desc_id);
+    tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
+    tsa_json_add_u64(o, "seq", TSC_NP_COLL_SEQ(e->val));
+}
+
+static void json_np_coll(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "channels", e->flags);
+    np_coll_op_keys(o, e);
+}
+
+static void json_np_ce_coll(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    /* flags: sync by multicast, intra-batch sync */
+    tsa_json_add_u64(o, "multicast_sync", e->flags & 1);
+    tsa_json_add_u64(o, "intra_batch_sync", e->flags >> 1 & 1);
+    np_coll_op_keys(o, e);
+}
+
+static void json_np_proxy(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "channel", e->flags);
+    tsa_json_add_u64(o, "op_id", e->desc_id);
+    tsa_json_add_u64(o, "bytes", e->val);
+}
+
+/* start/end hold durations here (format.md) */
+static void json_np_proxy_wait(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "send", e->flags & 1);
+    tsa_json_add_u64(o, "pxn", (e->flags & TSC_NP_WAIT_PXN) != 0);
+    tsa_json_add_u64(o, "peer", e->desc_id);
+    tsa_json_add_u64(o, "steps", e->aux);
+    tsa_json_add_u64(o, "wait_peer_ns", e->start_ns);
+    tsa_json_add_u64(o, "wire_ns", e->end_ns);
+    tsa_json_add_u64(o, "wait_gpu_ns", e->val);
+}
+
+static void json_np_kernel_ch(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "channel", e->flags & 0x7f);
+    tsa_json_add_u64(o, "gpu_timer", !(e->flags & TSC_NP_KCH_NO_GPU_TIMER));
+    tsa_json_add_u64(o, "op_id", e->desc_id);
+    tsa_json_add_u64(o, "gpu_ns", e->val);
+}
+
+static void json_np_ce_sync(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "op_id", e->desc_id);
+    tsa_json_add_u64(o, "complete", e->flags);
+    tsa_json_add_u64(o, "ranks", e->val);
+}
+
+static void json_np_ce_batch(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "op_id", e->desc_id);
+    tsa_json_add_u64(o, "intra_sync", e->flags);
+    tsa_json_add_u64(o, "bytes", e->val & TSC_NP_BATCH_BYTES_MAX);
+    tsa_json_add_u64(o, "copies", e->val >> 48);
+}
+
+static void json_np_captured(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "p2p", e->flags & 1);
+    tsa_json_add_u64(o, "op", TSC_NP_COLL_OP(e->val));
+    tsa_json_add_u64(o, "count", TSC_NP_COLL_SEQ(e->val));
+}
+
+static void json_np_proxy_stall(cJSON *o, const tsr_event *e)
+{
+    tsa_json_add_u64(o, "comm_index", e->aux);
+    tsa_json_add_u64(o, "channel", e->flags);
+    tsa_json_add_u64(o, "peer", e->desc_id);
+    tsa_json_add_u64(o, "op_id", TSC_NP_STALL_OP(e->val));
+    tsa_json_add_u64(o, "send", (uint64_t)TSC_NP_STALL_SEND(e->val));
+    tsa_json_add_u64(o, "steps_ended", TSC_NP_STALL_STEPS(e->val));
+    tsa_json_add_u64(o, "step_state", TSC_NP_STALL_STATE(e->val));
+}
+
+/* Kind-specific keys, as the table's JSON column says; 0 when the
+ * descriptor was usable (and for kinds not in the table: no keys). */
+static int kind_keys(cJSON *o, const tsr_file *f, const tsr_event *e, const char *nccl_op)
+{
+    const kind_json j = {.o = o, .f = f, .e = e, .nccl_op = nccl_op};
+#define JSON_DESCR(layout) json_##layout(&j)
+#define JSON_SLOT(layout) (json_##layout(o, e), 0)
+#define JSON_VAL(key) (tsa_json_add_u64(o, #key, e->val), 0)
+#define JSON_NONE 0
+#define KIND_KEYS(id, code, name, desc, range, times, json) \
+    case code: return JSON_##json;
+    switch (e->kind) {
+        TSC_EVENT_KINDS(KIND_KEYS)
+    default: return 0;
+    }
+#undef KIND_KEYS
+#undef JSON_NONE
+#undef JSON_VAL
+#undef JSON_SLOT
+#undef JSON_DESCR
+}
+
+/* Sync, API and kernel launch descriptors carry the calling thread; CUPTI
+ * delivers their records on its own thread, so the chunk tid would be the
+ * wrong one. */
 static uint32_t event_tid(const tsr_event *e)
 {
     tsc_desc_sync s;
     tsc_desc_api a;
     tsc_desc_kernel_launch kl;
-    if (e->kind == TSC_EV_SYNC && tsr_decode_sync(e->desc, &s) == 0 && s.tid)
-        return s.tid;
-    if (e->kind == TSC_EV_API && tsr_decode_api(e->desc, &a) == 0 && a.tid)
-        return a.tid;
-    if (e->kind == TSC_EV_KERNEL_LAUNCH && tsr_decode_kernel_launch(e->desc, &kl) == 0)
-        return kl.tid;
+    switch (tsr_desc_type_for_kind(e->kind)) {
+    case TSC_DESC_SYNC:
+        if (tsr_decode_sync(e->desc, &s) == 0 && s.tid)
+            return s.tid;
+        break;
+    case TSC_DESC_API:
+        if (tsr_decode_api(e->desc, &a) == 0 && a.tid)
+            return a.tid;
+        break;
+    case TSC_DESC_KERNEL_LAUNCH:
+        if (tsr_decode_kernel_launch(e->desc, &kl) == 0)
+            return kl.tid;
+        break;
+    default: break;
+    }
     return e->tid;
 }
 

@@ -92,7 +92,7 @@ uint32_t tsc_bulk_string(const char *s, size_t len)
 void tsc_bulk_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc, uint64_t start_ns,
                     uint64_t end_ns, uint64_t val)
 {
-    if (desc == 0 && kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK) {
+    if (desc == 0 && tsc_event_needs_desc(kind)) {
         tsc_rec_count_dropped(1);
         return;
     }

@@ -1061,23 +1061,13 @@ uint32_t tsc_rec_string(const char *s, size_t len)
     return tsc_rec_intern(TSC_DESC_STRING, s, (uint16_t)len);
 }
 
-static int kind_needs_desc(uint8_t kind)
-{
-    if (kind >= TSC_EV_GPU_METRIC && kind <= 0x4f)
-        /* telemetry: only task and network port samples refer to one */
-        return kind == TSC_EV_TASK_CPU || kind == TSC_EV_NET_COUNTER;
-    if (kind >= TSC_EV_NP_COMM && kind <= 0x5f)
-        return 0; /* NCCL profiler plugin records carry their ids in desc */
-    return kind != TSC_EV_EXTCORR && kind != TSC_EV_CLOCK;
-}
-
 void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
                    uint64_t start_ns, uint64_t end_ns, uint64_t val)
 {
     if (atomic_load_explicit(&tsc_rec_state_g, memory_order_acquire) != TSC_REC_ACTIVE)
         return;
     tsc_thread *t;
-    if (__builtin_expect((desc == 0 && kind_needs_desc(kind)) || kind == 0 ||
+    if (__builtin_expect((desc == 0 && tsc_event_needs_desc(kind)) || kind == 0 ||
                              kind == TSC_EV_DESC || !(t = get_thread()),
                          0)) {
         atomic_fetch_add_explicit(&g_dropped_extra, 1, memory_order_relaxed);
