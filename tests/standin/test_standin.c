@@ -142,9 +142,7 @@ static void burst_of_a_million_launches(void **state)
     /* As fast as a real host thread launches (about 250,000 a second): the
      * stand-in's CUPTI worker, far costlier per record than CUPTI's, must
      * not be what falls behind on a 2-core machine. */
-    /* No budget: a burst this costly would step the capture down to light
-     * (test_standin_budget.c), and this test counts every kernel. */
-    const char *env[] = {"STANDIN_LAUNCH_NS=4000", "TSCOPE_BUDGET_PCT=0", NULL};
+    const char *env[] = {"STANDIN_LAUNCH_NS=4000", NULL};
     assert_int_equal(sj_run_job(&r, 1, args, env), 0);
     /* Exact, with no floor on folding: a burst on a busy machine may leave
      * CUPTI's worker far behind (the kernels then cost 64 bytes), or so far
