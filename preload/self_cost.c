@@ -35,7 +35,8 @@ static _Atomic uint64_t g_slot_ps;
 static uint64_t g_start_mono;
 
 /* The budget's state: touched only by the writer thread, except the
- * level, which the telemetry thread reads. */
+ * level and the cuts, which the parts read, and the parts' reported
+ * costs, which they add to. */
 static uint32_t g_budget_cpct, g_period_ms;
 static _Atomic uint32_t g_level;
 static tsc_cost_ladder g_ladder;                     /* the levels taken (cost_levels.h) */
@@ -46,10 +47,10 @@ static uint64_t g_last_part_ns[TSC_COST_PARTS];
 static uint64_t g_last_cost_ns, g_last_wall_ns;
 static uint32_t g_above, g_below, g_steps;
 static uint64_t g_above_ns, g_over_periods;
-static int g_telemetry_on; /* the levels change the telemetry: nothing to step without it */
+static int g_telemetry_on; /* without the telemetry thread its levels cut nothing */
 
 /* Periods in a row above the budget before a step down, and at a quarter
- * of it or less before a step back up (a step changes the telemetry
+ * of it or less before a step back up (a telemetry step changes that
  * part's cost 4x: a quarter leaves room for it). */
 #define STEP_DOWN_AFTER 3u
 #define STEP_DOWN_AFTER_NS 5000000000ull /* and at least this long: a start-up burst is not a trend */
