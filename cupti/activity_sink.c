@@ -61,6 +61,14 @@ int tsc_sink_reset(tsc_cupti_mode mode)
     return ok ? 0 : -1;
 }
 
+void tsc_sink_set_light(int on)
+{
+    pthread_mutex_lock(&sink.lock);
+    if (sink.fold != NULL) /* only a sink that started in full mode has one */
+        sink.mode = on ? TSC_CUPTI_LIGHT : TSC_CUPTI_FULL;
+    pthread_mutex_unlock(&sink.lock);
+}
+
 /* 1 if tid was not in the set (and is now), 0 if known or the set is full.
  * Caller holds the lock. */
 static int remember_thread(uint32_t tid)
@@ -389,7 +397,9 @@ static int launch_or_kernel(const CUpti_Activity *rec, const tsc_fold_actions *a
             *bad = 1;
         return 1;
     }
-    if (rec->kind != CUPTI_ACTIVITY_KIND_RUNTIME && rec->kind != CUPTI_ACTIVITY_KIND_DRIVER)
+    /* stepped down to light: new calls are filtered as light mode does */
+    if (sink.mode != TSC_CUPTI_FULL ||
+        (rec->kind != CUPTI_ACTIVITY_KIND_RUNTIME && rec->kind != CUPTI_ACTIVITY_KIND_DRIVER))
         return 0;
     const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *)rec;
     uint8_t domain = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? TSC_API_RUNTIME : TSC_API_DRIVER;

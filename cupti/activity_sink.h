@@ -61,6 +61,12 @@ typedef struct tsc_sink_stats {
  * and their calls are then written apart). */
 int tsc_sink_reset(tsc_cupti_mode mode);
 
+/* A full-mode sink stepped down to light by the budget (light_step.h):
+ * new launch calls are filtered as light mode does; the fold stays, for
+ * the kernels still on their way.  on = 0 steps back to full.  Nothing
+ * in a sink that did not start in full mode. */
+void tsc_sink_set_light(int on);
+
 /* Translate and write every record of one buffer.  One thread at a time
  * (the writer): the fold is not shared. */
 void tsc_sink_buffer(uint8_t *buffer, size_t valid_size, tsc_next_record_fn next,

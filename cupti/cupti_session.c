@@ -25,10 +25,12 @@
 #include "cupti_control.h"
 #include "cupti_mode.h"
 #include "device_meta.h"
+#include "light_step.h"
 #include "memory_capture.h"
 #include "nccl_launch_gate.h"
 #include "parts.h"
 #include "recorder.h"
+#include "self_cost.h"
 #include "tsc_tls.h"
 
 /* 2 MiB buffers, at most 20 (40 MiB) between CUPTI and the writer.  A
@@ -74,6 +76,7 @@ static struct {
     atomic_int foreign_seen;   /* another client used CUPTI before we started */
     char foreign_who[320];     /* that client (cupti_conflict.c), written once seen */
     atomic_int whole_run;      /* running since cuInit, never stepped aside */
+    atomic_int light_step;     /* full mode stepped down to light by the budget */
     pthread_mutex_t clock_lock;
     tsc_clock_state clock;
 } g = {.clock_lock = PTHREAD_MUTEX_INITIALIZER, .primary_device = -1};
@@ -149,7 +152,7 @@ static void write_counters(void)
     meta_u64(TSC_META_GPU_KERNELS, st.kernels);
     meta_u64(TSC_META_GPU_KERNELS_FOLDED, st.kernels_folded);
     meta_u64(TSC_META_GPU_CALLS_ALONE, st.calls_alone);
-    if (g.mode == TSC_CUPTI_LIGHT) /* full mode keeps every launch: nothing to count */
+    if (g.mode == TSC_CUPTI_LIGHT || atomic_load(&g.light_step)) /* full mode keeps every launch */
         meta_u64(TSC_META_GPU_LIGHT_NOT_NCCL, st.light_launches_not_nccl);
     meta_u64(TSC_META_GPU_INCOMPLETE, st.incomplete);
     meta_u64(TSC_META_GPU_LOST_WRITE, tsc_bulk_kernels_lost());
@@ -254,11 +257,41 @@ static void drain_last_buffers(void)
     }
 }
 
+/* The budget's GPU level (self_cost.h): asked once per drain, applied on
+ * this (the writer) thread.  Only a full-mode capture has per-kernel
+ * records to give up. */
+static void follow_budget(void)
+{
+    if (g.mode != TSC_CUPTI_FULL || atomic_load(&g.state) != ST_RUNNING)
+        return;
+    int want = tsc_cost_cut(TSC_COST_PART_GPU) > 0;
+    if (want == atomic_load(&g.light_step))
+        return;
+    if (tsc_light_step_apply(&g.api, want) != 0)
+        tsc_warn_once("cupti_light_step", "CUPTI refused a change of the traced kinds for the "
+                                          "budget; the records are filtered instead");
+    atomic_store(&g.light_step, want);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void tsc_cupti_drain_hook(void)
 {
     if (g.pid == 0 || g.pid != getpid())
         return; /* never started here (or a forked child: the parent's buffers) */
+    follow_budget();
+    /* What the per-kernel level would cut: translating the buffers of a
+     * full-mode capture (kernels and their launches make most of them). */
+    int measure = g.mode == TSC_CUPTI_FULL && !atomic_load(&g.light_step) && tsc_bq_depth() > 0;
+    uint64_t c0 = measure ? thread_cpu_ns() : 0;
     int any = drain_queue() > 0;
+    if (measure)
+        tsc_cost_part_add(TSC_COST_PART_GPU, thread_cpu_ns() - c0, 0);
     uint64_t now = monotonic_ns();
     if (now - g.last_age_ns >= (uint64_t)TSC_CUPTI_AGE_MS * 1000000ull) {
         g.last_age_ns = now;
@@ -614,7 +647,8 @@ int tsc_cupti_push_extcorr(uint64_t id)
         return 0;
     /* Light mode keeps the launches made inside NCCL's calls only; the GEMM
      * wrapper pushes ids of the same form (nccl_launch_gate.h). */
-    if (g.mode == TSC_CUPTI_LIGHT && tsc_call_in_nccl)
+    if ((g.mode == TSC_CUPTI_LIGHT || atomic_load_explicit(&g.light_step, memory_order_relaxed)) &&
+        tsc_call_in_nccl)
         tsc_gate_note_nccl_desc((uint32_t)(id >> 32) & 0x7fffffffu);
     if (extcorr_depth < TSC_EXTCORR_STACK)
         extcorr_ids[extcorr_depth] = id;

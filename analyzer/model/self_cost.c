@@ -1,6 +1,7 @@
 /* tscope's own cost from a dump's metadata (self_cost.h). */
 #include "self_cost.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,41 +26,54 @@ static void on_step(tsa_self_cost *c, const char *key, const char *value)
         c->n_step = (uint32_t)n;
 }
 
+/* The cost_* keys, one line each: where the value goes and how it is
+ * read.  cost_step.N (a prefix) is read by on_step. */
+enum cost_field { F_U64, F_U32, F_WALL, F_BUDGET };
+static const struct cost_key {
+    const char *key;
+    size_t off;
+    enum cost_field how;
+} k_keys[] = {
+    {TSC_META_COST_WALL, offsetof(tsa_self_cost, wall_ns), F_WALL},
+    {TSC_META_COST_WRITER, offsetof(tsa_self_cost, writer_ns), F_U64},
+    {TSC_META_COST_TELEMETRY, offsetof(tsa_self_cost, telemetry_ns), F_U64},
+    {TSC_META_COST_JOB_SLOTS, offsetof(tsa_self_cost, job_slots), F_U64},
+    {TSC_META_COST_SLOT_PS, offsetof(tsa_self_cost, slot_ps), F_U64},
+    {TSC_META_COST_BYTES, offsetof(tsa_self_cost, bytes_written), F_U64},
+    {TSC_META_COST_MEMORY, offsetof(tsa_self_cost, memory_bytes), F_U64},
+    {TSC_META_COST_PROCESS_CPU, offsetof(tsa_self_cost, process_cpu_ns), F_U64},
+    {TSC_META_COST_BUDGET, offsetof(tsa_self_cost, budget_cpct), F_BUDGET},
+    {TSC_META_COST_LEVEL, offsetof(tsa_self_cost, level), F_U32},
+    {TSC_META_COST_STEPS, offsetof(tsa_self_cost, steps), F_U32},
+    {TSC_META_COST_OVER, offsetof(tsa_self_cost, over_budget), F_U32},
+};
+
+static void set_field(tsa_self_cost *c, const struct cost_key *k, const char *value)
+{
+    void *at = (char *)c + k->off;
+    switch (k->how) {
+    case F_WALL: c->recorded = 1; /* fall through */
+    case F_U64: *(uint64_t *)at = u64(value); break;
+    case F_U32: *(uint32_t *)at = (uint32_t)u64(value); break;
+    case F_BUDGET:
+        c->has_budget = 1;
+        *(uint32_t *)at = strcmp(value, "off") ? (uint32_t)(strtod(value, NULL) * 100 + 0.5) : 0;
+        break;
+    }
+}
+
 int tsa_self_cost_on_meta(tsa_self_cost *c, const char *key, const char *value)
 {
     if (strncmp(key, "cost_", 5))
         return 0;
-    if (!strcmp(key, TSC_META_COST_WALL)) {
-        c->recorded = 1;
-        c->wall_ns = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_WRITER)) {
-        c->writer_ns = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_TELEMETRY)) {
-        c->telemetry_ns = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_JOB_SLOTS)) {
-        c->job_slots = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_SLOT_PS)) {
-        c->slot_ps = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_BYTES)) {
-        c->bytes_written = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_MEMORY)) {
-        c->memory_bytes = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_PROCESS_CPU)) {
-        c->process_cpu_ns = u64(value);
-    } else if (!strcmp(key, TSC_META_COST_BUDGET)) {
-        c->has_budget = 1;
-        c->budget_cpct = strcmp(value, "off") ? (uint32_t)(strtod(value, NULL) * 100 + 0.5) : 0;
-    } else if (!strcmp(key, TSC_META_COST_LEVEL)) {
-        c->level = (uint32_t)u64(value);
-    } else if (!strcmp(key, TSC_META_COST_STEPS)) {
-        c->steps = (uint32_t)u64(value);
-    } else if (!strcmp(key, TSC_META_COST_OVER)) {
-        c->over_budget = (uint32_t)u64(value);
-    } else if (!strncmp(key, TSC_META_COST_STEP_PREFIX, strlen(TSC_META_COST_STEP_PREFIX))) {
-        on_step(c, key, value);
-    } else {
+    for (size_t i = 0; i < sizeof k_keys / sizeof k_keys[0]; i++)
+        if (!strcmp(key, k_keys[i].key)) {
+            set_field(c, &k_keys[i], value);
+            return 1;
+        }
+    if (strncmp(key, TSC_META_COST_STEP_PREFIX, strlen(TSC_META_COST_STEP_PREFIX)))
         return 0;
-    }
+    on_step(c, key, value);
     return 1;
 }
 

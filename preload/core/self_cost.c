@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cost_levels.h"
 #include "fast_clock.h"
 #include "intern.h"
 #include "rec_meta.h"
@@ -34,27 +35,22 @@ static _Atomic uint64_t g_slot_ps;
 static uint64_t g_start_mono;
 
 /* The budget's state: touched only by the writer thread, except the
- * level, which the telemetry thread reads. */
+ * level and the cuts, which the parts read, and the parts' reported
+ * costs, which they add to. */
 static uint32_t g_budget_cpct, g_period_ms;
 static _Atomic uint32_t g_level;
-static uint64_t g_last_cost_ns, g_last_wall_ns, g_last_tel_ns;
+static tsc_cost_ladder g_ladder;                     /* the levels taken (cost_levels.h) */
+static _Atomic uint32_t g_cut[TSC_COST_PARTS];       /* per part, what the parts read */
+static _Atomic uint64_t g_part_ns[TSC_COST_PARTS];   /* what the parts report */
+static _Atomic uint64_t g_part_records[TSC_COST_PARTS];
+static uint64_t g_last_part_ns[TSC_COST_PARTS];
+static uint64_t g_last_cost_ns, g_last_wall_ns;
 static uint32_t g_above, g_below, g_steps;
 static uint64_t g_above_ns, g_over_periods;
-static int g_telemetry_on; /* the levels change the telemetry: nothing to step without it */
+static int g_telemetry_on; /* without the telemetry thread its levels cut nothing */
 
-/* The levels, from full detail down (docs/self-cost.md).  What each one
- * changes, and the telemetry period factor it applies. */
-static const struct level {
-    uint32_t telemetry_factor;
-    const char *what;
-} k_levels[] = {
-    {1, "full detail"},
-    {4, "telemetry period x4"},
-    {16, "telemetry period x16"},
-};
-#define N_LEVELS (sizeof k_levels / sizeof k_levels[0])
 /* Periods in a row above the budget before a step down, and at a quarter
- * of it or less before a step back up (a step changes the telemetry
+ * of it or less before a step back up (a telemetry step changes that
  * part's cost 4x: a quarter leaves room for it). */
 #define STEP_DOWN_AFTER 3u
 #define STEP_DOWN_AFTER_NS 5000000000ull /* and at least this long: a start-up burst is not a trend */
@@ -105,7 +101,14 @@ void tsc_cost_after_fork(void)
     memset(g_own, 0, sizeof g_own);
     tls_own = 0;
     atomic_store(&g_level, 0);
-    g_last_cost_ns = g_last_wall_ns = g_last_tel_ns = 0;
+    memset(&g_ladder, 0, sizeof g_ladder);
+    for (int p = 0; p < TSC_COST_PARTS; p++) {
+        atomic_store(&g_cut[p], 0);
+        atomic_store(&g_part_ns[p], 0);
+        atomic_store(&g_part_records[p], 0);
+        g_last_part_ns[p] = 0;
+    }
+    g_last_cost_ns = g_last_wall_ns = 0;
     g_above = g_below = g_steps = 0;
     g_above_ns = g_over_periods = 0;
 }
@@ -225,12 +228,29 @@ uint32_t tsc_cost_level(void) { return atomic_load_explicit(&g_level, memory_ord
 
 uint32_t tsc_cost_telemetry_factor(void)
 {
-    uint32_t l = atomic_load_explicit(&g_level, memory_order_relaxed);
-    return k_levels[l < N_LEVELS ? l : N_LEVELS - 1].telemetry_factor;
+    /* x4 a level: a level changes the telemetry's cost about 4x */
+    uint32_t cut = tsc_cost_cut(TSC_COST_PART_TELEMETRY);
+    return 1u << (2 * (cut < 8 ? cut : 8));
+}
+
+uint32_t tsc_cost_cut(enum tsc_cost_part part)
+{
+    return (unsigned)part < TSC_COST_PARTS
+               ? atomic_load_explicit(&g_cut[part], memory_order_relaxed) : 0;
+}
+
+void tsc_cost_part_add(enum tsc_cost_part part, uint64_t ns, uint64_t records)
+{
+    if ((unsigned)part >= TSC_COST_PARTS)
+        return;
+    if (ns)
+        atomic_fetch_add_explicit(&g_part_ns[part], ns, memory_order_relaxed);
+    if (records)
+        atomic_fetch_add_explicit(&g_part_records[part], records, memory_order_relaxed);
 }
 
 /* Every step, down or up, as cost_step.N = "<realtime ns> <from> <to>
- * <cost of the period, hundredths of %> <what the new level does>". */
+ * <cost of the period, hundredths of %> <what is recorded less now>". */
 static void record_step(uint32_t from, uint32_t to, uint64_t pct_c)
 {
     g_steps++;
@@ -240,8 +260,32 @@ static void record_step(uint32_t from, uint32_t to, uint64_t pct_c)
     char key[32], val[160];
     snprintf(key, sizeof key, "%s%u", TSC_META_COST_STEP_PREFIX, g_steps);
     snprintf(val, sizeof val, "%llu %u %u %llu %s", (unsigned long long)tsc_now_ns(), from, to,
-             (unsigned long long)pct_c, k_levels[to].what);
+             (unsigned long long)pct_c, tsc_cost_ladder_what(&g_ladder));
     tsc_rec_meta(key, val);
+}
+
+/* The ladder changed: the parts see their new cut, the dump the step. */
+static void publish_step(uint32_t from, uint64_t pct_c)
+{
+    for (int p = 0; p < TSC_COST_PARTS; p++)
+        atomic_store(&g_cut[p], tsc_cost_ladder_cut(&g_ladder, (enum tsc_cost_part)p));
+    atomic_store(&g_level, g_ladder.depth);
+    record_step(from, g_ladder.depth, pct_c);
+}
+
+/* What each part cost in the last period: the telemetry thread by its
+ * clock, the others by what they reported (CPU time, and records at one
+ * record's measured cost). */
+static void part_costs(const tsc_cost_figure *f, uint64_t d[TSC_COST_PARTS])
+{
+    for (int p = 0; p < TSC_COST_PARTS; p++) {
+        uint64_t c = atomic_load(&g_part_ns[p]) +
+                     atomic_load(&g_part_records[p]) * f->slot_ps / 1000;
+        if (p == TSC_COST_PART_TELEMETRY)
+            c += g_telemetry_on ? f->thread_ns[TSC_COST_TELEMETRY] : 0;
+        d[p] = c > g_last_part_ns[p] ? c - g_last_part_ns[p] : 0;
+        g_last_part_ns[p] = c > g_last_part_ns[p] ? c : g_last_part_ns[p];
+    }
 }
 
 void tsc_cost_govern(const tsc_cost_inputs *in)
@@ -253,9 +297,8 @@ void tsc_cost_govern(const tsc_cost_inputs *in)
     uint64_t cost = f.threads_ns + f.hot_ns;
     /* a slot changing hands can make the count step back a little */
     uint64_t dcost = cost > g_last_cost_ns ? cost - g_last_cost_ns : 0, dwall = f.wall_ns - g_last_wall_ns;
-    uint64_t tel = f.thread_ns[TSC_COST_TELEMETRY];
-    uint64_t dtel = tel > g_last_tel_ns ? tel - g_last_tel_ns : 0;
-    g_last_tel_ns = tel;
+    uint64_t dpart[TSC_COST_PARTS];
+    part_costs(&f, dpart);
     int first = g_last_wall_ns == 0;
     g_last_cost_ns = cost > g_last_cost_ns ? cost : g_last_cost_ns;
     g_last_wall_ns = f.wall_ns;
@@ -264,7 +307,7 @@ void tsc_cost_govern(const tsc_cost_inputs *in)
     if (first || dwall < (uint64_t)g_period_ms * 500000ull)
         return;
     uint64_t pct_c = dcost * 10000 / dwall; /* hundredths of a percent */
-    uint32_t level = atomic_load(&g_level);
+    uint32_t level = g_ladder.depth;
     if (pct_c > g_budget_cpct) {
         g_above++;
         g_above_ns += dwall;
@@ -277,33 +320,31 @@ void tsc_cost_govern(const tsc_cost_inputs *in)
     int stays_above = g_above >= STEP_DOWN_AFTER && g_above_ns >= STEP_DOWN_AFTER_NS;
     if (stays_above)
         set_u64(TSC_META_COST_OVER, ++g_over_periods);
-    /* The levels act on the telemetry: worth a step only while it is a
-     * quarter of the cost or more (a job whose own records cost most,
-     * a tight loop of NCCL calls, would lose samples and gain nothing). */
-    int helps = g_telemetry_on && dtel * 4 >= dcost;
-    if (stays_above && helps && level + 1 < N_LEVELS) {
-        atomic_store(&g_level, level + 1);
-        record_step(level, level + 1, pct_c);
+    /* A level is worth taking only while its part is a quarter of the
+     * cost or more (cost_levels.h): a job whose own records cost most, a
+     * tight loop of NCCL calls, would lose samples and gain nothing. */
+    int next = stays_above ? tsc_cost_next_level(&g_ladder, dpart, dcost) : -1;
+    if (next >= 0) {
+        tsc_cost_ladder_take(&g_ladder, next);
+        publish_step(level, pct_c);
         tsc_warn_once("budget", "own cost %llu.%02llu%% of the run is above TSCOPE_BUDGET_PCT="
                       "%u.%02u%%: recording less (%s, then further steps as needed; each step "
                       "is recorded in the dump)",
                       (unsigned long long)(pct_c / 100), (unsigned long long)(pct_c % 100),
-                      g_budget_cpct / 100, g_budget_cpct % 100, k_levels[level + 1].what);
+                      g_budget_cpct / 100, g_budget_cpct % 100, tsc_cost_ladder_what(&g_ladder));
         g_above = 0;
         g_above_ns = 0;
     } else if (stays_above) {
         tsc_warn_once("budget_floor", "own cost %llu.%02llu%% of the run stays above "
-                      "TSCOPE_BUDGET_PCT=%u.%02u%% with nothing left to record less of (%s)",
+                      "TSCOPE_BUDGET_PCT=%u.%02u%% with nothing left to record less of (%s; "
+                      "no further level cuts a quarter of it)",
                       (unsigned long long)(pct_c / 100), (unsigned long long)(pct_c % 100),
-                      g_budget_cpct / 100, g_budget_cpct % 100,
-                      !g_telemetry_on ? "no telemetry thread"
-                      : helps ? k_levels[N_LEVELS - 1].what
-                              : "most of it is the job's own records");
+                      g_budget_cpct / 100, g_budget_cpct % 100, tsc_cost_ladder_what(&g_ladder));
         g_above = 0;
         g_above_ns = 0;
     } else if (g_below >= STEP_UP_AFTER && level > 0) {
-        atomic_store(&g_level, level - 1);
-        record_step(level, level - 1, pct_c);
+        tsc_cost_ladder_undo(&g_ladder);
+        publish_step(level, pct_c);
         g_below = 0;
     }
 }

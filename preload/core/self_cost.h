@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cost_levels.h"
+
 /* tscope's threads, each counted apart in the metadata. */
 enum tsc_cost_thread { TSC_COST_WRITER = 0, TSC_COST_TELEMETRY = 1, TSC_COST_THREADS };
 
@@ -72,8 +74,20 @@ void tsc_cost_set_budget(uint32_t budget_cpct, uint32_t period_ms, int telemetry
  * and says so once on stderr. */
 void tsc_cost_govern(const tsc_cost_inputs *in);
 
-/* The budget's level now (0: full detail). */
+/* The budget's level now: how many steps down are in effect (0: full
+ * detail). */
 uint32_t tsc_cost_level(void);
+
+/* The one question a part asks: how many of its levels are in effect now
+ * (0: its full detail; cost_levels.c says what each one cuts).  Any
+ * thread, one relaxed load. */
+uint32_t tsc_cost_cut(enum tsc_cost_part part);
+
+/* A part reports its own cost as it goes, so the budget judges which
+ * level can help: CPU time it measured, and/or records it made on the
+ * job's threads (costed at one record's measured cost).  Any thread, a
+ * relaxed atomic add. */
+void tsc_cost_part_add(enum tsc_cost_part part, uint64_t ns, uint64_t records);
 
 /* The telemetry period's factor at the present level (1, 4, 16). */
 uint32_t tsc_cost_telemetry_factor(void);

@@ -13,6 +13,7 @@
 #include "recorder.h"
 #include "rec_thread.h"
 #include "recorder_internal.h"
+#include "self_cost.h"
 #include "tsc_format.h"
 #include "tsc_nccl_ops.h"
 #include "tsc_tls.h"
@@ -219,8 +220,16 @@ static uint64_t parent_ident(void *parent)
     return np_read_ident(NP_COLL, parent, &ident) ? ident : 0;
 }
 
+/* The budget's "fewer NCCL plugin events" level (cost_levels.c): proxy
+ * ops, their steps, kernel channels and copy-engine parts are not
+ * recorded (NCCL takes a NULL handle as "not followed"); collectives and
+ * API calls are.  Not counted lost: the dump's cost_step says so. */
+static int detail_cut(void) { return tsc_cost_cut(TSC_COST_PART_NCCL_DETAIL) > 0; }
+
 void *tsc_np_start_proxy_op(tsc_np_ctx *ctx, void *parent, const tsc_np_proxy_op *d)
 {
+    if (detail_cut())
+        return NULL;
     int own = d->pid == atomic_load_explicit(&g_pid, memory_order_relaxed);
     np_op *op;
     void *h = np_take(NP_OP, (void **)&op);
@@ -278,6 +287,8 @@ static np_span *span_start(void *parent, uint8_t kind, uint8_t flags, uint64_t v
 void *tsc_np_start_kernel_ch(void *parent, uint8_t channel, uint64_t gpu_start, int have_gpu)
 {
     void *h;
+    if (detail_cut())
+        return NULL;
     uint8_t flags = (uint8_t)(channel & 0x7f) | (have_gpu ? 0 : TSC_NP_KCH_NO_GPU_TIMER);
     np_span *sp = span_start(parent, TSC_EV_NP_KERNEL_CH, flags, 0, &h);
     if (sp && have_gpu)
@@ -288,6 +299,8 @@ void *tsc_np_start_kernel_ch(void *parent, uint8_t channel, uint64_t gpu_start, 
 void *tsc_np_start_ce_part(void *parent, uint8_t kind, uint8_t flags, uint64_t val)
 {
     void *h;
+    if (detail_cut())
+        return NULL;
     span_start(parent, kind, flags, val, &h);
     return h;
 }
@@ -378,12 +391,14 @@ static void step_done(np_step *s, uint64_t now)
     }
     op->bytes += s->bytes;
     op->steps++;
+    tsc_cost_part_add(TSC_COST_PART_NCCL_DETAIL, 0, 1); /* a step costs about a record */
     op_progress(op, TSC_NP_STALL_STEP_ENDED, now);
 }
 
 static void op_done(const np_op *op, uint64_t now)
 {
     uint64_t bytes = op->bytes ? op->bytes : op->state_bytes;
+    tsc_cost_part_add(TSC_COST_PART_NCCL_DETAIL, 0, 2);
     tsc_rec_event(TSC_EV_NP_PROXY, op->channel, op->comm, op->parent_op, op->t0, now, bytes);
     tsc_rec_event(TSC_EV_NP_PROXY_WAIT, op->wait_flags,
                   (uint16_t)(op->steps > 0xffff ? 0xffff : op->steps), (uint32_t)op->peer,
@@ -402,6 +417,7 @@ static void span_done(np_span *sp, uint64_t now)
         }
         sp->val = sp->gpu_stop - sp->gpu_start;
     }
+    tsc_cost_part_add(TSC_COST_PART_NCCL_DETAIL, 0, 1);
     tsc_rec_event(sp->kind, sp->flags, sp->comm, sp->parent_op, sp->start, now, sp->val);
 }
 

@@ -40,3 +40,26 @@ def decide(per_run):
         else:
             verdicts.append((False, f"{mode} cheaper than torch.profiler", "no profiler run"))
     return rows, verdicts
+
+
+def self_cost_line(measured_pct, report):
+    """What tscope recorded of its own cost in a run (docs/self-cost.md),
+    next to the step-time overhead measured from outside (None: unknown);
+    and whether its budget stepped down in that run, which then recorded
+    less than its mode's full detail."""
+    sc = (report or {}).get("self_cost")
+    if not sc:
+        return "not recorded"
+    meas = f"{measured_pct:+.2f}%" if measured_pct is not None else "unknown"
+    line = (f"recorded {sc['pct_of_run']:.2f}% of the run ({sc['cpu_ms']:.1f} ms CPU, "
+            f"{sc['mb_written']:.2f} MB written) against {meas} step time measured")
+    stepped = []
+    for r in report.get("per_rank") or []:
+        c = r.get("self_cost") or {}
+        for ch in c.get("level_changes_kept") or []:
+            if ch.get("to", 0) > ch.get("from", 0) and ch.get("what") not in stepped:
+                stepped.append(ch.get("what"))
+    if stepped:
+        line += "; the budget stepped down (" + ", ".join(stepped) + "): thinner than the mode"
+    return line
+

@@ -379,13 +379,12 @@ def part_overhead(ctx):
         v.check(ok, name, detail)
     # What tscope measured of its own cost in the same runs (docs/self-cost.md),
     # next to the step-time overhead above.
+    measured = {cfg: pct for cfg, _, pct, _ in rows}
     for cfg in ("light", "full"):
         if cfg in last_dumps:
             j, _ = tscope_out.report_json(ctx.report, last_dumps[cfg], "--json")
-            sc = (j or {}).get("self_cost")
             v.info(f"overhead {cfg}: tscope's own cost as recorded",
-                   f"{sc['pct_of_run']:.2f}% of the run, {sc['cpu_ms']:.1f} ms CPU, "
-                   f"{sc['mb_written']:.2f} MB written" if sc else "not recorded")
+                   overhead.self_cost_line(measured.get(cfg), j))
 
 
 # ----------------------------------------------------------------- part 6

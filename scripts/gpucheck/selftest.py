@@ -66,6 +66,16 @@ def test_overhead(t):
         t.ok(any(not ok and name in n for ok, n, _ in vs), f"overhead: {cfg}={val[0]} FAILs '{name}'")
     _, vs = overhead.decide({"light": [1.0]})
     t.ok(vs and not vs[0][0], "overhead: no baseline run FAILs")
+    rep = {"self_cost": {"pct_of_run": 0.42, "cpu_ms": 12.5, "mb_written": 0.3},
+           "per_rank": [{"self_cost": {"level_changes_kept": []}}]}
+    line = overhead.self_cost_line(1.5, rep)
+    t.ok("0.42% of the run" in line and "+1.50% step time" in line and "stepped" not in line,
+         f"overhead: the recorded figure next to the measured one ({line})")
+    rep["per_rank"][0]["self_cost"]["level_changes_kept"] = [
+        {"from": 0, "to": 1, "what": "no per-kernel records (light)"}]
+    t.ok("stepped down (no per-kernel records (light))" in overhead.self_cost_line(None, rep),
+         "overhead: a run the budget stepped down says so")
+    t.ok(overhead.self_cost_line(1.0, {}) == "not recorded", "overhead: no figure: not recorded")
 
 
 def test_plugin(t):

@@ -9,6 +9,7 @@
 #include "bulk_stream.h"
 #include "parts.h"
 #include "recorder.h"
+#include "self_cost.h"
 
 fake_state fake;
 
@@ -187,3 +188,16 @@ void tsc_bulk_reset(void)
 /* The per-call state the core keeps for the parts (core/parts.h): never
  * inside an NCCL call here. */
 TSC_TLS int tsc_call_in_nccl;
+
+/* The budget (self_cost.h): full detail, the GPU part's reported cost
+ * kept for a test to read. */
+uint32_t tsc_cost_cut(enum tsc_cost_part part)
+{
+    return part == TSC_COST_PART_GPU ? fake.gpu_cut : 0;
+}
+
+void tsc_cost_part_add(enum tsc_cost_part part, uint64_t ns, uint64_t records)
+{
+    if (part == TSC_COST_PART_GPU)
+        fake.gpu_cost_ns += ns + records;
+}

@@ -32,6 +32,8 @@ typedef struct fake_state {
     size_t n_meta;
     int warnings;
     int wakes;                /* tsc_rec_wake_writer calls */
+    unsigned gpu_cut;         /* what tsc_cost_cut(TSC_COST_PART_GPU) answers */
+    unsigned long long gpu_cost_ns; /* what the GPU part reported (tsc_cost_part_add) */
     int commits;              /* tsc_bulk_commit calls */
 } fake_state;
 

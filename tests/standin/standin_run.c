@@ -56,7 +56,11 @@ int sj_run_job_with(sj_run *r, int ranks, const char *const *args, const char *c
      * the process ends (device memory, handles), which is not a leak of
      * tscope's; the preload's own memory is checked by the capture tests. */
     snprintf(store[4], 4200, "ASAN_OPTIONS=detect_leaks=0");
-    for (int i = 0; i < 5; i++)
+    /* No budget unless the test sets one (later entries win): these jobs
+     * count every kernel, and one that runs long (under the sanitizers)
+     * would step down to light under the default (test_standin_budget.c). */
+    snprintf(store[5], 4200, "TSCOPE_BUDGET_PCT=0");
+    for (int i = 0; i < 6; i++)
         e[n++] = store[i];
     static const char *const clear[] = {"TSCOPE_DISABLE", "TSCOPE_RUN_ID", "TORCHELASTIC_RUN_ID",
                                         "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",

@@ -188,12 +188,123 @@ static void test_tiny_budget_steps_down_results_same(void **state)
     free(s0), free(s1), free(e0), free(e1);
 }
 
+/* The first level change of each rank in the report: its what and when;
+ * the number of ranks. */
+static int first_steps(const char *out, char what[][48], long long *at_ns)
+{
+    cJSON *j = report_json(out);
+    const cJSON *x;
+    int n = 0;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(j, "per_rank"))
+    {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(x, "self_cost");
+        const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "level_changes_kept"), 0);
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(s, "what");
+        snprintf(what[n], 48, "%s", cJSON_IsString(w) ? w->valuestring : "(none)");
+        at_ns[n] = s ? (long long)num(s, "at_ns") : 0;
+        n++;
+    }
+    cJSON_Delete(j);
+    return n;
+}
+
+/* Records of a kind in rank's dump (tscope-report dump --json) that start
+ * before and after a time. */
+static void count_kind(const char *out, int rank, const char *kind, long long at_ns,
+                       int *before, int *after, long long *last)
+{
+    *last = 0;
+    const char *argv[] = {tb_tool("REPORT"), "dump", "--json", out, NULL};
+    tb_result r;
+    assert_int_equal(tb_run(argv, NULL, 120, &r), 0);
+    *before = *after = 0;
+    for (char *line = r.out; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *e = cJSON_Parse(line);
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "kind");
+        const cJSON *rk = cJSON_GetObjectItemCaseSensitive(e, "rank");
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "start_ns");
+        if (cJSON_IsString(k) && !strcmp(k->valuestring, kind) && cJSON_IsNumber(rk) &&
+            rk->valueint == rank && cJSON_IsNumber(t)) {
+            /* a double holds realtime ns to within 256 ns: plenty here */
+            long long start = (long long)t->valuedouble;
+            *last = start > *last ? start : *last;
+            if (start < at_ns)
+                (*before)++;
+            else
+                (*after)++;
+        }
+        cJSON_Delete(e);
+        line = nl ? nl + 1 : NULL;
+    }
+    tb_result_free(&r);
+}
+
+/* A job whose NCCL plugin events (8 channels, proxy steps) are most of
+ * tscope's cost, no telemetry: the budget skips the levels that would cut
+ * nothing and thins the plugin's events; the collectives stay, and the
+ * job's results do not change. */
+static void test_tiny_budget_thins_nccl_plugin_events(void **state)
+{
+    tb_fixture *f = *state;
+    if (!f)
+        skip();
+    static const char *const env[] = {"TSCOPE_NVML_MS=0", "TSCOPE_BUDGET_PCT=0.01",
+                                      "TSCOPE_NCCL_PROFILER=full", "FAKENCCL_CHANNELS=8",
+                                      "FAKENCCL_NET_STEP_US=50", NULL};
+    static const char *const args[] = {"--steps", "200", "--compute-us", "20000", NULL};
+    char none[4300], *s0, *s1, *e0, *e1;
+    snprintf(none, sizeof none, "%s/none", f->dir);
+    tb_job job = {.nranks = 2, .out_dir = none, .with_preload = 0, .rank_args = args,
+                  .env = env, .timeout_s = 120};
+    tb_result r;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    assert_exit0(&r, "job without the preload");
+    s0 = tb_checksum_lines(r.out);
+    e0 = strdup("");
+    tb_result_free(&r);
+    job.out_dir = f->out;
+    job.with_preload = 1;
+    assert_int_equal(tb_run_job(&job, &r), 0);
+    assert_exit0(&r, "job under the preload");
+    s1 = tb_checksum_lines(r.out);
+    e1 = strdup(r.err ? r.err : "");
+    tb_result_free(&r);
+    assert_string_equal(s0, s1);
+    if (count(e1, "recording less (fewer NCCL plugin events (collectives)") != 2)
+        fail_msg("stderr:\n%.3000s", e1);
+    char what[8][48];
+    long long at[8];
+    assert_int_equal(first_steps(f->out, what, at), 2);
+    for (int rank = 0; rank < 2; rank++) {
+        assert_string_equal(what[rank], "fewer NCCL plugin events (collectives)");
+        int before, after, coll_before, coll_after;
+        long long last_proxy, last_coll;
+        /* an op that started just before the step may end after it: its
+         * record starts before; none starts 100 ms after */
+        count_kind(f->out, rank, "np_proxy", at[rank] + 100000000ll, &before, &after, &last_proxy);
+        count_kind(f->out, rank, "np_coll", at[rank] + 100000000ll, &coll_before, &coll_after, &last_coll);
+        printf("rank %d: proxy ops %d before the step, %d after (the last %+.3f s from it); "
+               "collectives %d, %d (the last %+.3f s)\n", rank, before, after,
+               (double)(last_proxy - at[rank]) / 1e9, coll_before, coll_after,
+               (double)(last_coll - at[rank]) / 1e9);
+        assert_true(before > 0);
+        assert_int_equal(after, 0);
+        assert_true(coll_before > 0 && coll_after > 0);
+    }
+    free(s0), free(s1), free(e0), free(e1);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest all[] = {
         cmocka_unit_test_setup_teardown(test_figure_matches_cpu_with_and_without,
                                         tb_fixture_setup, tb_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_tiny_budget_steps_down_results_same,
+                                        tb_fixture_setup, tb_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_tiny_budget_thins_nccl_plugin_events,
                                         tb_fixture_setup, tb_fixture_teardown),
     };
     if (argc > 1)
