@@ -1,5 +1,6 @@
 #include "core.h"
 #include "idle.h"
+#include "passes/input_workers.h"
 #include "passes/partial.h"
 
 #include <math.h>
@@ -9,6 +10,35 @@
 static double per_rank_s(const tsa_analysis *a, int64_t ns)
 {
     return a->n_ranks ? (double)ns / (double)a->n_ranks / 1e9 : 0;
+}
+
+/* Step-start gaps whose data stall stood on the DataLoader workers' CPU
+ * telemetry, over all ranks, and their mean worker CPU. */
+static uint32_t worker_gaps(const tsa_analysis *a, double *cpus_mean)
+{
+    uint32_t n = 0;
+    double sum = 0;
+    for (size_t i = 0; i < a->n_ranks; i++) {
+        n += a->ranks[i].input.gaps[TSA_INPUT_WORKERS];
+        sum += a->ranks[i].input.worker_cpus_sum;
+    }
+    *cpus_mean = n ? sum / n : 0;
+    return n;
+}
+
+/* DATA.STALL's evidence line for the gaps the worker telemetry showed
+ * waiting for input (the other two kinds are in its first line). */
+static int workers_evidence(const tsa_analysis *a, tsa_finding *f)
+{
+    double cpus;
+    uint32_t n = worker_gaps(a, &cpus);
+    if (n)
+        tsa_finding_evidence(f, "DataLoader worker processes busy around %u step-start gap(s) "
+                                "with no DataLoader span or input copy recorded: %.0f%% CPU each "
+                                "on average over the host samples enclosing each gap (threshold "
+                                "%.0f%%)",
+                             n, 100 * cpus, 100 * TSA_WORKERS_BUSY);
+    return 0;
 }
 
 static tsa_severity level(double share, double warn, double crit)
@@ -76,8 +106,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                 "augmentation out of the training process",
                 "the GPU waits for input %.1f%% of wall time before each step's work (the "
                 "evidence: the host in its DataLoader then, or steps that open with a "
-                "host-to-device copy of their input)",
-                100 * stall);
+                "host-to-device copy of their input%s)",
+                100 * stall, worker_gaps(a, &(double){0}) ? ", or its DataLoader workers busy" : "");
             if (!f)
                 return -1;
             tsa_finding_evidence(f, "GPU idle at the start of steps whose input work was "
@@ -85,6 +115,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                                     "open with a host-to-device copy): %.1f%% of wall time, "
                                     "threshold %.0f%%",
                                  100 * stall, 100 * TSA_TH_STALL_WARN);
+            if (workers_evidence(a, f))
+                return -1;
             tsa_finding_evidence(f, "steps: %zu on %zu rank(s), by %s", a->steps, a->n_ranks,
                                  tsa_step_method_name(a->method));
             tsa_finding_number(f, "stall_share", stall);
