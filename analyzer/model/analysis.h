@@ -226,6 +226,9 @@ typedef struct tsa_summary {
     size_t steps;                    /* analysed steps (after warm-up) */
     int64_t wall_ns;                 /* job elapsed: longest rank window */
     int64_t median_step_ns;
+    int no_steps;                    /* 1: no steps found: the window is the run, taken
+                                      * as one "step" for per-step figures; no step
+                                      * count or step time to show */
     double mfu;                      /* NAN when unknown */
     tsa_summary_line lines[TSA_BL_COUNT];
     int top_recoverable;             /* index into lines, -1 none */
