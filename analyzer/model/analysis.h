@@ -314,6 +314,9 @@ typedef struct tsa_analysis {
      * draws them (the HTML timeline of the streaming report); valid while
      * the job's loader lives, NULL functions when it cannot --- */
     const struct tsa_rank_runner *runner;
+    /* --- appended: device_name's CUDA compute capability (tsa_rank's),
+     * 0 not recorded --- */
+    uint16_t device_cc;
 } tsa_analysis;
 
 #endif

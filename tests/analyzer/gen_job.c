@@ -486,7 +486,17 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     const char *vals[] = {o->run_id, host, rank_s, local_s, world_s, pid_s, start_s,
                           "python train.py (tsc-gen-job)", o->device,
                           o->host_only ? "off" : "full"};
+    if (o->device_cc && !o->host_only) {
+        /* the capture's order: device.N.name, device_name when N is the
+         * primary, ..., device.N.compute_capability (cupti/device_meta.c) */
+        const char *dk[] = {"device.0.name"};
+        meta(&w, 0, dk, &o->device, 1);
+    }
     meta(&w, 0, keys, vals, o->host_only ? 8 : 10);
+    if (o->device_cc && !o->host_only) {
+        const char *ck[] = {"device.0.compute_capability"};
+        meta(&w, 0, ck, &o->device_cc, 1);
+    }
     if (r == o->lossy_rank) {
         /* What the writer records after a failed write (full disk). */
         char lost[32];

@@ -89,6 +89,8 @@ typedef struct gen_options {
     int nprof_slow_src;        /* -1 none (default) */
     double nprof_slow_factor;
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
+    const char *device_cc;     /* its compute capability ("7.5") as the capture writes
+                                * it (device.0.*), NULL: not written (default) */
     const char *run_id;        /* default "gen-run" */
     const char *dir;           /* output directory (created) */
 } gen_options;

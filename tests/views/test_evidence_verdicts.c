@@ -459,6 +459,47 @@ static void test_peaks_by_exact_model(void **state)
     }
 }
 
+/* --------------------------------------------------------- item 6 */
+
+/* Plain fp32 GEMMs on GPUs the peak table does not hold: the advice rests
+ * on the compute capability in the trace's deviceProperties (TF32 and bf16
+ * from 8.0, fp16 tensor cores only on 7.x), and is conditional where the
+ * trace records none.  Before: TF32 advice for all three, Turing's
+ * included ("if it has tensor cores, TF32/bf16 are faster"). */
+static void test_fp32_advice_by_capability(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {"fp32_turing", "fp32_ampere", "fp32_no_capability"};
+    for (size_t i = 0; i < 3; i++) {
+        loaded l;
+        load_case(cases[i], &l);
+        const cJSON *dp = cJSON_GetArrayItem(cJSON_GetObjectItem(l.trace, "deviceProperties"), 0);
+        const cJSON *major = cJSON_GetObjectItem(dp, "computeMajor");
+        const cJSON *minor = cJSON_GetObjectItem(dp, "computeMinor");
+        assert_string_equal(l.a->device_name, ev_str(dp, "name"));
+        assert_true(l.a->peak_flops == 0); /* not in the peak table */
+        assert_true(count_named(l.trace, "kernel", "sgemm") > 0);
+        const tsa_finding *f = finding(l.a, "EFF.FP32_GEMM");
+        assert_non_null(f);
+        int tf32 = strstr(f->fix, "set_float32_matmul_precision") != NULL;
+        int fp16 = strstr(f->fix, "dtype=torch.float16") != NULL;
+        char cc[16];
+        if (!cJSON_IsNumber(major)) {
+            /* nothing recorded: both, said as conditional */
+            assert_true(tf32 && fp16);
+            assert_non_null(strstr(f->fix, "If this GPU has tensor cores"));
+            assert_non_null(strstr(f->title, "unknown"));
+        } else {
+            snprintf(cc, sizeof cc, "%d.%d", major->valueint, minor->valueint);
+            assert_non_null(strstr(f->title, cc));
+            assert_int_equal(tf32, major->valueint >= 8);
+            assert_int_equal(fp16, major->valueint == 7);
+            assert_null(strstr(f->fix, "If this GPU"));
+        }
+        done(&l);
+    }
+}
+
 /* --------------------------------------------------------- item 5 */
 
 /* A 0-us memset has no bandwidth: null, not 0. */
@@ -498,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_one_forward_has_no_steps),
         cmocka_unit_test(test_no_steps_in_batch_diff_html),
         cmocka_unit_test(test_peaks_by_exact_model),
+        cmocka_unit_test(test_fp32_advice_by_capability),
         cmocka_unit_test(test_zero_time_copy_has_no_bandwidth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
