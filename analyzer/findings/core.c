@@ -26,21 +26,6 @@ static uint32_t worker_gaps(const tsa_analysis *a, double *cpus_mean)
     return n;
 }
 
-/* DATA.STALL's evidence line for the gaps the worker telemetry showed
- * waiting for input (the other two kinds are in its first line). */
-static int workers_evidence(const tsa_analysis *a, tsa_finding *f)
-{
-    double cpus;
-    uint32_t n = worker_gaps(a, &cpus);
-    if (n)
-        tsa_finding_evidence(f, "DataLoader worker processes busy around %u step-start gap(s) "
-                                "with no DataLoader span or input copy recorded: %.0f%% CPU each "
-                                "on average over the host samples enclosing each gap (threshold "
-                                "%.0f%%)",
-                             n, 100 * cpus, 100 * TSA_WORKERS_BUSY);
-    return 0;
-}
-
 static tsa_severity level(double share, double warn, double crit)
 {
     return share >= crit ? TSA_SEV_CRITICAL : share >= warn ? TSA_SEV_WARNING : TSA_SEV_INFO;
@@ -98,6 +83,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
         }
         double stall = (double)b->line_ns[TSA_BL_DATA_STALL] / w;
         if (stall >= TSA_TH_STALL_WARN) {
+            double worker_cpus;
+            uint32_t on_workers = worker_gaps(a, &worker_cpus);
             f = tsa_findings_add(
                 out, "DATA.STALL", level(stall, TSA_TH_STALL_WARN, TSA_TH_STALL_CRIT),
                 per_rank_s(a, b->line_ns[TSA_BL_DATA_STALL]), -1,
@@ -107,7 +94,7 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                 "the GPU waits for input %.1f%% of wall time before each step's work (the "
                 "evidence: the host in its DataLoader then, or steps that open with a "
                 "host-to-device copy of their input%s)",
-                100 * stall, worker_gaps(a, &(double){0}) ? ", or its DataLoader workers busy" : "");
+                100 * stall, on_workers ? ", or its DataLoader workers busy" : "");
             if (!f)
                 return -1;
             tsa_finding_evidence(f, "GPU idle at the start of steps whose input work was "
@@ -115,8 +102,12 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                                     "open with a host-to-device copy): %.1f%% of wall time, "
                                     "threshold %.0f%%",
                                  100 * stall, 100 * TSA_TH_STALL_WARN);
-            if (workers_evidence(a, f))
-                return -1;
+            if (on_workers) /* the other two kinds are in the line above */
+                tsa_finding_evidence(f, "DataLoader worker processes busy around %u step-start "
+                                        "gap(s) with no DataLoader span or input copy recorded: "
+                                        "%.0f%% CPU each on average over the host samples "
+                                        "enclosing each gap (threshold %.0f%%)",
+                                     on_workers, 100 * worker_cpus, 100 * TSA_WORKERS_BUSY);
             tsa_finding_evidence(f, "steps: %zu on %zu rank(s), by %s", a->steps, a->n_ranks,
                                  tsa_step_method_name(a->method));
             tsa_finding_number(f, "stall_share", stall);
