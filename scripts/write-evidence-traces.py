@@ -22,6 +22,14 @@ Cases (one folder each):
                      with no DataLoader: each step starts with Python and
                      CPU operators before its first kernel; one 0-us
                      memset.
+  fp32_turing        4 ProfilerSteps of plain fp32 GEMMs (cuBLAS sgemm
+                     kernels) on a Quadro RTX 5000, a Turing GPU (compute
+                     capability 7.5: fp16 tensor cores, no TF32) that the
+                     peak table does not hold.
+  fp32_ampere        the same on an RTX A2000 (8.6: TF32 and bf16), not in
+                     the peak table either.
+  fp32_no_capability the same on the Quadro RTX 5000 with no computeMajor
+                     or computeMinor in deviceProperties.
 """
 import json
 import os
@@ -31,7 +39,8 @@ MIB = 1 << 20
 
 
 class Trace:
-    def __init__(self, device, pid=4242, rank=None, world=None):
+    def __init__(self, device, pid=4242, rank=None, world=None, cc=(0, 0)):
+        self.cc = cc  # (computeMajor, computeMinor), None: not written
         self.ev = []
         self.pid = pid
         self.corr = 100
@@ -82,9 +91,11 @@ class Trace:
 
     def write(self, folder, name):
         os.makedirs(folder, exist_ok=True)
+        props = {"id": 0, "name": self.device, "totalGlobalMem": 0}
+        if self.cc is not None:
+            props.update(computeMajor=self.cc[0], computeMinor=self.cc[1])
         doc = {"schemaVersion": 1,
-               "deviceProperties": [{"id": 0, "name": self.device, "totalGlobalMem": 0,
-                                     "computeMajor": 0, "computeMinor": 0}],
+               "deviceProperties": [props],
                "traceEvents": [{"name": "process_name", "ph": "M", "ts": 0, "pid": self.pid,
                                 "tid": 0, "args": {"name": "python"}}] + self.ev,
                "baseTimeNanoseconds": 1700000000000000000}
@@ -157,7 +168,24 @@ def loop_no_loader():
     t.write(os.path.join(OUT, "loop_no_loader"), "layer_loop.pt.trace.json")
 
 
+def fp32_gemms(folder, device, cc):
+    t = Trace(device, cc=cc)
+    ts = 1000.0
+    for k in range(4):
+        t.step(k, ts, 2000)
+        t.cpu("aten::mm", ts + 10, 40)
+        # plain fp32 GEMMs: 1.5 ms of the 1.7 ms of GPU work in the step
+        t.kernel("volta_sgemm_128x64_nn", ts + 100, 1500, ts + 20)
+        t.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor>",
+                 ts + 1600, 200, ts + 40)
+        ts += 2000
+    t.write(os.path.join(OUT, folder), "fp32_gemms.pt.trace.json")
+
+
 if __name__ == "__main__":
     copy_only_pcie()
     tp_cold_forward()
     loop_no_loader()
+    fp32_gemms("fp32_turing", "Quadro RTX 5000", (7, 5))
+    fp32_gemms("fp32_ampere", "NVIDIA RTX A2000", (8, 6))
+    fp32_gemms("fp32_no_capability", "Quadro RTX 5000", None)

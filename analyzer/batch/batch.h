@@ -8,7 +8,8 @@
 #include <stdio.h>
 
 #define TSA_BATCH_SUMMARY_FILE ".tscope-summary.json"
-#define TSA_BATCH_SUMMARY_SCHEMA 2   /* 2: verdict, confidence, lead finding */
+#define TSA_BATCH_SUMMARY_SCHEMA 3   /* 2: verdict, confidence, lead finding; 3: no step
+                                      * count or time without steps (issue 38) */
 /* The NDJSON rows' schema (docs/batch-schema.md): every row carries it as
  * "schema_version".  Bump it when a field changes meaning or type or goes
  * away; adding a field does not. */

@@ -174,6 +174,8 @@ static void table_cells(const tsa_batch_row *r, char c[T_COLS][160])
     fmt_count(c[2], 160, r->hosts);
     fmt_count(c[3], 160, r->steps);
     fmt_seconds(c[4], 160, r->median_step_s);
+    if (r->steps == 0 && isnan(r->median_step_s))
+        snprintf(c[4], 160, "no steps");
     if (isnan(r->mfu))
         snprintf(c[5], 160, "unknown");
     else

@@ -91,8 +91,9 @@ void tsa_batch_analyze_job(const char *dir, tsa_batch_row *row)
     row->run_id = dup_or_null(s->run_id);
     row->ranks = (long)s->ranks;
     row->hosts = (long)s->hosts;
-    row->steps = (long)s->steps;
-    row->median_step_s = s->median_step_ns > 0 ? s->median_step_ns / 1e9 : NAN;
+    /* without steps the window is no step: none found, no step time */
+    row->steps = s->no_steps ? 0 : (long)s->steps;
+    row->median_step_s = !s->no_steps && s->median_step_ns > 0 ? s->median_step_ns / 1e9 : NAN;
     row->mfu = s->mfu;
     row->verdict = dup_or_null(tsa_verdict_name(a->verdict));
     row->confidence = dup_or_null(tsa_confidence_name(a->confidence));

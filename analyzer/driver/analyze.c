@@ -68,8 +68,10 @@ tsa_analysis *tsa_analyze_with(tsa_job *job, const tsa_analysis_options *opt,
     for (size_t i = 0; i < job->n_ranks; i++) {
         a->ranks[i].rank = job->ranks[i].rank;
         a->ranks[i].host = job->ranks[i].host;
-        if (!a->device_name && job->ranks[i].device_name)
+        if (!a->device_name && job->ranks[i].device_name) {
             a->device_name = job->ranks[i].device_name;
+            a->device_cc = job->ranks[i].compute_capability;
+        }
     }
     a->budget.mfu = NAN;
 

@@ -1,5 +1,6 @@
 #include "core.h"
 #include "idle.h"
+#include "passes/input_workers.h"
 #include "passes/partial.h"
 
 #include <math.h>
@@ -9,6 +10,20 @@
 static double per_rank_s(const tsa_analysis *a, int64_t ns)
 {
     return a->n_ranks ? (double)ns / (double)a->n_ranks / 1e9 : 0;
+}
+
+/* Step-start gaps whose data stall stood on the DataLoader workers' CPU
+ * telemetry, over all ranks, and their mean worker CPU. */
+static uint32_t worker_gaps(const tsa_analysis *a, double *cpus_mean)
+{
+    uint32_t n = 0;
+    double sum = 0;
+    for (size_t i = 0; i < a->n_ranks; i++) {
+        n += a->ranks[i].input.gaps[TSA_INPUT_WORKERS];
+        sum += a->ranks[i].input.worker_cpus_sum;
+    }
+    *cpus_mean = n ? sum / n : 0;
+    return n;
 }
 
 static tsa_severity level(double share, double warn, double crit)
@@ -68,6 +83,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
         }
         double stall = (double)b->line_ns[TSA_BL_DATA_STALL] / w;
         if (stall >= TSA_TH_STALL_WARN) {
+            double worker_cpus;
+            uint32_t on_workers = worker_gaps(a, &worker_cpus);
             f = tsa_findings_add(
                 out, "DATA.STALL", level(stall, TSA_TH_STALL_WARN, TSA_TH_STALL_CRIT),
                 per_rank_s(a, b->line_ns[TSA_BL_DATA_STALL]), -1,
@@ -76,8 +93,8 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                 "augmentation out of the training process",
                 "the GPU waits for input %.1f%% of wall time before each step's work (the "
                 "evidence: the host in its DataLoader then, or steps that open with a "
-                "host-to-device copy of their input)",
-                100 * stall);
+                "host-to-device copy of their input%s)",
+                100 * stall, on_workers ? ", or its DataLoader workers busy" : "");
             if (!f)
                 return -1;
             tsa_finding_evidence(f, "GPU idle at the start of steps whose input work was "
@@ -85,6 +102,12 @@ int tsa_core_findings(const tsa_analysis *a, tsa_findings *out)
                                     "open with a host-to-device copy): %.1f%% of wall time, "
                                     "threshold %.0f%%",
                                  100 * stall, 100 * TSA_TH_STALL_WARN);
+            if (on_workers) /* the other two kinds are in the line above */
+                tsa_finding_evidence(f, "DataLoader worker processes busy around %u step-start "
+                                        "gap(s) with no DataLoader span or input copy recorded: "
+                                        "%.0f%% CPU each on average over the host samples "
+                                        "enclosing each gap (threshold %.0f%%)",
+                                     on_workers, 100 * worker_cpus, 100 * TSA_WORKERS_BUSY);
             tsa_finding_evidence(f, "steps: %zu on %zu rank(s), by %s", a->steps, a->n_ranks,
                                  tsa_step_method_name(a->method));
             tsa_finding_number(f, "stall_share", stall);

@@ -141,6 +141,31 @@ static double faster_dtype(const char *device, tsa_dtype *best)
     return top > fp32 ? top / fp32 : 1;
 }
 
+/* A device the peak table does not hold: its tensor-core precisions from
+ * its CUDA compute capability (cc, major * 10 + minor): TF32 and bf16 from
+ * 8.0 (Ampere), fp16 tensor cores only on 7.x (Volta, Turing), none below.
+ * Unknown (TSA_DTYPE_UNKNOWN) when no capability was recorded, or on an
+ * AMD GPU, whose reported major/minor is its gfx architecture, not this. */
+static tsa_dtype dtype_by_capability(const char *device, unsigned cc)
+{
+    if (!cc || (device && (strstr(device, "AMD") || strstr(device, "Instinct") ||
+                           strstr(device, "Radeon"))))
+        return TSA_DTYPE_UNKNOWN;
+    return cc >= 80 ? TSA_DTYPE_TF32 : cc >= 70 ? TSA_DTYPE_FP16 : TSA_DTYPE_FP32;
+}
+
+static const char *const fp32_fix_tf32 =
+    "Let the GEMMs use tensor cores: torch.set_float32_matmul_precision(\"high\") "
+    "(TF32; also torch.backends.cudnn.allow_tf32), or autocast to bf16 "
+    "(torch.autocast(\"cuda\", dtype=torch.bfloat16))";
+static const char *const fp32_fix_fp16 =
+    "This GPU has fp16 tensor cores but no TF32/bf16: run the step under "
+    "torch.autocast(\"cuda\", dtype=torch.float16) with a GradScaler";
+static const char *const fp32_fix_unknown =
+    "If this GPU has tensor cores: on compute capability 8.0 or newer (Ampere and later) "
+    "torch.set_float32_matmul_precision(\"high\") (TF32) or autocast to bf16; on 7.x (Volta, "
+    "Turing: no TF32 or bf16) torch.autocast(\"cuda\", dtype=torch.float16) with a GradScaler";
+
 static int fp32_finding(const tsa_analysis *a, const tsa_mix *m, tsa_findings *out)
 {
     double share = share_of(m->fp32_gemm_ns, m->gpu_ns);
@@ -150,24 +175,35 @@ static int fp32_finding(const tsa_analysis *a, const tsa_mix *m, tsa_findings *o
     double ratio = faster_dtype(a->device_name, &best);
     if (ratio == 1)
         return 0; /* a known GPU with nothing faster than fp32 */
-    const char *fix =
-        best == TSA_DTYPE_FP16
-            ? "This GPU has fp16 tensor cores but no TF32/bf16: run the step under "
-              "torch.autocast(\"cuda\", dtype=torch.float16) with a GradScaler"
-            : "Let the GEMMs use tensor cores: torch.set_float32_matmul_precision(\"high\") "
-              "(TF32; also torch.backends.cudnn.allow_tf32), or autocast to bf16 "
-              "(torch.autocast(\"cuda\", dtype=torch.bfloat16))";
+    unsigned cc = a->device_cc;
+    if (ratio == 0) {
+        best = dtype_by_capability(a->device_name, cc);
+        if (best == TSA_DTYPE_FP32)
+            return 0; /* compute capability below 7.0: no tensor cores */
+    }
+    const char *fix = best == TSA_DTYPE_FP16      ? fp32_fix_fp16
+                      : best == TSA_DTYPE_UNKNOWN ? fp32_fix_unknown
+                                                  : fp32_fix_tf32;
     tsa_severity sev = tsa_advisory_level(share, TSA_TH_FP32_GEMM);
-    tsa_finding *f =
-        ratio > 1 ? tsa_findings_add(out, "EFF.FP32_GEMM", sev, 0, -1, fix,
-                                     "GEMM kernels in plain fp32 take %.1f%% of GPU busy time; "
-                                     "this GPU's %s peak is %.1fx its fp32 peak",
-                                     100 * share, tsa_dtype_name(best), ratio)
-                  : tsa_findings_add(out, "EFF.FP32_GEMM", sev, 0, -1, fix,
-                                     "GEMM kernels in plain fp32 take %.1f%% of GPU busy time "
-                                     "(GPU not in the peak table: if it has tensor cores, "
-                                     "TF32/bf16 are faster)",
-                                     100 * share);
+    tsa_finding *f;
+    if (ratio > 1)
+        f = tsa_findings_add(out, "EFF.FP32_GEMM", sev, 0, -1, fix,
+                             "GEMM kernels in plain fp32 take %.1f%% of GPU busy time; "
+                             "this GPU's %s peak is %.1fx its fp32 peak",
+                             100 * share, tsa_dtype_name(best), ratio);
+    else if (best != TSA_DTYPE_UNKNOWN)
+        f = tsa_findings_add(out, "EFF.FP32_GEMM", sev, 0, -1, fix,
+                             "GEMM kernels in plain fp32 take %.1f%% of GPU busy time (GPU not "
+                             "in the peak table; compute capability %u.%u has %s tensor cores)",
+                             100 * share, cc / 10, cc % 10,
+                             best == TSA_DTYPE_FP16 ? "fp16 but no TF32 or bf16"
+                                                    : "TF32 and bf16");
+    else
+        f = tsa_findings_add(out, "EFF.FP32_GEMM", sev, 0, -1, fix,
+                             "GEMM kernels in plain fp32 take %.1f%% of GPU busy time (GPU not "
+                             "in the peak table and no compute capability recorded: whether "
+                             "it has TF32, bf16 or fp16 tensor cores is unknown)",
+                             100 * share);
     if (!f)
         return -1;
     tsa_finding_evidence(f, "GEMM kernels whose name says plain fp32 (no tensor-core "
@@ -175,8 +211,18 @@ static int fp32_finding(const tsa_analysis *a, const tsa_mix *m, tsa_findings *o
     tsa_finding_evidence(f, ratio > 1 ? "the device's row in the peak table: %s"
                                       : "the device is not in the peak table: %s",
                          a->device_name ? a->device_name : "unknown device");
+    if (ratio == 0 && best != TSA_DTYPE_UNKNOWN)
+        tsa_finding_evidence(f, "the device's compute capability, recorded: %u.%u (TF32 and "
+                                "bf16 from 8.0, fp16 tensor cores only on 7.x)",
+                             cc / 10, cc % 10);
+    else if (ratio == 0)
+        tsa_finding_evidence(f, cc ? "the recorded compute capability %u.%u is not CUDA's "
+                                     "(an AMD GPU): the advice is conditional"
+                                   : "no compute capability recorded: the advice is "
+                                     "conditional",
+                             cc / 10, cc % 10);
     tsa_finding_number(f, "fp32_gemm_share", share);
-    tsa_finding_number(f, "peak_ratio", ratio);
+    tsa_finding_number(f, "peak_ratio", ratio > 0 ? ratio : NAN); /* not in the table: unknown */
     return 0;
 }
 

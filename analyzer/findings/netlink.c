@@ -11,6 +11,7 @@
  * the communication lines the cross-rank findings attribute. */
 #include "netlink.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,8 +381,13 @@ static void sum_pair(const tsa_link_stat *l, size_t b, size_t e, slow_pair *p)
     }
 }
 
-/* GB/s of the links that are not slow. */
-static double others_gbps(const tsa_link_stat *all, size_t n)
+/* Bytes over wire time in GB/s; NAN (unknown) without wire time. */
+static double gbps_of(uint64_t bytes, uint64_t wire_ns)
+{
+    return wire_ns ? (double)bytes / (double)wire_ns : NAN;
+}
+
+double tsa_other_links_gbps(const tsa_link_stat *all, size_t n)
 {
     uint64_t bytes = 0, wire = 0;
     for (size_t i = 0; i < n; i++)
@@ -389,14 +395,25 @@ static double others_gbps(const tsa_link_stat *all, size_t n)
             bytes += all[i].bytes;
             wire += all[i].wire_ns;
         }
-    return wire ? (double)bytes / (double)wire : 0;
+    return gbps_of(bytes, wire);
+}
+
+/* "1.234 GB/s", or "unknown GB/s" when not measured. */
+static const char *gbps_text(char *buf, size_t cap, double gbps)
+{
+    if (isnan(gbps))
+        snprintf(buf, cap, "unknown GB/s");
+    else
+        snprintf(buf, cap, "%.3f GB/s", gbps);
+    return buf;
 }
 
 static int report(const tsa_link_stat *first, const slow_pair *p, double other,
                   tsa_findings *out)
 {
     double med = p->base_ns, ratio = p->ratio;
-    double gbps = p->wire ? (double)p->bytes / (double)p->wire : 0;
+    double gbps = gbps_of(p->bytes, p->wire);
+    char own_t[32], other_t[32];
     tsa_finding *f = tsa_findings_add(
         out, "NET.SLOW_LINK", ratio >= 3 ? TSA_SEV_WARNING : TSA_SEV_INFO, 0, first->src,
         "Test the link between the two ranks' hosts (ib_write_bw / nccl-tests between that "
@@ -405,11 +422,12 @@ static int report(const tsa_link_stat *first, const slow_pair *p, double other,
         "link rank %d -> rank %d (channel%s %s) is %.1fx slower than the other links of its "
         "communicator on the same channel (first quartiles of their steps): %.0f us per "
         "network step on the wire vs %.0f us at the median, "
-        "%.3f GB/s vs %.3f GB/s on the other links, slow in %.0f%% of its %zu proxy "
+        "%s vs %s on the other links, slow in %.0f%% of its %zu proxy "
         "operations; neither rank is slow on its other links, and the sender's proxy is not "
         "starved of CPU",
         first->src, first->dst, strchr(p->channels, ',') ? "s" : "", p->channels, ratio,
-        p->step_ns / 1e3, med / 1e3, gbps, other, 100 * p->consistent, p->ops);
+        p->step_ns / 1e3, med / 1e3, gbps_text(own_t, sizeof own_t, gbps),
+        gbps_text(other_t, sizeof other_t, other), 100 * p->consistent, p->ops);
     if (!f)
         return -1;
     tsa_finding_evidence(f, "NCCL profiler plugin's proxy steps (full capture): %zu operations "
@@ -473,7 +491,7 @@ int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)
     if (tsa_link_stats(a->job, &l, &n, &med))
         return -1;
     int rc = 0;
-    double other = others_gbps(l, n);
+    double other = tsa_other_links_gbps(l, n);
     for (size_t b = 0, e; n >= TSA_LINK_MIN_PAIRS && med > 0 && b < n && !rc; b = e) {
         for (e = b + 1; e < n && l[e].src == l[b].src && l[e].dst == l[b].dst; e++)
             ;

@@ -72,6 +72,11 @@ int tsa_slow_links(const tsa_job *job, tsa_link_stat **out, size_t *n, double *m
 
 int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out);
 
+/* GB/s on the wire of the links of all[0..n) that are not slow (the
+ * others NET.SLOW_LINK compares a slow link with): their bytes over their
+ * time on the wire; NAN (unknown, never 0) when they have none. */
+double tsa_other_links_gbps(const tsa_link_stat *all, size_t n);
+
 /* For the verdict of a communication-bound job: ", paced by one slow
  * link: rank A -> rank B on channel C, Nx ... (NET.SLOW_LINK)" from the
  * largest NET.SLOW_LINK in a->findings; "" when there is none. */

@@ -61,6 +61,7 @@ typedef struct kineto_header {
     bool has_base;
     char device_name[128];      /* first deviceProperties[].name */
     uint64_t device_mem_bytes;  /* its totalGlobalMem, 0 unknown */
+    int cc_major, cc_minor;     /* its computeMajor/Minor (CUDA compute capability), 0 unknown */
 } kineto_header;
 
 /* Called once per completed trace event; returns 0, or -1 to stop (out of

@@ -65,6 +65,8 @@ typedef enum key_id {
     K_DEVICE_TYPE,
     K_IN_MSG_NELEMS,
     K_TOTALGLOBALMEM,
+    K_COMPUTEMAJOR,
+    K_COMPUTEMINOR,
     K_OUT_MSG_NELEMS,
     K_TOTAL_RESERVED,
     K_DISTRIBUTEDINFO,
@@ -208,6 +210,12 @@ static key_id key_of(const unsigned char *k, size_t n)
             return K_CORRELATION;
         if (IS("Device Type"))
             return K_DEVICE_TYPE;
+        break;
+    case 12:
+        if (IS("computeMajor"))
+            return K_COMPUTEMAJOR;
+        if (IS("computeMinor"))
+            return K_COMPUTEMINOR;
         break;
     case 13:
         if (IS("In msg nelems"))
@@ -451,6 +459,9 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         else if (num && f->key == K_TOTALGLOBALMEM && p->devprop_seen == 1 &&
                  !number_to_i64(num, numlen, &v) && v > 0)
             p->hdr->device_mem_bytes = (uint64_t)v;
+        else if (num && (f->key == K_COMPUTEMAJOR || f->key == K_COMPUTEMINOR) &&
+                 p->devprop_seen == 1 && !number_to_i64(num, numlen, &v) && v >= 0 && v < 100)
+            *(f->key == K_COMPUTEMAJOR ? &p->hdr->cc_major : &p->hdr->cc_minor) = (int)v;
         break;
     case CTX_EVENT:
         if (str && f->key == K_PH) {

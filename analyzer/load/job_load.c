@@ -67,6 +67,10 @@ typedef struct load_ctx {
     uint64_t bad_times;   /* events skipped for implausible times */
     tsr_gpu_counts gpu;   /* the capture's GPU counters (format 1.2 metadata) */
     int oom;
+    /* The primary device among device.N.*: the capture writes device_name
+     * right after the primary's device.N.name (cupti/device_meta.c).
+     * 1 + index; 0 none seen. */
+    int dev_named, dev_primary;
 } load_ctx;
 
 static int push_pair(id_pair **arr, size_t *n, size_t *cap, uint64_t key, uint64_t value)
@@ -112,6 +116,24 @@ static char *dup_or_keep(char *old, const char *value)
     return s;
 }
 
+/* device.N.name and device.N.compute_capability ("8.6"): the primary
+ * device's capability goes to the rank. */
+static void device_meta(load_ctx *c, const char *key, const char *value)
+{
+    char *end;
+    long n = strtol(key + 7, &end, 10);
+    if (end == key + 7 || *end != '.' || n < 0 || n > 1000)
+        return;
+    if (!strcmp(end + 1, "name")) {
+        c->dev_named = (int)n + 1;
+    } else if (!strcmp(end + 1, "compute_capability") && c->dev_primary == n + 1) {
+        int major = 0, minor = 0;
+        if (sscanf(value, "%d.%d", &major, &minor) == 2 && major > 0 && major < 100 &&
+            minor >= 0 && minor < 10)
+            c->rank->compute_capability = (uint16_t)(major * 10 + minor);
+    }
+}
+
 static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *value,
                     int end_chunk)
 {
@@ -131,8 +153,11 @@ static void on_meta(void *ctx, const tsr_file *f, const char *key, const char *v
         r->run_id = dup_or_keep(r->run_id, value);
     else if (!strcmp(key, TSC_META_CMDLINE))
         r->cmdline = dup_or_keep(r->cmdline, value);
-    else if (!strcmp(key, TSC_META_DEVICE_NAME))
+    else if (!strcmp(key, TSC_META_DEVICE_NAME)) {
         r->device_name = dup_or_keep(r->device_name, value);
+        c->dev_primary = c->dev_named;
+    } else if (!strncmp(key, "device.", 7))
+        device_meta(c, key, value);
     else if (!strcmp(key, TSC_META_CUPTI_OTHER))
         r->cupti_other = dup_or_keep(r->cupti_other, value);
     else if (!strcmp(key, TSC_META_RESTART))

@@ -982,6 +982,8 @@ static int finish(builder *b, const kineto_header *hdr)
     if (hdr->device_name[0] && !(r->device_name = strdup(hdr->device_name)))
         return -1;
     r->mem_total_bytes = hdr->device_mem_bytes;
+    if (hdr->cc_major > 0 && hdr->cc_minor < 10)
+        r->compute_capability = (uint16_t)(hdr->cc_major * 10 + hdr->cc_minor);
     if (hdr->has_base)
         shift_times(r, hdr->base_ns);
     sort_(r->kernels, r->n_kernels, sizeof *r->kernels, cmp_tsa_kernel);

@@ -221,6 +221,7 @@ static void get_rank(tsa_cursor *c, tsa_rank *r, int own)
     r->clean_end = in.clean_end;
     r->end = in.end;
     r->self_cost = in.self_cost;
+    r->compute_capability = in.compute_capability;
     r->dropped_write_bytes = in.dropped_write_bytes;
     r->cupti_dropped_records = in.cupti_dropped_records;
     r->gpu_kernels_lost = in.gpu_kernels_lost;

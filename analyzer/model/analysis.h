@@ -119,6 +119,13 @@ typedef enum tsa_idle_cause {
     TSA_IDLE_COUNT
 } tsa_idle_cause;
 
+enum tsa_input_kind { TSA_INPUT_LOADER, TSA_INPUT_H2D, TSA_INPUT_WORKERS, TSA_INPUT_KINDS };
+
+typedef struct tsa_input_evidence {
+    uint32_t gaps[TSA_INPUT_KINDS];  /* step-start gaps booked as data stall, by evidence */
+    double worker_cpus_sum;          /* workers' mean CPU, summed over the workers' gaps */
+} tsa_input_evidence;
+
 typedef struct tsa_rank_result {
     int32_t rank;
     const char *host;              /* borrowed */
@@ -147,6 +154,11 @@ typedef struct tsa_rank_result {
      * DataLoader spans. --- */
     int64_t idle_ns[TSA_IDLE_COUNT];
     int host_data;
+    /* --- appended (issue 38): the input evidence each data-stall gap
+     * stood on, the first found in this order: a DataLoader span over it,
+     * a loop whose steps open with a host-to-device copy, the DataLoader
+     * workers busy around it (their mean CPU summed over those gaps). --- */
+    tsa_input_evidence input;
 } tsa_rank_result;
 
 typedef struct tsa_kernel_row {
@@ -214,6 +226,9 @@ typedef struct tsa_summary {
     size_t steps;                    /* analysed steps (after warm-up) */
     int64_t wall_ns;                 /* job elapsed: longest rank window */
     int64_t median_step_ns;
+    int no_steps;                    /* 1: no steps found: the window is the run, taken
+                                      * as one "step" for per-step figures; no step
+                                      * count or step time to show */
     double mfu;                      /* NAN when unknown */
     tsa_summary_line lines[TSA_BL_COUNT];
     int top_recoverable;             /* index into lines, -1 none */
@@ -299,6 +314,9 @@ typedef struct tsa_analysis {
      * draws them (the HTML timeline of the streaming report); valid while
      * the job's loader lives, NULL functions when it cannot --- */
     const struct tsa_rank_runner *runner;
+    /* --- appended: device_name's CUDA compute capability (tsa_rank's),
+     * 0 not recorded --- */
+    uint16_t device_cc;
 } tsa_analysis;
 
 #endif

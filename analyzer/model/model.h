@@ -326,6 +326,10 @@ typedef struct tsa_rank {
     char *cupti_other;
     /* --- appended: tscope's own cost in this rank's run (model/self_cost.h) --- */
     tsa_self_cost self_cost;
+    /* --- appended: the device's CUDA compute capability, major * 10 +
+     * minor (86 = 8.6): trace deviceProperties computeMajor/Minor, dump
+     * metadata device.N.compute_capability; 0 not recorded --- */
+    uint16_t compute_capability;
 } tsa_rank;
 
 /* Kernel records of a rank, wherever they are (see tsa_rank.remote). */

@@ -125,6 +125,7 @@ static void take_pass_result(tsa_cursor *c, tsa_rank_result *rr)
     tsa_get(c, rr->coll_bucket_exposed_ns, sizeof rr->coll_bucket_exposed_ns);
     tsa_get(c, rr->idle_ns, sizeof rr->idle_ns);
     tsa_get(c, &rr->host_data, sizeof rr->host_data);
+    tsa_get(c, &rr->input, sizeof rr->input);
 }
 
 static int put_pass_result(tsa_pack_buf *b, const tsa_rank_result *rr)
@@ -140,7 +141,8 @@ static int put_pass_result(tsa_pack_buf *b, const tsa_rank_result *rr)
            tsa_put(b, rr->coll_exposed_wait_ns, sizeof rr->coll_exposed_wait_ns) ||
            tsa_put(b, rr->coll_bucket_exposed_ns, sizeof rr->coll_bucket_exposed_ns) ||
            tsa_put(b, rr->idle_ns, sizeof rr->idle_ns) ||
-           tsa_put(b, &rr->host_data, sizeof rr->host_data);
+           tsa_put(b, &rr->host_data, sizeof rr->host_data) ||
+           tsa_put(b, &rr->input, sizeof rr->input);
 }
 
 /* The digest's fixed part: flags, copy totals, mix and sync totals. */

@@ -9,10 +9,12 @@
  *   E  exposed = C - G; overlapped = C ∩ G
  *   Wt wait: per collective, [own arrival, latest arrival) ∩ its interval
  *   D  data stall: GPU idle from a step's start to its first kernel or copy,
- *      only where the trace shows input work then (input_gap_is_data): a
- *      DataLoader span, or steps that each begin with a host-to-device
- *      copy; without that evidence the gap is host idle, split by what
- *      the host was doing (CPU operators, syncs, launches, nothing traced)
+ *      only where the records show input work then (input_gap_evidence): a
+ *      DataLoader span, steps that each begin with a host-to-device copy,
+ *      or the DataLoader worker processes busy around the gap (host
+ *      telemetry); without that evidence the gap is host idle, split by
+ *      what the host was doing (CPU operators, syncs, launches, nothing
+ *      traced)
  *   M  copy only: memcpy/memset records outside G and C (GPU busy, as HTA
  *      counts it; idle is the window minus G, C and M)
  *   H  host idle: the remaining GPU idle while a host launch API call runs
@@ -26,6 +28,7 @@
 
 #include "group_share.h"
 #include "idle_cause.h"
+#include "input_workers.h"
 #include "kernel_phase.h"
 #include "util/interval_set.h"
 #include "load/job_build.h"
@@ -171,25 +174,29 @@ static size_t steps_opening_with_h2d(const tsa_rank *r, int64_t w0, int64_t w1)
     return n;
 }
 
-/* Whether the GPU idle [s, e) at a step's start is waiting for input: a
- * DataLoader span of the host overlaps it, or the step's first GPU work
- * is a host-to-device copy in a loop whose steps (at least two) each open
- * that way.  One copy at the start of a single step is as likely the
- * model's weights as a batch, so it is no evidence.  The evidence holds
- * for the whole gap: the loop waits for the batch until it is copied. */
-static int input_gap_is_data(const tsa_rank *r, int64_t s, int64_t e, int opens_with_h2d,
-                             int h2d_loop)
+/* What shows the GPU idle [s, e) at a step's start waiting for input
+ * (enum tsa_input_kind), or -1 when nothing does: a DataLoader span of the
+ * host overlaps it; the step's first GPU work is a host-to-device copy in
+ * a loop whose steps (at least two) each open that way; or the DataLoader
+ * workers ran busy around it (TSA_WORKERS_BUSY; *cpus their mean CPU).
+ * One copy at the start of a single step is as likely the model's weights
+ * as a batch, so it is no evidence; nor are idle workers, or none.  The
+ * evidence holds for the whole gap: the loop waits until its batch is
+ * there. */
+static int input_gap_evidence(const tsa_rank *r, int64_t s, int64_t e, int opens_with_h2d,
+                              int h2d_loop, const tsa_workers *workers, double *cpus)
 {
-    if (h2d_loop && opens_with_h2d)
-        return 1;
     for (size_t i = 0; i < r->n_host_spans; i++) {
         const tsa_host_span *h = &r->host_spans[i];
         if (h->start_ns >= e)
             break; /* sorted by start */
         if (h->kind == TSA_HOST_DATA && h->end_ns > s)
-            return 1;
+            return TSA_INPUT_LOADER;
     }
-    return 0;
+    if (h2d_loop && opens_with_h2d)
+        return TSA_INPUT_H2D;
+    *cpus = tsa_workers_cpus(r, workers, s, e);
+    return *cpus >= TSA_WORKERS_BUSY ? TSA_INPUT_WORKERS : -1;
 }
 
 int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double peak_flops,
@@ -206,6 +213,7 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
     res->gpu = gpu;
     memset(res->idle_ns, 0, sizeof res->idle_ns);
     res->host_data = 0;
+    memset(&res->input, 0, sizeof res->input);
     int have_comm_kernels = 0;
 
     /* Communication set and the compute sets (per phase). */
@@ -363,15 +371,26 @@ int tsa_rank_pass(tsa_rank *r, const tsa_arrivals *arr, double flops, double pea
         /* Data stall: idle from each step's start to its first GPU work,
          * where the trace shows the step waiting for input. */
         int h2d_loop = steps_opening_with_h2d(r, w0, w1) >= 2;
+        tsa_workers workers;
+        oom |= tsa_workers_of(r, w0, w1, &workers);
         size_t ki = 0, ci = 0;
-        for (size_t st = 0; st < r->n_steps; st++) {
+        for (size_t st = 0; st < r->n_steps && !oom; st++) {
             int64_t ss = r->steps[st].start_ns, se = r->steps[st].end_ns;
             if (se <= w0 || ss >= w1)
                 continue;
             step_open o = step_opening(r, ss, se, &ki, &ci);
-            if (o.first > ss && input_gap_is_data(r, ss, o.first, o.h2d, h2d_loop))
-                oom |= tsa_ivset_push(&s.d, ss, o.first);
+            double cpus = 0;
+            int kind = o.first > ss ? input_gap_evidence(r, ss, o.first, o.h2d, h2d_loop,
+                                                         &workers, &cpus)
+                                    : -1;
+            if (kind < 0)
+                continue;
+            oom |= tsa_ivset_push(&s.d, ss, o.first);
+            res->input.gaps[kind]++;
+            if (kind == TSA_INPUT_WORKERS)
+                res->input.worker_cpus_sum += cpus;
         }
+        tsa_workers_free(&workers);
         tsa_ivset_normalize(&s.d);
         oom |= tsa_ivset_intersect(&s.idle, &s.d, &s.tmp);
         if (oom)

@@ -29,6 +29,7 @@ void tsa_summary_fill(tsa_analysis *a)
     s->steps = a->steps;
     s->wall_ns = a->wall_ns;
     s->median_step_ns = a->median_step_ns;
+    s->no_steps = a->method == TSA_STEPS_NONE;
     s->mfu = a->budget.mfu;
     s->top_recoverable = -1;
     for (int l = 0; l < TSA_BL_COUNT; l++) {

@@ -36,6 +36,21 @@ static double per_step_ms(const tsa_diff_side *s, int64_t rank_ns)
     return (double)rank_ns / 1e6 / (double)s->ranks / (double)s->steps;
 }
 
+/* A run's median step in ms; NAN without steps (the window is no step). */
+static double median_step_ms(const tsa_diff_side *s)
+{
+    return s->no_steps ? NAN : s->median_step_ns / 1e6;
+}
+
+const char *tsa_diff_steps_text(char *buf, size_t cap, const tsa_diff_side *s)
+{
+    if (s->no_steps)
+        snprintf(buf, cap, "no steps");
+    else
+        snprintf(buf, cap, "%zu steps analysed", s->steps);
+    return buf;
+}
+
 static const char *coll_lookup(const tsa_diff_side *s, const char *name, size_t *at)
 {
     for (size_t i = 0; i < s->n_colls; i++)
@@ -86,7 +101,7 @@ int tsa_diff_compute(const tsa_diff_side *a, const tsa_diff_side *b, tsa_diff *o
     out->most = -1;
     rows r = {0};
     int rc = 0;
-    rc |= add(&r, "step", "median step time", a->median_step_ns / 1e6, b->median_step_ns / 1e6,
+    rc |= add(&r, "step", "median step time", median_step_ms(a), median_step_ms(b),
               TSA_DIFF_MS_PER_STEP);
     rc |= add(&r, "step", "MFU", a->mfu, b->mfu, TSA_DIFF_SHARE);
     size_t lines = a->n_lines > b->n_lines ? a->n_lines : b->n_lines;
@@ -120,7 +135,7 @@ int tsa_diff_compute(const tsa_diff_side *a, const tsa_diff_side *b, tsa_diff *o
     }
     out->rows = r.v;
     out->n_rows = r.n;
-    out->speedup = a->median_step_ns > 0 && b->median_step_ns > 0
+    out->speedup = median_step_ms(a) > 0 && median_step_ms(b) > 0
                        ? (double)a->median_step_ns / (double)b->median_step_ns
                        : NAN;
     /* The biggest move in time per step.  Budget lines first: they add up
@@ -189,11 +204,12 @@ static const char *straggler_text(char *buf, size_t cap, const tsa_diff_side *s)
 void tsa_diff_print_text(FILE *out, const tsa_diff_side *a, const tsa_diff_side *b,
                          const tsa_diff *d)
 {
-    fprintf(out, "tscope diff\n  A: %s  (%zu ranks, %zu hosts, %zu steps analysed, device %s)\n"
-                 "  B: %s  (%zu ranks, %zu hosts, %zu steps analysed, device %s)\n",
-            tsr_vis(a->label), a->ranks, a->hosts, a->steps,
+    char sa_steps[48], sb_steps[48];
+    fprintf(out, "tscope diff\n  A: %s  (%zu ranks, %zu hosts, %s, device %s)\n"
+                 "  B: %s  (%zu ranks, %zu hosts, %s, device %s)\n",
+            tsr_vis(a->label), a->ranks, a->hosts, tsa_diff_steps_text(sa_steps, 48, a),
             a->device ? tsr_vis(a->device) : "unknown", tsr_vis(b->label), b->ranks, b->hosts,
-            b->steps, b->device ? tsr_vis(b->device) : "unknown");
+            tsa_diff_steps_text(sb_steps, 48, b), b->device ? tsr_vis(b->device) : "unknown");
     const char *section = NULL;
     fprintf(out, "\n%-34s %14s %14s %12s %8s\n", "", "A", "B", "B-A", "B/A");
     for (size_t i = 0; i < d->n_rows; i++) {
@@ -242,8 +258,9 @@ static cJSON *side_json(const tsa_diff_side *s)
     else
         cJSON_AddNullToObject(o, "device");
     cJSON_AddNumberToObject(o, "hosts", (double)s->hosts);
-    cJSON_AddNumberToObject(o, "steps", (double)s->steps);
-    cJSON_AddNumberToObject(o, "median_step_ms", s->median_step_ns / 1e6);
+    /* without steps: none found, no step time (the window is no step) */
+    cJSON_AddNumberToObject(o, "steps", s->no_steps ? 0 : (double)s->steps);
+    cJSON_AddItemToObject(o, "median_step_ms", num_or_null(median_step_ms(s)));
     cJSON_AddItemToObject(o, "mfu", num_or_null(s->mfu));
     if (s->straggler_rank >= 0) {
         cJSON *st = cJSON_AddObjectToObject(o, "straggler");

@@ -19,6 +19,7 @@ typedef struct tsa_diff_side {
     const char *label;              /* the directory */
     size_t ranks, hosts, steps;     /* steps: analysed steps */
     int64_t median_step_ns;
+    int no_steps;                   /* no steps found: steps is the one window */
     double mfu;                     /* NAN unknown */
     double exposed_comm_share, data_stall_share;
     size_t n_lines;
@@ -67,5 +68,8 @@ void tsa_diff_print_html(FILE *out, const tsa_diff_side *a, const tsa_diff_side 
 /* malloc'd JSON text (docs/views.md), NULL out of memory. */
 char *tsa_diff_json(const tsa_diff_side *a, const tsa_diff_side *b, const tsa_diff *d);
 void tsa_diff_free(tsa_diff *d);
+
+/* "N steps analysed", or "no steps" for a run without steps; buf. */
+const char *tsa_diff_steps_text(char *buf, size_t cap, const tsa_diff_side *s);
 
 #endif

@@ -14,6 +14,7 @@ void tsa_diff_side_from_analysis(const tsa_analysis *a, const char *label, tsa_d
     s->hosts = sum->hosts;
     s->steps = sum->steps;
     s->median_step_ns = sum->median_step_ns;
+    s->no_steps = sum->no_steps;
     s->mfu = sum->mfu;
     s->exposed_comm_share = sum->exposed_comm_share;
     s->data_stall_share = sum->data_stall_share;

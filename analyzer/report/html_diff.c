@@ -62,12 +62,13 @@ void tsa_diff_print_html(FILE *out, const tsa_diff_side *a, const tsa_diff_side 
     tsa_html_page_begin(out, "tscope diff");
     fprintf(out, "<header><h1>tscope diff</h1>\n<p class=\"facts\">A: ");
     tsa_html_escape(out, a->label);
-    tsa_html_escapef(out, " (%zu ranks, %zu steps, device %s)", a->ranks, a->steps,
-                     a->device ? a->device : "unknown");
+    char steps[48];
+    tsa_html_escapef(out, " (%zu ranks, %s, device %s)", a->ranks,
+                     tsa_diff_steps_text(steps, sizeof steps, a), a->device ? a->device : "unknown");
     fprintf(out, "<br>B: ");
     tsa_html_escape(out, b->label);
-    tsa_html_escapef(out, " (%zu ranks, %zu steps, device %s)", b->ranks, b->steps,
-                     b->device ? b->device : "unknown");
+    tsa_html_escapef(out, " (%zu ranks, %s, device %s)", b->ranks,
+                     tsa_diff_steps_text(steps, sizeof steps, b), b->device ? b->device : "unknown");
     fprintf(out, "</p>\n<p class=\"verdict\" id=\"verdict\">");
     if (isnan(d->speedup))
         fprintf(out, "speed-up unknown");

@@ -48,12 +48,18 @@ static void header(FILE *out, const tsa_analysis *a)
     fprintf(out, "<header><h1>tscope report: run ");
     tsa_html_escape(out, job->run_id && *job->run_id ? job->run_id : "(none)");
     fprintf(out, "</h1>\n<p class=\"facts\">");
-    tsa_html_escapef(out, "%zu ranks on %zu host%s, %s; %zu steps analysed (%d warm-up skipped); "
-                     "median step %s; wall %s per rank",
-                     job->n_ranks, a->hosts, a->hosts == 1 ? "" : "s",
-                     a->gpu ? "GPU records" : "host-only records", a->steps, a->warmup,
-                     tsa_fmt_duration(t1, sizeof t1, (double)a->median_step_ns),
-                     tsa_fmt_duration(t2, sizeof t2, (double)a->wall_ns));
+    tsa_html_escapef(out, "%zu ranks on %zu host%s, %s; ", job->n_ranks, a->hosts,
+                     a->hosts == 1 ? "" : "s", a->gpu ? "GPU records" : "host-only records");
+    if (a->method == TSA_STEPS_NONE) /* the window is the run, no step */
+        tsa_html_escapef(out, "no steps (nothing repeats as a step); median step unknown; "
+                              "wall %s per rank (the run's GPU work)",
+                         tsa_fmt_duration(t2, sizeof t2, (double)a->wall_ns));
+    else
+        tsa_html_escapef(out, "%zu steps analysed (%d warm-up skipped); median step %s; wall %s "
+                              "per rank",
+                         a->steps, a->warmup,
+                         tsa_fmt_duration(t1, sizeof t1, (double)a->median_step_ns),
+                         tsa_fmt_duration(t2, sizeof t2, (double)a->wall_ns));
     if (!isnan(a->budget.mfu))
         fprintf(out, "; MFU %.1f%%", 100 * a->budget.mfu);
     fprintf(out, "; device ");

@@ -89,7 +89,8 @@ typedef struct stream {
 
 typedef struct writer {
     tsc_dump dump;
-    stream s[3];           /* 0 main thread, 1 autograd thread, 2 CUPTI records */
+    stream s[4];           /* 0 main thread, 1 autograd thread, 2 CUPTI records,
+                            * 3 the host sampler */
     uint32_t next_id;
     uint64_t events;
     int failed;
@@ -303,6 +304,53 @@ static int64_t off(const gen_options *o, int r)
     return r / o->ranks_per_host == o->offset_rank / o->ranks_per_host ? o->offset_ns : 0;
 }
 
+/* CPU time a worker running `cpus` during the stalls [gaps_at[i],
+ * + stall) has used by time t. */
+static uint64_t worker_cpu_by(const gen_options *o, int64_t stall, const int64_t *gaps_at,
+                              size_t n_gaps, int64_t t)
+{
+    double ns = 0;
+    for (size_t i = 0; i < n_gaps && gaps_at[i] < t; i++) {
+        int64_t end = gaps_at[i] + stall < t ? gaps_at[i] + stall : t;
+        ns += (double)(end - gaps_at[i]) * o->worker_cpus;
+    }
+    return (uint64_t)llround(ns);
+}
+
+/* The host sampler's records of the DataLoader workers from `from` to
+ * `to` (common clock), every 10 ms as the preload's sampler writes them:
+ * the process's CPU at every tick, a worker's only when it changed. */
+static void emit_workers(writer *w, const gen_options *o, int r, int64_t from, int64_t to,
+                         const int64_t *gaps_at, size_t n_gaps)
+{
+    stream *s = &w->s[3];
+    const int64_t tick = 10000000, o_ = off(o, r);
+    int64_t stall = (int64_t)llround(o->stall * o->step_ms * 1e6);
+    thread_desc(w, s, "tscope-telemetry");
+    const char *mk[] = {TSC_META_WORKERS_VISIBLE, TSC_META_TELEMETRY_MS};
+    const char *mv[] = {"1", "10"};
+    meta(w, 0, mk, mv, 2);
+    uint32_t task[64];
+    int n = o->workers < 64 ? o->workers : 64;
+    for (int k = 0; k < n; k++) {
+        uint8_t buf[sizeof(tsc_desc_task) + 16];
+        tsc_desc_task d = {.tid = (uint32_t)(30000 + r * 100 + k), .role = TSC_TASK_WORKER,
+                           .name_len = 14};
+        memcpy(buf, &d, sizeof d);
+        memcpy(buf + sizeof d, "pt_data_worker", 14);
+        task[k] = desc(w, s, TSC_DESC_TASK, buf, (uint16_t)(sizeof d + 14));
+    }
+    uint64_t last = UINT64_MAX;
+    for (int64_t t = from - tick; t <= to + tick; t += tick) {
+        /* the main process: one CPU busy */
+        event(w, s, TSC_EV_PROC_CPU, 0, 1, 8, t + o_, t + o_, (uint64_t)(t - from + tick));
+        uint64_t cpu = worker_cpu_by(o, stall, gaps_at, n_gaps, t);
+        for (int k = 0; k < n && cpu != last; k++)
+            event(w, s, TSC_EV_TASK_CPU, 0, 'R', task[k], t + o_, t + o_, cpu);
+        last = cpu;
+    }
+}
+
 /* One compute kernel with its launch (and GEMM call when it is a GEMM). */
 static void emit_kernel(writer *w, rank_ctx *c, const gen_options *o, const plan *p, int r,
                         int i, int *gemm_idx, int64_t ks, int64_t ke)
@@ -414,7 +462,7 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     snprintf(path, sizeof path, "%s/tscope_r%d_%s_%d_%s.tsd", o->dir, r, host, 10000 + r, run);
     writer w;
     memset(&w, 0, sizeof w);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         w.s[i].tid = (uint32_t)(20000 + r * 10 + i);
         w.s[i].slots = malloc(STREAM_SLOTS * sizeof(tsc_event));
         if (!w.s[i].slots)
@@ -423,7 +471,7 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     int rc = tsc_dump_open_path(&w.dump, path, (uint32_t)(10000 + r), (uint64_t)t0);
     if (rc) {
         fprintf(stderr, "tsc-gen-job: %s: %s\n", path, strerror(-rc));
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             free(w.s[i].slots);
         return -1;
     }
@@ -438,7 +486,17 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     const char *vals[] = {o->run_id, host, rank_s, local_s, world_s, pid_s, start_s,
                           "python train.py (tsc-gen-job)", o->device,
                           o->host_only ? "off" : "full"};
+    if (o->device_cc && !o->host_only) {
+        /* the capture's order: device.N.name, device_name when N is the
+         * primary, ..., device.N.compute_capability (cupti/device_meta.c) */
+        const char *dk[] = {"device.0.name"};
+        meta(&w, 0, dk, &o->device, 1);
+    }
     meta(&w, 0, keys, vals, o->host_only ? 8 : 10);
+    if (o->device_cc && !o->host_only) {
+        const char *ck[] = {"device.0.compute_capability"};
+        meta(&w, 0, ck, &o->device_cc, 1);
+    }
     if (r == o->lossy_rank) {
         /* What the writer records after a failed write (full disk). */
         char lost[32];
@@ -481,21 +539,28 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     /* A data stall ends when the step's input batch is copied to the
      * device: that host-to-device copy is the evidence of input work the
      * analyzer needs to call the wait a data stall (issue 38). */
-    if (!o->host_only && o->stall > 0 && cp < 1000)
+    if (!o->host_only && o->stall > 0 && cp < 1000 && !o->stall_no_copy)
         cp = 1000;
     int64_t ms = o->host_only ? 0 : (int64_t)llround(o->memset_share * (double)cr);
     int64_t kr = cr - cp - ms; /* kernel time */
     int64_t gaps = (int64_t)o->syncs_per_step * o->sync_gap_ns;
     int64_t S = t0 + 1000000000;
     int64_t *dur = malloc((size_t)p->n_kernels * sizeof *dur);
-    if (!dur)
+    int64_t *gaps_at = malloc((size_t)o->steps * sizeof *gaps_at); /* stall starts */
+    size_t n_gaps = 0;
+    if (!dur || !gaps_at) {
+        free(dur);
+        free(gaps_at);
         return -1;
+    }
     for (int k = 0; k < o->steps; k++) {
         int in = k >= o->warmup;
         int64_t stall = o->stall_every > 1 && k % o->stall_every ? 0 : p->stall;
         int64_t begin = S + stall;
         int64_t ce = begin + cr + gaps;
         int64_t L = S + stall + cmax;
+        if (stall > 0)
+            gaps_at[n_gaps++] = S;
         /* Kernel durations: jittered in +j/-j pairs (so every one stays
          * positive), the last one taking the remainder: exactly kr. */
         int64_t base = kr / p->n_kernels, used = 0, j = 0;
@@ -601,7 +666,10 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
         S = last_end;
     }
     free(dur);
-    for (int i = 0; i < 3; i++)
+    if (o->workers > 0)
+        emit_workers(&w, o, r, t0 + 1000000000, S, gaps_at, n_gaps);
+    free(gaps_at);
+    for (int i = 0; i < 4; i++)
         flush(&w, &w.s[i]);
     char ev[32];
     snprintf(ev, sizeof ev, "%llu", (unsigned long long)w.events);
@@ -612,7 +680,7 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     t->bytes += w.dump.bytes_written;
     int failed = w.failed || w.dump.bytes_lost;
     tsc_dump_close(&w.dump);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         free(w.s[i].slots);
     if (failed)
         fprintf(stderr, "tsc-gen-job: write error on %s\n", path);
@@ -628,7 +696,8 @@ int gen_job(const gen_options *o, gen_truth *t)
         o->slowdown < 0 || o->warmup < 0 || !o->dir || o->copy_share < 0 ||
         o->memset_share < 0 || o->copy_share + o->memset_share >= 0.5 ||
         o->syncs_per_step < 0 || o->sync_gap_ns < 0 || o->stall_every < 1 || o->nprof < 0 ||
-        o->nprof > 2 || o->nprof_slow_factor <= 0) {
+        o->nprof > 2 || o->nprof_slow_factor <= 0 || o->workers < 0 || o->workers > 64 ||
+        o->worker_cpus < 0) {
         fprintf(stderr, "tsc-gen-job: option out of range\n");
         return -1;
     }

@@ -66,6 +66,15 @@ typedef struct gen_options {
     int syncs_per_step;        /* host stream syncs per step, default 0 */
     int64_t sync_gap_ns;       /* GPU idle after each sync, default 0 */
     int stall_every;           /* > 1: data stall on every Nth step only */
+    /* The input evidence of the data stall (issue 38): by default a 1 us
+     * host-to-device copy ends each stall; stall_no_copy 1 leaves it out.
+     * workers > 0 writes the host sampler's records (every 10 ms, as
+     * TSC_EV_PROC_CPU and TSC_EV_TASK_CPU) of that many DataLoader worker
+     * processes, each running worker_cpus of a CPU during the stalls and
+     * idle otherwise. */
+    int stall_no_copy;
+    int workers;
+    double worker_cpus;
     /* Device memory records (gen_mem.h), GPU mode; all 0: none. */
     uint64_t mem_base;         /* bytes cudaMalloc'd once at start-up */
     uint64_t mem_leak;         /* bytes allocated each step and never freed */
@@ -80,6 +89,8 @@ typedef struct gen_options {
     int nprof_slow_src;        /* -1 none (default) */
     double nprof_slow_factor;
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
+    const char *device_cc;     /* its compute capability ("7.5") as the capture writes
+                                * it (device.0.*), NULL: not written (default) */
     const char *run_id;        /* default "gen-run" */
     const char *dir;           /* output directory (created) */
 } gen_options;

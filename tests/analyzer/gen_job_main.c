@@ -31,6 +31,10 @@ static void usage(FILE *out)
             "  --syncs-per-step N     cudaStreamSynchronize calls per step\n"
             "  --sync-gap-us X        GPU idle after each sync, microseconds\n"
             "  --stall-every N        data stall only on every Nth step\n"
+            "  --stall-no-copy        no input copy ends the stall (its only evidence: workers)\n"
+            "  --workers N:CPUS       N DataLoader workers in the host telemetry, each running\n"
+            "                         CPUS of a CPU during the stalls, idle otherwise\n"
+            "  --device-cc X.Y        the device's compute capability in the metadata\n"
 "  --mem-base MIB        MiB cudaMalloc'd at start-up (memory records)\n"
             "  --mem-leak MIB[@RANK]  MiB allocated each step and never freed (RANK only)\n"
             "  --mem-churn MIB       MiB allocated and freed again each step\n"
@@ -91,7 +95,8 @@ int main(int argc, char **argv)
     enum { O_RANKS = 1000, O_RPH, O_STEPS, O_EPS, O_STEPMS, O_COMM, O_OVERLAP, O_STALL,
            O_FLOPS, O_BUCKETS, O_STRAG, O_OFFSET, O_HOSTONLY, O_WARMUP, O_DEVICE, O_RUN,
            O_SEED, O_TRUTH, O_COPY, O_MEMSET, O_PAGEABLE, O_FP32, O_SYNCS, O_SYNCGAP,
-           O_EVERY, O_MBASE, O_MLEAK, O_MCHURN, O_MPOOL, O_MTOTAL, O_MFREE, O_NPROF, O_SLOWLINK };
+           O_EVERY, O_MBASE, O_MLEAK, O_MCHURN, O_MPOOL, O_MTOTAL, O_MFREE, O_NPROF, O_SLOWLINK,
+           O_NOCOPY, O_WORKERS, O_DEVCC };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
         {"ranks-per-host", required_argument, NULL, O_RPH},
@@ -118,6 +123,9 @@ int main(int argc, char **argv)
         {"syncs-per-step", required_argument, NULL, O_SYNCS},
         {"sync-gap-us", required_argument, NULL, O_SYNCGAP},
         {"stall-every", required_argument, NULL, O_EVERY},
+        {"stall-no-copy", no_argument, NULL, O_NOCOPY},
+        {"workers", required_argument, NULL, O_WORKERS},
+        {"device-cc", required_argument, NULL, O_DEVCC},
         {"mem-base", required_argument, NULL, O_MBASE},
         {"mem-leak", required_argument, NULL, O_MLEAK},
         {"mem-churn", required_argument, NULL, O_MCHURN},
@@ -170,6 +178,14 @@ int main(int argc, char **argv)
         case O_SYNCS: o.syncs_per_step = atoi(optarg); break;
         case O_SYNCGAP: o.sync_gap_ns = (int64_t)(atof(optarg) * 1e3); break;
         case O_EVERY: o.stall_every = atoi(optarg); break;
+        case O_NOCOPY: o.stall_no_copy = 1; break;
+        case O_WORKERS:
+            if (gen_parse_pair(optarg, &o.workers, &o.worker_cpus)) {
+                fprintf(stderr, "tsc-gen-job: --workers wants N:CPUS\n");
+                return 2;
+            }
+            break;
+        case O_DEVCC: o.device_cc = optarg; break;
         case O_MBASE: o.mem_base = mib(optarg); break;
         case O_MLEAK: {
             const char *at = strchr(optarg, '@');

@@ -362,9 +362,42 @@ static void test_fp32_dtype_and_device(void **state)
     e.device = "Some Future GPU";
     job = edge_job(&e);
     a = tsa_analyze(job, NULL);
-    assert_true(number(find(a, "EFF.FP32_GEMM"), "peak_ratio") == 0);
+    assert_true(isnan(number(find(a, "EFF.FP32_GEMM"), "peak_ratio"))); /* unknown, not 0 */
     tsa_analysis_free(a);
     tsa_job_free(job);
+}
+
+/* A dump of a GPU the peak table does not hold: its advice rests on the
+ * compute capability the capture wrote (device.0.compute_capability):
+ * fp16 autocast on a Turing 7.5, never TF32; conditional with none. */
+static void test_fp32_advice_from_dump_capability(void **state)
+{
+    (void)state;
+    static const char *const cc[] = {"7.5", "8.6", NULL};
+    for (size_t i = 0; i < 3; i++) {
+        gen_options o;
+        gen_default_options(&o);
+        o.fp32_gemm = 1;
+        o.device = "Quadro RTX 5000";
+        o.device_cc = cc[i];
+        run r;
+        char name[32];
+        snprintf(name, sizeof name, "fp32_cc_%zu", i);
+        generate_and_analyze(&o, name, &r);
+        assert_int_equal(r.job->ranks[0].compute_capability,
+                         i == 0 ? 75 : i == 1 ? 86 : 0);
+        const tsa_finding *f = find(r.a, "EFF.FP32_GEMM");
+        assert_non_null(f);
+        int tf32 = strstr(f->fix, "set_float32_matmul_precision") != NULL;
+        int fp16 = strstr(f->fix, "dtype=torch.float16") != NULL;
+        assert_int_equal(tf32, i != 0);
+        assert_int_equal(fp16, i != 1);
+        if (cc[i])
+            assert_non_null(strstr(f->title, cc[i]));
+        else
+            assert_non_null(strstr(f->fix, "If this GPU has tensor cores"));
+        done(&r);
+    }
 }
 
 /* A copy running beside a kernel is hidden: not MEM.COPIES. */
@@ -532,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_every_nth_edges),
         cmocka_unit_test(test_threshold_edges),
         cmocka_unit_test(test_fp32_dtype_and_device),
+        cmocka_unit_test(test_fp32_advice_from_dump_capability),
         cmocka_unit_test(test_overlapped_copy),
         cmocka_unit_test(test_light_mode_skips_mix),
         cmocka_unit_test(test_token_match),

@@ -3,6 +3,7 @@
  * where one link is 3x slower on one channel or 4x on both, nothing on a
  * balanced ring, a slow host or a starved process, and hostile records
  * that must not crash or mislead. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,6 +134,36 @@ static void test_one_slow_link_exact(void **state)
     assert_non_null(strstr(f->title, "link rank 1 -> rank 2 (channel 1)"));
     assert_non_null(strstr(f->title, "3.0x"));
     tsa_findings_free(&out);
+    free_ring(ranks);
+}
+
+/* The other links' bandwidth that NET.SLOW_LINK quotes: their bytes over
+ * their time on the wire (the ring's 4096 bytes per op over 4 steps of
+ * 100 us); with no wire time recorded on any of them it is unknown (NAN,
+ * null in JSON), not 0 GB/s. */
+static void test_other_links_gbps_unknown_without_wire(void **state)
+{
+    (void)state;
+    tsa_rank ranks[RANKS];
+    tsa_job job;
+    ring_fault rf = NO_FAULT;
+    rf.slow_src = 1, rf.slow_ch = 1, rf.factor = 3;
+    ring(&job, ranks, rf);
+    tsa_link_stat *l;
+    size_t n;
+    double med;
+    assert_int_equal(tsa_link_stats(&job, &l, &n, &med), 0);
+    assert_int_equal(n, RANKS * 2); /* one link per rank and channel */
+    assert_float_equal(tsa_other_links_gbps(l, n), 4096.0 / (100000.0 * 4), 1e-12);
+    size_t slow = 0;
+    for (size_t i = 0; i < n; i++)
+        if (l[i].src == 1 && l[i].channel == 1)
+            slow++;
+        else
+            l[i].wire_ns = 0; /* not recorded */
+    assert_int_equal(slow, 1);
+    assert_true(isnan(tsa_other_links_gbps(l, n)));
+    free(l);
     free_ring(ranks);
 }
 
@@ -306,6 +337,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_slow_link_exact),
+        cmocka_unit_test(test_other_links_gbps_unknown_without_wire),
         cmocka_unit_test(test_slow_link_on_both_channels),
         cmocka_unit_test(test_balanced_ring_names_nothing),
         cmocka_unit_test(test_slow_host_is_not_a_link),

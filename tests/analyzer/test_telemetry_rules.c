@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "findings/telemetry.h"
@@ -161,6 +162,83 @@ static void test_dataloader(void **state)
     done(&x);
 }
 
+/* A job whose step-start gaps have no DataLoader span and no input copy
+ * (issue 38, item 1), written as dumps with the host sampler's worker
+ * records: `workers` DataLoader workers running `cpus` of a CPU during
+ * each gap and idle otherwise. */
+static void generate_worker_job(run *x, const char *name, int workers, double cpus)
+{
+    gen_options o;
+    gen_default_options(&o);
+    o.stall = 0.2;
+    o.stall_no_copy = 1;
+    o.workers = workers;
+    o.worker_cpus = cpus;
+    generate_and_analyze(&o, name, x);
+}
+
+static size_t worker_gaps(const tsa_analysis *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_ranks; i++)
+        n += a->ranks[i].input.gaps[TSA_INPUT_WORKERS];
+    return n;
+}
+
+/* Workers busy through every gap (the dumps' TSC_EV_TASK_CPU records grow
+ * by 20 ms of CPU over each 20 ms gap): each gap is a data stall, as long
+ * as the generator wrote it, and DATA.STALL names the workers. */
+static void test_stall_on_busy_workers(void **state)
+{
+    (void)state;
+    run x;
+    generate_worker_job(&x, "workers_busy", 2, 1.0);
+    const tsa_analysis *a = x.a;
+    int64_t w = x.t.wall_ns;
+    assert_true(x.t.stall_ns > 0);
+    assert_true(llabs(a->budget.line_ns[TSA_BL_DATA_STALL] - x.t.stall_ns) <= w / 1000);
+    /* every analysed step of every rank opens with a stall */
+    assert_int_equal(worker_gaps(a), (size_t)x.t.steps_analysed * a->n_ranks);
+    assert_int_equal(a->ranks[0].input.gaps[TSA_INPUT_H2D], 0);
+    assert_int_equal(a->ranks[0].input.gaps[TSA_INPUT_LOADER], 0);
+    const tsa_finding *f = find(a, "DATA.STALL", -1);
+    assert_non_null(f);
+    assert_non_null(strstr(f->title, "DataLoader workers busy"));
+    int named = 0;
+    for (size_t i = 0; i < f->n_evidence; i++)
+        named |= strstr(f->evidence[i], "DataLoader worker processes busy around 32 step-start "
+                                        "gap(s)") != NULL &&
+                 strstr(f->evidence[i], "100% CPU each") != NULL;
+    assert_true(named);
+    done(&x);
+}
+
+/* The same gaps with the workers recorded idle (no CPU during them), with
+ * workers below the busy mark (40% of a CPU each), and with no workers
+ * recorded: nothing shows input work, so no data stall; the gap is GPU
+ * idle with nothing traced on the host, and no DataLoader advice. */
+static void test_no_stall_without_busy_workers(void **state)
+{
+    (void)state;
+    const struct {
+        const char *name;
+        int workers;
+        double cpus;
+    } cases[] = {{"workers_idle", 2, 0}, {"workers_light", 2, 0.4}, {"workers_none", 0, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        run x;
+        generate_worker_job(&x, cases[c].name, cases[c].workers, cases[c].cpus);
+        const tsa_analysis *a = x.a;
+        int64_t w = x.t.wall_ns;
+        assert_int_equal(a->budget.line_ns[TSA_BL_DATA_STALL], 0);
+        assert_int_equal(worker_gaps(a), 0);
+        assert_true(a->idle_ns[TSA_IDLE_UNTRACED] >= x.t.stall_ns - w / 1000);
+        assert_null(find(a, "DATA.STALL", -1));
+        assert_null(find(a, "HOST.DATALOADER", 0));
+        done(&x);
+    }
+}
+
 static void test_oversubscribed_edges(void **state)
 {
     (void)state;
@@ -222,6 +300,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_figures_exact),
         cmocka_unit_test(test_dataloader),
+        cmocka_unit_test(test_stall_on_busy_workers),
+        cmocka_unit_test(test_no_stall_without_busy_workers),
         cmocka_unit_test(test_oversubscribed_edges),
         cmocka_unit_test(test_throttle_edges_and_citation),
     };

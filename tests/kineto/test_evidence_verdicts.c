@@ -19,10 +19,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "batch/batch.h"
 #include "driver/analyze.h"
 #include "load/job_build.h"
 #include "load/kineto_load.h"
 #include "passes/idle_cause.h"
+#include "report/diff.h"
+#include "report/diff_side.h"
+#include "report/formats.h"
 #include "report/idle_report.h"
 #include "report/report.h"
 #include "test_util.h"
@@ -332,6 +336,108 @@ static void test_one_forward_has_no_steps(void **state)
     done(&l);
 }
 
+/* Text written into a memory stream by fn, malloc'd. */
+static char *captured(void (*fn)(FILE *, void *), void *arg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    fn(f, arg);
+    fclose(f);
+    return buf;
+}
+
+typedef struct diff_pair {
+    tsa_diff_side a, b;
+    tsa_diff d;
+} diff_pair;
+
+static void diff_text(FILE *f, void *arg)
+{
+    diff_pair *p = arg;
+    tsa_diff_print_text(f, &p->a, &p->b, &p->d);
+}
+
+static void diff_html(FILE *f, void *arg)
+{
+    diff_pair *p = arg;
+    tsa_diff_print_html(f, &p->a, &p->b, &p->d);
+}
+
+static void report_html(FILE *f, void *arg)
+{
+    assert_int_equal(tsa_report_write_html(f, arg, 0), 0);
+}
+
+/* The other outputs of a run without steps (the cold forward pass, no
+ * ProfilerStep) show no step figure: the batch row's step count and
+ * median step, the diff's median step and speed-up, the HTML header's
+ * step count; beside it a run with steps (the loop, 6 ProfilerSteps)
+ * keeps its own. */
+static void test_no_steps_in_batch_diff_html(void **state)
+{
+    (void)state;
+    loaded cold, loop;
+    load_case("tp_cold_forward", &cold);
+    load_case("loop_no_loader", &loop);
+    double ts[8], dur[8];
+    assert_int_equal(profiler_steps(cold.trace, ts, dur, 8), 0);
+    size_t loop_steps = profiler_steps(loop.trace, ts, dur, 8);
+    assert_true(loop_steps >= 2);
+
+    tsa_batch_row row;
+    tsa_batch_row_init(&row, EVIDENCE_DIR "/tp_cold_forward");
+    tsa_batch_analyze_job(EVIDENCE_DIR "/tp_cold_forward", &row);
+    assert_string_equal(row.status, "ok");
+    assert_int_equal(row.steps, 0);
+    assert_true(isnan(row.median_step_s));
+    char *rj = tsa_batch_row_json_text(&row);
+    assert_non_null(rj);
+    cJSON *rjo = cJSON_Parse(rj);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(rjo, "median_step_s")));
+    cJSON_Delete(rjo);
+    free(rj);
+    tsa_batch_row_free(&row);
+
+    diff_pair p;
+    tsa_diff_side_from_analysis(cold.a, "cold", &p.a);
+    tsa_diff_side_from_analysis(loop.a, "loop", &p.b);
+    assert_int_equal(tsa_diff_compute(&p.a, &p.b, &p.d), 0);
+    assert_true(isnan(p.d.rows[0].a)); /* median step time */
+    assert_false(isnan(p.d.rows[0].b));
+    assert_true(isnan(p.d.speedup));
+    char *dj = tsa_diff_json(&p.a, &p.b, &p.d);
+    cJSON *djo = cJSON_Parse(dj);
+    cJSON *ja = cJSON_GetObjectItem(djo, "a"), *jb = cJSON_GetObjectItem(djo, "b");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(ja, "median_step_ms")));
+    assert_int_equal(cJSON_GetObjectItem(ja, "steps")->valueint, 0);
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(jb, "median_step_ms")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(djo, "speedup")));
+    cJSON_Delete(djo);
+    free(dj);
+    char *dt = captured(diff_text, &p);
+    assert_non_null(strstr(dt, "A: cold  (1 ranks, 1 hosts, no steps,"));
+    assert_null(strstr(dt, "1 steps analysed"));
+    free(dt);
+    char *dh = captured(diff_html, &p);
+    assert_non_null(strstr(dh, "A: cold (1 ranks, no steps,"));
+    free(dh);
+    tsa_diff_free(&p.d);
+
+    char *h = captured(report_html, cold.a);
+    assert_non_null(strstr(h, "no steps (nothing repeats as a step); median step unknown"));
+    assert_null(strstr(h, "steps analysed"));
+    free(h);
+    h = captured(report_html, loop.a);
+    char want[64];
+    snprintf(want, sizeof want, "%zu steps analysed", loop.a->steps);
+    assert_non_null(strstr(h, want));
+    free(h);
+    done(&cold);
+    done(&loop);
+}
+
 /* --------------------------------------------------------- item 4 */
 
 /* The device named in deviceProperties gets its own model's peak. */
@@ -349,6 +455,47 @@ static void test_peaks_by_exact_model(void **state)
         assert_string_equal(l.a->device_name, ev_str(dp, "name"));
         assert_string_equal(l.a->peak_source, want[i].entry);
         assert_true(l.a->peak_flops == want[i].bf16);
+        done(&l);
+    }
+}
+
+/* --------------------------------------------------------- item 6 */
+
+/* Plain fp32 GEMMs on GPUs the peak table does not hold: the advice rests
+ * on the compute capability in the trace's deviceProperties (TF32 and bf16
+ * from 8.0, fp16 tensor cores only on 7.x), and is conditional where the
+ * trace records none.  Before: TF32 advice for all three, Turing's
+ * included ("if it has tensor cores, TF32/bf16 are faster"). */
+static void test_fp32_advice_by_capability(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {"fp32_turing", "fp32_ampere", "fp32_no_capability"};
+    for (size_t i = 0; i < 3; i++) {
+        loaded l;
+        load_case(cases[i], &l);
+        const cJSON *dp = cJSON_GetArrayItem(cJSON_GetObjectItem(l.trace, "deviceProperties"), 0);
+        const cJSON *major = cJSON_GetObjectItem(dp, "computeMajor");
+        const cJSON *minor = cJSON_GetObjectItem(dp, "computeMinor");
+        assert_string_equal(l.a->device_name, ev_str(dp, "name"));
+        assert_true(l.a->peak_flops == 0); /* not in the peak table */
+        assert_true(count_named(l.trace, "kernel", "sgemm") > 0);
+        const tsa_finding *f = finding(l.a, "EFF.FP32_GEMM");
+        assert_non_null(f);
+        int tf32 = strstr(f->fix, "set_float32_matmul_precision") != NULL;
+        int fp16 = strstr(f->fix, "dtype=torch.float16") != NULL;
+        char cc[16];
+        if (!cJSON_IsNumber(major)) {
+            /* nothing recorded: both, said as conditional */
+            assert_true(tf32 && fp16);
+            assert_non_null(strstr(f->fix, "If this GPU has tensor cores"));
+            assert_non_null(strstr(f->title, "unknown"));
+        } else {
+            snprintf(cc, sizeof cc, "%d.%d", major->valueint, minor->valueint);
+            assert_non_null(strstr(f->title, cc));
+            assert_int_equal(tf32, major->valueint >= 8);
+            assert_int_equal(fp16, major->valueint == 7);
+            assert_null(strstr(f->fix, "If this GPU"));
+        }
         done(&l);
     }
 }
@@ -390,7 +537,9 @@ int main(void)
         cmocka_unit_test(test_no_loader_no_stall_loop),
         cmocka_unit_test(test_copy_only_is_copy_bound),
         cmocka_unit_test(test_one_forward_has_no_steps),
+        cmocka_unit_test(test_no_steps_in_batch_diff_html),
         cmocka_unit_test(test_peaks_by_exact_model),
+        cmocka_unit_test(test_fp32_advice_by_capability),
         cmocka_unit_test(test_zero_time_copy_has_no_bandwidth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
