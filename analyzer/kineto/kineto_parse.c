@@ -131,7 +131,7 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len
 /* Which of the keys tscope reads k[0..n) is: compared once, where the
  * handlers then compare an integer (each key was compared as text against
  * up to twenty literals). */
-static key_id key_of(const unsigned char *k, size_t n)
+static inline __attribute__((always_inline)) key_id key_of(const unsigned char *k, size_t n)
 {
 #define IS(lit) (memcmp(k, lit, sizeof(lit) - 1) == 0)
     switch (n) {
