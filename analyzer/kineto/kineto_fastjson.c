@@ -368,6 +368,28 @@ static inline size_t short_token(const unsigned char *b, size_t pos, size_t len,
     return pos + (size_t)m + 2;
 }
 
+/* The string token at (*b)[*pos] ('"'): short_token's way when it can
+ * (short_ok: no token bound at or under 16), else next_string's, which may
+ * refill the buffer (then *got is 0 and the caller lexes again).  The
+ * caller's buffer, position and length are updated. */
+static inline int string_token(fast *f, int short_ok, const unsigned char **b, size_t *pos,
+                               size_t *len, const unsigned char **s, size_t *n, int *got)
+{
+    size_t after = short_ok ? short_token(*b, *pos, *len, s, n) : 0;
+    *got = 1;
+    if (after) {
+        *pos = after;
+        return MORE;
+    }
+    f->pos = *pos;
+    if (next_string(f, s, n, got))
+        return GIVE_UP;
+    *b = f->buf;
+    *pos = f->pos;
+    *len = f->len;
+    return MORE;
+}
+
 /* The whole document; MORE (all read, well-formed) or GIVE_UP.
  *
  * The buffer, its length and the position live in locals (registers)
@@ -408,18 +430,12 @@ static int run(fast *f)
         case NEED_VALUE_OR_CLOSE:
             if (c == '"') {
                 const unsigned char *s;
-                size_t n, after = (short_ok ? short_token(b, pos, len, &s, &n) : 0);
-                if (after)
-                    pos = after;
-                else {
-                    int got;
-                    SAVE();
-                    if (next_string(f, &s, &n, &got))
-                        return GIVE_UP;
-                    LOAD();
-                    if (!got)
-                        continue;
-                }
+                size_t n;
+                int got;
+                if (string_token(f, short_ok, &b, &pos, &len, &s, &n, &got))
+                    return GIVE_UP;
+                if (!got)
+                    continue;
                 if (!f->depth)
                     return GIVE_UP;   /* a bare scalar document: left to yajl */
                 if (!k->scalar(ctx, NULL, 0, s, n))
@@ -490,18 +506,12 @@ static int run(fast *f)
                 return GIVE_UP;
             {
                 const unsigned char *s;
-                size_t n, after = (short_ok ? short_token(b, pos, len, &s, &n) : 0);
-                int got = 1;
-                if (after)
-                    pos = after;
-                else {
-                    SAVE();
-                    if (next_string(f, &s, &n, &got))
-                        return GIVE_UP;
-                    LOAD();
-                    if (!got)
-                        continue;
-                }
+                size_t n;
+                int got;
+                if (string_token(f, short_ok, &b, &pos, &len, &s, &n, &got))
+                    return GIVE_UP;
+                if (!got)
+                    continue;
                 if (!k->key(ctx, s, n, got == 2))
                     return GIVE_UP;
             }
