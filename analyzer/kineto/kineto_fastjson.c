@@ -247,12 +247,11 @@ static int is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
-/* The number token at buf[pos]: its length in *n, 0 when the buffer ends
- * inside it (MORE), GIVE_UP when it is not a JSON number. */
-static int lex_number(fast *f, size_t *n)
+/* The number token at b[0..avail): its length in *n, 0 when the buffer
+ * ends inside it (MORE), GIVE_UP when it is not a JSON number. */
+static inline int lex_number(const unsigned char *b, size_t avail, uint64_t max_token, size_t *n)
 {
-    const unsigned char *b = f->buf + f->pos;
-    size_t avail = f->len - f->pos, i = 0;
+    size_t i = 0;
     *n = 0;
     if (b[i] == '-')
         i++;
@@ -288,7 +287,7 @@ static int lex_number(fast *f, size_t *n)
     }
     if (i == avail)   /* the number may go on in the next read */
         return MORE;
-    if (f->max_token && i >= f->max_token)
+    if (max_token && i >= max_token)
         return GIVE_UP;
     *n = i;
     return MORE;
@@ -308,28 +307,32 @@ static int push(fast *f, unsigned char kind)
     return MORE;
 }
 
-static need after_value(const fast *f)
-{
-    return f->depth ? NEED_COMMA_OR_CLOSE : NEED_NOTHING;
-}
-
 /* JSON's four whitespace bytes. */
 static const unsigned char space_of[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
-static inline void skip_space(fast *f)
+/* The first byte at or after pos that is not whitespace (len: none). */
+static inline size_t skip_space(const unsigned char *b, size_t pos, size_t len)
 {
-    const unsigned char *b = f->buf;
-    size_t pos = f->pos, len = f->len;
+    /* The usual cases first: no whitespace, or one blank (", " and ": ").
+     * A byte above ' ' is never whitespace; one at or below it takes the
+     * loop, which stops at anything but the four. */
+    if (pos + 1 < len) {
+        if (b[pos] > ' ')
+            return pos;
+        if (b[pos] == ' ' && b[pos + 1] > ' ')
+            return pos + 1;
+    }
     while (pos < len && space_of[b[pos]])
         pos++;
-    f->pos = pos;
+    return pos;
 }
 
 /* The usual string, short and plain: the length of the one whose body
  * starts at b when its closing quote is among b's first 16 bytes with no
  * backslash or control byte before it; -1 when not (or fewer than 16
- * bytes are there): lex_string decides. */
-static inline long short_string(const unsigned char *b, size_t avail)
+ * bytes are there): lex_string decides.  (A loop over more blocks here
+ * cost more instructions than it saved on the longer names.) */
+static inline long plain_string(const unsigned char *b, size_t avail)
 {
 #if defined(__SSE2__)
     if (avail >= 16) {
@@ -351,90 +354,149 @@ static inline long short_string(const unsigned char *b, size_t avail)
     return -1;
 }
 
-/* A string token at buf[pos]: short_string's way when it can (strings
- * under 16 bytes cannot pass a token bound over 16), else next_string's. */
-static inline int any_string(fast *f, const unsigned char **s, size_t *n, int *got)
+/* The string token at b[pos] ('"') when plain_string takes it: its body
+ * at *s, length *n, and the position after it; 0 when not (then
+ * lex_string decides). */
+static inline size_t short_token(const unsigned char *b, size_t pos, size_t len,
+                                 const unsigned char **s, size_t *n)
 {
-    if (!f->max_token || f->max_token > 16) {
-        const unsigned char *b = f->buf + f->pos + 1;
-        long m = short_string(b, f->len - f->pos - 1);
-        if (m >= 0) {
-            *s = b;
-            *n = (size_t)m;
-            *got = 1;
-            f->pos += (size_t)m + 2;
-            return MORE;
-        }
-    }
-    return next_string(f, s, n, got);
+    long m = plain_string(b + pos + 1, len - pos - 1);
+    if (m < 0)
+        return 0;
+    *s = b + pos + 1;
+    *n = (size_t)m;
+    return pos + (size_t)m + 2;
 }
 
-/* The whole document; MORE (all read, well-formed) or GIVE_UP. */
+/* The string token at (*b)[*pos] ('"'): short_token's way when it can
+ * (short_ok: no token bound at or under 16), else next_string's, which may
+ * refill the buffer (then *got is 0 and the caller lexes again).  The
+ * caller's buffer, position and length are updated. */
+static inline int string_token(fast *f, int short_ok, const unsigned char **b, size_t *pos,
+                               size_t *len, const unsigned char **s, size_t *n, int *got)
+{
+    size_t after = short_ok ? short_token(*b, *pos, *len, s, n) : 0;
+    *got = 1;
+    if (after) {
+        *pos = after;
+        return MORE;
+    }
+    f->pos = *pos;
+    if (next_string(f, s, n, got))
+        return GIVE_UP;
+    *b = f->buf;
+    *pos = f->pos;
+    *len = f->len;
+    return MORE;
+}
+
+/* The whole document; MORE (all read, well-formed) or GIVE_UP.
+ *
+ * The buffer, its length and the position live in locals (registers)
+ * across the handlers' calls; f->pos is set before a helper that reads
+ * or refills the buffer (SAVE) and they are read back after it (LOAD).
+ * The usual sequences, a key, its colon and the value's first byte, a
+ * comma and the next key, go on without a turn of the loop; anything
+ * else (whitespace at the end of the buffer, a token cut by it) takes
+ * the loop's top, which refills. */
 static int run(fast *f)
 {
     const kineto_json_sink *k = f->sink;
+    void *ctx = f->ctx;
+    const unsigned char *b = f->buf;
+    size_t pos = f->pos, len = f->len;
+    int in_map = 0;   /* the innermost open container is an object */
+    /* strings under 16 bytes cannot pass a token bound over 16 */
+    const int short_ok = !f->max_token || f->max_token > 16;
     need st = NEED_VALUE;
+#define SAVE() (f->pos = pos)
+#define LOAD() (b = f->buf, pos = f->pos, len = f->len)
     for (;;) {
-        skip_space(f);
-        if (f->pos == f->len) {
-            int r = refill(f, f->pos);
+        pos = skip_space(b, pos, len);
+        if (pos == len) {
+            SAVE();
+            int r = refill(f, pos);
+            LOAD();
             if (r == END)
                 return st == NEED_NOTHING ? MORE : GIVE_UP;
             if (r == GIVE_UP)
                 return GIVE_UP;
             continue;
         }
-        unsigned char c = f->buf[f->pos];
+        unsigned char c = b[pos];
+    token:   /* c == b[pos] starts the next token, st says what may come */
         switch (st) {
         case NEED_VALUE:
         case NEED_VALUE_OR_CLOSE:
-            if (c == '{' || c == '[') {
-                if (push(f, c == '{' ? 'm' : 'a') || !k->open(f->ctx, c == '{'))
-                    return GIVE_UP;
-                f->pos++;
-                st = c == '{' ? NEED_KEY_OR_CLOSE : NEED_VALUE_OR_CLOSE;
-                continue;
-            }
-            if (c == ']' && st == NEED_VALUE_OR_CLOSE)
-                break;   /* an empty array: closed below */
-            if (!f->depth)
-                return GIVE_UP;   /* a bare scalar document: left to yajl */
             if (c == '"') {
                 const unsigned char *s;
                 size_t n;
                 int got;
-                if (any_string(f, &s, &n, &got))
+                if (string_token(f, short_ok, &b, &pos, &len, &s, &n, &got))
                     return GIVE_UP;
                 if (!got)
                     continue;
-                if (!k->scalar(f->ctx, NULL, 0, s, n))
+                if (!f->depth)
+                    return GIVE_UP;   /* a bare scalar document: left to yajl */
+                if (!k->scalar(ctx, NULL, 0, s, n))
                     return GIVE_UP;
             } else if (c == '-' || is_digit(c)) {
                 size_t n;
-                if (lex_number(f, &n))
+                if (lex_number(b + pos, len - pos, f->max_token, &n))
                     return GIVE_UP;
                 if (!n) {
-                    if (refill(f, f->pos))
+                    SAVE();
+                    if (refill(f, pos))
                         return GIVE_UP;
+                    LOAD();
                     continue;
                 }
-                if (!k->scalar(f->ctx, (const char *)f->buf + f->pos, n, NULL, 0))
+                if (!f->depth)
                     return GIVE_UP;
-                f->pos += n;
+                if (!k->scalar(ctx, (const char *)b + pos, n, NULL, 0))
+                    return GIVE_UP;
+                pos += n;
+            } else if (c == '{' || c == '[') {
+                SAVE();
+                if (push(f, c == '{' ? 'm' : 'a') || !k->open(ctx, c == '{'))
+                    return GIVE_UP;
+                pos++;
+                in_map = c == '{';
+                st = in_map ? NEED_KEY_OR_CLOSE : NEED_VALUE_OR_CLOSE;
+                pos = skip_space(b, pos, len);
+                if (pos < len) {
+                    c = b[pos];
+                    goto token;
+                }
+                continue;
+            } else if (c == ']' && st == NEED_VALUE_OR_CLOSE) {
+                break;   /* an empty array: closed below */
             } else if (c == 't' || c == 'f' || c == 'n') {
                 const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
                 size_t n = strlen(word);
-                if (f->len - f->pos < n) {
-                    if (refill(f, f->pos))
+                if (len - pos < n) {
+                    SAVE();
+                    if (refill(f, pos))
                         return GIVE_UP;
+                    LOAD();
                     continue;
                 }
-                if (memcmp(f->buf + f->pos, word, n) || !k->scalar(f->ctx, NULL, 0, NULL, 0))
+                if (!f->depth || memcmp(b + pos, word, n) || !k->scalar(ctx, NULL, 0, NULL, 0))
                     return GIVE_UP;
-                f->pos += n;
+                pos += n;
             } else
                 return GIVE_UP;
-            st = after_value(f);
+            if (!f->depth) {
+                st = NEED_NOTHING;
+                continue;
+            }
+            /* after a value: its comma or the container's close, most
+             * often the very next byte */
+            st = NEED_COMMA_OR_CLOSE;
+            if (pos < len) {
+                c = b[pos];
+                goto token;
+            }
             continue;
         case NEED_KEY:
         case NEED_KEY_OR_CLOSE:
@@ -446,46 +508,69 @@ static int run(fast *f)
                 const unsigned char *s;
                 size_t n;
                 int got;
-                if (any_string(f, &s, &n, &got))
+                if (string_token(f, short_ok, &b, &pos, &len, &s, &n, &got))
                     return GIVE_UP;
                 if (!got)
                     continue;
-                if (!k->key(f->ctx, s, n, got == 2))
+                if (!k->key(ctx, s, n, got == 2))
                     return GIVE_UP;
             }
-            /* The colon, when it is there already: no turn of the loop. */
-            skip_space(f);
-            if (f->pos < f->len && f->buf[f->pos] == ':') {
-                f->pos++;
+            /* the colon and the value's first byte, when they are there */
+            pos = skip_space(b, pos, len);
+            if (pos < len && b[pos] == ':') {
+                pos = skip_space(b, pos + 1, len);
                 st = NEED_VALUE;
+                if (pos < len) {
+                    c = b[pos];
+                    goto token;
+                }
             } else
                 st = NEED_COLON;
             continue;
         case NEED_COLON:
             if (c != ':')
                 return GIVE_UP;
-            f->pos++;
+            pos++;
             st = NEED_VALUE;
             continue;
         case NEED_COMMA_OR_CLOSE:
             if (c == ',') {
-                f->pos++;
-                st = f->stack[f->depth - 1] == 'm' ? NEED_KEY : NEED_VALUE;
+                st = in_map ? NEED_KEY : NEED_VALUE;
+                pos = skip_space(b, pos + 1, len);
+                if (pos < len) {
+                    c = b[pos];
+                    goto token;
+                }
                 continue;
             }
-            if (c != (f->stack[f->depth - 1] == 'm' ? '}' : ']'))
-                return GIVE_UP;
-            break;
+            if (c == (in_map ? '}' : ']'))
+                break;
+            /* whitespace before the comma or close: the loop skips it */
+            if (space_of[c])
+                continue;
+            return GIVE_UP;
         case NEED_NOTHING:
             return GIVE_UP;   /* more than one value: left to yajl */
         }
         /* c closes the innermost container */
         f->depth--;
-        f->pos++;
-        if (!k->close(f->ctx))
+        pos++;
+        SAVE();
+        if (!k->close(ctx))
             return GIVE_UP;
-        st = after_value(f);
+        if (!f->depth) {
+            st = NEED_NOTHING;
+            continue;
+        }
+        in_map = f->stack[f->depth - 1] == 'm';
+        st = NEED_COMMA_OR_CLOSE;
+        if (pos < len) {
+            c = b[pos];
+            goto token;
+        }
     }
+#undef SAVE
+#undef LOAD
 }
 
 int kineto_fast_json(kineto_read_fn read, void *src, const kineto_json_sink *sink, void *ctx,

@@ -133,7 +133,7 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len
 /* Which of the keys tscope reads k[0..n) is: compared once, where the
  * handlers then compare an integer (each key was compared as text against
  * up to twenty literals). */
-static key_id key_of(const unsigned char *k, size_t n)
+static inline __attribute__((always_inline)) key_id key_of(const unsigned char *k, size_t n)
 {
 #define IS(lit) (memcmp(k, lit, sizeof(lit) - 1) == 0)
     switch (n) {
@@ -277,41 +277,67 @@ static void event_reset(kineto_event *ev)
  * or a value it must bound-check: the full reading decides). */
 static inline int us_plain(const char *text, size_t len, int64_t *ns)
 {
-    const char *p = text, *end = text + len;
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
     int neg = p < end && *p == '-';
     p += neg;
-    const char *digits = p;
+    /* at most 15 whole digits: a longer value takes the full reading */
+    const unsigned char *digits = p, *stop = end - p > 15 ? p + 15 : end;
     int64_t whole = 0;
-    while (p < end && (unsigned char)(*p - '0') < 10 && p - digits < 15)
-        whole = whole * 10 + (*p++ - '0');
+    unsigned d;
+    while (p < stop && (d = (unsigned)(*p - '0')) < 10) {
+        whole = whole * 10 + d;
+        p++;
+    }
     if (p == digits)
         return 0;
     int64_t frac = 0;
     int n_frac = 0, round_up = 0;
     if (p < end && *p == '.') {
         p++;
-        for (; p < end && (unsigned char)(*p - '0') < 10; p++, n_frac++) {
+        unsigned d0, d1, d2;
+        if (end - p == 3 && (d0 = (unsigned)(p[0] - '0')) < 10 &&
+            (d1 = (unsigned)(p[1] - '0')) < 10 && (d2 = (unsigned)(p[2] - '0')) < 10) {
+            /* Kineto's own form: exactly three decimals */
+            *ns = whole * 1000 + d0 * 100 + d1 * 10 + d2;
+            if (neg)
+                *ns = -*ns;
+            return 1;
+        }
+        for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++, n_frac++) {
             if (n_frac < 3)
-                frac = frac * 10 + (*p - '0');
+                frac = frac * 10 + d;
             else if (n_frac == 3)
-                round_up = *p >= '5';
+                round_up = d >= 5;
         }
     }
     if (p != end)
         return 0;
-    for (int d = n_frac; d < 3; d++)
+    for (int k = n_frac; k < 3; k++)
         frac *= 10;
     int64_t v = whole * 1000 + frac + round_up;
     *ns = neg ? -v : v;
     return 1;
 }
 
-int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
+/* kineto_us_to_ns for what us_plain does not take; kept out of line, so
+ * that the usual value's path has no stack buffer to set up. */
+static __attribute__((noinline)) int us_to_ns_rest(const char *text, size_t len, int64_t *ns);
+
+/* kineto_us_to_ns, inline for the handlers. */
+static inline int us_to_ns(const char *text, size_t len, int64_t *ns)
 {
     if (len == 0 || len >= 64)
         return -1;
-    if (us_plain(text, len, ns))
-        return 0;
+    return us_plain(text, len, ns) ? 0 : us_to_ns_rest(text, len, ns);
+}
+
+int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
+{
+    return us_to_ns(text, len, ns);
+}
+
+static int us_to_ns_rest(const char *text, size_t len, int64_t *ns)
+{
     /* The text ends at a NUL (a string value may hold one), as the
      * NUL-terminated copy this once worked on did. */
     size_t n = 0;
@@ -368,21 +394,10 @@ int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
     return 0;
 }
 
-/* Integer value of a JSON number text (fractions truncated). */
-static int number_to_i64(const char *text, size_t len, int64_t *out)
+/* number_to_i64 for what its plain-integer path does not take. */
+static __attribute__((noinline)) int number_to_i64_rest(const char *text, size_t len,
+                                                        int64_t *out)
 {
-    /* Fast path: a plain integer of up to 18 digits cannot overflow.  Ids,
-     * pids and tids are nearly all of them; the rest goes through strtoll. */
-    if (len > 0 && len <= 18 && text[0] != '-') {
-        int64_t v = 0;
-        size_t i = 0;
-        for (; i < len && text[i] >= '0' && text[i] <= '9'; i++)
-            v = v * 10 + (text[i] - '0');
-        if (i == len) {
-            *out = v;
-            return 0;
-        }
-    }
     char buf[64];
     if (len == 0 || len >= sizeof buf)
         return -1;
@@ -400,6 +415,25 @@ static int number_to_i64(const char *text, size_t len, int64_t *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* Integer value of a JSON number text (fractions truncated). */
+static inline int number_to_i64(const char *text, size_t len, int64_t *out)
+{
+    /* Fast path: a plain integer of up to 18 digits cannot overflow.  Ids,
+     * pids and tids are nearly all of them; the rest goes through strtoll. */
+    if (len > 0 && len <= 18 && text[0] != '-') {
+        int64_t v = 0;
+        size_t i = 0;
+        unsigned d;
+        for (; i < len && (d = (unsigned)(text[i] - '0')) < 10; i++)
+            v = v * 10 + d;
+        if (i == len) {
+            *out = v;
+            return 0;
+        }
+    }
+    return number_to_i64_rest(text, len, out);
 }
 
 /* Numeric value from a string such as "7" or "stream 7" (Kineto writes some
@@ -426,6 +460,11 @@ static int string_to_i64(const unsigned char *s, size_t len, int64_t *out)
 
 /* A scalar value: numbers arrive as text (num), strings as str; exactly
  * one of them is non-NULL, or neither for null/true/false. */
+/* The value as an integer (a number, or the digits of a string), and as
+ * nanoseconds from microseconds (a number or a string), into v. */
+#define HAVE ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
+#define US (num ? !us_to_ns(num, numlen, &v) : str && !us_to_ns((const char *)str, strlen_, &v))
+
 static int on_scalar(parser *p, const char *num, size_t numlen,
                      const unsigned char *str, size_t strlen_)
 {
@@ -464,90 +503,125 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
             *(f->key == K_COMPUTEMAJOR ? &p->hdr->cc_major : &p->hdr->cc_minor) = (int)v;
         break;
     case CTX_EVENT:
-        if (str && f->key == K_PH) {
-            ev->ph = strlen_ ? (char)str[0] : 0;
-        } else if (str && f->key == K_CAT) {
-            copy_small(ev->cat, sizeof ev->cat, str, strlen_);
-        } else if (str && f->key == K_NAME) {
-            if (text_set(&ev->name, str, strlen_))
+        /* one jump on the key id: most scalars of a trace are here */
+        switch (f->key) {
+        case K_PH:
+            if (str)
+                ev->ph = strlen_ ? (char)str[0] : 0;
+            break;
+        case K_CAT:
+            if (str)
+                copy_small(ev->cat, sizeof ev->cat, str, strlen_);
+            break;
+        case K_NAME:
+            if (str && text_set(&ev->name, str, strlen_))
                 return p->oom = 1, 0;
-        } else if (f->key == K_PID) {
-            if ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
+            break;
+        case K_PID:
+            if (HAVE)
                 ev->pid = v, ev->has_pid = true;
-        } else if (f->key == K_TID) {
-            if ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
+            break;
+        case K_TID:
+            if (HAVE)
                 ev->tid = v, ev->has_tid = true;
-        } else if (f->key == K_TS) {
-            if (num && !kineto_us_to_ns(num, numlen, &v))
+            break;
+        case K_TS:
+            if (US)
                 ev->ts_ns = v, ev->has_ts = true;
-            else if (str && !kineto_us_to_ns((const char *)str, strlen_, &v))
-                ev->ts_ns = v, ev->has_ts = true;
-        } else if (f->key == K_DUR) {
-            if (num && !kineto_us_to_ns(num, numlen, &v))
+            break;
+        case K_DUR:
+            if (US)
                 ev->dur_ns = v, ev->has_dur = true;
-            else if (str && !kineto_us_to_ns((const char *)str, strlen_, &v))
-                ev->dur_ns = v, ev->has_dur = true;
+            break;
+        default:
+            break;
         }
         break;
-    case CTX_ARGS: {
+    case CTX_ARGS:
         /* An integer value, read only for the keys that take one (most
          * args of a real trace are keys tscope skips). */
-#define HAVE ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
-        if (f->key == K_CORRELATION) {
+        switch (f->key) {
+        case K_CORRELATION:
             if (HAVE)
                 ev->correlation = v, ev->has_correlation = true;
-        } else if (f->key == K_STREAM) {
+            break;
+        case K_STREAM:
             if (HAVE)
                 ev->stream = v, ev->has_stream = true;
-        } else if (f->key == K_DEVICE) {
+            break;
+        case K_DEVICE:
             if (HAVE)
                 ev->device = v, ev->has_device = true;
-        } else if (f->key == K_IN_MSG_NELEMS) {
+            break;
+        case K_IN_MSG_NELEMS:
             if (HAVE)
                 ev->in_nelems = v, ev->has_in_nelems = true;
-        } else if (f->key == K_OUT_MSG_NELEMS) {
+            break;
+        case K_OUT_MSG_NELEMS:
             if (HAVE)
                 ev->out_nelems = v, ev->has_out_nelems = true;
-        } else if (f->key == K_GROUP_SIZE) {
+            break;
+        case K_GROUP_SIZE:
             if (HAVE)
                 ev->group_size = v, ev->has_group_size = true;
-        } else if (f->key == K_DST_RANK || f->key == K_SRC_RANK) {
+            break;
+        case K_DST_RANK:
+        case K_SRC_RANK:
             if (HAVE)
                 ev->p2p_peer = v, ev->has_p2p_peer = true;
-        } else if (f->key == K_SEQ_UPPER || f->key == K_SEQ) {
+            break;
+        case K_SEQ_UPPER:
+        case K_SEQ:
             if (HAVE)
                 ev->seq = v, ev->has_seq = true;
-        } else if (f->key == K_BYTES) {
+            break;
+        case K_BYTES:
             if (HAVE)
                 ev->bytes = v, ev->has_bytes = true;
-        } else if (f->key == K_DEVICE_TYPE) {
+            break;
+        case K_DEVICE_TYPE:
             if (HAVE)
                 ev->mem_device_type = v, ev->has_mem_device_type = true;
-        } else if (f->key == K_DEVICE_ID) {
+            break;
+        case K_DEVICE_ID:
             if (HAVE)
                 ev->mem_device_id = v;
-        } else if (f->key == K_TOTAL_RESERVED) {
+            break;
+        case K_TOTAL_RESERVED:
             if (HAVE)
                 ev->mem_total_reserved = v, ev->has_mem_total_reserved = true;
-        } else if (str && f->key == K_COLLECTIVE_NAME) {
-            copy_small(ev->coll_name, sizeof ev->coll_name, str, strlen_);
-        } else if (str && f->key == K_DTYPE) {
-            copy_small(ev->dtype, sizeof ev->dtype, str, strlen_);
-        } else if (f->key == K_PROCESS_GROUP_NAME || (f->key == K_PG_ID && !ev->pg_name[0])) {
+            break;
+        case K_COLLECTIVE_NAME:
+            if (str)
+                copy_small(ev->coll_name, sizeof ev->coll_name, str, strlen_);
+            break;
+        case K_DTYPE:
+            if (str)
+                copy_small(ev->dtype, sizeof ev->dtype, str, strlen_);
+            break;
+        case K_PG_ID:
+            if (ev->pg_name[0])
+                break;
+            /* pg_id stands in for a missing group name */
+            /* fall through */
+        case K_PROCESS_GROUP_NAME:
             if (str)
                 copy_small(ev->pg_name, sizeof ev->pg_name, str, strlen_);
             else if (num)
                 copy_small(ev->pg_name, sizeof ev->pg_name, (const unsigned char *)num, numlen);
-        } else if (str && f->key == K_PROCESS_GROUP_RANKS) {
-            if (text_set(&ev->pg_ranks, str, strlen_))
+            break;
+        case K_PROCESS_GROUP_RANKS:
+            if (str && text_set(&ev->pg_ranks, str, strlen_))
                 return p->oom = 1, 0;
-        } else if (str && f->key == K_NAME) {
-            if (text_set(&ev->arg_name, str, strlen_))
+            break;
+        case K_NAME:
+            if (str && text_set(&ev->arg_name, str, strlen_))
                 return p->oom = 1, 0;
+            break;
+        default:
+            break;
         }
         break;
-#undef HAVE
-    }
     case CTX_DIMS:
         /* the product of the dimensions, bounded so that it cannot wrap */
         if (num && !number_to_i64(num, numlen, &v) && v >= 0 && v < (INT64_C(1) << 40)) {
@@ -575,6 +649,8 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         f->index++;
     return 1;
 }
+#undef HAVE
+#undef US
 
 static int cb_null(void *ctx) { return on_scalar(ctx, NULL, 0, NULL, 0); }
 static int cb_bool(void *ctx, int b) { (void)b; return on_scalar(ctx, NULL, 0, NULL, 0); }

@@ -122,6 +122,14 @@ static int fast_tokens(const char *doc, size_t len, size_t step, uint64_t max_to
     return kineto_fast_json(mem_read, &m, &f_sink, r, 0, max_token, &bytes);
 }
 
+/* The same over the whole text at once, read in place (the path a trace
+ * decompressed whole takes). */
+static int text_tokens(const char *doc, size_t len, record *r)
+{
+    uint64_t bytes;
+    return kineto_fast_json_text((const unsigned char *)doc, len, &f_sink, r, 0, &bytes);
+}
+
 /* yajl's closing tokens say which bracket; the fast sink's close does not:
  * compare with '}' for both. */
 static void normalize(record *r)
@@ -142,6 +150,13 @@ static const char *const accepted[] = {
     "{\"uni\": \"\\u0041\\u00e9\\u20ac\\uffff\\u0000end\", \"k\\u0000ey\": 1}",
     "{\"raw\": \"caf\xc3\xa9 \xff\xfe not utf-8\"}",
     "{\"a\": {\"b\": {\"c\": [1, {\"d\": \"e\"}]}}, \"f\": [\"g\", 2]}",
+    /* whitespace in every place and amount around the tokens the reader
+     * moves past without a turn of its loop (key, colon, value, comma,
+     * close), and at the very end */
+    "{\"a\" :1 ,\"b\":[1 ,2 ] ,\"c\" : \"x\" ,\"d\":{ } }",
+    "[ {\"a\":1}\t,\r\n{\"b\":2}  ,  {\"c\":\t\t3\n}\n] ",
+    "{\"a\":  \"b\",\"c\":\n  [\n    1\n  ]\n}\n\n",
+    "{\"k\":-0.001,\"l\": 1440.634 ,\"m\":\"0123456789abcdefghij\" }",
 };
 
 static const char *const given_up[] = {
@@ -169,6 +184,15 @@ static const char *const given_up[] = {
     "[1}",
     "{1: 2}",
     "{\"a\": 1\f}",                          /* whitespace JSON does not have */
+    "{\"a\":\x01 1}",                         /* control bytes where it may be */
+    "{\"a\":\x01" "1}",
+    "[\x0b" "1]",
+    "{\"a\": 1\x01}",
+    "{\"a\" \x1f: 1}",
+    "[1 \x01]",
+    "{\"a\": 1 \x7f}",
+    "{\"a\": 1 ",                           /* cut in whitespace */
+    "{\"a\": ",
     "{\"a\": [1, 2",                         /* cut */
     "{\"a\": \"abc",
     "{\"traceEvents\": [{\"ph\": \"X\"}, {\"ph\": \"Y\", \"ts\": @}]}",
@@ -191,6 +215,12 @@ static void test_same_tokens_as_yajl(void **state)
             assert_string_equal(f.s, y.s);
             free(f.s);
         }
+        record t = {0};
+        assert_int_equal(text_tokens(doc, strlen(doc), &t), 0);
+        normalize(&t);
+        assert_non_null(t.s);
+        assert_string_equal(t.s, y.s);
+        free(t.s);
         free(y.s);
     }
 }
@@ -213,6 +243,13 @@ static void test_gives_up_after_a_prefix_of_yajl(void **state)
                 fail_msg("not a prefix of yajl's tokens: %s", doc);
             free(f.s);
         }
+        record t = {0};
+        if (text_tokens(doc, strlen(doc), &t) != 1)
+            fail_msg("accepted in place: %s", doc);
+        normalize(&t);
+        if (t.len && (!y.s || t.len > y.len || memcmp(t.s, y.s, t.len)))
+            fail_msg("not a prefix of yajl's tokens in place: %s", doc);
+        free(t.s);
         free(y.s);
     }
 }
