@@ -17,7 +17,7 @@ while [ "$i" -le "$rounds" ]; do
         load=$(cut -d' ' -f1 /proc/loadavg)
         phase=$(TSCOPE_STREAM_TIMING=1 "$b/analyzer/tscope-report" "$dir" --json --stream-above 0 \
                 2>&1 >/dev/null | sed -n 's/.*load \([0-9.]*\) \/ \([0-9.]*\);.*/wall=\1 cpu=\2/p')
-        parse=$("$b/tests/views/bench_kineto" "$trace" 5 |
+        parse=$("$b/tests/kineto/bench_kineto" "$trace" 5 |
                 awk '/^best_cpu_s|^events_per_cpu_s/ {printf "%s=%s ", $1, $2}')
         echo "round $i $side load=$load stream_load: $phase bench_kineto: $parse"
     done
