@@ -99,7 +99,9 @@ static void note_gpu(file_info *fi, const tsr_file *f, const tsr_event *e)
 static void on_event(void *ctx, const tsr_file *f, const tsr_event *e)
 {
     file_info *fi = ctx;
-    if (e->kind != TSC_EV_EXTCORR && e->kind != TSC_EV_CLOCK && e->start_ns) {
+    /* the span: records whose start/end are times (a plugin wait's hold
+     * durations), not the clock pairs */
+    if (tsc_event_has_times(e->kind) && e->kind != TSC_EV_CLOCK && e->start_ns) {
         if (!fi->first_ns || e->start_ns < fi->first_ns)
             fi->first_ns = e->start_ns;
         if (e->end_ns > fi->last_ns)
