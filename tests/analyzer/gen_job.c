@@ -54,6 +54,8 @@ void gen_default_options(gen_options *o)
     o->mem_leak_rank = -1;
     o->nprof_slow_src = -1;
     o->nprof_slow_factor = 1;
+    o->light_rank = -1;
+    o->light_step = -1;
     o->warmup = 2;
     o->seed = 1;
     o->stall_every = 1;
@@ -204,7 +206,15 @@ typedef struct rank_ctx {
     uint64_t seq;
     uint64_t bucket_bytes, last_bytes;
     gen_np_rank np;                   /* plugin records (gen_nprof.h) */
+    int64_t no_kernels_from;          /* the rank's clock; 0: kernels all run */
 } rank_ctx;
+
+/* After a step to light the capture writes no kernels of launches made
+ * from then on (the launches stay; kernels launched before still come). */
+static int kernel_recorded(const rank_ctx *c, int64_t start)
+{
+    return !c->no_kernels_from || start < c->no_kernels_from;
+}
 
 static void define_descs(writer *w, rank_ctx *c, const gen_options *o, const plan *p, int r)
 {
@@ -324,7 +334,8 @@ static void emit_kernel(writer *w, rank_ctx *c, const gen_options *o, const plan
         event(w, gs, TSC_EV_GEMM, 0, 0, gd, ks - 2500 + o_, ks - 900 + o_, cnt);
         event(w, &w->s[2], TSC_EV_EXTCORR, 4, 0, corr, 0, 0, TSC_EXTCORR_ID(gd, cnt));
     }
-    event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, kd, ks + o_, ke + o_, corr);
+    if (kernel_recorded(c, ks - 2000 + o_))
+        event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, kd, ks + o_, ke + o_, corr);
 }
 
 /* The plugin's records of the collective called at [cs, ce) whose kernel
@@ -358,7 +369,8 @@ static void emit_allreduce(writer *w, rank_ctx *c, const gen_options *o, int r, 
     emit_nprof(w, c, o, nd, ks - 3000 + o_, ks - 1000 + o_, ks + o_, ke + o_);
     event(w, &w->s[0], TSC_EV_API, 0, 0, c->d_api_nccl, ks - 2500 + o_, ks - 1500 + o_, corr);
     event(w, &w->s[2], TSC_EV_EXTCORR, 4, 0, corr, 0, 0, TSC_EXTCORR_ID(nd, seq));
-    event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, c->d_ar_kernel, ks + o_, ke + o_, corr);
+    if (kernel_recorded(c, ks - 2500 + o_))
+        event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, c->d_ar_kernel, ks + o_, ke + o_, corr);
 }
 
 /* Memory records on the CUPTI stream (gen_mem.h), one descriptor per source. */
@@ -399,6 +411,20 @@ static void mem_info_meta(writer *w, const gen_options *o, int64_t t0)
     }
     if (n)
         meta(w, 0, k, v, n);
+}
+
+/* What the preload records when the budget steps to light at `at` (its
+ * own cost's keys, with made-up parts; the analyzer reads the step). */
+static void light_meta(writer *w, int64_t at, int64_t wall)
+{
+    char wall_s[32], step_s[96];
+    snprintf(wall_s, sizeof wall_s, "%lld", (long long)wall);
+    snprintf(step_s, sizeof step_s, "%lld 0 1 150 %s", (long long)at, TSC_COST_WHAT_LIGHT);
+    const char *k[] = {TSC_META_COST_WALL, TSC_META_COST_WRITER, TSC_META_COST_TELEMETRY,
+                       TSC_META_COST_BUDGET, TSC_META_COST_LEVEL, TSC_META_COST_STEPS,
+                       TSC_META_COST_STEP_PREFIX "1"};
+    const char *v[] = {wall_s, "1000000", "0", "0.01", "1", "1", step_s};
+    meta(w, 1, k, v, 7);
 }
 
 static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, gen_truth *t)
@@ -491,6 +517,8 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     if (!dur)
         return -1;
     for (int k = 0; k < o->steps; k++) {
+        if (r == o->light_rank && k == o->light_step)
+            c.no_kernels_from = S + off(o, r);
         int in = k >= o->warmup;
         int64_t stall = o->stall_every > 1 && k % o->stall_every ? 0 : p->stall;
         int64_t begin = S + stall;
@@ -608,6 +636,8 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     const char *ek[] = {TSC_META_END_REASON, TSC_META_EVENTS, TSC_META_DROPPED};
     const char *evv[] = {"exit", ev, "0"};
     meta(&w, 1, ek, evv, 3);
+    if (c.no_kernels_from)
+        light_meta(&w, c.no_kernels_from, S + off(o, r) - t0);
     t->events += w.events;
     t->bytes += w.dump.bytes_written;
     int failed = w.failed || w.dump.bytes_lost;

@@ -79,6 +79,10 @@ typedef struct gen_options {
     int nprof;
     int nprof_slow_src;        /* -1 none (default) */
     double nprof_slow_factor;
+    /* The own-cost budget's step to light on light_rank at the start of
+     * step light_step (cost_step.1 in its dump): no kernels from then on,
+     * as the preload's GPU capture stops them.  -1 none (default). */
+    int light_rank, light_step;
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
     const char *run_id;        /* default "gen-run" */
     const char *dir;           /* output directory (created) */
