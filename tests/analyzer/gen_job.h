@@ -83,6 +83,9 @@ typedef struct gen_options {
      * step light_step (cost_step.1 in its dump): no kernels from then on,
      * as the preload's GPU capture stops them.  -1 none (default). */
     int light_rank, light_step;
+    /* The same for "fewer NCCL plugin events": no proxy or channel records
+     * from the start of step plugin_step on plugin_rank.  -1 none. */
+    int plugin_rank, plugin_step;
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
     const char *run_id;        /* default "gen-run" */
     const char *dir;           /* output directory (created) */

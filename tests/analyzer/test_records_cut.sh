@@ -58,4 +58,30 @@ for k in light:
     assert light[k] == hand.get(k), (k, light[k], hand.get(k))
 assert light["steps"] == 5 and light["budget"] != whole["budget"]
 PY
+
+# Rank 1 steps to fewer NCCL plugin events at step 8 (no proxy or channel
+# records from then on): the window stays, the slow link is still found on
+# the records before the step, and its evidence says where they end.
+"$GEN" -o "$T/plugin" --ranks 4 --steps 12 --nccl-plugin full --slow-link 1:4 \
+    --cost-plugin 1:8 || fail "gen plugin"
+"$GEN" -o "$T/plugin0" --ranks 4 --steps 12 --nccl-plugin full --slow-link 1:4 ||
+    fail "gen plugin0"
+"$REPORT" "$T/plugin" --json >"$T/plugin.json" || fail "plugin: JSON report failed"
+"$REPORT" "$T/plugin0" --json >"$T/plugin0.json" || fail "plugin0: JSON report failed"
+"$REPORT" "$T/plugin" >"$T/plugin.txt" || fail "plugin: text report failed"
+grep -qF "NCCL plugin proxy and channel events stop at +1.4 s on rank 1" "$T/plugin.txt" ||
+    fail "plugin: no text line"
+python3 - "$T" <<'PY' || fail "plugin JSON"
+import json, sys
+t = sys.argv[1]
+cut, whole = (json.load(open(f"{t}/{j}.json")) for j in ("plugin", "plugin0"))
+c = cut["records_cut"]["nccl_plugin"]
+assert c["rank"] == 1 and "per_kernel" not in cut["records_cut"], c
+assert cut["budget"] == whole["budget"] and cut["steps"] == whole["steps"], "window moved"
+link = [f for f in cut["findings"] if f["id"] == "NET.SLOW_LINK"]
+assert link, "slow link lost"
+note = "proxy events end at +1.4 s on rank 1 (own-cost budget, fewer NCCL plugin events)"
+assert any(note in e for e in link[0]["evidence"]), link[0]["evidence"]
+assert not any("proxy events end" in e for f in whole["findings"] for e in f.get("evidence", []))
+PY
 echo "ok"
