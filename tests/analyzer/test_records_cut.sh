@@ -29,6 +29,10 @@ grep -qF "the remaining 0.5 s are counted but not analysed" "$T/light.txt" ||
 grep -qF "$line" "$T/light.html" || fail "HTML: no cut line"
 grep -q "DIST.HANG\|KERNELS_LOST" "$T/light.txt" &&
     fail "launches after the step taken for lost kernels or a hang"
+# The streaming report (ranks read again per stage) takes the same cut.
+"$REPORT" "$T/light" --json --stream-above 0 >"$T/light.stream.json" || fail "stream report"
+"$REPORT" "$T/light" --json --in-memory >"$T/light.mem.json" || fail "in-memory report"
+cmp -s "$T/light.stream.json" "$T/light.mem.json" || fail "streaming report differs"
 grep -q "per-kernel records stop" "$T/whole.txt" "$T/whole.html" && fail "whole job: a cut"
 
 python3 - "$T" <<'PY' || fail "JSON"
