@@ -29,6 +29,17 @@ grep -qF "the remaining 0.5 s are counted but not analysed" "$T/light.txt" ||
 grep -qF "$line" "$T/light.html" || fail "HTML: no cut line"
 grep -q "DIST.HANG\|KERNELS_LOST" "$T/light.txt" &&
     fail "launches after the step taken for lost kernels or a hang"
+# --window gpu-span (HTA's span, not bounded by steps) ends at the step too.
+"$REPORT" "$T/light" --json --window gpu-span >"$T/light.span.json" || fail "span report"
+"$REPORT" "$T/hand" --json --window gpu-span >"$T/hand.span.json" || fail "span report"
+python3 - "$T" <<'PY' || fail "gpu-span window"
+import json, sys
+t = sys.argv[1]
+a, b = (json.load(open(f"{t}/{j}.span.json")) for j in ("light", "hand"))
+for k in ("wall_ns", "budget", "overlap", "idle_causes", "kernel_categories", "top_kernels"):
+    assert a[k] == b[k], (k, a[k], b[k])
+PY
+
 # The streaming report (ranks read again per stage) takes the same cut.
 "$REPORT" "$T/light" --json --stream-above 0 >"$T/light.stream.json" || fail "stream report"
 "$REPORT" "$T/light" --json --in-memory >"$T/light.mem.json" || fail "in-memory report"
