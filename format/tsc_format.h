@@ -718,5 +718,10 @@ _Static_assert(sizeof(tsc_desc_mem) == 24, "mem desc is 24 bytes");
 #define TSC_META_COST_OVER "cost_over_budget"      /* flush periods the cost stayed above the budget */
 #define TSC_META_COST_STEP_PREFIX "cost_step."     /* cost_step.N: "<realtime ns> <from> <to>
                                                       <period cost, 1/100 %> <what>" */
+/* The <what> of the levels that thin the records the analyzer reads
+ * (docs/self-cost.md): the GPU capture's per-kernel records, the NCCL
+ * profiler plugin's proxy and channel events. */
+#define TSC_COST_WHAT_LIGHT "no per-kernel records (light)"
+#define TSC_COST_WHAT_NPROF "fewer NCCL plugin events (collectives)"
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "load/rank_view.h"
+#include "model/self_cost.h"
 #include "passes/group_share.h"
 #include "xr_internal.h"
 #include "tsc_format.h"
@@ -217,6 +218,28 @@ static int place_all(placing *pl)
     return 0;
 }
 
+
+/* A rank whose own-cost budget stepped to light has no kernels from then
+ * on, and the analysis window ends before it (passes/records_cut.c): its
+ * first call from then on ends each communicator's seqs, on every rank. */
+static int cut_at_light(const xr_ctx *c, const tsa_job *job, xr_idmap *map, comm_info *comms)
+{
+    for (size_t r = 0; r < c->n_ranks; r++) {
+        int64_t at, resume;
+        if (!tsa_self_cost_thinned(&job->ranks[r].self_cost, TSC_COST_WHAT_LIGHT, &at, &resume))
+            continue;
+        tsa_call_iter it;
+        if (tsa_call_iter_open(&it, &job->ranks[r]))
+            return -1;
+        for (const tsa_nccl_op *o; (o = tsa_call_iter_next(&it));) {
+            int64_t ci = o->start_ns >= at ? xr_idmap_get(map, o->comm_id, 0) : -1;
+            if (ci >= 0 && (size_t)ci < c->n_comms && o->seq < comms[ci].limit)
+                comms[ci].limit = o->seq;
+        }
+        tsa_call_iter_close(&it);
+    }
+    return 0;
+}
 /* 1. communicators and their seq ranges */
 static int find_comms(xr_ctx *c, xr_idmap *map, comm_info **comms_out)
 {
@@ -275,6 +298,8 @@ static int find_comms(xr_ctx *c, xr_idmap *map, comm_info **comms_out)
         uint64_t base = comms[ci].first_seq == UINT64_MAX ? 0 : comms[ci].first_seq;
         comms[ci].limit = base + 2 * comms[ci].rank_calls + 1024;
     }
+    if (cut_at_light(c, job, map, comms))
+        return -1;
     for (size_t r = 0; r < c->n_ranks; r++) {
         tsa_call_iter it;
         if (tsa_call_iter_open(&it, &job->ranks[r]))

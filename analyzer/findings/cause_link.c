@@ -131,6 +131,11 @@ int tsa_cause_link(const tsa_analysis *a, size_t i, tsa_cause *out)
         if (explained > best) {
             best = explained;
             fill(&pc, explained, median, steps, out);
+            char cut[160];
+            tsa_netlink_cut_note(a, cut, sizeof cut);
+            size_t used = strlen(out->evidence);
+            if (cut[0])
+                snprintf(out->evidence + used, sizeof out->evidence - used, "; %s", cut);
         }
     }
     if (n) {

@@ -408,8 +408,22 @@ static const char *gbps_text(char *buf, size_t cap, double gbps)
     return buf;
 }
 
-static int report(const tsa_link_stat *first, const slow_pair *p, double other,
-                  tsa_findings *out)
+void tsa_netlink_cut_note(const tsa_analysis *a, char *buf, size_t len)
+{
+    const tsa_records_cut *c = &a->plugin_cut;
+    if (len)
+        buf[0] = 0;
+    if (c->rank < 0)
+        return;
+    snprintf(buf, len,
+             "proxy events end at +%.1f s on rank %d (own-cost budget, fewer NCCL plugin "
+             "events): the evidence is the run before it%s",
+             (double)(c->at_ns - c->run_start_ns) / 1e9, c->rank,
+             c->resume_ns ? " and after the step back up" : "");
+}
+
+static int report(const tsa_analysis *a, const tsa_link_stat *first, const slow_pair *p,
+                  double other, tsa_findings *out)
 {
     double med = p->base_ns, ratio = p->ratio;
     double gbps = gbps_of(p->bytes, p->wire);
@@ -441,6 +455,10 @@ static int report(const tsa_link_stat *first, const slow_pair *p, double other,
                             "other links not slow; the sender's proxy's wait for the GPU not "
                             "grown",
                          100 * p->consistent, 100 * (double)TSA_TH_LINK_CONSISTENT);
+    char cut[160];
+    tsa_netlink_cut_note(a, cut, sizeof cut);
+    if (cut[0])
+        tsa_finding_evidence(f, "%s", cut);
     tsa_finding_number(f, "src_rank", first->src);
     tsa_finding_number(f, "dst_rank", first->dst);
     tsa_finding_number(f, "ratio", ratio);
@@ -498,7 +516,7 @@ int tsa_netlink_findings(const tsa_analysis *a, tsa_findings *out)
         slow_pair p;
         sum_pair(l, b, e, &p);
         if (p.links)
-            rc = report(&l[b], &p, other, out);
+            rc = report(a, &l[b], &p, other, out);
     }
     free(l);
     return rc;

@@ -87,4 +87,10 @@ void tsa_netlink_pacing(const tsa_analysis *a, char *buf, size_t len);
  * link and what it costs; "" otherwise. */
 void tsa_netlink_light_hint(const tsa_analysis *a, char *buf, size_t len);
 
+/* Where the NCCL plugin's proxy and channel events stop (the own-cost
+ * budget's "fewer NCCL plugin events", a->plugin_cut): "proxy events end
+ * at +X s on rank R (...)", or "" when no rank took the level.  The
+ * findings and causes that read proxy steps name it in their evidence. */
+void tsa_netlink_cut_note(const tsa_analysis *a, char *buf, size_t len);
+
 #endif

@@ -17,6 +17,7 @@
 #include "load/job_build.h"
 #include "hang.h"
 #include "load/rank_view.h"
+#include "model/self_cost.h"
 #include "tsc_format.h"
 
 #define TSA_HANG_MIN_NS 1000000000ll
@@ -300,8 +301,9 @@ static int gpu_hang_on(const tsa_job *job, const tsa_rank *r, tsa_hang_result *h
 {
     size_t n = 0;
     for (size_t j = 0; j < r->n_nccl; j++)
-        if (r->nccl[j].comm_id == comm && tsa_hang_sequenced(r->nccl[j].op))
-            calls[n++] = &r->nccl[j];
+        if (r->nccl[j].comm_id == comm && tsa_hang_sequenced(r->nccl[j].op) &&
+            tsa_self_cost_kernels_traced(&r->self_cost, r->nccl[j].start_ns))
+            calls[n++] = &r->nccl[j]; /* after a step to light: no kernel to wait for */
     long at = tsa_gpu_first_unfinished(calls, n);
     if (at < 0)
         return 0;

@@ -776,7 +776,9 @@ static int link_rank(load_ctx *c)
     tsa_rank *r = c->rank;
     if (!r->n_kernels) {
         for (size_t i = 0; i < r->n_apis; i++)
-            c->gpu.launches_unmatched += tsr_is_launch_call(r->strings[r->apis[i].name]);
+            c->gpu.launches_unmatched += tsr_is_launch_call(r->strings[r->apis[i].name]) &&
+                                         tsa_self_cost_kernels_traced(&r->self_cost,
+                                                                      r->apis[i].start_ns);
         return 0;
     }
     if (join_folded_launches(c))
@@ -816,8 +818,9 @@ static int link_rank(load_ctx *c)
         int64_t k = tsa_corr_index_find(&kc, r->apis[i].correlation);
         if (k >= 0)
             r->kernels[k].launch_tid = r->apis[i].tid;
-        else if (tsr_is_launch_call(r->strings[r->apis[i].name]))
-            c->gpu.launches_unmatched++;
+        else if (tsr_is_launch_call(r->strings[r->apis[i].name]) &&
+                 tsa_self_cost_kernels_traced(&r->self_cost, r->apis[i].start_ns))
+            c->gpu.launches_unmatched++; /* not one the budget's light level left out */
     }
     tsa_corr_index_free(&kc);
     if (c->n_replays && c->n_nodes && c->n_own) {

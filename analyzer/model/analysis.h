@@ -250,6 +250,18 @@ typedef struct tsa_throughput {
     int64_t *step_ns; size_t n_steps; /* job step time of each analysed step (owned) */
 } tsa_throughput;
 
+/* Where records the figures rest on stop being whole: the first rank whose
+ * own-cost budget stepped down to a level that thins them
+ * (docs/self-cost.md).  rank < 0: no rank did. */
+typedef struct tsa_records_cut {
+    int rank;                  /* -1 none */
+    int64_t at_ns;             /* the step, that rank's clock */
+    int64_t resume_ns;         /* its first step back up, 0 none */
+    int64_t run_start_ns, run_end_ns; /* that rank's first and last record */
+    size_t steps_before;       /* its steps that ended by the step (kernels only) */
+    size_t ranks;              /* ranks that took the level */
+} tsa_records_cut;
+
 typedef struct tsa_analysis {
     tsa_job *job;                    /* borrowed */
     tsa_analysis_options opt;
@@ -268,6 +280,10 @@ typedef struct tsa_analysis {
     int cpu_only;                    /* no kernel, copy or NCCL call on any rank */
     int cut_short;                   /* some rank's input ended early (partial.h) */
     char partial[512];               /* what is missing (cut short, absent ranks), "" none */
+    /* The budget's levels: per-kernel records stop (the window ends there,
+     * records_cut.c), NCCL plugin proxy/channel events stop (findings that
+     * read them say so). */
+    tsa_records_cut kernels_cut, plugin_cut;
     double flops;                    /* summed over ranks */
     const char *flops_source;        /* "gemm", "flops-per-step", "formula", "none" */
     double peak_flops;               /* per GPU, FLOP/s; 0 unknown */

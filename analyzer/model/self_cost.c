@@ -139,3 +139,31 @@ void tsa_self_cost_print_steps(FILE *out, const tsa_self_cost *c, int64_t run_st
     if (c->steps > c->n_step)
         fprintf(out, "%s(%u more level changes not listed)\n", indent, c->steps - c->n_step);
 }
+
+int tsa_self_cost_thinned(const tsa_self_cost *c, const char *what, int64_t *at_ns,
+                          int64_t *resume_ns)
+{
+    *at_ns = *resume_ns = 0;
+    uint32_t i = 0;
+    while (i < c->n_step && !(c->step[i].at_ns && c->step[i].to > c->step[i].from &&
+                              !strcmp(c->step[i].what, what)))
+        i++;
+    if (i == c->n_step)
+        return 0;
+    *at_ns = c->step[i].at_ns;
+    /* A step up undoes the last step down: below that level, it is back. */
+    for (uint32_t k = i + 1; k < c->n_step; k++)
+        if (c->step[k].at_ns && c->step[k].to < c->step[i].to) {
+            *resume_ns = c->step[k].at_ns;
+            break;
+        }
+    return 1;
+}
+
+int tsa_self_cost_kernels_traced(const tsa_self_cost *c, int64_t t)
+{
+    int64_t at, resume;
+    if (!tsa_self_cost_thinned(c, TSC_COST_WHAT_LIGHT, &at, &resume))
+        return 1;
+    return t < at || (resume && t >= resume);
+}

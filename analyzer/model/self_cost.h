@@ -55,4 +55,15 @@ void tsa_self_cost_print(FILE *out, const tsa_self_cost *c, size_t steps);
 void tsa_self_cost_print_steps(FILE *out, const tsa_self_cost *c, int64_t run_start_ns,
                                const char *indent);
 
+/* The first step down to the level `what` (TSC_COST_WHAT_*): 1 with its
+ * time, and in *resume_ns the first later step back above that level (the
+ * records whole again), 0 when none; 0 when the rank never took it. */
+int tsa_self_cost_thinned(const tsa_self_cost *c, const char *what, int64_t *at_ns,
+                          int64_t *resume_ns);
+
+/* 0 when kernels launched at t (the rank's clock) were not traced on
+ * purpose: after a step to light, before any step back up.  Such a
+ * launch without its kernel is neither lost nor stuck. */
+int tsa_self_cost_kernels_traced(const tsa_self_cost *c, int64_t t);
+
 #endif

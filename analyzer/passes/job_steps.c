@@ -8,6 +8,7 @@
 
 #include "load/rank_view.h"
 #include "partial.h"
+#include "records_cut.h"
 #include "steps.h"
 #include "util/cmp.h"
 
@@ -35,6 +36,13 @@ int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
         if (method_votes[m] > method_votes[best])
             best = m;
     a->method = (tsa_step_method)best;
+    /* Per-kernel records stop at a step to light: the analysed steps end
+     * before it, on every rank (the same step indices everywhere). */
+    if (tsa_records_cut_find(a))
+        return -1;
+    if (a->kernels_cut.rank >= 0 && min_steps != SIZE_MAX &&
+        a->kernels_cut.steps_before < min_steps)
+        min_steps = a->kernels_cut.steps_before;
     a->steps_total = min_steps == SIZE_MAX ? 0 : min_steps;
     int w = a->opt.warmup >= 0 ? a->opt.warmup : tsa_default_warmup(a->steps_total);
     if (a->method == TSA_STEPS_NONE)
@@ -44,7 +52,8 @@ int tsa_job_find_steps(tsa_analysis *a, const tsa_rank_runner *run)
     a->warmup = w;
     a->steps = a->steps_total > (size_t)w ? a->steps_total - (size_t)w : 0;
     /* Same step indices on every rank: [warmup, steps_total). */
-    tsa_window_plan plan = {w, a->steps_total, a->steps, a->opt.window};
+    tsa_window_plan plan = {w, a->steps_total, a->steps, a->opt.window,
+                            a->kernels_cut.rank >= 0 ? a->kernels_cut.at_ns : 0};
     if (run->window(run->ctx, a, &plan))
         return -1;
     /* Remote ranks' steps were marked where they live; mark this copy. */

@@ -71,9 +71,14 @@ static int window(tsa_rank *r, const tsa_window_plan *p, tsa_rank_result *rr,
         rr->window_start_ns = r->first_ns;
         rr->window_end_ns = r->last_ns;
     }
+    int by_steps = p->steps && r->n_steps >= p->steps_total;
     if (p->window == TSA_WINDOW_GPU_SPAN &&
         tsa_rank_hta_span(r, &rr->window_start_ns, &rr->window_end_ns) < 0)
         return -1;
+    /* The analysed steps already end before the cut (job_steps.c). */
+    if (p->records_end_ns && (!by_steps || p->window == TSA_WINDOW_GPU_SPAN) &&
+        rr->window_end_ns > p->records_end_ns)
+        rr->window_end_ns = p->records_end_ns;
     if (rr->window_end_ns < rr->window_start_ns)
         rr->window_end_ns = rr->window_start_ns;
     gemm_flops(r, rr, d);

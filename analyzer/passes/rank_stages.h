@@ -28,6 +28,9 @@ typedef struct tsa_window_plan {
     size_t steps_total;         /* steps every rank analyses up to */
     size_t steps;               /* analysed steps */
     tsa_window window;
+    /* 0, or where per-kernel records stop (the first step to light, its
+     * rank's clock): a window not bounded by steps ends there. */
+    int64_t records_end_ns;
 } tsa_window_plan;
 
 typedef struct tsa_pass_plan {

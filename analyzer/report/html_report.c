@@ -8,6 +8,7 @@
 
 #include "formats.h"
 #include "html_charts.h"
+#include "records_cut_report.h"
 #include "self_cost_report.h"
 #include "html_escape.h"
 #include "util/fmt_duration.h"
@@ -147,7 +148,9 @@ int tsa_report_write_html(FILE *out, const tsa_analysis *a, int color)
     snprintf(title, sizeof title, "tscope report %s", a->job->run_id ? a->job->run_id : "");
     tsa_html_page_begin(out, title);
     header(out, a);
-    fprintf(out, "<div class=\"layout\"><main>\n<h2>Where the time went</h2>\n");
+    fprintf(out, "<div class=\"layout\"><main>\n");
+    tsa_records_cut_html(out, a); /* before the figures it bounds */
+    fprintf(out, "<h2>Where the time went</h2>\n");
     tsa_html_budget(out, a);
     fprintf(out, "<h2>Ranks and steps</h2>\n");
     tsa_html_heatmaps(out, a);

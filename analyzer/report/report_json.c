@@ -11,6 +11,7 @@
 #include "load/job_build.h"
 #include "util/json_int.h"
 #include "phase_view.h"
+#include "records_cut_report.h"
 #include "self_cost_report.h"
 #include "telemetry_json.h"
 #include "links_text.h"
@@ -278,6 +279,7 @@ char *tsa_report_json(const tsa_analysis *a)
     add_findings(root, a);
     add_ranks(root, a);
     tsa_self_cost_add_json(root, a);
+    tsa_records_cut_add_json(root, a);
     cJSON_AddItemToObject(root, "memory", tsa_memory_json(&a->memory));
     cJSON *links = tsa_links_json(a);
     if (links) /* only with NCCL profiler plugin proxy records */

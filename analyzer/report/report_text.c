@@ -16,6 +16,7 @@
 #include "hang/hang.h"
 #include "load/job_build.h"
 #include "phase_view.h"
+#include "records_cut_report.h"
 #include "self_cost_report.h"
 #include "telemetry_text.h"
 #include "links_text.h"
@@ -210,6 +211,7 @@ static void header(FILE *out, const tsa_analysis *a, const style *st)
                 fmt_time(t1, sizeof t1, (double)a->median_step_ns),
                 fmt_time(t2, sizeof t2, (double)a->wall_ns));
     }
+    tsa_records_cut_print(out, a);
     throughput_line(out, a, st);
     fprintf(out, "  device %s   GEMM dtype %s   ",
             a->device_name ? a->device_name : "unknown", tsa_dtype_name(a->dtype));

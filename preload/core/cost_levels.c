@@ -1,6 +1,8 @@
 /* The budget's levels and the choice of the next one (cost_levels.h). */
 #include "cost_levels.h"
 
+#include "tsc_format.h"
+
 /* From the cheapest loss to the dearest: telemetry samples first (the
  * same series, sparser), then the GPU's per-kernel records (the light
  * mode's records stay: copies, syncs, NCCL's launches), then the NCCL
@@ -8,8 +10,8 @@
 static const tsc_cost_level_def k_levels[] = {
     {TSC_COST_PART_TELEMETRY, "telemetry period x4"},
     {TSC_COST_PART_TELEMETRY, "telemetry period x16"},
-    {TSC_COST_PART_GPU, "no per-kernel records (light)"},
-    {TSC_COST_PART_NCCL_DETAIL, "fewer NCCL plugin events (collectives)"},
+    {TSC_COST_PART_GPU, TSC_COST_WHAT_LIGHT},
+    {TSC_COST_PART_NCCL_DETAIL, TSC_COST_WHAT_NPROF},
 };
 #define N_LEVELS (sizeof k_levels / sizeof k_levels[0])
 _Static_assert(N_LEVELS <= TSC_COST_MAX_LEVELS, "the ladder holds every level");

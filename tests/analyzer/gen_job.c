@@ -54,6 +54,10 @@ void gen_default_options(gen_options *o)
     o->mem_leak_rank = -1;
     o->nprof_slow_src = -1;
     o->nprof_slow_factor = 1;
+    o->light_rank = -1;
+    o->light_step = -1;
+    o->plugin_rank = -1;
+    o->plugin_step = -1;
     o->warmup = 2;
     o->seed = 1;
     o->stall_every = 1;
@@ -205,7 +209,16 @@ typedef struct rank_ctx {
     uint64_t seq;
     uint64_t bucket_bytes, last_bytes;
     gen_np_rank np;                   /* plugin records (gen_nprof.h) */
+    int64_t no_kernels_from;          /* the rank's clock; 0: kernels all run */
+    int64_t no_proxy_from;            /* the same for proxy and channel records */
 } rank_ctx;
+
+/* After a step to light the capture writes no kernels of launches made
+ * from then on (the launches stay; kernels launched before still come). */
+static int kernel_recorded(const rank_ctx *c, int64_t start)
+{
+    return !c->no_kernels_from || start < c->no_kernels_from;
+}
 
 static void define_descs(writer *w, rank_ctx *c, const gen_options *o, const plan *p, int r)
 {
@@ -372,7 +385,8 @@ static void emit_kernel(writer *w, rank_ctx *c, const gen_options *o, const plan
         event(w, gs, TSC_EV_GEMM, 0, 0, gd, ks - 2500 + o_, ks - 900 + o_, cnt);
         event(w, &w->s[2], TSC_EV_EXTCORR, 4, 0, corr, 0, 0, TSC_EXTCORR_ID(gd, cnt));
     }
-    event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, kd, ks + o_, ke + o_, corr);
+    if (kernel_recorded(c, ks - 2000 + o_))
+        event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, kd, ks + o_, ke + o_, corr);
 }
 
 /* The plugin's records of the collective called at [cs, ce) whose kernel
@@ -387,7 +401,8 @@ static void emit_nprof(writer *w, rank_ctx *c, const gen_options *o, uint32_t nd
     uint64_t bytes = nd == c->d_nccl_bucket ? c->bucket_bytes : c->last_bytes;
     size_t n = gen_np_coll(o, &c->np, op, bytes, cs, ce, ks, ke, rec);
     for (size_t i = 0; i < n; i++)
-        event(w, &w->s[0], rec[i].kind, rec[i].flags, rec[i].aux, rec[i].desc, rec[i].start,
+        if (rec[i].kind == TSC_EV_NP_COLL || !c->no_proxy_from || cs < c->no_proxy_from)
+            event(w, &w->s[0], rec[i].kind, rec[i].flags, rec[i].aux, rec[i].desc, rec[i].start,
               rec[i].end, rec[i].val);
 }
 
@@ -406,7 +421,8 @@ static void emit_allreduce(writer *w, rank_ctx *c, const gen_options *o, int r, 
     emit_nprof(w, c, o, nd, ks - 3000 + o_, ks - 1000 + o_, ks + o_, ke + o_);
     event(w, &w->s[0], TSC_EV_API, 0, 0, c->d_api_nccl, ks - 2500 + o_, ks - 1500 + o_, corr);
     event(w, &w->s[2], TSC_EV_EXTCORR, 4, 0, corr, 0, 0, TSC_EXTCORR_ID(nd, seq));
-    event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, c->d_ar_kernel, ks + o_, ke + o_, corr);
+    if (kernel_recorded(c, ks - 2500 + o_))
+        event(w, &w->s[2], TSC_EV_KERNEL, 0, 0, c->d_ar_kernel, ks + o_, ke + o_, corr);
 }
 
 /* Memory records on the CUPTI stream (gen_mem.h), one descriptor per source. */
@@ -447,6 +463,34 @@ static void mem_info_meta(writer *w, const gen_options *o, int64_t t0)
     }
     if (n)
         meta(w, 0, k, v, n);
+}
+
+/* What the preload records when the budget steps down to light (at
+ * `light`) or to fewer plugin events (at `plugin`), 0: not taken: its own
+ * cost's keys, with made-up parts; the analyzer reads the steps. */
+static void step_meta(writer *w, int64_t light, int64_t plugin, int64_t wall)
+{
+    char wall_s[32], level_s[16], step_s[2][96];
+    const char *k[8] = {TSC_META_COST_WALL, TSC_META_COST_WRITER, TSC_META_COST_TELEMETRY,
+                        TSC_META_COST_BUDGET, TSC_META_COST_LEVEL, TSC_META_COST_STEPS};
+    const char *v[8] = {wall_s, "1000000", "0", "0.01", level_s, level_s};
+    size_t n = 6;
+    int level = 0;
+    static const char *const key[] = {TSC_META_COST_STEP_PREFIX "1", TSC_META_COST_STEP_PREFIX "2"};
+    const int64_t at[] = {light, plugin};
+    const char *const what[] = {TSC_COST_WHAT_LIGHT, TSC_COST_WHAT_NPROF};
+    for (int i = 0; i < 2; i++) {
+        if (!at[i])
+            continue;
+        snprintf(step_s[level], sizeof step_s[level], "%lld %d %d 150 %s", (long long)at[i],
+                 level, level + 1, what[i]);
+        k[n] = key[level];
+        v[n++] = step_s[level];
+        level++;
+    }
+    snprintf(wall_s, sizeof wall_s, "%lld", (long long)wall);
+    snprintf(level_s, sizeof level_s, "%d", level);
+    meta(w, 1, k, v, n);
 }
 
 static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, gen_truth *t)
@@ -554,6 +598,10 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
         return -1;
     }
     for (int k = 0; k < o->steps; k++) {
+        if (r == o->light_rank && k == o->light_step)
+            c.no_kernels_from = S + off(o, r);
+        if (r == o->plugin_rank && k == o->plugin_step)
+            c.no_proxy_from = S + off(o, r);
         int in = k >= o->warmup;
         int64_t stall = o->stall_every > 1 && k % o->stall_every ? 0 : p->stall;
         int64_t begin = S + stall;
@@ -676,6 +724,8 @@ static int write_rank(const gen_options *o, const plan *p, int r, int64_t t0, ge
     const char *ek[] = {TSC_META_END_REASON, TSC_META_EVENTS, TSC_META_DROPPED};
     const char *evv[] = {"exit", ev, "0"};
     meta(&w, 1, ek, evv, 3);
+    if (c.no_kernels_from || c.no_proxy_from)
+        step_meta(&w, c.no_kernels_from, c.no_proxy_from, S + off(o, r) - t0);
     t->events += w.events;
     t->bytes += w.dump.bytes_written;
     int failed = w.failed || w.dump.bytes_lost;

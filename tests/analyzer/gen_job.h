@@ -88,6 +88,13 @@ typedef struct gen_options {
     int nprof;
     int nprof_slow_src;        /* -1 none (default) */
     double nprof_slow_factor;
+    /* The own-cost budget's step to light on light_rank at the start of
+     * step light_step (cost_step.1 in its dump): no kernels from then on,
+     * as the preload's GPU capture stops them.  -1 none (default). */
+    int light_rank, light_step;
+    /* The same for "fewer NCCL plugin events": no proxy or channel records
+     * from the start of step plugin_step on plugin_rank.  -1 none. */
+    int plugin_rank, plugin_step;
     const char *device;        /* device name, default "NVIDIA H100 80GB HBM3" */
     const char *device_cc;     /* its compute capability ("7.5") as the capture writes
                                 * it (device.0.*), NULL: not written (default) */

@@ -44,6 +44,10 @@ static void usage(FILE *out)
             "  --nccl-plugin MODE     NCCL profiler plugin records: light (one per collective,\n"
             "                         the preload's default) or full (proxy ops, kernel channels)\n"
             "  --slow-link SRC:F      full: the link SRC -> SRC+1 is F times slower\n"
+            "  --cost-light RANK:K    RANK's own-cost budget steps to light at the start of\n"
+            "                         step K: no kernels from then on, the step in its dump\n"
+            "  --cost-plugin RANK:K   the same to fewer NCCL plugin events: no proxy or channel\n"
+            "                         records from then on (light's step first when both)\n"
             "  --device NAME          device name (default NVIDIA H100 80GB HBM3)\n"
             "  --run-id ID            run id (default gen-run)\n"
             "  --seed N               kernel duration jitter seed (default 1)\n"
@@ -96,7 +100,7 @@ int main(int argc, char **argv)
            O_FLOPS, O_BUCKETS, O_STRAG, O_OFFSET, O_HOSTONLY, O_WARMUP, O_DEVICE, O_RUN,
            O_SEED, O_TRUTH, O_COPY, O_MEMSET, O_PAGEABLE, O_FP32, O_SYNCS, O_SYNCGAP,
            O_EVERY, O_MBASE, O_MLEAK, O_MCHURN, O_MPOOL, O_MTOTAL, O_MFREE, O_NPROF, O_SLOWLINK,
-           O_NOCOPY, O_WORKERS, O_DEVCC };
+           O_NOCOPY, O_WORKERS, O_DEVCC, O_LIGHT, O_PLUGIN };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
         {"ranks-per-host", required_argument, NULL, O_RPH},
@@ -134,6 +138,8 @@ int main(int argc, char **argv)
         {"mem-free", required_argument, NULL, O_MFREE},
         {"nccl-plugin", required_argument, NULL, O_NPROF},
         {"slow-link", required_argument, NULL, O_SLOWLINK},
+        {"cost-light", required_argument, NULL, O_LIGHT},
+        {"cost-plugin", required_argument, NULL, O_PLUGIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -210,6 +216,17 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case O_LIGHT:
+        case O_PLUGIN: {
+            int *rank = c == O_LIGHT ? &o.light_rank : &o.plugin_rank;
+            double k = -1;
+            if (gen_parse_pair(optarg, rank, &k) || k < 0) {
+                fprintf(stderr, "tsc-gen-job: --cost-light/--cost-plugin want RANK:STEP\n");
+                return 2;
+            }
+            *(c == O_LIGHT ? &o.light_step : &o.plugin_step) = (int)k;
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
