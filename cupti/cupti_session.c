@@ -436,6 +436,9 @@ static void child_after_fork(void)
 {
     atomic_store(&g.state, ST_STOPPED);
     atomic_store(&g.whole_run, 0);
+    /* The parent's staged GPU records are not this process's: the GPU
+     * stream is this part's, so its owner forgets them. */
+    tsc_bulk_reset();
 }
 
 /* Subscribe, configure and enable.  0 when running. */

@@ -5,7 +5,7 @@
 
 #include "dump_file.h"
 #include "intern.h"
-#include "recorder.h"
+#include "rec_counters.h"
 #include "recorder_internal.h"
 #include "tsc_format.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder.h"
+#include "warn.h"
 
 #define MAX_HELD 8    /* one per variable; there are six */
 

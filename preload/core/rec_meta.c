@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "dump_file.h"
-#include "recorder.h"
+#include "warn.h"
 #include "spin.h"
 
 #ifndef TSC_VERSION

@@ -17,6 +17,10 @@
 /* The largest META payload: every stored pair plus the extras a chunk adds. */
 #define TSC_META_PAYLOAD_MAX (TSC_META_MAX * (TSC_META_KEY_MAX + TSC_META_VAL_MAX) + 8192)
 
+/* Set a metadata key for this process; written with the next META chunk
+ * (values are copied; later values override earlier ones). */
+void tsc_rec_meta(const char *key, const char *value);
+
 void tsc_meta_set_int(const char *key, long long v);
 
 /* The stored value of key into out (cut to cap): 0, or -1 when unset. */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "intern.h"
-#include "recorder.h"
+#include "rec_counters.h"
 #include "ring.h"
 #include "tsc_format.h"
 #include "tsc_tls.h"
@@ -47,7 +47,6 @@ typedef struct tsc_thread {
 
 extern _Atomic int tsc_rec_state_g;
 extern _Atomic uint32_t tsc_rec_epoch_g;       /* bumped in a forked child */
-extern _Atomic uint64_t tsc_rec_intern_gen_g;  /* bumped when descriptors may be lost */
 extern TSC_TLS tsc_thread *tsc_rec_tls_thr;
 extern TSC_TLS uint32_t tsc_rec_tls_epoch;
 

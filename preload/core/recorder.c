@@ -28,7 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bulk_stream.h"
 #include "comm_registry.h"
 #include "dump_file.h"
 #include "fast_clock.h"
@@ -36,6 +35,7 @@
 #include "intern.h"
 #include "parts.h"
 #include "recorder_internal.h"
+#include "rec_counters.h"
 #include "rec_meta.h"
 #include "rec_thread.h"
 #include "ring.h"
@@ -56,9 +56,6 @@ _Atomic int tsc_rec_state_g;
 static tsc_config g_cfg;
 static _Atomic int g_cfg_loaded;
 _Atomic uint32_t tsc_rec_epoch_g = 1;
-static _Atomic uint32_t g_next_desc = 1;
-_Atomic uint64_t tsc_rec_intern_gen_g;
-static _Atomic uint64_t g_dropped_extra;
 static _Atomic uint64_t g_job_slots_retired; /* of slots since reused by another thread */
 static pid_t g_pid;
 
@@ -143,7 +140,7 @@ const tsc_config *tsc_rec_config(void)
 
 static uint64_t total_dropped(void)
 {
-    uint64_t d = atomic_load(&g_dropped_extra);
+    uint64_t d = atomic_load(&tsc_rec_dropped_extra_g);
     uint32_t n = atomic_load_explicit(&g_nthreads, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++)
         d += atomic_load_explicit(&g_threads[i]->ring.dropped, memory_order_relaxed);
@@ -280,7 +277,7 @@ static void emit_thread_desc_chunk(tsc_thread *t, const char *name)
     memcpy(payload, &d, 8);
     memcpy(payload + 8, name, d.name_len);
     tsc_event slots[2];
-    size_t n = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&g_next_desc, 1),
+    size_t n = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&tsc_rec_next_desc_g, 1),
                                payload, (uint16_t)(8 + d.name_len));
     if (n)
         put_slots(t->tid, slots, n);
@@ -447,16 +444,6 @@ int tsc_rec_write_slots_locked(uint32_t tid, const tsc_event *slots, size_t n, u
     }
     note_write_failure(0, lost);
     return -1;
-}
-
-uint32_t tsc_rec_new_desc_id(void)
-{
-    return atomic_fetch_add_explicit(&g_next_desc, 1, memory_order_relaxed);
-}
-
-uint64_t tsc_rec_intern_generation(void)
-{
-    return atomic_load_explicit(&tsc_rec_intern_gen_g, memory_order_relaxed);
 }
 
 void tsc_rec_wake_writer(void)
@@ -742,13 +729,12 @@ static void at_fork_child(void)
     atomic_store(&g_nthreads, 0);
     g_writer_started = 0;
     g_events_written = 0;
-    atomic_store(&g_dropped_extra, 0);
+    atomic_store(&tsc_rec_dropped_extra_g, 0);
     atomic_store(&g_job_slots_retired, 0);
     tsc_cost_after_fork();
     atomic_store(&g_drain_lock, 0);
     atomic_store(&g_reg_lock, 0);
     tsc_meta_after_fork();
-    tsc_bulk_reset();
     tsc_clock_after_fork();
     tsc_rec_tls_thr = NULL;
     tsc_parts_fork_child();
@@ -986,7 +972,7 @@ static tsc_thread *register_thread(void)
     memcpy(payload, &d, 8);
     memcpy(payload + 8, t->name, d.name_len);
     tsc_event slots[2];
-    size_t k = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&g_next_desc, 1),
+    size_t k = tsc_encode_desc(slots, 2, TSC_DESC_THREAD, atomic_fetch_add(&tsc_rec_next_desc_g, 1),
                                payload, (uint16_t)(8 + d.name_len));
     tsc_ring_push(&t->ring, slots, k);
     tsc_rec_tls_thr = t;
@@ -1007,7 +993,7 @@ tsc_thread *tsc_rec_thread_slow(void)
         return NULL;
     tsc_thread *t = get_thread();
     if (!t) /* over TSCOPE_MAX_THREADS: the caller's record is lost */
-        atomic_fetch_add_explicit(&g_dropped_extra, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tsc_rec_dropped_extra_g, 1, memory_order_relaxed);
     return t;
 }
 
@@ -1018,7 +1004,7 @@ static uint32_t __attribute__((noinline)) intern_define(tsc_thread *t, uint8_t d
                                                         const void *payload, uint16_t len,
                                                         uint64_t h)
 {
-    uint32_t id = atomic_fetch_add_explicit(&g_next_desc, 1, memory_order_relaxed);
+    uint32_t id = atomic_fetch_add_explicit(&tsc_rec_next_desc_g, 1, memory_order_relaxed);
     tsc_event slots[1 + (TSC_DESC_MAX_PAYLOAD + TSC_SLOT_SIZE - 1) / TSC_SLOT_SIZE];
     size_t n = tsc_encode_desc(slots, sizeof slots / sizeof slots[0], desc_type, id, payload, len);
     if (!n)
@@ -1070,7 +1056,7 @@ void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
     if (__builtin_expect((desc == 0 && tsc_event_needs_desc(kind)) || kind == 0 ||
                              kind == TSC_EV_DESC || !(t = get_thread()),
                          0)) {
-        atomic_fetch_add_explicit(&g_dropped_extra, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tsc_rec_dropped_extra_g, 1, memory_order_relaxed);
         return;
     }
     /* The call's exit record: it is no longer in flight (cleared even if
@@ -1082,11 +1068,6 @@ void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
 
 void tsc_rec_set_exit_code(int code) { atomic_store(&g_exit_code, code); }
 
-void tsc_rec_count_dropped(uint64_t n)
-{
-    atomic_fetch_add_explicit(&g_dropped_extra, n, memory_order_relaxed);
-}
-
 void tsc_rec_get_stats(tsc_rec_stats *s)
 {
     memset(s, 0, sizeof *s);
@@ -1097,5 +1078,5 @@ void tsc_rec_get_stats(tsc_rec_stats *s)
     snprintf(s->path, sizeof s->path, "%s", g_dump.path);
     tsc_spin_unlock(&g_drain_lock);
     s->threads = g_threads ? atomic_load(&g_nthreads) : 0;
-    s->dropped = g_threads ? total_dropped() : atomic_load(&g_dropped_extra);
+    s->dropped = g_threads ? total_dropped() : atomic_load(&tsc_rec_dropped_extra_g);
 }

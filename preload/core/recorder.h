@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rec_counters.h"
+#include "rec_meta.h"
 #include "tsc_format.h"
+#include "warn.h"
 
 /* CLOCK_REALTIME in nanoseconds: the time scale of every record. */
 uint64_t tsc_now_ns(void);
@@ -39,14 +42,6 @@ uint32_t tsc_rec_string(const char *s, size_t len);
 void tsc_rec_event(uint8_t kind, uint8_t flags, uint16_t aux, uint32_t desc,
                    uint64_t start_ns, uint64_t end_ns, uint64_t val);
 
-/* Set a metadata key for this process; written with the next META chunk
- * (values are copied; later values override earlier ones). */
-void tsc_rec_meta(const char *key, const char *value);
-
-/* Count records that were lost before reaching the recorder (e.g. CUPTI's
- * own dropped records), so the dump says what it misses. */
-void tsc_rec_count_dropped(uint64_t n);
-
 /* Drain every thread's buffer to the dump now (periodic flush, exit,
  * signals).  Async-signal-safe. */
 void tsc_rec_flush(void);
@@ -60,12 +55,5 @@ void tsc_rec_wake_writer(void);
  * if no drain is running (otherwise it will get to them).  errno kept. */
 void tsc_rec_help_drain(void);
 
-/* One line on stderr, at most once per key, prefixed "tscope: ". */
-void tsc_warn_once(const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* The same for a fixed line (without the prefix and newline), safe in a
- * signal handler: no formatting, one write(2). */
-void tsc_warn_fixed_once(const char *key, const char *line);
 
 #endif

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "rec_counters.h"
+#include "warn.h"
 
 /* The configuration read at start (loaded on first use if the constructor
  * did not run, e.g. in tests). */
@@ -31,13 +33,6 @@ void tsc_rec_finish(const char *reason, int from_signal);
  * then nothing more is recorded. */
 void tsc_rec_exit(void);
 
-/* Set from TSCOPE_QUIET before any other warning can be printed. */
-void tsc_warn_set_quiet(int quiet);
-
-/* One line on stderr, "tscope: " first, unless TSCOPE_QUIET (events the
- * user asked to hear about each time: captures written, windows dropped). */
-void tsc_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* The META payload as the dump's META chunk has it (every stored pair,
  * the clock anchors and counters) plus n extra pairs.  Drain lock held.
  * Returns the length, 0 if it did not fit. */
@@ -51,13 +46,6 @@ const char *tsc_rec_host(void);
  * slots (holding `events` events) as one EVENTS chunk of thread `tid`.
  * 0, or -1 when the write failed (counted as lost bytes, said once). */
 int tsc_rec_write_slots_locked(uint32_t tid, const tsc_event *slots, size_t n, uint64_t events);
-
-/* A fresh descriptor id (unique in the file). */
-uint32_t tsc_rec_new_desc_id(void);
-
-/* Changes when a failed write may have lost descriptor definitions: every
- * stream must define its descriptors again. */
-uint64_t tsc_rec_intern_generation(void);
 
 /* The NCCL calls in flight now (threads inside one, as the hang
  * watchdog sees them) and the entry time of the oldest (0 when none).

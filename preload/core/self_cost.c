@@ -13,7 +13,7 @@
 #include "fast_clock.h"
 #include "intern.h"
 #include "rec_meta.h"
-#include "recorder.h"
+#include "warn.h"
 #include "ring.h"
 #include "spin.h"
 #include "tsc_format.h"
@@ -139,9 +139,9 @@ void tsc_cost_calibrate(void)
     for (unsigned r = 0; r < CAL_ROUNDS; r++) {
         uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
         for (unsigned i = 0; i < CAL_RECORDS; i++) {
-            uint64_t t0 = tsc_now_ns();
+            uint64_t t0 = tsc_clock_now();
             uint32_t id = tsc_intern_lookup(in, TSC_DESC_NCCL_CALL, payload, sizeof payload, &h);
-            uint64_t t1 = tsc_now_ns();
+            uint64_t t1 = tsc_clock_now();
             tsc_event *e = tsc_ring_reserve1(&ring);
             if (e) {
                 *e = (tsc_event){.kind = TSC_EV_NCCL, .desc = id, .start_ns = t0, .end_ns = t1};
@@ -259,7 +259,7 @@ static void record_step(uint32_t from, uint32_t to, uint64_t pct_c)
         return; /* counted: the report says how many it does not list */
     char key[32], val[160];
     snprintf(key, sizeof key, "%s%u", TSC_META_COST_STEP_PREFIX, g_steps);
-    snprintf(val, sizeof val, "%llu %u %u %llu %s", (unsigned long long)tsc_now_ns(), from, to,
+    snprintf(val, sizeof val, "%llu %u %u %llu %s", (unsigned long long)tsc_clock_now(), from, to,
              (unsigned long long)pct_c, tsc_cost_ladder_what(&g_ladder));
     tsc_rec_meta(key, val);
 }

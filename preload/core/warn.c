@@ -4,12 +4,12 @@
  * process, then silence rather than a flood. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "recorder.h"
-#include "recorder_internal.h"
+#include "warn.h"
 
 #define WARN_KEYS 64
 
