@@ -1,6 +1,6 @@
 /* The kinds of event slot a dump holds: one line each, and everything else
  * follows from it: the dump's kind codes (enum tsc_event_kind), which kinds
- * the writer refuses without a descriptor (preload/recorder.c, the GPU
+ * the writer refuses without a descriptor (preload/core/rec_events.c, the GPU
  * bulk stream), the reader's names and descriptor checks, the keys of
  * `dump --json` (analyzer/reader/record_json.c) and the loader's routing of
  * a block of kinds to its reader (analyzer/load/job_load.c).

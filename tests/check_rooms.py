@@ -281,7 +281,7 @@ def main(argv):
             used.add(('cycle', ','.join(comp)))
             continue
         problems.append('include cycle among modules: ' + ' '.join(comp))
-    if os.path.isfile(os.path.join(root, 'preload', 'core', 'recorder.c')):
+    if os.path.isfile(os.path.join(root, 'preload', 'core', 'rec_lifecycle.c')):
         for path, what in sorted(CAPTURE_EXCEPTIONS - used):
             problems.append(f'CAPTURE_EXCEPTIONS lists {path}: {what}, which no longer occurs: '
                             'take it out of the table')

@@ -1,4 +1,4 @@
-/* See rec_counters.h: the shared counters, apart from recorder.c so that
+/* See rec_counters.h: the shared counters, apart from the recorder so that
  * the files under the recorder reach them without a circle of calls. */
 #include "rec_counters.h"
 

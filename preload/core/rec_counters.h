@@ -2,7 +2,7 @@
  * generation, records lost before the recorder.  They sit under the
  * recorder in their own file so that the streams beside it (the GPU
  * stream, the inline per-thread path) use them without calling up into
- * recorder.c, which stays the one that calls down. */
+ * the recorder's files above them, which call down. */
 #ifndef TSC_REC_COUNTERS_H
 #define TSC_REC_COUNTERS_H
 

@@ -4,8 +4,8 @@
  * through the recorder's functions cost it a state check and a thread
  * lookup in each of four calls.  The wrappers take the thread's slot once
  * (tsc_rec_thread) and do the rest here, inline: the descriptor stamp, the
- * in-flight marker, the exit record.  Everything else stays in
- * recorder.c, which owns these structures.
+ * in-flight marker, the exit record.  The slot's type is rec_slot.h; the
+ * registry and the two slow paths below are rec_thread.c.
  */
 #ifndef TSC_REC_THREAD_H
 #define TSC_REC_THREAD_H
@@ -15,40 +15,10 @@
 
 #include "intern.h"
 #include "rec_counters.h"
+#include "rec_slot.h"
+#include "rec_state.h"
 #include "ring.h"
 #include "tsc_format.h"
-#include "tsc_tls.h"
-
-enum { TSC_REC_UNINIT = 0, TSC_REC_INITIALIZING, TSC_REC_ACTIVE, TSC_REC_OFF, TSC_REC_CLOSED };
-
-typedef struct tsc_thread {
-    tsc_ring ring;
-    _Atomic int slot;
-    uint32_t epoch;             /* tsc_rec_epoch_g when claimed */
-    uint32_t tid;
-    _Atomic int wake_pending;   /* producer asked the writer for a drain */
-    uint64_t intern_gen;
-    char name[17];              /* last name written (writer's view) */
-    /* The NCCL call this thread is inside, for the hang watchdog: the
-     * fields are stored first, the entry time (0 = none) last. */
-    _Atomic uint64_t inflight_t0;
-    _Atomic uint64_t inflight_seq, inflight_comm;
-    _Atomic uint32_t inflight_desc;
-    _Atomic uint32_t inflight_bits;          /* flags | aux << 16 */
-    _Atomic(const char *) inflight_name;
-    uint64_t reported_t0;                    /* drainer only: last one the watchdog reported */
-    uint64_t persisted_t0;                   /* drainer only: last one written as ENTER */
-    /* The job's cost counter (self_cost.h) is the ring's own head: slots
-     * before slots_base belong to a thread that had the slot before. */
-    _Atomic uint64_t slots_base;
-    _Atomic int own;                         /* a tscope thread's: not the job's cost */
-    tsc_intern intern;
-} tsc_thread;
-
-extern _Atomic int tsc_rec_state_g;
-extern _Atomic uint32_t tsc_rec_epoch_g;       /* bumped in a forked child */
-extern TSC_TLS tsc_thread *tsc_rec_tls_thr;
-extern TSC_TLS uint32_t tsc_rec_tls_epoch;
 
 /* Out of line: set-up on first use, registration of a new thread; NULL
  * when not recording or when the thread cannot have a slot (then the one
@@ -56,6 +26,10 @@ extern TSC_TLS uint32_t tsc_rec_tls_epoch;
 tsc_thread *tsc_rec_thread_slow(void);
 /* Out of line: wake the writer when the ring is half full. */
 void tsc_rec_wake_for(tsc_thread *t, uint64_t used);
+/* Out of line: a slot for this thread (claimed or new) with its name as
+ * its first record; NULL when TSCOPE_MAX_THREADS slots are taken (said
+ * once) or memory is short.  Only while recording. */
+tsc_thread *tsc_rec_thread_register(void);
 
 /* The slot this thread registered in this process (not a fork parent's),
  * or NULL. */
@@ -65,6 +39,14 @@ static inline tsc_thread *tsc_rec_thread_mine(void)
     return t && tsc_rec_tls_epoch == atomic_load_explicit(&tsc_rec_epoch_g, memory_order_relaxed)
                ? t
                : NULL;
+}
+
+/* This thread's slot, registering it on its first record; NULL when it
+ * cannot have one.  Only while recording. */
+static inline tsc_thread *tsc_rec_thread_get(void)
+{
+    tsc_thread *t = tsc_rec_thread_mine();
+    return __builtin_expect(t != NULL, 1) ? t : tsc_rec_thread_register();
 }
 
 /* This thread's slot while recording, else NULL. */

@@ -20,6 +20,9 @@ const tsc_config *tsc_rec_config(void);
  * recorder is off for the life of the process. */
 void tsc_rec_load_config(void);
 
+/* getenv as the configuration reads it (the identity too). */
+const char *tsc_rec_getenv(const char *name);
+
 /* 1 when this process (not a vfork child sharing our memory) owns an
  * active dump. */
 int tsc_rec_owned_here(void);

@@ -26,7 +26,8 @@ import tarfile
 import tempfile
 
 from . import (blackbox, dumpchecks, joins, outbox, overhead, parts, plugin, procmaps, quick,
-               runs, tscope_out, verdicts, windows)
+               runs, selftest_standin, tscope_out, verdicts, windows)
+from .selftest_quiet import levels, quiet
 
 
 class Self:
@@ -40,18 +41,6 @@ class Self:
     def skip(self, what):
         print("skip " + what, flush=True)
         self.skipped += 1
-
-
-def quiet(fn, *a, **kw):
-    """Run a check function with its own output hidden: (result, levels)."""
-    v = verdicts.Verdicts()
-    with contextlib.redirect_stdout(io.StringIO()):
-        result = fn(v, *a, **kw)
-    return result, [(lv, name) for lv, name, _ in v.lines]
-
-
-def levels(lines, word):
-    return [lv for lv, name in lines if word in name]
 
 
 def test_overhead(t):
@@ -538,7 +527,6 @@ def main(root):
         test_windows(t, root, report, tmp)
         test_dump_readers(t, report, gen, tmp)
         test_train_cpu(t, root, report, preload, tmp)
-        from . import selftest_standin  # it uses this module's helpers
         selftest_standin.test(t, report, preload, tmp)
         selftest_standin.test_helpers(t, report, preload, tmp)
         selftest_standin.test_other_client(t, report, preload, tmp)

@@ -19,7 +19,7 @@ import subprocess
 import time
 
 from . import dumpchecks, parts, tscope_out, windows
-from .selftest import levels, quiet
+from .selftest_quiet import levels, quiet
 
 STEPS, LAUNCHES, GEMMS = 8, 20, 2
 # Besides the runtime's launches and NCCL's cuLaunchKernelEx, the job
