@@ -68,6 +68,12 @@ int64_t xr_median_i64(int64_t *v, size_t n)
     return lo + (hi - lo) / 2;
 }
 
+int64_t xr_kth_i64(int64_t *v, size_t n, size_t k)
+{
+    select_i64(v, n, k);
+    return v[k];
+}
+
 double xr_median_d(double *v, size_t n)
 {
     if (n == 0)

@@ -124,6 +124,8 @@ void xr_idmap_free(xr_idmap *m);
 
 /* stats.c: selection in place (reorders v). */
 int64_t xr_median_i64(int64_t *v, size_t n);
+/* The k-th smallest of v[0..n) (k < n, 0-based). */
+int64_t xr_kth_i64(int64_t *v, size_t n, size_t k);
 double xr_median_d(double *v, size_t n);
 int xr_is_symmetric_op(uint8_t op);
 int xr_is_blame_op(uint8_t op);

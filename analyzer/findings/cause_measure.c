@@ -12,31 +12,67 @@
 #include "passes/group_share.h"
 #include "tsc_format.h"
 #include "util/hash.h"
+#include "util/radix_sort.h"
 
 static int is_compute(const tsa_kernel *k)
 {
     return k->nccl < 0 && k->category != TSA_KCAT_COMM;
 }
 
-static uint64_t signature(const tsa_rank *r, const tsa_kernel *k)
+/* A kernel's signature: its name and launch shape.  A rank launches the
+ * same few hundred kernels thousands of times, so each name is hashed once
+ * (slot n_strings stands for every index out of range, which reads ""). */
+typedef struct name_hashes {
+    uint64_t *h;
+    uint8_t *have;
+    size_t n;
+} name_hashes;
+
+static uint64_t signature(const tsa_rank *r, name_hashes *nh, const tsa_kernel *k)
 {
-    const char *name = tsa_rank_string(r, k->name);
-    uint64_t h = tsa_fnv1a(name, strlen(name));
+    size_t slot = k->name < nh->n ? k->name : nh->n;
+    if (!nh->have[slot]) {
+        const char *name = tsa_rank_string(r, k->name);
+        nh->h[slot] = tsa_fnv1a(name, strlen(name));
+        nh->have[slot] = 1;
+    }
     uint32_t dims[6] = {k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]};
-    return tsa_fnv1a_from(h, (const char *)dims, sizeof dims);
+    return tsa_fnv1a_from(nh->h[slot], (const char *)dims, sizeof dims);
 }
 
-typedef struct sig_dur {
-    uint64_t sig;
-    int64_t ns;
-} sig_dur;
-
-static int by_sig_then_ns(const void *pa, const void *pb)
+/* Signatures in ascending order with their counts and median durations:
+ * the keys (signature, index into dur) sorted by signature in linear
+ * time, then each signature's median selected among its durations. */
+static int sig_medians(tsa_sort_key *keys, const int64_t *dur, size_t n, cm_rank *m)
 {
-    const sig_dur *a = pa, *b = pb;
-    if (a->sig != b->sig)
-        return a->sig < b->sig ? -1 : 1;
-    return (a->ns > b->ns) - (a->ns < b->ns);
+    const uint64_t flip = UINT64_C(1) << 63; /* unsigned order as signed keys */
+    for (size_t i = 0; i < n; i++)
+        keys[i].key = (int64_t)((uint64_t)keys[i].key ^ flip);
+    if (tsa_sort_keys(keys, n))
+        return -1;
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        distinct += !i || keys[i].key != keys[i - 1].key;
+    int64_t *ns = malloc(n * sizeof *ns);
+    m->sigs = malloc(distinct * sizeof *m->sigs);
+    if (!ns || !m->sigs) {
+        free(ns);
+        free(m->sigs);
+        m->sigs = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        ns[i] = dur[keys[i].idx];
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && keys[e].key == keys[i].key)
+            e++;
+        m->sigs[m->n_sigs++] = (cm_sig){(uint64_t)keys[i].key ^ flip, (uint32_t)(e - i),
+                                        xr_kth_i64(ns + i, e - i, (e - i) / 2)};
+        i = e;
+    }
+    free(ns);
+    return 0;
 }
 
 /* Kernels in [w0, w1): signatures with their medians, counts, busy time
@@ -49,13 +85,14 @@ static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double
             n++;
     if (!n)
         return 0;
-    sig_dur *v = malloc(n * sizeof *v);
+    tsa_sort_key *keys = malloc(n * sizeof *keys);
+    int64_t *dur = malloc(n * sizeof *dur);
     int64_t *gaps = malloc(n * sizeof *gaps);
-    if (!v || !gaps) {
-        free(v);
-        free(gaps);
-        return -1;
-    }
+    name_hashes nh = {malloc((r->n_strings + 1) * sizeof *nh.h), calloc(r->n_strings + 1, 1),
+                      r->n_strings};
+    int rc = -1;
+    if (!keys || !dur || !gaps || !nh.h || !nh.have)
+        goto out;
     size_t j = 0, ng = 0, op = 0;
     int64_t busy = 0, reach = INT64_MIN, idle = 0;
     for (size_t k = 0; k < r->n_kernels; k++) {
@@ -63,7 +100,8 @@ static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double
         if (!is_compute(kr) || kr->start_ns < w0 || kr->start_ns >= w1)
             continue;
         int64_t d = kr->end_ns > kr->start_ns ? kr->end_ns - kr->start_ns : 0;
-        v[j++] = (sig_dur){signature(r, kr), d};
+        keys[j] = (tsa_sort_key){(int64_t)signature(r, &nh, kr), j};
+        dur[j++] = d;
         busy += d;
         /* kernels are sorted by start: the gap is from the furthest end so
          * far; NCCL calls too, so one pointer finds a call inside it */
@@ -78,32 +116,21 @@ static int kernels(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double
         if (kr->end_ns > reach)
             reach = kr->end_ns;
     }
-    qsort(v, n, sizeof *v, by_sig_then_ns);
-    size_t distinct = 0;
-    for (size_t i = 0; i < n; i++)
-        distinct += !i || v[i].sig != v[i - 1].sig;
-    m->sigs = malloc(distinct * sizeof *m->sigs);
-    if (!m->sigs) {
-        free(v);
-        free(gaps);
-        return -1;
-    }
-    for (size_t i = 0; i < n;) {
-        size_t e = i;
-        while (e < n && v[e].sig == v[i].sig)
-            e++;
-        /* sorted by duration within a signature: the median is the middle */
-        m->sigs[m->n_sigs++] = (cm_sig){v[i].sig, (uint32_t)(e - i), v[i + (e - i) / 2].ns};
-        i = e;
-    }
+    if (sig_medians(keys, dur, n, m))
+        goto out;
     m->kernels = n;
     m->kernels_step = (double)n / steps;
     m->busy_step_ns = (double)busy / steps;
     m->gap_median_ns = ng ? (double)xr_median_i64(gaps, ng) : 0;
     m->idle_step_ns = (double)idle / steps;
-    free(v);
+    rc = 0;
+out:
+    free(keys);
+    free(dur);
     free(gaps);
-    return 0;
+    free(nh.h);
+    free(nh.have);
+    return rc;
 }
 
 /* The global rank that is rank `peer` of communicator `comm`: the rank

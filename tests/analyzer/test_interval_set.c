@@ -163,11 +163,64 @@ static void test_edges(void **state)
     tsa_ivset_free(&out);
 }
 
+/* Large sets in each order the normalisation meets (already sorted, a few
+ * places late, several long sorted runs as one per stream, no order at
+ * all), each against a bitmap of a wider universe: the sort behind it takes
+ * a different way for each. */
+enum { BIG_U = 1 << 16, BIG_N = 20000 };
+
+static void big_case(int order)
+{
+    static char want[BIG_U], got[BIG_U];
+    memset(want, 0, sizeof want);
+    tsa_ivset s;
+    tsa_ivset_init(&s);
+    int runs = 1 + order * 3; /* interleaved sorted streams for order 2 */
+    for (int i = 0; i < BIG_N; i++) {
+        int64_t a;
+        if (order == 0 || order == 2)
+            a = (int64_t)((i % runs) * (BIG_U / runs) + (i / runs) * (BIG_U / runs) / (BIG_N / runs));
+        else if (order == 1)
+            a = (int64_t)(i * 3) - (int64_t)(i % 7 == 0 ? next() % 40 : 0);
+        else
+            a = (int64_t)(next() % (BIG_U - 64));
+        if (a < 0)
+            a = 0;
+        int64_t b = a + 1 + (int64_t)(next() % 6);
+        if (b > BIG_U)
+            b = BIG_U;
+        assert_int_equal(tsa_ivset_push(&s, a, b), 0);
+        for (int64_t x = a; x < b; x++)
+            want[x] = 1;
+    }
+    tsa_ivset_normalize(&s);
+    assert_normal(&s);
+    memset(got, 0, sizeof got);
+    int64_t len = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        assert_true(s.v[i].s >= 0 && s.v[i].e <= BIG_U);
+        for (int64_t x = s.v[i].s; x < s.v[i].e; x++)
+            got[x] = 1;
+        len += s.v[i].e - s.v[i].s;
+    }
+    assert_memory_equal(got, want, sizeof want);
+    assert_int_equal(tsa_ivset_length(&s), len);
+    tsa_ivset_free(&s);
+}
+
+static void test_large_sets_in_every_order(void **state)
+{
+    (void)state;
+    for (int order = 0; order < 4; order++)
+        big_case(order);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_bitmap),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_large_sets_in_every_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
