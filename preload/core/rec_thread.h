@@ -5,7 +5,7 @@
  * lookup in each of four calls.  The wrappers take the thread's slot once
  * (tsc_rec_thread) and do the rest here, inline: the descriptor stamp, the
  * in-flight marker, the exit record.  The slot's type is rec_slot.h; the
- * registry and the two slow paths below are rec_thread.c.
+ * registry and the slow paths declared below are rec_thread.c.
  */
 #ifndef TSC_REC_THREAD_H
 #define TSC_REC_THREAD_H
