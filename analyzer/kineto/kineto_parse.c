@@ -8,6 +8,7 @@
 #include "kineto_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,11 +259,8 @@ static inline __attribute__((always_inline)) key_id key_of(const unsigned char *
 
 static void event_reset(kineto_event *ev)
 {
-    kineto_text name = ev->name, arg = ev->arg_name, pg = ev->pg_ranks;
-    memset(ev, 0, sizeof *ev);
-    ev->name = name;
-    ev->arg_name = arg;
-    ev->pg_ranks = pg;
+    memset(ev, 0, offsetof(kineto_event, cat));
+    ev->cat[0] = ev->coll_name[0] = ev->dtype[0] = ev->pg_name[0] = ev->in_type[0] = '\0';
     ev->name.len = ev->arg_name.len = ev->pg_ranks.len = 0;
     if (ev->name.s)
         ev->name.s[0] = '\0';

@@ -382,6 +382,60 @@ static void test_us_to_ns_as_before(void **state)
     }
 }
 
+/* A copy of the second event, as the parser passed it to the sink. */
+static int keep_second(void *ctx, const kineto_event *ev)
+{
+    kineto_event *out = ctx;
+    if (out->ph == 0 && ev->ph == 'X')
+        out->ph = 'Y'; /* the first event: note it, keep nothing */
+    else
+        *out = *ev;
+    return 0;
+}
+
+/* Starting an event clears only the numbers and the first byte of each
+ * text (no whole-struct memset): an event with nothing in it that follows
+ * one with every field must still read as empty. */
+static void test_event_starts_empty_after_a_full_one(void **state)
+{
+    (void)state;
+    const char *doc =
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 3, "
+        "\"tid\": 4, \"ts\": 1, \"dur\": 2, \"args\": {\"correlation\": 5, \"stream\": 7, "
+        "\"device\": 1, \"In msg nelems\": 8, \"Out msg nelems\": 9, \"Group size\": 2, "
+        "\"Seq\": 11, \"bytes\": 12, \"Dst Rank\": 1, \"Collective name\": \"allreduce\", "
+        "\"dtype\": \"Float\", \"Process Group Name\": \"0\", \"grid\": [1, 2, 3], "
+        "\"block\": [4, 5, 6], \"Input Dims\": [[2, 3]], \"Input type\": [\"float\"], "
+        "\"Device Type\": 1, \"Device Id\": 0, \"Total Reserved\": 100}}, "
+        "{\"ph\": \"i\"}]}";
+    kineto_event got;
+    memset(&got, 0, sizeof got);
+    kineto_header hdr;
+    tsa_kineto_stats st;
+    char err[256];
+    assert_int_equal(kineto_parse_buffer(doc, strlen(doc), keep_second, &got, &hdr, &st, err,
+                                         sizeof err), 0);
+    assert_int_equal(got.ph, 'i');
+    assert_string_equal(got.cat, "");
+    assert_string_equal(got.coll_name, "");
+    assert_string_equal(got.dtype, "");
+    assert_string_equal(got.pg_name, "");
+    assert_string_equal(got.in_type, "");
+    assert_int_equal(got.name.len, 0);
+    assert_false(got.has_pid || got.has_tid || got.has_ts || got.has_dur);
+    assert_false(got.has_correlation || got.has_stream || got.has_device || got.has_in_nelems ||
+                 got.has_out_nelems || got.has_group_size || got.has_seq || got.has_bytes ||
+                 got.has_p2p_peer || got.has_mem_device_type || got.has_mem_total_reserved ||
+                 got.has_in_dims);
+    int64_t numbers = got.pid | got.tid | got.ts_ns | got.dur_ns | got.correlation | got.stream |
+                      got.device | got.in_nelems | got.out_nelems | got.group_size | got.seq |
+                      got.bytes | got.p2p_peer | got.mem_device_type | got.mem_device_id |
+                      got.mem_total_reserved | got.in_dims_elems;
+    assert_int_equal(numbers, 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(got.grid[i] | got.block[i], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_launch_lookup_in_and_out_of_order),
         cmocka_unit_test(test_kernel_record_size),
         cmocka_unit_test(test_us_to_ns_as_before),
+        cmocka_unit_test(test_event_starts_empty_after_a_full_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
