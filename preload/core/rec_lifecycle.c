@@ -32,7 +32,6 @@
 #include "parts.h"
 #include "rec_chunks.h"
 #include "rec_counters.h"
-#include "rec_drain.h"
 #include "rec_meta.h"
 #include "rec_state.h"
 #include "rec_writer.h"
