@@ -15,6 +15,8 @@
 typedef struct tsa_kineto_stats {
     uint64_t bytes;          /* JSON bytes parsed (after decompression) */
     uint64_t events;         /* trace events seen (all phases and categories) */
+    uint64_t events_whole;   /* of them, read in one pass (kineto_event_pass.c) by
+                              * the parse that finished */
 } tsa_kineto_stats;
 
 /* Bounds on one trace file, so a hostile or broken trace cannot take the

@@ -13,12 +13,10 @@
  * that yajl hands over in the same order (kineto_parse.c skips the events
  * already delivered). */
 #include "kineto_internal.h"
+#include "kineto_lex.h"
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #define FAST_READ (256u << 10)   /* bytes asked of each read at least */
 
@@ -48,7 +46,7 @@ typedef struct fast {
     size_t cap_text;
 } fast;
 
-enum { MORE = 0, END = -1, GIVE_UP = -2 };
+enum { MORE = KLEX_MORE, END = -1, GIVE_UP = KLEX_GIVE_UP };
 
 /* Drop buf[0..from), read more after what is left.  MORE when bytes came,
  * END at the end of the input, GIVE_UP on a read error or a bound. */
@@ -83,30 +81,6 @@ static int refill(fast *f, size_t from)
     if (f->max_bytes && f->before + f->len > f->max_bytes)
         return GIVE_UP;
     return MORE;
-}
-
-/* Bytes of b[0..n) before the first '"', '\\' or control character. */
-static size_t plain_run(const unsigned char *b, size_t n)
-{
-    size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x1f);
-    for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
-        /* v <= 0x1f unsigned: the minimum of the two is v */
-        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                                _mm_cmpeq_epi8(v, backslash)), ctl);
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-        if (mask)
-            return i + (size_t)__builtin_ctz(mask);
-    }
-#endif
-    for (; i < n; i++)
-        if (b[i] == '"' || b[i] == '\\' || b[i] < 0x20)
-            break;
-    return i;
 }
 
 static int hex_value(unsigned char c)
@@ -192,7 +166,7 @@ static inline int lex_string(fast *f, const unsigned char **s, size_t *n, int *g
     int escapes = 0;
     *got = 0;
     for (;;) {
-        i += plain_run(b + i, avail - i);
+        i += klex_plain_run(b + i, avail - i);
         if (f->max_token && i >= f->max_token)
             return GIVE_UP;
         if (i == avail)
@@ -242,57 +216,6 @@ static int next_string(fast *f, const unsigned char **s, size_t *n, int *got)
     return !*got && refill(f, f->pos) ? GIVE_UP : MORE;
 }
 
-static int is_digit(unsigned char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* The number token at b[0..avail): its length in *n, 0 when the buffer
- * ends inside it (MORE), GIVE_UP when it is not a JSON number. */
-static inline int lex_number(const unsigned char *b, size_t avail, uint64_t max_token, size_t *n)
-{
-    size_t i = 0;
-    *n = 0;
-    if (b[i] == '-')
-        i++;
-    if (i == avail)
-        return MORE;
-    if (b[i] == '0')
-        i++;
-    else if (is_digit(b[i]))
-        while (i < avail && is_digit(b[i]))
-            i++;
-    else
-        return GIVE_UP;
-    if (i < avail && b[i] == '.') {
-        size_t d = ++i;
-        while (i < avail && is_digit(b[i]))
-            i++;
-        if (i == avail)
-            return MORE;
-        if (i == d)
-            return GIVE_UP;
-    }
-    if (i < avail && (b[i] == 'e' || b[i] == 'E')) {
-        i++;
-        if (i < avail && (b[i] == '+' || b[i] == '-'))
-            i++;
-        size_t d = i;
-        while (i < avail && is_digit(b[i]))
-            i++;
-        if (i == avail)
-            return MORE;
-        if (i == d)
-            return GIVE_UP;
-    }
-    if (i == avail)   /* the number may go on in the next read */
-        return MORE;
-    if (max_token && i >= max_token)
-        return GIVE_UP;
-    *n = i;
-    return MORE;
-}
-
 static int push(fast *f, unsigned char kind)
 {
     if (f->depth == f->cap_stack) {
@@ -307,60 +230,13 @@ static int push(fast *f, unsigned char kind)
     return MORE;
 }
 
-/* JSON's four whitespace bytes. */
-static const unsigned char space_of[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
-
-/* The first byte at or after pos that is not whitespace (len: none). */
-static inline size_t skip_space(const unsigned char *b, size_t pos, size_t len)
-{
-    /* The usual cases first: no whitespace, or one blank (", " and ": ").
-     * A byte above ' ' is never whitespace; one at or below it takes the
-     * loop, which stops at anything but the four. */
-    if (pos + 1 < len) {
-        if (b[pos] > ' ')
-            return pos;
-        if (b[pos] == ' ' && b[pos + 1] > ' ')
-            return pos + 1;
-    }
-    while (pos < len && space_of[b[pos]])
-        pos++;
-    return pos;
-}
-
-/* The usual string, short and plain: the length of the one whose body
- * starts at b when its closing quote is among b's first 16 bytes with no
- * backslash or control byte before it; -1 when not (or fewer than 16
- * bytes are there): lex_string decides.  (A loop over more blocks here
- * cost more instructions than it saved on the longer names.) */
-static inline long plain_string(const unsigned char *b, size_t avail)
-{
-#if defined(__SSE2__)
-    if (avail >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)b);
-        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))), ctl);
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-        if (mask) {
-            unsigned i = (unsigned)__builtin_ctz(mask);
-            if (b[i] == '"')
-                return (long)i;
-        }
-    }
-#else
-    (void)b;
-    (void)avail;
-#endif
-    return -1;
-}
-
-/* The string token at b[pos] ('"') when plain_string takes it: its body
+/* The string token at b[pos] ('"') when klex_short_string takes it: its body
  * at *s, length *n, and the position after it; 0 when not (then
  * lex_string decides). */
 static inline size_t short_token(const unsigned char *b, size_t pos, size_t len,
                                  const unsigned char **s, size_t *n)
 {
-    long m = plain_string(b + pos + 1, len - pos - 1);
+    long m = klex_short_string(b + pos + 1, len - pos - 1);
     if (m < 0)
         return 0;
     *s = b + pos + 1;
@@ -390,6 +266,15 @@ static inline int string_token(fast *f, int short_ok, const unsigned char **b, s
     return MORE;
 }
 
+/* The bytes from pos on that an object offered whole to the sink may
+ * take: the buffer's, within the token bound (an object inside it holds
+ * no token past the bound). */
+static inline size_t object_room(const fast *f, size_t pos, size_t len)
+{
+    size_t room = len - pos;
+    return f->max_token && f->max_token < room ? (size_t)f->max_token : room;
+}
+
 /* The whole document; MORE (all read, well-formed) or GIVE_UP.
  *
  * The buffer, its length and the position live in locals (registers)
@@ -409,10 +294,12 @@ static int run(fast *f)
     /* strings under 16 bytes cannot pass a token bound over 16 */
     const int short_ok = !f->max_token || f->max_token > 16;
     need st = NEED_VALUE;
+    int taken;
+    size_t used;
 #define SAVE() (f->pos = pos)
 #define LOAD() (b = f->buf, pos = f->pos, len = f->len)
     for (;;) {
-        pos = skip_space(b, pos, len);
+        pos = klex_skip_space(b, pos, len);
         if (pos == len) {
             SAVE();
             int r = refill(f, pos);
@@ -440,9 +327,9 @@ static int run(fast *f)
                     return GIVE_UP;   /* a bare scalar document: left to yajl */
                 if (!k->scalar(ctx, NULL, 0, s, n))
                     return GIVE_UP;
-            } else if (c == '-' || is_digit(c)) {
+            } else if (c == '-' || klex_is_digit(c)) {
                 size_t n;
-                if (lex_number(b + pos, len - pos, f->max_token, &n))
+                if (klex_number(b + pos, len - pos, f->max_token, &n))
                     return GIVE_UP;
                 if (!n) {
                     SAVE();
@@ -456,6 +343,11 @@ static int run(fast *f)
                 if (!k->scalar(ctx, (const char *)b + pos, n, NULL, 0))
                     return GIVE_UP;
                 pos += n;
+            } else if (c == '{' && f->depth && k->object &&
+                       (taken = k->object(ctx, b + pos, object_room(f, pos, len), &used))) {
+                if (taken < 0)
+                    return GIVE_UP;
+                pos += used;   /* the whole object, read by the sink in one pass */
             } else if (c == '{' || c == '[') {
                 SAVE();
                 if (push(f, c == '{' ? 'm' : 'a') || !k->open(ctx, c == '{'))
@@ -463,7 +355,7 @@ static int run(fast *f)
                 pos++;
                 in_map = c == '{';
                 st = in_map ? NEED_KEY_OR_CLOSE : NEED_VALUE_OR_CLOSE;
-                pos = skip_space(b, pos, len);
+                pos = klex_skip_space(b, pos, len);
                 if (pos < len) {
                     c = b[pos];
                     goto token;
@@ -516,9 +408,9 @@ static int run(fast *f)
                     return GIVE_UP;
             }
             /* the colon and the value's first byte, when they are there */
-            pos = skip_space(b, pos, len);
+            pos = klex_skip_space(b, pos, len);
             if (pos < len && b[pos] == ':') {
-                pos = skip_space(b, pos + 1, len);
+                pos = klex_skip_space(b, pos + 1, len);
                 st = NEED_VALUE;
                 if (pos < len) {
                     c = b[pos];
@@ -536,7 +428,7 @@ static int run(fast *f)
         case NEED_COMMA_OR_CLOSE:
             if (c == ',') {
                 st = in_map ? NEED_KEY : NEED_VALUE;
-                pos = skip_space(b, pos + 1, len);
+                pos = klex_skip_space(b, pos + 1, len);
                 if (pos < len) {
                     c = b[pos];
                     goto token;
@@ -546,7 +438,7 @@ static int run(fast *f)
             if (c == (in_map ? '}' : ']'))
                 break;
             /* whitespace before the comma or close: the loop skips it */
-            if (space_of[c])
+            if (klex_is_space(c))
                 continue;
             return GIVE_UP;
         case NEED_NOTHING:

@@ -94,7 +94,20 @@ typedef struct kineto_json_sink {
     int (*key)(void *ctx, const unsigned char *key, size_t len, int escaped);
     int (*open)(void *ctx, int is_map);
     int (*close)(void *ctx);
+    /* Optional: a whole object at b[0] ('{'), of which b[0..avail) is in
+     * the buffer, offered before its tokens; 1 when taken whole (*used:
+     * its bytes; nothing of it is then handed token by token), 0 when not
+     * (nothing was handed over), -1 to stop. */
+    int (*object)(void *ctx, const unsigned char *b, size_t avail, size_t *used);
 } kineto_json_sink;
+
+/* One trace event object at b[0] ('{') read whole into *ev
+ * (kineto_event_pass.c): its bytes, or 0 when it is not all in b[0..len)
+ * or not in the usual form (then nothing is meant by *ev, and the object
+ * is for the token path). */
+size_t kineto_event_pass(kineto_event *ev, const unsigned char *b, size_t len);
+/* Tests switch the one-pass read off (on: 1) to compare the two ways. */
+void kineto_event_pass_set_enabled(int on);
 
 /* Reads up to cap bytes of input: how many, 0 at its end, -1 on error. */
 typedef long (*kineto_read_fn)(void *src, unsigned char *buf, size_t cap);

@@ -5,7 +5,7 @@
  * skipped.  The reader is the strict fast one (kineto_fastjson.c) first;
  * when it gives up, yajl reads the input again from the start and decides
  * on errors, cuts and their messages. */
-#include "kineto_internal.h"
+#include "kineto_fields.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -17,8 +17,6 @@
 #include <zlib.h>
 
 #define MAX_DEPTH 64
-#define MAX_KEY 48               /* longer keys are none of those read */
-#define MAX_TEXT (64u << 10)     /* longer names are cut: bounded memory */
 #define READ_CHUNK (256u << 10)
 
 typedef enum ctx_kind {
@@ -33,50 +31,6 @@ typedef enum ctx_kind {
     CTX_DEVPROP,       /* one deviceProperties object */
     CTX_SKIP,          /* anything tscope does not read */
 } ctx_kind;
-
-typedef enum key_id {
-    K_OTHER,            /* a key tscope does not read */
-    K_PH,
-    K_TS,
-    K_CAT,
-    K_PID,
-    K_TID,
-    K_DUR,
-    K_SEQ_UPPER,
-    K_SEQ,
-    K_NAME,
-    K_RANK,
-    K_ARGS,
-    K_GRID,
-    K_BYTES,
-    K_BLOCK,
-    K_DTYPE,
-    K_PG_ID,
-    K_STREAM,
-    K_DEVICE,
-    K_DST_RANK,
-    K_SRC_RANK,
-    K_DEVICE_ID,
-    K_WORLD_SIZE,
-    K_GROUP_SIZE,
-    K_INPUT_DIMS,
-    K_INPUT_TYPE,
-    K_TRACEEVENTS,
-    K_CORRELATION,
-    K_DEVICE_TYPE,
-    K_IN_MSG_NELEMS,
-    K_TOTALGLOBALMEM,
-    K_COMPUTEMAJOR,
-    K_COMPUTEMINOR,
-    K_OUT_MSG_NELEMS,
-    K_TOTAL_RESERVED,
-    K_DISTRIBUTEDINFO,
-    K_COLLECTIVE_NAME,
-    K_DEVICEPROPERTIES,
-    K_PROCESS_GROUP_NAME,
-    K_BASETIMENANOSECONDS,
-    K_PROCESS_GROUP_RANKS,
-} key_id;
 
 typedef struct frame {
     ctx_kind kind;
@@ -101,368 +55,10 @@ typedef struct parser {
     uint64_t sent;         /* events handed to fn: a second pass skips them */
 } parser;
 
-/* ------------------------------------------------------------ helpers */
-
-static int text_set(kineto_text *t, const unsigned char *s, size_t len)
-{
-    if (len > MAX_TEXT)
-        len = MAX_TEXT;
-    if (len + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 64;
-        while (cap < len + 1)
-            cap *= 2;
-        char *p = realloc(t->s, cap);
-        if (!p)
-            return -1;
-        t->s = p;
-        t->cap = cap;
-    }
-    memcpy(t->s, s, len);
-    t->s[len] = '\0';
-    t->len = len;
-    return 0;
-}
-
-static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len)
-{
-    if (len >= cap)
-        len = cap - 1;
-    memcpy(dst, s, len);
-    dst[len] = '\0';
-}
-
-/* Which of the keys tscope reads k[0..n) is: compared once, where the
- * handlers then compare an integer (each key was compared as text against
- * up to twenty literals). */
-static inline __attribute__((always_inline)) key_id key_of(const unsigned char *k, size_t n)
-{
-#define IS(lit) (memcmp(k, lit, sizeof(lit) - 1) == 0)
-    switch (n) {
-    case 2:
-        if (IS("ph"))
-            return K_PH;
-        if (IS("ts"))
-            return K_TS;
-        break;
-    case 3:
-        if (IS("cat"))
-            return K_CAT;
-        if (IS("pid"))
-            return K_PID;
-        if (IS("tid"))
-            return K_TID;
-        if (IS("dur"))
-            return K_DUR;
-        if (IS("Seq"))
-            return K_SEQ_UPPER;
-        if (IS("seq"))
-            return K_SEQ;
-        break;
-    case 4:
-        if (IS("name"))
-            return K_NAME;
-        if (IS("rank"))
-            return K_RANK;
-        if (IS("args"))
-            return K_ARGS;
-        if (IS("grid"))
-            return K_GRID;
-        break;
-    case 5:
-        if (IS("bytes"))
-            return K_BYTES;
-        if (IS("block"))
-            return K_BLOCK;
-        if (IS("dtype"))
-            return K_DTYPE;
-        if (IS("pg_id"))
-            return K_PG_ID;
-        break;
-    case 6:
-        if (IS("stream"))
-            return K_STREAM;
-        if (IS("device"))
-            return K_DEVICE;
-        break;
-    case 8:
-        if (IS("Dst Rank"))
-            return K_DST_RANK;
-        if (IS("Src Rank"))
-            return K_SRC_RANK;
-        break;
-    case 9:
-        if (IS("Device Id"))
-            return K_DEVICE_ID;
-        break;
-    case 10:
-        if (IS("world_size"))
-            return K_WORLD_SIZE;
-        if (IS("Group size"))
-            return K_GROUP_SIZE;
-        if (IS("Input Dims"))
-            return K_INPUT_DIMS;
-        if (IS("Input type"))
-            return K_INPUT_TYPE;
-        break;
-    case 11:
-        if (IS("traceEvents"))
-            return K_TRACEEVENTS;
-        if (IS("correlation"))
-            return K_CORRELATION;
-        if (IS("Device Type"))
-            return K_DEVICE_TYPE;
-        break;
-    case 12:
-        if (IS("computeMajor"))
-            return K_COMPUTEMAJOR;
-        if (IS("computeMinor"))
-            return K_COMPUTEMINOR;
-        break;
-    case 13:
-        if (IS("In msg nelems"))
-            return K_IN_MSG_NELEMS;
-        break;
-    case 14:
-        if (IS("totalGlobalMem"))
-            return K_TOTALGLOBALMEM;
-        if (IS("Out msg nelems"))
-            return K_OUT_MSG_NELEMS;
-        if (IS("Total Reserved"))
-            return K_TOTAL_RESERVED;
-        break;
-    case 15:
-        if (IS("distributedInfo"))
-            return K_DISTRIBUTEDINFO;
-        if (IS("Collective name"))
-            return K_COLLECTIVE_NAME;
-        break;
-    case 16:
-        if (IS("deviceProperties"))
-            return K_DEVICEPROPERTIES;
-        break;
-    case 18:
-        if (IS("Process Group Name"))
-            return K_PROCESS_GROUP_NAME;
-        break;
-    case 19:
-        if (IS("baseTimeNanoseconds"))
-            return K_BASETIMENANOSECONDS;
-        if (IS("Process Group Ranks"))
-            return K_PROCESS_GROUP_RANKS;
-        break;
-    default:
-        break;
-    }
-    return K_OTHER;
-#undef IS
-}
-
-static void event_reset(kineto_event *ev)
-{
-    memset(ev, 0, offsetof(kineto_event, cat));
-    ev->cat[0] = ev->coll_name[0] = ev->dtype[0] = ev->pg_name[0] = ev->in_type[0] = '\0';
-    ev->name.len = ev->arg_name.len = ev->pg_ranks.len = 0;
-    if (ev->name.s)
-        ev->name.s[0] = '\0';
-    if (ev->arg_name.s)
-        ev->arg_name.s[0] = '\0';
-    if (ev->pg_ranks.s)
-        ev->pg_ranks.s[0] = '\0';
-}
-
-/* The usual form, "123.250" or "-5", in one pass: 1 when text is that
- * (then *ns is what kineto_us_to_ns gives), 0 when not (anything else,
- * or a value it must bound-check: the full reading decides). */
-static inline int us_plain(const char *text, size_t len, int64_t *ns)
-{
-    const unsigned char *p = (const unsigned char *)text, *end = p + len;
-    int neg = p < end && *p == '-';
-    p += neg;
-    /* at most 15 whole digits: a longer value takes the full reading */
-    const unsigned char *digits = p, *stop = end - p > 15 ? p + 15 : end;
-    int64_t whole = 0;
-    unsigned d;
-    while (p < stop && (d = (unsigned)(*p - '0')) < 10) {
-        whole = whole * 10 + d;
-        p++;
-    }
-    if (p == digits)
-        return 0;
-    int64_t frac = 0;
-    int n_frac = 0, round_up = 0;
-    if (p < end && *p == '.') {
-        p++;
-        unsigned d0, d1, d2;
-        if (end - p == 3 && (d0 = (unsigned)(p[0] - '0')) < 10 &&
-            (d1 = (unsigned)(p[1] - '0')) < 10 && (d2 = (unsigned)(p[2] - '0')) < 10) {
-            /* Kineto's own form: exactly three decimals */
-            *ns = whole * 1000 + d0 * 100 + d1 * 10 + d2;
-            if (neg)
-                *ns = -*ns;
-            return 1;
-        }
-        for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++, n_frac++) {
-            if (n_frac < 3)
-                frac = frac * 10 + d;
-            else if (n_frac == 3)
-                round_up = d >= 5;
-        }
-    }
-    if (p != end)
-        return 0;
-    for (int k = n_frac; k < 3; k++)
-        frac *= 10;
-    int64_t v = whole * 1000 + frac + round_up;
-    *ns = neg ? -v : v;
-    return 1;
-}
-
-/* kineto_us_to_ns for what us_plain does not take; kept out of line, so
- * that the usual value's path has no stack buffer to set up. */
-static __attribute__((noinline)) int us_to_ns_rest(const char *text, size_t len, int64_t *ns);
-
-/* kineto_us_to_ns, inline for the handlers. */
-static inline int us_to_ns(const char *text, size_t len, int64_t *ns)
-{
-    if (len == 0 || len >= 64)
-        return -1;
-    return us_plain(text, len, ns) ? 0 : us_to_ns_rest(text, len, ns);
-}
-
-int kineto_us_to_ns(const char *text, size_t len, int64_t *ns)
-{
-    return us_to_ns(text, len, ns);
-}
-
-static int us_to_ns_rest(const char *text, size_t len, int64_t *ns)
-{
-    /* The text ends at a NUL (a string value may hold one), as the
-     * NUL-terminated copy this once worked on did. */
-    size_t n = 0;
-    int exponent = 0;
-    for (; n < len && text[n]; n++)
-        exponent |= text[n] == 'e' || text[n] == 'E';
-    if (exponent) {
-        /* Exponent form is rare (tools that print doubles): use a double. */
-        char buf[64];
-        memcpy(buf, text, n);
-        buf[n] = '\0';
-        char *end;
-        errno = 0;
-        double us = strtod(buf, &end);
-        if (*end || errno || !(us > -9.2e15 && us < 9.2e15))
-            return -1;
-        double v = us * 1000.0;
-        if (!(v > -(double)TSA_KINETO_MAX_NS && v < (double)TSA_KINETO_MAX_NS))
-            return -1;
-        *ns = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
-        return 0;
-    }
-    const char *p = text, *end = text + n;
-    int neg = 0;
-    if (p < end && (*p == '-' || *p == '+'))
-        neg = *p++ == '-';
-    if (!(p < end && *p >= '0' && *p <= '9'))
-        return -1;
-    int64_t whole = 0;
-    for (; p < end && *p >= '0' && *p <= '9'; p++) {
-        if (whole > (INT64_MAX / 1000 - 9) / 10)
-            return -1;
-        whole = whole * 10 + (*p - '0');
-    }
-    int64_t frac = 0;
-    int digits = 0, round_up = 0;
-    if (p < end && *p == '.') {
-        p++;
-        for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
-            if (digits < 3)
-                frac = frac * 10 + (*p - '0');
-            else if (digits == 3)
-                round_up = *p >= '5';
-        }
-    }
-    if (p != end)
-        return -1;
-    for (int d = digits; d < 3; d++)
-        frac *= 10;
-    int64_t v = whole * 1000 + frac + round_up;
-    if (v > TSA_KINETO_MAX_NS)
-        return -1;
-    *ns = neg ? -v : v;
-    return 0;
-}
-
-/* number_to_i64 for what its plain-integer path does not take. */
-static __attribute__((noinline)) int number_to_i64_rest(const char *text, size_t len,
-                                                        int64_t *out)
-{
-    char buf[64];
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    char *end;
-    errno = 0;
-    long long v = strtoll(buf, &end, 10);
-    if (*end == '.' || *end == 'e' || *end == 'E') {
-        double d = strtod(buf, &end);
-        if (*end || !(d > -9.2e18 && d < 9.2e18))
-            return -1;
-        v = (long long)d;
-    } else if (*end || errno)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* Integer value of a JSON number text (fractions truncated). */
-static inline int number_to_i64(const char *text, size_t len, int64_t *out)
-{
-    /* Fast path: a plain integer of up to 18 digits cannot overflow.  Ids,
-     * pids and tids are nearly all of them; the rest goes through strtoll. */
-    if (len > 0 && len <= 18 && text[0] != '-') {
-        int64_t v = 0;
-        size_t i = 0;
-        unsigned d;
-        for (; i < len && (d = (unsigned)(text[i] - '0')) < 10; i++)
-            v = v * 10 + d;
-        if (i == len) {
-            *out = v;
-            return 0;
-        }
-    }
-    return number_to_i64_rest(text, len, out);
-}
-
-/* Numeric value from a string such as "7" or "stream 7" (Kineto writes some
- * ids as strings); -1 when there is no digit. */
-static int string_to_i64(const unsigned char *s, size_t len, int64_t *out)
-{
-    size_t i = 0;
-    while (i < len && !(s[i] >= '0' && s[i] <= '9'))
-        i++;
-    if (i == len)
-        return -1;
-    int neg = i > 0 && s[i - 1] == '-';
-    int64_t v = 0;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-        if (v > (INT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = neg ? -v : v;
-    return 0;
-}
-
 /* ------------------------------------------------- scalar dispatching */
 
 /* A scalar value: numbers arrive as text (num), strings as str; exactly
  * one of them is non-NULL, or neither for null/true/false. */
-/* The value as an integer (a number, or the digits of a string), and as
- * nanoseconds from microseconds (a number or a string), into v. */
-#define HAVE ((num && !number_to_i64(num, numlen, &v)) || (str && !string_to_i64(str, strlen_, &v)))
-#define US (num ? !us_to_ns(num, numlen, &v) : str && !us_to_ns((const char *)str, strlen_, &v))
-
 static int on_scalar(parser *p, const char *num, size_t numlen,
                      const unsigned char *str, size_t strlen_)
 {
@@ -470,175 +66,49 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         return 1;
     frame *f = &p->stack[p->depth - 1];
     kineto_event *ev = &p->ev;
+    const kscalar s = {.num = num, .num_len = numlen, .str = str, .str_len = strlen_};
     int64_t v;
     switch (f->kind) {
     case CTX_ROOT:
-        if (num && f->key == K_BASETIMENANOSECONDS && !number_to_i64(num, numlen, &v) &&
+        if (num && f->key == K_BASETIMENANOSECONDS && !kineto_number_to_i64(num, numlen, &v) &&
             v >= 0 && v < 2 * TSA_KINETO_MAX_NS) {
             p->hdr->base_ns = v;
             p->hdr->has_base = true;
         }
         break;
     case CTX_DIST:
-        if (f->key == K_RANK && ((num && !number_to_i64(num, numlen, &v)) ||
-                                  (str && !string_to_i64(str, strlen_, &v)))) {
+        if (f->key == K_RANK && kfield_int(&s, &v)) {
             p->hdr->rank = v;
             p->hdr->has_rank = true;
-        } else if (f->key == K_WORLD_SIZE && ((num && !number_to_i64(num, numlen, &v)) ||
-                                               (str && !string_to_i64(str, strlen_, &v)))) {
+        } else if (f->key == K_WORLD_SIZE && kfield_int(&s, &v)) {
             p->hdr->world_size = v;
             p->hdr->has_world_size = true;
         }
         break;
     case CTX_DEVPROP:
         if (str && f->key == K_NAME && !p->hdr->device_name[0] && p->devprop_seen == 1)
-            copy_small(p->hdr->device_name, sizeof p->hdr->device_name, str, strlen_);
+            kineto_copy_small(p->hdr->device_name, sizeof p->hdr->device_name, str, strlen_);
         else if (num && f->key == K_TOTALGLOBALMEM && p->devprop_seen == 1 &&
-                 !number_to_i64(num, numlen, &v) && v > 0)
+                 !kineto_number_to_i64(num, numlen, &v) && v > 0)
             p->hdr->device_mem_bytes = (uint64_t)v;
         else if (num && (f->key == K_COMPUTEMAJOR || f->key == K_COMPUTEMINOR) &&
-                 p->devprop_seen == 1 && !number_to_i64(num, numlen, &v) && v >= 0 && v < 100)
+                 p->devprop_seen == 1 && !kineto_number_to_i64(num, numlen, &v) && v >= 0 &&
+                 v < 100)
             *(f->key == K_COMPUTEMAJOR ? &p->hdr->cc_major : &p->hdr->cc_minor) = (int)v;
         break;
     case CTX_EVENT:
-        /* one jump on the key id: most scalars of a trace are here */
-        switch (f->key) {
-        case K_PH:
-            if (str)
-                ev->ph = strlen_ ? (char)str[0] : 0;
-            break;
-        case K_CAT:
-            if (str)
-                copy_small(ev->cat, sizeof ev->cat, str, strlen_);
-            break;
-        case K_NAME:
-            if (str && text_set(&ev->name, str, strlen_))
-                return p->oom = 1, 0;
-            break;
-        case K_PID:
-            if (HAVE)
-                ev->pid = v, ev->has_pid = true;
-            break;
-        case K_TID:
-            if (HAVE)
-                ev->tid = v, ev->has_tid = true;
-            break;
-        case K_TS:
-            if (US)
-                ev->ts_ns = v, ev->has_ts = true;
-            break;
-        case K_DUR:
-            if (US)
-                ev->dur_ns = v, ev->has_dur = true;
-            break;
-        default:
-            break;
-        }
+        if (kfield_event(ev, f->key, &s))
+            return p->oom = 1, 0;
         break;
     case CTX_ARGS:
-        /* An integer value, read only for the keys that take one (most
-         * args of a real trace are keys tscope skips). */
-        switch (f->key) {
-        case K_CORRELATION:
-            if (HAVE)
-                ev->correlation = v, ev->has_correlation = true;
-            break;
-        case K_STREAM:
-            if (HAVE)
-                ev->stream = v, ev->has_stream = true;
-            break;
-        case K_DEVICE:
-            if (HAVE)
-                ev->device = v, ev->has_device = true;
-            break;
-        case K_IN_MSG_NELEMS:
-            if (HAVE)
-                ev->in_nelems = v, ev->has_in_nelems = true;
-            break;
-        case K_OUT_MSG_NELEMS:
-            if (HAVE)
-                ev->out_nelems = v, ev->has_out_nelems = true;
-            break;
-        case K_GROUP_SIZE:
-            if (HAVE)
-                ev->group_size = v, ev->has_group_size = true;
-            break;
-        case K_DST_RANK:
-        case K_SRC_RANK:
-            if (HAVE)
-                ev->p2p_peer = v, ev->has_p2p_peer = true;
-            break;
-        case K_SEQ_UPPER:
-        case K_SEQ:
-            if (HAVE)
-                ev->seq = v, ev->has_seq = true;
-            break;
-        case K_BYTES:
-            if (HAVE)
-                ev->bytes = v, ev->has_bytes = true;
-            break;
-        case K_DEVICE_TYPE:
-            if (HAVE)
-                ev->mem_device_type = v, ev->has_mem_device_type = true;
-            break;
-        case K_DEVICE_ID:
-            if (HAVE)
-                ev->mem_device_id = v;
-            break;
-        case K_TOTAL_RESERVED:
-            if (HAVE)
-                ev->mem_total_reserved = v, ev->has_mem_total_reserved = true;
-            break;
-        case K_COLLECTIVE_NAME:
-            if (str)
-                copy_small(ev->coll_name, sizeof ev->coll_name, str, strlen_);
-            break;
-        case K_DTYPE:
-            if (str)
-                copy_small(ev->dtype, sizeof ev->dtype, str, strlen_);
-            break;
-        case K_PG_ID:
-            if (ev->pg_name[0])
-                break;
-            /* pg_id stands in for a missing group name */
-            /* fall through */
-        case K_PROCESS_GROUP_NAME:
-            if (str)
-                copy_small(ev->pg_name, sizeof ev->pg_name, str, strlen_);
-            else if (num)
-                copy_small(ev->pg_name, sizeof ev->pg_name, (const unsigned char *)num, numlen);
-            break;
-        case K_PROCESS_GROUP_RANKS:
-            if (str && text_set(&ev->pg_ranks, str, strlen_))
-                return p->oom = 1, 0;
-            break;
-        case K_NAME:
-            if (str && text_set(&ev->arg_name, str, strlen_))
-                return p->oom = 1, 0;
-            break;
-        default:
-            break;
-        }
+        if (kfield_args(ev, f->key, &s))
+            return p->oom = 1, 0;
         break;
     case CTX_DIMS:
-        /* the product of the dimensions, bounded so that it cannot wrap */
-        if (num && !number_to_i64(num, numlen, &v) && v >= 0 && v < (INT64_C(1) << 40)) {
-            int64_t prev = ev->has_in_dims ? ev->in_dims_elems : 1;
-            ev->in_dims_elems = prev > 0 && v > (INT64_C(1) << 50) / prev ? 0 : prev * v;
-            ev->has_in_dims = ev->in_dims_elems > 0;
-        }
+        kfield_dim(ev, &s);
         break;
     case CTX_ARGS_ARRAY:
-        if (str && f->index == 0 && p->stack[p->depth - 2].key == K_INPUT_TYPE) {
-            copy_small((char *)ev->in_type, sizeof ev->in_type, str, strlen_);
-        } else if (num && f->index < 3 && !number_to_i64(num, numlen, &v) && v >= 0 &&
-                   v <= UINT32_MAX) {
-            const frame *parent = &p->stack[p->depth - 2];
-            if (parent->key == K_GRID)
-                ev->grid[f->index] = (uint32_t)v;
-            else if (parent->key == K_BLOCK)
-                ev->block[f->index] = (uint32_t)v;
-        }
+        kfield_args_item(ev, p->stack[p->depth - 2].key, f->index, &s);
         break;
     default:
         break;
@@ -647,8 +117,6 @@ static int on_scalar(parser *p, const char *num, size_t numlen,
         f->index++;
     return 1;
 }
-#undef HAVE
-#undef US
 
 static int cb_null(void *ctx) { return on_scalar(ctx, NULL, 0, NULL, 0); }
 static int cb_bool(void *ctx, int b) { (void)b; return on_scalar(ctx, NULL, 0, NULL, 0); }
@@ -707,13 +175,9 @@ static ctx_kind child_kind(parser *p, int is_map)
     case CTX_EVENT:
         return is_map && f->key == K_ARGS ? CTX_ARGS : CTX_SKIP;
     case CTX_ARGS:
-        return !is_map && (f->key == K_GRID || f->key == K_BLOCK || f->key == K_INPUT_DIMS ||
-                           f->key == K_INPUT_TYPE)
-                   ? CTX_ARGS_ARRAY
-                   : CTX_SKIP;
+        return !is_map && kfield_is_args_array(f->key) ? CTX_ARGS_ARRAY : CTX_SKIP;
     case CTX_ARGS_ARRAY:
-        return !is_map && f->index == 0 && p->depth >= 2 &&
-                       p->stack[p->depth - 2].key == K_INPUT_DIMS
+        return !is_map && p->depth >= 2 && kfield_is_dims(p->stack[p->depth - 2].key, f->index)
                    ? CTX_DIMS
                    : CTX_SKIP;
     case CTX_DEVPROPS:
@@ -727,10 +191,29 @@ static int open_container(parser *p, int is_map)
 {
     ctx_kind k = child_kind(p, is_map);
     if (k == CTX_EVENT)
-        event_reset(&p->ev);
+        kineto_event_reset(&p->ev);
     if (k == CTX_DEVPROP)
         p->devprop_seen++;
     return push(p, k);
+}
+
+/* A whole event read: counted and handed over, unless an earlier pass
+ * handed it over already; 0 to stop. */
+static int event_done(parser *p)
+{
+    if (p->max_events && p->stats->events >= p->max_events) {
+        p->over_events = 1;   /* a bomb of events: stop, keep what came before */
+        return 0;
+    }
+    p->stats->events++;
+    if (p->stats->events > p->sent) {
+        if (p->fn(p->fn_ctx, &p->ev)) {
+            p->callback_failed = 1;
+            return 0;
+        }
+        p->sent = p->stats->events;
+    }
+    return 1;
 }
 
 static int close_container(parser *p)
@@ -742,26 +225,34 @@ static int close_container(parser *p)
     if (p->depth == 0)
         return 1;
     frame *f = &p->stack[--p->depth];
-    if (f->kind == CTX_EVENT) {
-        if (p->max_events && p->stats->events >= p->max_events) {
-            p->over_events = 1;   /* a bomb of events: stop, keep what came before */
-            return 0;
-        }
-        p->stats->events++;
-        if (p->stats->events > p->sent) {
-            if (p->fn(p->fn_ctx, &p->ev)) {
-                p->callback_failed = 1;
-                return 0;
-            }
-            p->sent = p->stats->events;
-        }
-    }
+    if (f->kind == CTX_EVENT && !event_done(p))
+        return 0;
     /* The closed container was one element of an enclosing array. */
     if (p->depth > 0) {
         frame *up = &p->stack[p->depth - 1];
         if (up->kind == CTX_EVENTS || up->kind == CTX_DEVPROPS || up->kind == CTX_ARGS_ARRAY)
             up->index++;
     }
+    return 1;
+}
+
+/* A whole object offered by the reader where an event may start: read in
+ * one pass when it is an event of the usual form (kineto_event_pass.c),
+ * which sets the same fields as its tokens would. */
+static int take_object(void *ctx, const unsigned char *b, size_t avail, size_t *used)
+{
+    parser *p = ctx;
+    if (p->skip_depth || p->depth == 0 || p->depth == MAX_DEPTH ||
+        p->stack[p->depth - 1].kind != CTX_EVENTS)
+        return 0;
+    size_t n = kineto_event_pass(&p->ev, b, avail);
+    if (!n)
+        return 0;
+    if (!event_done(p))
+        return -1;
+    p->stats->events_whole++;
+    p->stack[p->depth - 1].index++;   /* one more element of the events array */
+    *used = n;
     return 1;
 }
 
@@ -781,8 +272,8 @@ static int map_key(void *ctx, const unsigned char *key, size_t len, int escaped)
     /* A key with a NUL inside (\u0000) is the text before it, as the
      * NUL-terminated comparison always read it; one of 48 bytes or more
      * (before any NUL) was never kept, so it matches none. */
-    const unsigned char *nul = escaped && len < MAX_KEY ? memchr(key, '\0', len) : NULL;
-    f->key = len >= MAX_KEY ? K_OTHER : key_of(key, nul ? (size_t)(nul - key) : len);
+    const unsigned char *nul = escaped && len < KINETO_MAX_KEY ? memchr(key, '\0', len) : NULL;
+    f->key = len >= KINETO_MAX_KEY ? K_OTHER : kineto_key_of(key, nul ? (size_t)(nul - key) : len);
     return 1;
 }
 
@@ -803,7 +294,7 @@ static int sink_scalar(void *ctx, const char *num, size_t num_len, const unsigne
 }
 static int sink_open(void *ctx, int is_map) { return open_container(ctx, is_map); }
 
-static const kineto_json_sink sink = {sink_scalar, map_key, sink_open, cb_end_map};
+static const kineto_json_sink sink = {sink_scalar, map_key, sink_open, cb_end_map, take_object};
 
 /* ------------------------------------------------------------- driving */
 

@@ -47,10 +47,12 @@ int main(int argc, char **argv)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("file %s\njson_bytes %llu\nevents %llu\nkernels %zu\nbest_wall_s %.3f\n"
+    printf("file %s\njson_bytes %llu\nevents %llu\nevents_whole %llu\nkernels %zu\n"
+           "best_wall_s %.3f\n"
            "best_cpu_s %.3f\nMB_per_s %.1f\nevents_per_s %.0f\nMB_per_cpu_s %.1f\n"
            "events_per_cpu_s %.0f\nmax_rss_MB %.1f\n",
-           argv[1], (unsigned long long)st.bytes, (unsigned long long)st.events, kernels, best,
+           argv[1], (unsigned long long)st.bytes, (unsigned long long)st.events,
+           (unsigned long long)st.events_whole, kernels, best,
            best_cpu, st.bytes / best / 1e6, st.events / best, st.bytes / best_cpu / 1e6,
            st.events / best_cpu, ru.ru_maxrss / 1024.0);
     return 0;

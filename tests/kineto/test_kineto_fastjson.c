@@ -93,7 +93,7 @@ static int f_key(void *c, const unsigned char *s, size_t n, int escaped)
 static int f_open(void *c, int is_map) { put(c, is_map ? "{" : "[", NULL, 0); return 1; }
 static int f_close(void *c) { put(c, "}", NULL, 0); return 1; }
 
-static const kineto_json_sink f_sink = {f_scalar, f_key, f_open, f_close};
+static const kineto_json_sink f_sink = {f_scalar, f_key, f_open, f_close, NULL};
 
 typedef struct mem_src {
     const char *doc;
