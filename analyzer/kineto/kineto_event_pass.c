@@ -25,35 +25,45 @@ void kineto_event_pass_set_enabled(int on)
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* The string token at b[*pos] ('"') when it has no escape and ends in
- * b[0..len): its body in *s, *n, and *pos moved past it; 0 when not. */
-INLINE int plain_string(const unsigned char *b, size_t len, size_t *pos,
-                               const unsigned char **s, size_t *n)
+/* Each step takes the next byte p (never past end) and gives the byte
+ * after what it read, or NULL when what is there is not of the usual
+ * form or not all before end.  Positions go by value, so that they stay
+ * in registers. */
+typedef const unsigned char *at;
+
+INLINE at spaces(at p, at end)
 {
-    const unsigned char *body = b + *pos + 1;
-    size_t avail = len - *pos - 1;
+    while (p < end && *p <= ' ' && klex_is_space(*p))
+        p++;
+    return p;
+}
+
+/* The string token at p ('"') with no escape: its body in *s, *n. */
+INLINE at plain_string(at p, at end, const unsigned char **s, size_t *n)
+{
+    at body = p + 1;
+    size_t avail = (size_t)(end - body);
     long m = klex_short_string(body, avail);
     size_t i = m >= 0 ? (size_t)m : klex_plain_run(body, avail);
     if (i == avail || body[i] != '"')
-        return 0;
+        return NULL;
     *s = body;
     *n = i;
-    *pos += i + 2;
-    return 1;
+    return body + i + 1;
 }
 
-/* The number at b[*pos] (its first byte '-' or a digit) into *v, read
- * as klex_number reads it, and its value on the way when it has one of
- * the usual forms (kineto_fields.h); 0 when it is not a JSON number or
- * may go on past b[0..len). */
-INLINE int read_number(const unsigned char *b, size_t len, size_t *pos, kscalar *v)
+/* The number at p (its first byte '-' or a digit) into *v, read as
+ * klex_number reads it, its digits on the way (kscalar). */
+INLINE at read_number(at p, at end, kscalar *v)
 {
-    const unsigned char *start = b + *pos, *end = b + len, *p = start;
-    int neg = *p == '-';
-    p += neg;
-    if (p == end)
-        return 0;
-    const unsigned char *digits = p;
+    at start = p;
+    unsigned form = KNUM_READ;
+    if (*p == '-') {
+        form |= KNUM_NEG;
+        if (++p == end)
+            return NULL;
+    }
+    at digits = p;
     uint64_t whole = 0, frac = 0;   /* may wrap: used only where short enough */
     unsigned d;
     if (*p == '0')
@@ -62,212 +72,208 @@ INLINE int read_number(const unsigned char *b, size_t len, size_t *pos, kscalar 
         for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++)
             whole = whole * 10 + d;
     else
-        return 0;
-    size_t n_whole = (size_t)(p - digits);
-    long n_frac = -1;   /* no fraction */
+        return NULL;
+    if (p - digits > 15)
+        form |= p - digits > 18 ? KNUM_OVER15 | KNUM_OVER18 : KNUM_OVER15;
     if (p < end && *p == '.') {
-        const unsigned char *f = ++p;
+        at f = ++p;
         for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++)
             frac = frac * 10 + d;
         if (p == f)
-            return 0;
-        n_frac = p - f;
+            return NULL;
+        form |= p - f == 3 ? KNUM_FRAC3 : KNUM_FRAC_OTHER;
     }
-    int exponent = p < end && (*p == 'e' || *p == 'E');
-    if (exponent) {
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        form |= KNUM_EXP;
         p++;
         if (p < end && (*p == '+' || *p == '-'))
             p++;
-        const unsigned char *e = p;
+        at e = p;
         while (p < end && klex_is_digit(*p))
             p++;
         if (p == e)
-            return 0;
+            return NULL;
     }
-    if (p == end)
-        return 0;
+    if (p == end)   /* the number may go on past the buffer */
+        return NULL;
     v->num = (const char *)start;
     v->num_len = (size_t)(p - start);
-    v->int_ok = !neg && n_frac < 0 && !exponent && n_whole <= 18;
-    v->int_val = (int64_t)whole;
-    /* Kineto writes microseconds with three decimals */
-    v->us_ok = !exponent && n_whole <= 15 && (n_frac < 0 || n_frac == 3);
-    int64_t us = (int64_t)whole * 1000 + (n_frac == 3 ? (int64_t)frac : 0);
-    v->us_ns = neg ? -us : us;
-    *pos = (size_t)(p - b);
-    return 1;
+    v->whole = whole;
+    v->frac = frac;
+    v->form = form;
+    return p;
 }
 
-/* The scalar at b[*pos] into *v, *pos moved past it; 0 when it is not one
- * of the usual form, or not all in b[0..len). */
-INLINE int read_scalar(const unsigned char *b, size_t len, size_t *pos, kscalar *v)
+/* The scalar at p into *v. */
+INLINE at read_scalar(at p, at end, kscalar *v)
 {
-    unsigned char c = b[*pos];
-    v->num = NULL;
+    unsigned char ch = *p;
     v->str = NULL;
-    v->num_len = v->str_len = 0;
-    v->int_ok = v->us_ok = false;
-    if (c == '"')
-        return plain_string(b, len, pos, &v->str, &v->str_len);
-    if (c == '-' || klex_is_digit(c))
-        return read_number(b, len, pos, v);
-    const char *word = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+    v->str_len = 0;
+    if (ch == '-' || klex_is_digit(ch))
+        return read_number(p, end, v);
+    v->num = NULL;
+    v->num_len = 0;
+    v->whole = v->frac = 0;
+    v->form = 0;
+    if (ch == '"')
+        return plain_string(p, end, &v->str, &v->str_len);
+    const char *word = ch == 't' ? "true" : ch == 'f' ? "false" : ch == 'n' ? "null" : NULL;
     size_t n = word ? strlen(word) : 0;
-    if (!word || len - *pos < n || memcmp(b + *pos, word, n))
-        return 0;
-    *pos += n;
-    return 1;
+    if (!word || (size_t)(end - p) < n || memcmp(p, word, n))
+        return NULL;
+    return p + n;
 }
 
-/* After a member or element: *pos moved to the next one's first byte (1)
- * or past the container's close (2); 0 when neither follows. */
-INLINE int next_item(const unsigned char *b, size_t len, size_t *pos, unsigned char close)
+/* After a member or element: *more is 1 with p at the next one's first
+ * byte, or 0 past the container's close. */
+INLINE at next_item(at p, at end, unsigned char close, int *more)
 {
-    size_t p = klex_skip_space(b, *pos, len);
-    if (p == len)
-        return 0;
-    if (b[p] == close) {
-        *pos = p + 1;
-        return 2;
+    p = spaces(p, end);
+    if (p == end)
+        return NULL;
+    if (*p == close) {
+        *more = 0;
+        return p + 1;
     }
-    if (b[p] != ',')
-        return 0;
-    p = klex_skip_space(b, p + 1, len);
-    if (p == len)
-        return 0;
-    *pos = p;
-    return 1;
+    if (*p != ',')
+        return NULL;
+    *more = 1;
+    p = spaces(p + 1, end);
+    return p < end ? p : NULL;
 }
 
-/* Past '{' or '[' at b[*pos]: *pos at the first item (1), or past an empty
- * container's close (2); 0 when the buffer ends. */
-INLINE int first_item(const unsigned char *b, size_t len, size_t *pos, unsigned char close)
+/* Past '{' or '[' at p: *more is 1 with p at the first item, or 0 past an
+ * empty container's close. */
+INLINE at first_item(at p, at end, unsigned char close, int *more)
 {
-    size_t p = klex_skip_space(b, *pos + 1, len);
-    if (p == len)
-        return 0;
-    *pos = b[p] == close ? p + 1 : p;
-    return b[p] == close ? 2 : 1;
+    p = spaces(p + 1, end);
+    if (p == end)
+        return NULL;
+    *more = *p != close;
+    return *more ? p : p + 1;
 }
 
-/* A member's key and colon at b[*pos]: *pos at its value's first byte. */
-INLINE int read_key(const unsigned char *b, size_t len, size_t *pos, key_id *key)
+/* A member's key and colon at p: p at its value's first byte. */
+INLINE at read_key(at p, at end, key_id *key)
 {
     const unsigned char *k;
-    size_t n, p = *pos;
-    if (b[p] != '"' || !plain_string(b, len, &p, &k, &n))
-        return 0;
+    size_t n;
+    if (*p != '"' || !(p = plain_string(p, end, &k, &n)))
+        return NULL;
     /* a key of KINETO_MAX_KEY bytes or more is none of those read */
     *key = n >= KINETO_MAX_KEY ? K_OTHER : kineto_key_of(k, n);
-    p = klex_skip_space(b, p, len);
-    if (p == len || b[p] != ':')
-        return 0;
-    p = klex_skip_space(b, p + 1, len);
-    if (p == len)
-        return 0;
-    *pos = p;
-    return 1;
+    p = spaces(p, end);
+    if (p == end || *p != ':')
+        return NULL;
+    p = spaces(p + 1, end);
+    return p < end ? p : NULL;
 }
 
-/* Any value at b[*pos], read over and kept nowhere (what tscope does not
+/* Any value at p, read over and kept nowhere (what tscope does not
  * read). */
-static int skip_value(const unsigned char *b, size_t len, size_t *pos, int depth)
+static at skip_value(at p, at end, int depth)
 {
-    unsigned char c = b[*pos];
-    if (c != '{' && c != '[') {
+    unsigned char open = *p;
+    if (open != '{' && open != '[') {
         kscalar v;
-        return read_scalar(b, len, pos, &v);
+        return read_scalar(p, end, &v);
     }
     if (depth == SKIP_DEPTH)
-        return 0;
-    unsigned char close = c == '{' ? '}' : ']';
-    int more = first_item(b, len, pos, close);
-    while (more == 1) {
+        return NULL;
+    unsigned char close = open == '{' ? '}' : ']';
+    int more;
+    p = first_item(p, end, close, &more);
+    while (p && more) {
         key_id key;
-        if ((c == '{' && !read_key(b, len, pos, &key)) || !skip_value(b, len, pos, depth + 1))
-            return 0;
-        more = next_item(b, len, pos, close);
+        if (open == '{' && !(p = read_key(p, end, &key)))
+            return NULL;
+        if (!(p = skip_value(p, end, depth + 1)))
+            return NULL;
+        p = next_item(p, end, close, &more);
     }
-    return more == 2;
+    return p;
 }
 
-/* args["Input Dims"][0] at b[*pos] ('['): the first input's shape. */
-static int read_dims(kineto_event *ev, const unsigned char *b, size_t len, size_t *pos)
+/* args["Input Dims"][0] at p ('['): the first input's shape. */
+static at read_dims(kineto_event *ev, at p, at end)
 {
-    int more = first_item(b, len, pos, ']');
-    while (more == 1) {
+    int more;
+    p = first_item(p, end, ']', &more);
+    while (p && more) {
         kscalar v;
-        if (b[*pos] == '[' || b[*pos] == '{') {
-            if (!skip_value(b, len, pos, 3))
-                return 0;
-        } else if (!read_scalar(b, len, pos, &v))
-            return 0;
-        else
+        if (*p == '[' || *p == '{')
+            p = skip_value(p, end, 3);
+        else if ((p = read_scalar(p, end, &v)))
             kfield_dim(ev, &v);
-        more = next_item(b, len, pos, ']');
+        if (!p)
+            return NULL;
+        p = next_item(p, end, ']', &more);
     }
-    return more == 2;
+    return p;
 }
 
 /* An args array that tscope reads (grid, block, Input Dims, Input type)
- * at b[*pos] ('['), under key. */
-static int read_args_array(kineto_event *ev, key_id key, const unsigned char *b, size_t len,
-                           size_t *pos)
+ * at p ('['), under key. */
+static at read_args_array(kineto_event *ev, key_id key, at p, at end)
 {
     unsigned index = 0;
-    int more = first_item(b, len, pos, ']');
-    while (more == 1) {
-        unsigned char c = b[*pos];
+    int more;
+    p = first_item(p, end, ']', &more);
+    while (p && more) {
         kscalar v;
-        if (c == '[' && kfield_is_dims(key, index)) {
-            if (!read_dims(ev, b, len, pos))
-                return 0;
-        } else if (c == '[' || c == '{') {
-            if (!skip_value(b, len, pos, 2))
-                return 0;
-        } else if (!read_scalar(b, len, pos, &v))
-            return 0;
-        else
+        if (*p == '[' && kfield_is_dims(key, index))
+            p = read_dims(ev, p, end);
+        else if (*p == '[' || *p == '{')
+            p = skip_value(p, end, 2);
+        else if ((p = read_scalar(p, end, &v)))
             kfield_args_item(ev, key, index, &v);
+        if (!p)
+            return NULL;
         index++;
-        more = next_item(b, len, pos, ']');
+        p = next_item(p, end, ']', &more);
     }
-    return more == 2;
+    return p;
 }
 
-/* The object at b[*pos] ('{'): the event's own members (in_args 0) or its
- * args' (1). */
-static int read_members(kineto_event *ev, int in_args, const unsigned char *b, size_t len,
-                        size_t *pos)
+static at read_args(kineto_event *ev, at p, at end);
+
+/* The object at p ('{'): the event's own members (in_args 0) or its
+ * args' (1).  Inline in the two callers, each with its in_args. */
+INLINE at read_members(kineto_event *ev, int in_args, at p, at end)
 {
-    int more = first_item(b, len, pos, '}');
-    while (more == 1) {
+    int more;
+    p = first_item(p, end, '}', &more);
+    while (p && more) {
         key_id key;
-        if (!read_key(b, len, pos, &key))
-            return 0;
-        unsigned char c = b[*pos];
-        if (c == '{' || c == '[') {
-            int ok;
-            if (!in_args && c == '{' && key == K_ARGS)
-                ok = read_members(ev, 1, b, len, pos);
-            else if (in_args && c == '[' && kfield_is_args_array(key))
-                ok = read_args_array(ev, key, b, len, pos);
+        if (!(p = read_key(p, end, &key)))
+            return NULL;
+        unsigned char ch = *p;
+        if (ch == '{' || ch == '[') {
+            if (!in_args && ch == '{' && key == K_ARGS)
+                p = read_args(ev, p, end);
+            else if (in_args && ch == '[' && kfield_is_args_array(key))
+                p = read_args_array(ev, key, p, end);
             else
-                ok = skip_value(b, len, pos, 1);
-            if (!ok)
-                return 0;
+                p = skip_value(p, end, 1);
         } else {
             kscalar v;
-            if (!read_scalar(b, len, pos, &v))
-                return 0;
-            /* -1: out of memory; the token path meets it again and says so */
-            int oom = in_args ? kfield_args(ev, key, &v) : kfield_event(ev, key, &v);
-            if (oom)
-                return 0;
+            /* a setter's -1 is out of memory: the token path meets it
+             * again and says so */
+            if ((p = read_scalar(p, end, &v)) &&
+                (in_args ? kfield_args(ev, key, &v) : kfield_event(ev, key, &v)))
+                p = NULL;
         }
-        more = next_item(b, len, pos, '}');
+        if (!p)
+            return NULL;
+        p = next_item(p, end, '}', &more);
     }
-    return more == 2;
+    return p;
+}
+
+static at read_args(kineto_event *ev, at p, at end)
+{
+    return read_members(ev, 1, p, end);
 }
 
 size_t kineto_event_pass(kineto_event *ev, const unsigned char *b, size_t len)
@@ -275,6 +281,6 @@ size_t kineto_event_pass(kineto_event *ev, const unsigned char *b, size_t len)
     if (!pass_enabled || !len || b[0] != '{')
         return 0;
     kineto_event_reset(ev);
-    size_t pos = 0;
-    return read_members(ev, 0, b, len, &pos) ? pos : 0;
+    at p = read_members(ev, 0, b, b + len);
+    return p ? (size_t)(p - b) : 0;
 }

@@ -61,12 +61,45 @@ typedef enum key_id {
     K_PROCESS_GROUP_RANKS,
 } key_id;
 
+/* k[0..n) == lit[0..n), n a constant: word compares with the literal's
+ * words as immediates (memcmp stays a call where the compiler runs out of
+ * inlining room). */
+static inline __attribute__((always_inline)) int kineto_key_eq(const unsigned char *k,
+                                                               const char *lit, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, k + i, 8);
+        memcpy(&b, lit + i, 8);
+        if (a != b)
+            return 0;
+    }
+    if (n - i >= 4) {
+        uint32_t a, b;
+        memcpy(&a, k + i, 4);
+        memcpy(&b, lit + i, 4);
+        if (a != b)
+            return 0;
+        i += 4;
+    }
+    if (n - i >= 2) {
+        uint16_t a, b;
+        memcpy(&a, k + i, 2);
+        memcpy(&b, lit + i, 2);
+        if (a != b)
+            return 0;
+        i += 2;
+    }
+    return n == i || k[i] == (unsigned char)lit[i];
+}
+
 /* Which of the keys tscope reads k[0..n) is: compared once, where the
  * handlers then compare an integer (each key was compared as text against
  * up to twenty literals). */
 static inline __attribute__((always_inline)) key_id kineto_key_of(const unsigned char *k, size_t n)
 {
-#define IS(lit) (memcmp(k, lit, sizeof(lit) - 1) == 0)
+#define IS(lit) kineto_key_eq(k, lit, sizeof(lit) - 1)
     switch (n) {
     case 2:
         if (IS("ph"))
@@ -278,24 +311,36 @@ static inline int kineto_number_to_i64(const char *text, size_t len, int64_t *ou
 }
 
 /* A scalar value: a number as text (num), a string (str), or neither
- * (null, true, false).  A reader that read a number's value on the way
- * says so: int_ok when the text is a plain integer of at most 18 digits
- * (int_val: what kineto_number_to_i64 gives), us_ok when it is
- * microseconds in Kineto's form (us_ns: what kineto_us_to_ns gives). */
+ * (null, true, false).  A reader that read a number's digits on the way
+ * leaves them in whole and frac with form saying what the text was
+ * (KNUM_READ set); the setters then take the value from there in the
+ * forms where it is what reading the text would give. */
+enum {
+    KNUM_READ = 1,        /* whole, frac and the bits below are set */
+    KNUM_NEG = 2,         /* a minus sign */
+    KNUM_FRAC3 = 4,       /* exactly three decimals, in frac */
+    KNUM_FRAC_OTHER = 8,  /* decimals, not three */
+    KNUM_EXP = 16,        /* an exponent */
+    KNUM_OVER15 = 32,     /* more than 15 whole digits */
+    KNUM_OVER18 = 64,     /* more than 18 whole digits (whole may have wrapped) */
+};
+
 typedef struct kscalar {
     const char *num;
     size_t num_len;
     const unsigned char *str;
     size_t str_len;
-    int64_t int_val, us_ns;
-    bool int_ok, us_ok;
+    uint64_t whole, frac;
+    unsigned form;
 } kscalar;
 
 /* As an integer (a number, fractions cut; or the digits of a string). */
 static inline int kfield_int(const kscalar *s, int64_t *v)
 {
-    if (s->int_ok) {
-        *v = s->int_val;
+    /* a plain integer of at most 18 digits: kineto_number_to_i64's own */
+    unsigned not_plain = KNUM_NEG | KNUM_FRAC3 | KNUM_FRAC_OTHER | KNUM_EXP | KNUM_OVER18;
+    if ((s->form & (KNUM_READ | not_plain)) == KNUM_READ) {
+        *v = (int64_t)s->whole;
         return 1;
     }
     return s->num ? !kineto_number_to_i64(s->num, s->num_len, v)
@@ -305,8 +350,10 @@ static inline int kfield_int(const kscalar *s, int64_t *v)
 /* As nanoseconds from microseconds (a number or a string). */
 static inline int kfield_us(const kscalar *s, int64_t *v)
 {
-    if (s->us_ok) {
-        *v = s->us_ns;
+    /* up to 15 whole digits and none or three decimals: kineto_us_plain's */
+    if ((s->form & (KNUM_READ | KNUM_FRAC_OTHER | KNUM_EXP | KNUM_OVER15)) == KNUM_READ) {
+        int64_t us = (int64_t)s->whole * 1000 + (s->form & KNUM_FRAC3 ? (int64_t)s->frac : 0);
+        *v = s->form & KNUM_NEG ? -us : us;
         return 1;
     }
     return s->num ? !kineto_us_to_ns_inline(s->num, s->num_len, v)

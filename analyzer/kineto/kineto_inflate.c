@@ -13,6 +13,7 @@
  * (bad data, a CRC or length mismatch, a truncated member) goes to zlib
  * too, which then reports the error where it always did. */
 #include "kineto_internal.h"
+#include "util/mem_hint.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -119,6 +120,7 @@ static int inflate_members(struct libdeflate_decompressor *d, const unsigned cha
                 return 0;
             w->data = b;
             w->cap = grown;
+            tsa_hint_huge(b, grown);
         }
     } while (is_member_start(in + at, n - at));
     return 1;
@@ -146,6 +148,10 @@ int kineto_inflate_whole(const char *path, uint64_t max_bytes, kineto_whole *w)
         w->cap = isize + 1 < max ? (size_t)isize + 1 : (size_t)max;
         struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
         w->data = d ? malloc(w->cap) : NULL;
+        /* 2 MiB pages where the kernel gives them: a 43 MB text written
+         * into 4 KiB pages took 10,600 page faults, a quarter of its whole
+         * parse's CPU time on this project's VM */
+        tsa_hint_huge(w->data, w->cap);
         if (w->data && inflate_members(d, in, n, max, w))
             done = 1;
         else

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mem_hint.h"
+
 /* Make room for element n in *items (capacity *cap): one more after n
  * elements, or index n of a table indexed by a number that can jump ahead
  * (an interned string's).  Returns 0, or -1 when out of memory (the array
@@ -26,6 +28,8 @@ static inline int tsa_vec_reserve(void **items, size_t *cap, size_t n, size_t el
     void *p = realloc(*items, ncap * elem);
     if (!p)
         return -1;
+    /* a large array's new half in 2 MiB pages (a fault each, not 512) */
+    tsa_hint_huge(p, ncap * elem);
     *items = p;
     *cap = ncap;
     return 0;
