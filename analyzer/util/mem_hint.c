@@ -3,6 +3,8 @@
 
 #include <malloc.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
@@ -10,7 +12,7 @@
 void tsa_hint_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    if (!p || bytes < 4 * HUGE_PAGE)
+    if (!p || bytes < TSA_HUGE_HINT_MIN)
         return;
     uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uintptr_t hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
@@ -20,6 +22,19 @@ void tsa_hint_huge(void *p, size_t bytes)
     (void)p;
     (void)bytes;
 #endif
+}
+
+void *tsa_realloc_huge(void *p, size_t old_bytes, size_t bytes)
+{
+    void *n = malloc(bytes);
+    if (!n)
+        return NULL;
+    tsa_hint_huge(n, bytes);
+    if (p) {
+        memcpy(n, p, old_bytes < bytes ? old_bytes : bytes);
+        free(p);
+    }
+    return n;
 }
 
 void tsa_keep_freed_memory(size_t keep_bytes)

@@ -9,6 +9,13 @@
  * one page fault per 2 MiB instead of per 4 KiB.  Only a hint: does
  * nothing for small arrays, or where the kernel does not support it. */
 void tsa_hint_huge(void *p, size_t bytes);
+#define TSA_HUGE_HINT_MIN ((size_t)8 << 20)   /* smaller: no hint */
+
+/* realloc(p, bytes) for a large array (old_bytes of it in use): the new
+ * block is hinted (tsa_hint_huge) before the old contents are copied into
+ * it, where realloc would copy first and so touch every 4 KiB page of the
+ * new block one fault at a time.  NULL when out of memory (p kept). */
+void *tsa_realloc_huge(void *p, size_t old_bytes, size_t bytes);
 
 /* Keep freed memory in the heap for reuse instead of returning it to the
  * kernel (process-wide; called by the loader).  glibc hands blocks above a

@@ -25,11 +25,10 @@ static inline int tsa_vec_reserve(void **items, size_t *cap, size_t n, size_t el
     }
     if (ncap > SIZE_MAX / elem)
         return -1;
-    void *p = realloc(*items, ncap * elem);
+    void *p = ncap * elem >= TSA_HUGE_HINT_MIN ? tsa_realloc_huge(*items, *cap * elem, ncap * elem)
+                                               : realloc(*items, ncap * elem);
     if (!p)
         return -1;
-    /* a large array's new half in 2 MiB pages (a fault each, not 512) */
-    tsa_hint_huge(p, ncap * elem);
     *items = p;
     *cap = ncap;
     return 0;
