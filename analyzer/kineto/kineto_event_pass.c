@@ -52,56 +52,16 @@ INLINE at plain_string(at p, at end, const unsigned char **s, size_t *n)
     return body + i + 1;
 }
 
-/* The number at p (its first byte '-' or a digit) into *v, read as
- * klex_number reads it, its digits on the way (kscalar). */
+/* The number at p (its first byte '-' or a digit) into *v. */
 INLINE at read_number(at p, at end, kscalar *v)
 {
-    at start = p;
-    unsigned form = KNUM_READ;
-    if (*p == '-') {
-        form |= KNUM_NEG;
-        if (++p == end)
-            return NULL;
-    }
-    at digits = p;
-    uint64_t whole = 0, frac = 0;   /* may wrap: used only where short enough */
-    unsigned d;
-    if (*p == '0')
-        p++;
-    else if (klex_is_digit(*p))
-        for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++)
-            whole = whole * 10 + d;
-    else
+    size_t n;
+    /* no token bound here: the caller keeps the whole object within it */
+    if (klex_number(p, (size_t)(end - p), 0, &n, &v->digits) || !n)
         return NULL;
-    if (p - digits > 15)
-        form |= p - digits > 18 ? KNUM_OVER15 | KNUM_OVER18 : KNUM_OVER15;
-    if (p < end && *p == '.') {
-        at f = ++p;
-        for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++)
-            frac = frac * 10 + d;
-        if (p == f)
-            return NULL;
-        form |= p - f == 3 ? KNUM_FRAC3 : KNUM_FRAC_OTHER;
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        form |= KNUM_EXP;
-        p++;
-        if (p < end && (*p == '+' || *p == '-'))
-            p++;
-        at e = p;
-        while (p < end && klex_is_digit(*p))
-            p++;
-        if (p == e)
-            return NULL;
-    }
-    if (p == end)   /* the number may go on past the buffer */
-        return NULL;
-    v->num = (const char *)start;
-    v->num_len = (size_t)(p - start);
-    v->whole = whole;
-    v->frac = frac;
-    v->form = form;
-    return p;
+    v->num = (const char *)p;
+    v->num_len = n;
+    return p + n;
 }
 
 /* The scalar at p into *v. */
@@ -114,8 +74,8 @@ INLINE at read_scalar(at p, at end, kscalar *v)
         return read_number(p, end, v);
     v->num = NULL;
     v->num_len = 0;
-    v->whole = v->frac = 0;
-    v->form = 0;
+    v->digits.whole = v->digits.frac = 0;
+    v->digits.form = 0;
     if (ch == '"')
         return plain_string(p, end, &v->str, &v->str_len);
     const char *word = ch == 't' ? "true" : ch == 'f' ? "false" : ch == 'n' ? "null" : NULL;

@@ -329,7 +329,8 @@ static int run(fast *f)
                     return GIVE_UP;
             } else if (c == '-' || klex_is_digit(c)) {
                 size_t n;
-                if (klex_number(b + pos, len - pos, f->max_token, &n))
+                klex_num digits;   /* not used: the handler reads the text */
+                if (klex_number(b + pos, len - pos, f->max_token, &n, &digits))
                     return GIVE_UP;
                 if (!n) {
                     SAVE();

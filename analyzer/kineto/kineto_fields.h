@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kineto_internal.h"
+#include "kineto_lex.h"
 
 #define KINETO_MAX_KEY 48               /* longer keys are none of those read */
 #define KINETO_MAX_TEXT (64u << 10)     /* longer names are cut: bounded memory */
@@ -312,26 +313,14 @@ static inline int kineto_number_to_i64(const char *text, size_t len, int64_t *ou
 
 /* A scalar value: a number as text (num), a string (str), or neither
  * (null, true, false).  A reader that read a number's digits on the way
- * leaves them in whole and frac with form saying what the text was
- * (KNUM_READ set); the setters then take the value from there in the
- * forms where it is what reading the text would give. */
-enum {
-    KNUM_READ = 1,        /* whole, frac and the bits below are set */
-    KNUM_NEG = 2,         /* a minus sign */
-    KNUM_FRAC3 = 4,       /* exactly three decimals, in frac */
-    KNUM_FRAC_OTHER = 8,  /* decimals, not three */
-    KNUM_EXP = 16,        /* an exponent */
-    KNUM_OVER15 = 32,     /* more than 15 whole digits */
-    KNUM_OVER18 = 64,     /* more than 18 whole digits (whole may have wrapped) */
-};
-
+ * (klex_number) leaves them in digits; the setters then take the value
+ * from there in the forms where it is what reading the text would give. */
 typedef struct kscalar {
     const char *num;
     size_t num_len;
     const unsigned char *str;
     size_t str_len;
-    uint64_t whole, frac;
-    unsigned form;
+    klex_num digits;   /* form 0: not read */
 } kscalar;
 
 /* As an integer (a number, fractions cut; or the digits of a string). */
@@ -339,8 +328,8 @@ static inline int kfield_int(const kscalar *s, int64_t *v)
 {
     /* a plain integer of at most 18 digits: kineto_number_to_i64's own */
     unsigned not_plain = KNUM_NEG | KNUM_FRAC3 | KNUM_FRAC_OTHER | KNUM_EXP | KNUM_OVER18;
-    if ((s->form & (KNUM_READ | not_plain)) == KNUM_READ) {
-        *v = (int64_t)s->whole;
+    if ((s->digits.form & (KNUM_READ | not_plain)) == KNUM_READ) {
+        *v = (int64_t)s->digits.whole;
         return 1;
     }
     return s->num ? !kineto_number_to_i64(s->num, s->num_len, v)
@@ -351,9 +340,9 @@ static inline int kfield_int(const kscalar *s, int64_t *v)
 static inline int kfield_us(const kscalar *s, int64_t *v)
 {
     /* up to 15 whole digits and none or three decimals: kineto_us_plain's */
-    if ((s->form & (KNUM_READ | KNUM_FRAC_OTHER | KNUM_EXP | KNUM_OVER15)) == KNUM_READ) {
-        int64_t us = (int64_t)s->whole * 1000 + (s->form & KNUM_FRAC3 ? (int64_t)s->frac : 0);
-        *v = s->form & KNUM_NEG ? -us : us;
+    if ((s->digits.form & (KNUM_READ | KNUM_FRAC_OTHER | KNUM_EXP | KNUM_OVER15)) == KNUM_READ) {
+        int64_t us = (int64_t)s->digits.whole * 1000 + (s->digits.form & KNUM_FRAC3 ? (int64_t)s->digits.frac : 0);
+        *v = s->digits.form & KNUM_NEG ? -us : us;
         return 1;
     }
     return s->num ? !kineto_us_to_ns_inline(s->num, s->num_len, v)

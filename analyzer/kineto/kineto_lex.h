@@ -68,50 +68,79 @@ static inline int klex_is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
+/* What a number's text was, read on the way by klex_number (its value
+ * in the forms where reading the text again would give the same). */
+enum {
+    KNUM_READ = 1,        /* whole, frac and the bits below are set */
+    KNUM_NEG = 2,         /* a minus sign */
+    KNUM_FRAC3 = 4,       /* exactly three decimals, in frac */
+    KNUM_FRAC_OTHER = 8,  /* decimals, not three */
+    KNUM_EXP = 16,        /* an exponent */
+    KNUM_OVER15 = 32,     /* more than 15 whole digits */
+    KNUM_OVER18 = 64,     /* more than 18 whole digits (whole may have wrapped) */
+};
+
+typedef struct klex_num {
+    uint64_t whole, frac;   /* the digits before and after the point */
+    unsigned form;          /* KNUM_* */
+} klex_num;
+
 /* The number token at b[0..avail): its length in *n, 0 when the buffer
  * ends inside it (KLEX_MORE), KLEX_GIVE_UP when it is not a JSON number
- * or reaches max_token bytes (0: no bound). */
-static inline int klex_number(const unsigned char *b, size_t avail, uint64_t max_token, size_t *n)
+ * or reaches max_token bytes (0: no bound).  Its digits go to *v. */
+static inline int klex_number(const unsigned char *b, size_t avail, uint64_t max_token, size_t *n,
+                              klex_num *v)
 {
-    size_t i = 0;
+    const unsigned char *p = b, *end = b + avail, *digits;
+    uint64_t whole = 0, frac = 0;   /* may wrap: used only where short enough */
+    unsigned form = KNUM_READ, d;
     *n = 0;
-    if (b[i] == '-')
-        i++;
-    if (i == avail)
-        return KLEX_MORE;
-    if (b[i] == '0')
-        i++;
-    else if (klex_is_digit(b[i]))
-        while (i < avail && klex_is_digit(b[i]))
-            i++;
+    if (*p == '-') {
+        form |= KNUM_NEG;
+        if (++p == end)
+            return KLEX_MORE;
+    }
+    digits = p;
+    if (*p == '0')
+        p++;
+    else if (klex_is_digit(*p))
+        for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++)
+            whole = whole * 10 + d;
     else
         return KLEX_GIVE_UP;
-    if (i < avail && b[i] == '.') {
-        size_t d = ++i;
-        while (i < avail && klex_is_digit(b[i]))
-            i++;
-        if (i == avail)
+    if (p - digits > 15)
+        form |= p - digits > 18 ? KNUM_OVER15 | KNUM_OVER18 : KNUM_OVER15;
+    if (p < end && *p == '.') {
+        const unsigned char *f = ++p;
+        for (; p < end && (d = (unsigned)(*p - '0')) < 10; p++)
+            frac = frac * 10 + d;
+        if (p == end)
             return KLEX_MORE;
-        if (i == d)
+        if (p == f)
+            return KLEX_GIVE_UP;
+        form |= p - f == 3 ? KNUM_FRAC3 : KNUM_FRAC_OTHER;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        form |= KNUM_EXP;
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        const unsigned char *e = p;
+        while (p < end && klex_is_digit(*p))
+            p++;
+        if (p == end)
+            return KLEX_MORE;
+        if (p == e)
             return KLEX_GIVE_UP;
     }
-    if (i < avail && (b[i] == 'e' || b[i] == 'E')) {
-        i++;
-        if (i < avail && (b[i] == '+' || b[i] == '-'))
-            i++;
-        size_t d = i;
-        while (i < avail && klex_is_digit(b[i]))
-            i++;
-        if (i == avail)
-            return KLEX_MORE;
-        if (i == d)
-            return KLEX_GIVE_UP;
-    }
-    if (i == avail)   /* the number may go on in the next read */
+    if (p == end)   /* the number may go on in the next read */
         return KLEX_MORE;
-    if (max_token && i >= max_token)
+    if (max_token && (uint64_t)(p - b) >= max_token)
         return KLEX_GIVE_UP;
-    *n = i;
+    *n = (size_t)(p - b);
+    v->whole = whole;
+    v->frac = frac;
+    v->form = form;
     return KLEX_MORE;
 }
 

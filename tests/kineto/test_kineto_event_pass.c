@@ -306,6 +306,16 @@ static void test_object_cut_short(void **state)
     }
 }
 
+/* One document of every form the one-pass read takes. */
+static void forms_document(log *doc)
+{
+    log_add(doc, "{\"distributedInfo\": {\"rank\": 3, \"world_size\": 8}, \"traceEvents\": [");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (cases[i].taken)
+            log_add(doc, "%s%s", i ? ", " : "", cases[i].event);
+    log_add(doc, "], \"baseTimeNanoseconds\": 1700000000000000000}");
+}
+
 static uint64_t next_random(uint64_t *s)
 {
     *s ^= *s << 13;
@@ -320,11 +330,7 @@ static void test_mutations_same_both_ways(void **state)
 {
     (void)state;
     log base = {0};
-    log_add(&base, "{\"distributedInfo\": {\"rank\": 3, \"world_size\": 8}, \"traceEvents\": [");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (cases[i].taken)
-            log_add(&base, "%s%s", i ? ", " : "", cases[i].event);
-    log_add(&base, "], \"baseTimeNanoseconds\": 1700000000000000000}");
+    forms_document(&base);
     static const char bytes[] = "{}[],:\" \\0123456789.eE-+tfnul\n\tx";
     uint64_t seed = 0x9e3779b97f4a7c15u, whole = 0;
     char *doc = malloc(base.len + 8);
@@ -357,6 +363,27 @@ static void test_mutations_same_both_ways(void **state)
     assert_true(whole > 0);
     free(doc);
     free(base.s);
+}
+
+/* Under each bound, cut where the token path cuts: a token bound inside
+ * an event's longest string or number and between them, an event bound,
+ * a byte bound inside an event. */
+static void test_bounds_same_both_ways(void **state)
+{
+    (void)state;
+    log doc = {0};
+    forms_document(&doc);
+    static const tsa_kineto_limits bounds[] = {
+        {0, 0, 8}, {0, 0, 16}, {0, 0, 17}, {0, 0, 30}, {0, 0, 41}, {0, 0, 64}, {0, 0, 200},
+        {0, 0, 1000}, {0, 3, 0}, {0, 1, 0}, {0, 20, 0}, {300, 0, 0}, {1500, 0, 0},
+        {4000, 10, 50},
+    };
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        tsa_kineto_set_limits(&bounds[i]);
+        (void)same_both_ways(doc.s, doc.len, NULL, NULL);
+    }
+    tsa_kineto_set_limits(NULL);
+    free(doc.s);
 }
 
 /* Every trace under dir: the corpus, where it sits next to the source
@@ -414,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_one_pass_alone),
         cmocka_unit_test(test_object_cut_short),
         cmocka_unit_test(test_mutations_same_both_ways),
+        cmocka_unit_test(test_bounds_same_both_ways),
         cmocka_unit_test(test_corpus_same_both_ways),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
