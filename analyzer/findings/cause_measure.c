@@ -255,9 +255,10 @@ static int transfers(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, doub
 }
 
 /* A counter's growth over the window per step, -1 when not recorded. */
-static double per_step(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1, double steps)
+static double per_step(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1, int ticked,
+                       double steps)
 {
-    double d = tsa_counter_delta(p, n, w0, w1);
+    double d = tsa_counter_delta(p, n, w0, w1, ticked);
     return d >= 0 ? d / steps : -1;
 }
 
@@ -269,14 +270,16 @@ static void host(const tsa_rank *r, int64_t w0, int64_t w1, cm_rank *m, double s
     m->cpu_stat = -1;
     const struct tsa_telemetry *tm = r->telemetry;
     if (tm) {
-        m->switches_step = per_step(tm->switches, tm->n_switches, w0, w1, steps);
-        m->faults_step = per_step(tm->faults, tm->n_faults, w0, w1, steps);
-        m->wait_step_ns = per_step(tm->sched_wait, tm->n_sched_wait, w0, w1, steps);
-        m->run_step_ns = per_step(tm->sched_run, tm->n_sched_run, w0, w1, steps);
-        m->throttled_step_ns = per_step(tm->throttled, tm->n_throttled, w0, w1, steps);
-        /* a cpu.stat that never moved is recorded once: no throttling, not unknown */
+        int ticked = tsa_sampler_ticked(tm, w0, w1);
+        m->switches_step = per_step(tm->switches, tm->n_switches, w0, w1, ticked, steps);
+        m->faults_step = per_step(tm->faults, tm->n_faults, w0, w1, ticked, steps);
+        m->wait_step_ns = per_step(tm->sched_wait, tm->n_sched_wait, w0, w1, ticked, steps);
+        m->run_step_ns = per_step(tm->sched_run, tm->n_sched_run, w0, w1, ticked, steps);
+        m->throttled_step_ns = per_step(tm->throttled, tm->n_throttled, w0, w1, ticked, steps);
+        /* a cpu.stat that never moved is recorded once: no throttling, not
+         * unknown, where the sampler ran in the window */
         if (m->throttled_step_ns < 0 && tm->cpu_stat == 1)
-            m->throttled_step_ns = tm->n_throttled ? 0 : -1;
+            m->throttled_step_ns = tm->n_throttled && ticked ? 0 : -1;
         m->cpu_stat = tm->cpu_stat;
     }
     tsa_cpu_window_of(r, w0, w1, &m->cpu);

@@ -201,7 +201,21 @@ void tsa_telemetry_free(tsa_rank *r)
 
 /* ------------------------------------------------------------ windows */
 
-double tsa_counter_delta(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1)
+int tsa_sampler_ticked(const struct tsa_telemetry *tm, int64_t w0, int64_t w1)
+{
+    /* the first tick after w0 (the series is in time order) */
+    size_t lo = 0, hi = tm ? tm->n_cpu : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tm->cpu[mid].t <= w0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return tm && lo < tm->n_cpu && tm->cpu[lo].t <= w1;
+}
+
+double tsa_counter_delta(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1, int ticked)
 {
     long base = -1, last = -1;
     for (size_t i = 0; i < n && p[i].t <= w1; i++) {
@@ -210,7 +224,7 @@ double tsa_counter_delta(const tsa_count_point *p, size_t n, int64_t w0, int64_t
         last = (long)i;
     }
     if (base < 0 || last <= base || p[last].value < p[base].value)
-        return base >= 0 && last == base && p[base].t <= w0 ? 0 : -1;
+        return ticked && base >= 0 && last == base && p[base].t <= w0 ? 0 : -1;
     return (double)(p[last].value - p[base].value);
 }
 

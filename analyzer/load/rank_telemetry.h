@@ -91,10 +91,17 @@ struct tsa_telemetry {
     int net_ports;                 /* ports sampled, -1 unknown */
 };
 
+/* 1 when the sampler ticked inside (w0, w1]: it writes the process's CPU
+ * time at every tick, and the counters only when they change, so a
+ * counter's silence over a window says "unchanged" only where the sampler
+ * was running then (a starved one writes nothing either). */
+int tsa_sampler_ticked(const struct tsa_telemetry *tm, int64_t w0, int64_t w1);
+
 /* How much counter p grew over [w0, w1): from its last sample at or before
- * w0 (else its first inside the window) to its last at or before w1.
- * -1 when no two such samples exist (not recorded). */
-double tsa_counter_delta(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1);
+ * w0 (else its first inside the window) to its last at or before w1; 0
+ * when it has a sample at or before w0 and none inside while the sampler
+ * ticked inside (ticked, tsa_sampler_ticked).  -1 when not recorded. */
+double tsa_counter_delta(const tsa_count_point *p, size_t n, int64_t w0, int64_t w1, int ticked);
 
 /* Loader hooks (job_load.c): each returns 0, or -1 when out of memory.
  * on_event takes the kinds 0x40-0x4f; names of task samples come from the

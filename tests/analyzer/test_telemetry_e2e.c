@@ -134,19 +134,30 @@ static void test_balanced_no_finding(void **state)
         assert_string_equal(job->ranks[i].telemetry->gpu_name, "Fake GPU");
         /* The main thread's involuntary switches and the process's major
          * faults are sampled (first sample always written, then each
-         * change): counts over the window, 0 or more, once the first
-         * sample is at or before the window's start; unknown (-1), never
-         * 0, when the sampler's first tick came after it (a loaded
-         * machine) and nothing changed since. */
+         * change): counts over the window from two samples up to its
+         * end; 0 from one sample at or before its start only where the
+         * sampler ticked inside the window (its CPU sample, written every
+         * tick); otherwise unknown (-1), never 0: a sampler whose first
+         * tick came after the window, or that a loaded machine starved
+         * through it, wrote nothing either. */
         const struct tsa_telemetry *tm = job->ranks[i].telemetry;
         assert_true(tm->n_switches >= 1 && tm->n_faults >= 1);
         int64_t w0 = a->ranks[i].window_start_ns, w1 = a->ranks[i].window_end_ns;
+        int ticked = 0;
+        for (size_t t = 0; t < tm->n_cpu; t++)
+            ticked |= tm->cpu[t].t > w0 && tm->cpu[t].t <= w1;
+        assert_int_equal(tsa_sampler_ticked(tm, w0, w1), ticked);
         const tsa_count_point *series[2] = {tm->switches, tm->faults};
         size_t lens[2] = {tm->n_switches, tm->n_faults};
         for (int k = 0; k < 2; k++) {
-            double d = tsa_counter_delta(series[k], lens[k], w0, w1);
-            if (series[k][0].t <= w0 || (lens[k] > 1 && series[k][1].t <= w1))
+            double d = tsa_counter_delta(series[k], lens[k], w0, w1, ticked);
+            size_t upto_end = 0;
+            while (upto_end < lens[k] && series[k][upto_end].t <= w1)
+                upto_end++;
+            if (upto_end >= 2)
                 assert_true(d >= 0);
+            else if (upto_end == 1 && series[k][0].t <= w0 && ticked)
+                assert_true(d == 0);
             else
                 assert_true(d == -1);
         }
@@ -154,7 +165,8 @@ static void test_balanced_no_finding(void **state)
          * for most of the window), the cgroup's cpu.stat, the port */
         assert_true(tm->n_sched_wait >= 1 && tm->n_sched_run >= 2);
         double run = tsa_counter_delta(tm->sched_run, tm->n_sched_run,
-                                       a->ranks[i].window_start_ns, a->ranks[i].window_end_ns);
+                                       a->ranks[i].window_start_ns, a->ranks[i].window_end_ns,
+                                       ticked);
         assert_true(run > 0.05 * (double)(a->ranks[i].window_end_ns - a->ranks[i].window_start_ns));
         if (have_cgroup) {
             assert_int_equal(tm->cpu_stat, 1);

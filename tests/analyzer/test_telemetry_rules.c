@@ -295,6 +295,48 @@ static void test_throttle_edges_and_citation(void **state)
     done(&x);
 }
 
+/* A counter written only when it changes: its silence over a window is a
+ * 0 only where the sampler's every-tick CPU sample shows it ran inside
+ * the window; one starved through the window wrote nothing either, and
+ * the count is unknown (-1), never 0. */
+static void test_counter_silence_needs_ticks(void **state)
+{
+    (void)state;
+    gen_options o;
+    gen_default_options(&o);
+    run x;
+    generate_and_analyze(&o, "silence", &x);
+    tsa_rank *r = &x.job->ranks[0];
+    const int64_t w0 = 1000 * MS, w1 = 2000 * MS;
+    /* switches: 40 at 500 ms, then nothing until 2,500 ms (90) */
+    assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_PROC_SWITCHES, 0, 0, 0, 500 * MS, 40, 0, 0,
+                                            NULL, 0), 0);
+    assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_PROC_SWITCHES, 0, 0, 0, 2500 * MS, 90, 0,
+                                            0, NULL, 0), 0);
+    /* ticks every 100 ms up to 900 ms, none for 1,600 ms, then from 2,500 */
+    for (int64_t t = 0; t <= 3000 * MS; t += 100 * MS)
+        if (t < 900 * MS + 1 || t >= 2500 * MS)
+            assert_int_equal(tsa_telemetry_on_event(r, TSC_EV_PROC_CPU, 0, 1, 5, (uint64_t)t,
+                                                    (uint64_t)t / 2, 0, 0, NULL, 0), 0);
+    tsa_telemetry_finish(r);
+    const struct tsa_telemetry *tm = r->telemetry;
+    assert_non_null(tm);
+    /* starved through [1,000, 2,000]: unknown */
+    assert_int_equal(tsa_sampler_ticked(tm, w0, w1), 0);
+    assert_true(tsa_counter_delta(tm->switches, tm->n_switches, w0, w1, 0) == -1);
+    /* [600, 1,000]: ticks at 700-900, the counter silent: unchanged */
+    assert_int_equal(tsa_sampler_ticked(tm, 600 * MS, w0), 1);
+    assert_true(tsa_counter_delta(tm->switches, tm->n_switches, 600 * MS, w0, 1) == 0);
+    /* a tick exactly at the window's start is not inside it; at its end is */
+    assert_int_equal(tsa_sampler_ticked(tm, 900 * MS, 950 * MS), 0);
+    assert_int_equal(tsa_sampler_ticked(tm, 2400 * MS, 2500 * MS), 1);
+    /* two samples by the end: their difference, ticks or not */
+    assert_true(tsa_counter_delta(tm->switches, tm->n_switches, w0, 2600 * MS, 0) == 50);
+    /* before the first sample: unknown */
+    assert_true(tsa_counter_delta(tm->switches, tm->n_switches, 0, 400 * MS, 1) == -1);
+    done(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_no_stall_without_busy_workers),
         cmocka_unit_test(test_oversubscribed_edges),
         cmocka_unit_test(test_throttle_edges_and_citation),
+        cmocka_unit_test(test_counter_silence_needs_ticks),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

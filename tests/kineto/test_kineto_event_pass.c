@@ -27,14 +27,24 @@
 #define REPO_DATA "tests/data"
 #endif
 
-/* Text of everything a parse handed over. */
+/* Text of everything a parse handed over; or, for a whole trace, only its
+ * digest (FNV-1a over the text) and length, where the text would take
+ * hundreds of MB. */
 typedef struct log {
     char *s;
     size_t len, cap;
+    int digest_only;
+    uint64_t digest;
 } log;
 
 static void log_bytes(log *l, const char *b, size_t n)
 {
+    if (l->digest_only) {
+        for (size_t i = 0; i < n; i++)
+            l->digest = (l->digest ^ (unsigned char)b[i]) * 0x100000001b3u;
+        l->len += n;
+        return;
+    }
     if (l->len + n + 1 > l->cap) {
         l->cap = (l->len + n + 1) * 2;
         l->s = realloc(l->s, l->cap);
@@ -102,9 +112,39 @@ static void log_event(log *l, const kineto_event *ev)
     log_add(l, "\n");
 }
 
+/* The same fields as log_event, folded into the digest without their
+ * text (printf was two thirds of this test's time on the corpus). */
+static void digest_event(log *l, const kineto_event *ev)
+{
+    const int64_t nums[] = {
+        ev->ph, ev->pid, ev->has_pid, ev->tid, ev->has_tid, ev->ts_ns, ev->has_ts, ev->dur_ns,
+        ev->has_dur, ev->correlation, ev->has_correlation, ev->stream, ev->has_stream,
+        ev->device, ev->has_device, ev->in_nelems, ev->has_in_nelems, ev->out_nelems,
+        ev->has_out_nelems, ev->group_size, ev->has_group_size, ev->seq, ev->has_seq, ev->bytes,
+        ev->has_bytes, ev->p2p_peer, ev->has_p2p_peer, ev->mem_device_type,
+        ev->has_mem_device_type, ev->mem_device_id, ev->mem_total_reserved,
+        ev->has_mem_total_reserved, ev->grid[0], ev->grid[1], ev->grid[2], ev->block[0],
+        ev->block[1], ev->block[2], ev->in_dims_elems, ev->has_in_dims,
+    };
+    log_bytes(l, (const char *)nums, sizeof nums);
+    const char *small[] = {ev->cat, ev->coll_name, ev->dtype, ev->pg_name, ev->in_type};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        log_bytes(l, small[i], strlen(small[i]) + 1);
+    const kineto_text *texts[] = {&ev->name, &ev->arg_name, &ev->pg_ranks};
+    for (size_t i = 0; i < 3; i++) {
+        log_bytes(l, (const char *)&texts[i]->len, sizeof texts[i]->len);
+        if (texts[i]->len)
+            log_bytes(l, texts[i]->s, texts[i]->len);
+    }
+}
+
 static int on_event(void *ctx, const kineto_event *ev)
 {
-    log_event(ctx, ev);
+    log *l = ctx;
+    if (l->digest_only)
+        digest_event(l, ev);
+    else
+        log_event(l, ev);
     return 0;
 }
 
@@ -137,14 +177,17 @@ static void parse_into(log *l, const char *doc, size_t len, const char *path, in
 static uint64_t same_both_ways(const char *doc, size_t len, const char *path,
                                uint64_t *events)
 {
-    log off = {0}, on = {0};
+    /* a file's text is kept as a digest only */
+    log off = {.digest_only = path != NULL}, on = {.digest_only = path != NULL};
     uint64_t whole_off, whole_on;
     parse_into(&off, doc, len, path, 0, &whole_off, NULL);
     parse_into(&on, doc, len, path, 1, &whole_on, events);
     assert_int_equal(whole_off, 0);
-    if (off.len != on.len || memcmp(off.s, on.s, off.len)) {
+    if (off.len != on.len || off.digest != on.digest ||
+        (!path && memcmp(off.s, on.s, off.len))) {
         print_error("%s: the one-pass read changed what was handed over\n--- off\n%.2000s\n"
-                    "--- on\n%.2000s\n", path ? path : doc, off.s, on.s);
+                    "--- on\n%.2000s\n", path ? path : doc, off.s ? off.s : "(digest)",
+                    on.s ? on.s : "(digest)");
         fail();
     }
     free(off.s);
