@@ -31,7 +31,10 @@ void *tsa_realloc_huge(void *p, size_t old_bytes, size_t bytes)
         return NULL;
     tsa_hint_huge(n, bytes);
     if (p) {
-        memcpy(n, p, old_bytes < bytes ? old_bytes : bytes);
+        /* never past the old block, whatever capacity its owner counted */
+        size_t keep = old_bytes < bytes ? old_bytes : bytes;
+        size_t usable = malloc_usable_size(p);
+        memcpy(n, p, keep < usable ? keep : usable);
         free(p);
     }
     return n;

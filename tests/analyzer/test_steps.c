@@ -355,6 +355,24 @@ static void test_vec_reserve_jump(void **state)
     free(t);
 }
 
+/* Growing past the huge-page hint's size copies through a new block
+ * (tsa_realloc_huge): every element kept, in order, from a few KiB up to
+ * 64 MiB. */
+static void test_vec_large_growth_keeps_contents(void **state)
+{
+    (void)state;
+    uint32_t *a = NULL;
+    size_t cap = 0, len = 0;
+    const size_t n = (size_t)16 << 20;   /* 64 MiB of uint32_t */
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(TSA_VEC_PUSH(a, len, cap, (uint32_t)(i * 2654435761u)), 0);
+    assert_true(len == n && cap >= n);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != (uint32_t)(i * 2654435761u))
+            fail_msg("element %zu lost in growth", i);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_top_call_not_a_loop),
         cmocka_unit_test(test_loop_reduce),
         cmocka_unit_test(test_vec_reserve_jump),
+        cmocka_unit_test(test_vec_large_growth_keeps_contents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
