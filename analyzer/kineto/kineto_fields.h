@@ -221,7 +221,6 @@ static inline __attribute__((always_inline)) key_id kineto_key_of(const unsigned
 #undef IS
 }
 
-
 /* text[0..len) into t (cut at KINETO_MAX_TEXT, NUL-ended); -1 out of memory. */
 int kineto_text_set(kineto_text *t, const unsigned char *s, size_t len);
 /* s[0..len) into dst[cap], cut to fit, NUL-ended. */
@@ -290,7 +289,6 @@ static inline int kineto_us_to_ns_inline(const char *text, size_t len, int64_t *
         return -1;
     return kineto_us_plain(text, len, ns) ? 0 : kineto_us_to_ns_rest(text, len, ns);
 }
-
 
 /* Integer value of a JSON number text (fractions truncated). */
 static inline int kineto_number_to_i64(const char *text, size_t len, int64_t *out)

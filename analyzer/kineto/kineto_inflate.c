@@ -113,14 +113,14 @@ static int inflate_members(struct libdeflate_decompressor *d, const unsigned cha
             }
             if (r != LIBDEFLATE_INSUFFICIENT_SPACE || w->cap >= max)
                 return 0;
-            /* The member is decoded again into a buffer twice the size. */
+            /* The member is decoded again into a buffer twice the size,
+             * hinted before the members already decoded are copied in. */
             size_t grown = w->cap * 2 < max ? w->cap * 2 : (size_t)max;
-            unsigned char *b = realloc(w->data, grown);
+            unsigned char *b = tsa_realloc_huge(w->data, w->len, grown);
             if (!b)
                 return 0;
             w->data = b;
             w->cap = grown;
-            tsa_hint_huge(b, grown);
         }
     } while (is_member_start(in + at, n - at));
     return 1;

@@ -3,12 +3,13 @@
  * the document the token is, so the parser keeps one event at a time and
  * never the tree.  Only the keys tscope uses are read; everything else is
  * skipped.  The reader is the strict fast one (kineto_fastjson.c) first;
- * when it gives up, yajl reads the input again from the start and decides
+ * it offers each whole event object to the one-pass read
+ * (kineto_event_pass.c), which sets the same fields (kineto_fields.h).
+ * When it gives up, yajl reads the input again from the start and decides
  * on errors, cuts and their messages. */
 #include "kineto_fields.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
