@@ -24,6 +24,13 @@
 /* A job whose ranks mostly sleep (20 ms compute steps), so its own CPU
  * time is small next to a telemetry thread sampling every 10 ms. */
 static const char *const k_args[] = {"--steps", "250", "--compute-us", "20000", NULL};
+/* The same calls with 4 KiB buckets, for the comparison of CPU times: the
+ * default buckets' reductions were ~5.3 s of the job's CPU under ASan,
+ * and that time's drift between runs on this VM (its speed changes by
+ * more than 7% from one minute to the next) once made the difference
+ * 245 ms against a 624 ms figure; with these the job takes ~0.9 s. */
+static const char *const k_small_args[] = {"--steps", "250", "--compute-us", "20000", "--buckets",
+                                           "4K,4K,4K,4K", NULL};
 
 static void assert_exit0(const tb_result *r, const char *what)
 {
@@ -40,11 +47,12 @@ static double children_cpu_ms(void)
            (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
-/* Runs the job; its checksum lines into *sums, stderr into *err, its
- * processes' CPU time returned. */
-static double run(const char *out, int preload, const char *const *env, char **sums, char **err)
+/* Runs the job with the ranks' arguments args; its checksum lines into
+ * *sums, stderr into *err, its processes' CPU time returned. */
+static double run(const char *out, int preload, const char *const *args,
+                  const char *const *env, char **sums, char **err)
 {
-    tb_job job = {.nranks = 2, .out_dir = out, .with_preload = preload, .rank_args = k_args,
+    tb_job job = {.nranks = 2, .out_dir = out, .with_preload = preload, .rank_args = args,
                   .env = env, .timeout_s = 120};
     tb_result r;
     double c0 = children_cpu_ms();
@@ -124,8 +132,8 @@ static void test_figure_matches_cpu_with_and_without(void **state)
         char none[4300], out[4300], *s0, *s1, *e0, *e1;
         snprintf(none, sizeof none, "%s/none%d", f->dir, round);
         snprintf(out, sizeof out, "%s/out%d", f->dir, round);
-        double w0 = run(none, 0, env, &s0, &e0);
-        double w1 = run(out, 1, env, &s1, &e1);
+        double w0 = run(none, 0, k_small_args, env, &s0, &e0);
+        double w1 = run(out, 1, k_small_args, env, &s1, &e1);
         assert_string_equal(s0, s1);
         if (!base)
             base = strdup(s0);
@@ -161,8 +169,8 @@ static void test_tiny_budget_steps_down_results_same(void **state)
     static const char *const env[] = {"TSCOPE_NVML_MS=10", "TSCOPE_BUDGET_PCT=0.01", NULL};
     char none[4300], *s0, *s1, *e0, *e1;
     snprintf(none, sizeof none, "%s/none", f->dir);
-    run(none, 0, env, &s0, &e0);
-    run(f->out, 1, env, &s1, &e1);
+    run(none, 0, k_args, env, &s0, &e0);
+    run(f->out, 1, k_args, env, &s1, &e1);
     /* the job's results are the same, byte for byte */
     assert_string_equal(s0, s1);
     /* the step down said once per rank (a later line may say that even
