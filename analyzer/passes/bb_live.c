@@ -62,6 +62,7 @@ void tsa_live_free(tsa_live *L)
     for (size_t i = 0; i < L->n_ranks; i++)
         free(L->ranks[i].ring);
     free(L->ranks);
+    free(L->by_rank);
     free(L->counts);
     free(L->own);
     free(L->dur);
@@ -95,6 +96,7 @@ long tsa_live_rank_index(tsa_live *L, int rank)
     if (L->n_ranks == L->ranks_cap) {
         size_t cap = L->ranks_cap ? L->ranks_cap * 2 : 16;
         if (grow((void **)&L->ranks, cap, sizeof *L->ranks) < 0 ||
+            grow((void **)&L->by_rank, cap, sizeof *L->by_rank) < 0 ||
             grow((void **)&L->counts, cap, sizeof *L->counts) < 0 ||
             grow((void **)&L->own, cap, sizeof *L->own) < 0 ||
             grow((void **)&L->dur, cap, sizeof *L->dur) < 0 ||
@@ -109,6 +111,12 @@ long tsa_live_rank_index(tsa_live *L, int rank)
     if (!r->ring)
         return -1;
     L->counts[L->n_ranks] = 0;
+    size_t at = L->n_ranks;
+    while (at && L->ranks[L->by_rank[at - 1]].rank > rank) {
+        L->by_rank[at] = L->by_rank[at - 1];
+        at--;
+    }
+    L->by_rank[at] = L->n_ranks;
     return (long)L->n_ranks++;
 }
 
@@ -153,13 +161,15 @@ static double slowest_z(const tsa_live *L, size_t slowest)
     if (n < 3)
         return NAN;
     double sum = 0, sq = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i != slowest)
-            sum += (double)L->own[i];
+    for (size_t k = 0; k < n; k++)
+        if (L->by_rank[k] != slowest)
+            sum += (double)L->own[L->by_rank[k]];
     double mean = sum / (double)(n - 1);
-    for (size_t i = 0; i < n; i++)
-        if (i != slowest)
-            sq += ((double)L->own[i] - mean) * ((double)L->own[i] - mean);
+    for (size_t k = 0; k < n; k++)
+        if (L->by_rank[k] != slowest) {
+            double d = (double)L->own[L->by_rank[k]] - mean;
+            sq += d * d;
+        }
     double sd = sqrt(sq / (double)(n - 2));
     return ((double)L->own[slowest] - mean) / (sd > Z_SD_FLOOR_NS ? sd : Z_SD_FLOOR_NS);
 }
@@ -270,7 +280,8 @@ static void window_mfu(tsa_live *L)
 {
     double sum = 0;
     L->mfu_ranks = 0;
-    for (size_t i = 0; i < L->n_ranks && L->any_peak; i++) {
+    for (size_t j = 0; j < L->n_ranks && L->any_peak; j++) {
+        size_t i = L->by_rank[j];
         uint64_t peak = 0, dur = 0;
         for (size_t k = 0; k < L->win_n; k++) {
             uint64_t s = L->win[(L->win_head + k) % L->opt.window].step;
@@ -307,10 +318,10 @@ static void window_stats(tsa_live *L)
     L->stall_ratio = stall_dur ? (double)stall / (double)stall_dur : NAN;
     window_mfu(L);
     uint32_t most = 0;
-    for (size_t i = 0; i < L->n_ranks; i++)
-        if (L->counts[i] > most) {
-            most = L->counts[i];
-            L->top = (int32_t)i;
+    for (size_t k = 0; k < L->n_ranks; k++) /* a tie: the lowest rank */
+        if (L->counts[L->by_rank[k]] > most) {
+            most = L->counts[L->by_rank[k]];
+            L->top = (int32_t)L->by_rank[k];
         }
     if (L->top < 0)
         return;
@@ -341,7 +352,8 @@ void tsa_live_update(tsa_live *L)
         return; /* nothing yet, or a reset that found no memory */
     uint64_t lo = UINT64_MAX, hi = 0;
     size_t lag = 0;
-    for (size_t i = 0; i < L->n_ranks; i++) {
+    for (size_t k = 0; k < L->n_ranks; k++) { /* a tie: the lowest rank */
+        size_t i = L->by_rank[k];
         uint64_t next = L->ranks[i].next;
         if (next < lo) {
             lo = next;

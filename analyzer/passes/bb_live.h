@@ -60,6 +60,9 @@ typedef struct tsa_live {
     tsa_live_opts opt;
     uint64_t mask;              /* per-rank ring size - 1 */
     tsa_live_rank *ranks;       /* in order of appearance */
+    size_t *by_rank;            /* indices into ranks, by rank number: sums and ties
+                                   over ranks go in this order, so figures do not
+                                   depend on which rank's file was found first */
     size_t n_ranks, ranks_cap;
     size_t expected;            /* ranks of the job (world size), 0 unknown: no step
                                    completes before that many have summaries */

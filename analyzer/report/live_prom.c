@@ -5,6 +5,7 @@
 #include "live_prom.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "model/self_cost.h"
 
@@ -138,16 +139,33 @@ static void prom_open(prom *p, FILE *out, const char *job)
     snprintf(p->job + n, sizeof p->job - n, "\"");
 }
 
+static int by_rank(const void *a, const void *b)
+{
+    int ra = (*(const tsa_bb_source *const *)a)->rank, rb = (*(const tsa_bb_source *const *)b)->rank;
+    return (ra > rb) - (ra < rb);
+}
+
 void tsa_live_write_self_cost(FILE *out, const tsa_bb_follow *fw, const char *job)
 {
     prom p;
     prom_open(&p, out, job);
+    /* In rank order, not the order the files were found: the sum below is
+     * then the same double however the ranks' files appeared. */
+    const tsa_bb_source **by = fw->n ? malloc(fw->n * sizeof *by) : NULL;
+    if (fw->n && !by)
+        return; /* absent, like a figure nobody said yet */
+    size_t n = 0;
+    for (size_t i = 0; i < fw->n; i++)
+        if (fw->src[i].active)
+            by[n++] = &fw->src[i];
+    if (n > 1)
+        qsort(by, n, sizeof *by, by_rank);
     double cpu_ms = 0, wall_ms = 0;
     int any = 0;
-    for (size_t i = 0; i < fw->n; i++) {
-        const tsa_bb_source *s = &fw->src[i];
+    for (size_t i = 0; i < n; i++) {
+        const tsa_bb_source *s = by[i];
         tsa_cost_figure f;
-        if (!s->active || tsa_self_cost_figure(&s->cost, &f) < 0)
+        if (tsa_self_cost_figure(&s->cost, &f) < 0)
             continue;
         if (!any++)
             head(&p, "tscope_job_rank_self_cost_ratio", "gauge",
@@ -158,6 +176,7 @@ void tsa_live_write_self_cost(FILE *out, const tsa_bb_follow *fw, const char *jo
         cpu_ms += f.cpu_ms;
         wall_ms += (double)s->cost.wall_ns / 1e6;
     }
+    free(by);
     if (any && wall_ms > 0) /* absent, not 0, when no rank said it yet */
         value(&p, "tscope_job_self_cost_ratio", "gauge",
               "tscope's CPU time over wall time, summed over the ranks that said it.",

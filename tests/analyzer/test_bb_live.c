@@ -23,10 +23,13 @@
 typedef uint64_t (*own_fn)(int rank, uint64_t step);
 typedef tsc_step_extra (*extra_fn)(int rank, uint64_t step);
 
-static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own,
-                 extra_fn extra)
+/* The ranks order[0..nranks-1] in that order (NULL: 0, 1, ...), the order
+ * the live server finds their files in. */
+static void feed_in(tsa_live *L, const int *order, int nranks, uint64_t from, uint64_t to,
+                    own_fn own, extra_fn extra)
 {
-    for (int r = 0; r < nranks; r++) {
+    for (int k = 0; k < nranks; k++) {
+        int r = order ? order[k] : k;
         long i = tsa_live_rank_index(L, r);
         assert_true(i >= 0);
         for (uint64_t s = from; s < to; s++) {
@@ -40,6 +43,12 @@ static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own
             tsa_live_add(L, (size_t)i, &x, extra ? &e : NULL, 1);
         }
     }
+}
+
+static void feed(tsa_live *L, int nranks, uint64_t from, uint64_t to, own_fn own,
+                 extra_fn extra)
+{
+    feed_in(L, NULL, nranks, from, to, own, extra);
 }
 
 static tsa_live *live(uint32_t window)
@@ -275,6 +284,121 @@ static void test_data_stall_and_mfu(void **state)
     tsa_live_free(L);
 }
 
+/* Eight ranks with uneven times outside NCCL (the z-score's sums are then
+ * not exact in doubles) and a step-dependent straggler. */
+static uint64_t uneven(int r, uint64_t s)
+{
+    return r == 5 ? 2500 + s % 7 : 1000 + (uint64_t)(r * r * 37 % 101) + s % 5 * (uint64_t)r;
+}
+
+static char *prom_text(const tsa_live *L)
+{
+    char *text;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    tsa_live_write_prom(m, L, "j", 8);
+    fclose(m);
+    return text;
+}
+
+/* The same summaries give the same text whichever rank's file was found
+ * first: sums over ranks go in rank order, a tie for the most frequent
+ * slowest or the most lagging rank goes to the lowest rank. */
+static void test_order_of_appearance(void **state)
+{
+    (void)state;
+    const int up[] = {0, 1, 2, 3, 4, 5, 6, 7}, down[] = {7, 6, 5, 4, 3, 2, 1, 0},
+              mixed[] = {3, 7, 0, 5, 2, 6, 1, 4};
+    const int *orders[] = {up, down, mixed};
+    char *want[3] = {0};
+    for (int o = 0; o < 3; o++) {
+        tsa_live *L = live(100);
+        /* last step 297: its z-score summed in file order differs in the
+         * last digit */
+        feed_in(L, orders[o], 8, 0, 298, uneven, NULL);
+        tsa_live_update(L);
+        assert_int_equal(L->ranks[L->top].rank, 5);
+        assert_false(isnan(L->last_z));
+        char *a = prom_text(L);
+        tsa_live_free(L);
+
+        int four[4], n4 = 0; /* ranks 0-3 in the same order */
+        for (int k = 0; k < 8; k++)
+            if (orders[o][k] < 4)
+                four[n4++] = orders[o][k];
+        L = live(100); /* every rank slowest in turn: a four-way tie */
+        feed_in(L, four, 4, 0, 200, rotating, NULL);
+        /* ranks 1 and 3 stop at step 200: equally behind */
+        const int late[] = {2, 0};
+        feed_in(L, late, 2, 200, 260, rotating, NULL);
+        tsa_live_update(L);
+        assert_int_equal(L->ranks[L->top].rank, 0);
+        assert_int_equal(L->ranks[L->lagging].rank, 1);
+        char *b = prom_text(L);
+        tsa_live_free(L);
+
+        size_t na = strlen(a), nb = strlen(b);
+        want[o] = malloc(na + nb + 1);
+        assert_non_null(want[o]);
+        memcpy(want[o], a, na);
+        memcpy(want[o] + na, b, nb + 1);
+        free(a);
+        free(b);
+    }
+    assert_string_equal(want[0], want[1]);
+    assert_string_equal(want[0], want[2]);
+    for (int o = 0; o < 3; o++)
+        free(want[o]);
+}
+
+/* The job's self-cost ratio sums the ranks' figures: the same text whichever
+ * order the ranks' files were found in (the live server finds them as they
+ * appear, `live --once` all at once).  0.1 + 0.2 + 0.3 ms and 0.3 + 0.2 +
+ * 0.1 ms are different doubles, so a sum in file order differs in the last
+ * digit; an inactive (replaced) file and one with no figure are left out. */
+static char *self_cost_text(const int *order, size_t n)
+{
+    tsa_bb_source src[5];
+    memset(src, 0, sizeof src);
+    for (size_t i = 0; i < n; i++) {
+        int r = order[i];
+        src[i].rank = r;
+        src[i].active = r != 3;
+        src[i].cost.recorded = r != 4;
+        src[i].cost.wall_ns = 1000000000ull;
+        src[i].cost.writer_ns = 100000ull * (uint64_t)(r + 1);
+    }
+    tsa_bb_follow fw = {.src = src, .n = n};
+    char *text;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    tsa_live_write_self_cost(m, &fw, "j");
+    fclose(m);
+    return text;
+}
+
+static void test_self_cost_sum_in_rank_order(void **state)
+{
+    (void)state;
+    assert_true(0.1 + 0.2 + 0.3 != 0.3 + 0.2 + 0.1);
+    const int up[] = {0, 1, 2, 3, 4}, down[] = {4, 3, 2, 1, 0}, mixed[] = {2, 4, 0, 3, 1};
+    char *a = self_cost_text(up, 5), *b = self_cost_text(down, 5), *c = self_cost_text(mixed, 5);
+    assert_string_equal(a, b);
+    assert_string_equal(a, c);
+    char want[128];
+    snprintf(want, sizeof want, "tscope_job_self_cost_ratio{job=\"j\"} %.17g\n",
+             (0.1 + 0.2 + 0.3) / 3000.0);
+    assert_non_null(strstr(a, want));
+    const char *r0 = strstr(a, "rank=\"0\""), *r1 = strstr(a, "rank=\"1\""),
+               *r2 = strstr(a, "rank=\"2\"");
+    assert_true(r0 && r1 && r2 && r0 < r1 && r1 < r2);
+    assert_null(strstr(a, "rank=\"3\""));
+    assert_null(strstr(a, "rank=\"4\""));
+    free(a);
+    free(b);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +406,8 @@ int main(void)
         cmocka_unit_test(test_noise_immaterial_and_ties),
         cmocka_unit_test(test_lost_lagging_and_two_ranks),
         cmocka_unit_test(test_data_stall_and_mfu),
+        cmocka_unit_test(test_self_cost_sum_in_rank_order),
+        cmocka_unit_test(test_order_of_appearance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
