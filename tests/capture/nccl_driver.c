@@ -292,7 +292,8 @@ static void mode_churn(void)
         pthread_t t;
         CHECK(pthread_create(&t, NULL, short_lived, NULL) == 0);
         pthread_join(t, NULL);
-        usleep(60000); /* three writer periods at TSCOPE_FLUSH_MS=20 */
+        usleep(200000); /* ten writer periods at TSCOPE_FLUSH_MS=20: a slow (ASan,
+                            loaded) writer still drains the ended thread */
     }
 }
 

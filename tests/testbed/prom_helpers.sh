@@ -48,6 +48,40 @@ YML
     pids="$pids $!"
 }
 
+prom_wait_up() { # N: wait (30 s at most) until Prometheus has scraped N targets
+    # successfully: its first scrape comes seconds after its start, and a
+    # short job could end before it
+    i=0
+    while [ $i -lt 60 ]; do
+        [ "$(q 'count(up == 1)' | value)" = "$1" ] && return 0
+        sleep 0.5
+        i=$((i + 1))
+    done
+    fail "Prometheus scraped fewer than $1 targets in 30 s"
+}
+
+prom_free_run() { # N: N consecutive ports the kernel had free (asked, then let go)
+    python3 -c '
+import random, socket, sys
+n = int(sys.argv[1])
+for _ in range(200):
+    base = random.randint(20000, 60000 - n)
+    held = []
+    try:
+        for p in range(base, base + n):
+            s = socket.socket()
+            held.append(s)
+            s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        for s in held: s.close()
+    print(base)
+    break
+else:
+    sys.exit(1)' "$1"
+}
+
 q() { # QUERY [TIME]: the API's JSON answer
     curl -s -m 5 "http://127.0.0.1:$web/api/v1/query" --data-urlencode "query=$1" \
         ${2:+--data-urlencode "time=$2"}

@@ -9,9 +9,9 @@
 set -u
 . "$(dirname "$0")/prom_helpers.sh"
 prom_require
-set -- $(prom_free_ports 2)
-base=$(( ($2 % 50000) + 10000 ))   # ranks use base..base+3
-prom_start "$1" "127.0.0.1:$base" "127.0.0.1:$((base + 1))" "127.0.0.1:$((base + 2))" \
+web=$(prom_free_ports 1)
+base=$(prom_free_run 4) || fail "no 4 consecutive free ports" # ranks use base..base+3
+prom_start "$web" "127.0.0.1:$base" "127.0.0.1:$((base + 1))" "127.0.0.1:$((base + 2))" \
     "127.0.0.1:$((base + 3))"
 
 out=$T/out
