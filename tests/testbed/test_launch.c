@@ -139,11 +139,19 @@ static void test_failing_rank_fails_the_job(void **state)
     tb_result_free(&r);
 }
 
-static int sigint_after_start(int pid, void *arg)
+/* SIGINT once both ranks' shells have set their trap (each touches a file
+ * in the folder after `trap`): a fixed delay could come before a slow
+ * machine's shells are there. */
+static int sigint_when_trapped(int pid, void *arg)
 {
-    struct timespec *start = arg, now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if ((now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000 < 300)
+    const char *dir = arg;
+    int ready = 0;
+    for (int r = 0; r < 2; r++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/trapped.%d", dir, r);
+        ready += access(path, F_OK) == 0;
+    }
+    if (ready < 2)
         return 0;
     kill(pid, SIGINT);
     return 1;
@@ -154,16 +162,26 @@ static int sigint_after_start(int pid, void *arg)
 static void test_signal_is_forwarded_and_reraised(void **state)
 {
     (void)state;
-    const char *argv[] = {tb_tool("LAUNCH"), "-n", "2", "--", "/bin/sh", "-c",
-                          "trap 'echo got INT; exit 0' INT; while :; do sleep 0.05; done", NULL};
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    char dir[] = "/tmp/tsc-launch-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char script[512];
+    snprintf(script, sizeof script,
+             "trap 'echo got INT; exit 0' INT; : >%s/trapped.$RANK; "
+             "while :; do sleep 0.05; done",
+             dir);
+    const char *argv[] = {tb_tool("LAUNCH"), "-n", "2", "--", "/bin/sh", "-c", script, NULL};
     tb_result r;
-    assert_int_equal(tb_run_with(argv, NULL, 30, sigint_after_start, &start, &r), 0);
+    assert_int_equal(tb_run_with(argv, NULL, 30, sigint_when_trapped, dir, &r), 0);
     assert_false(r.timed_out);
     assert_int_equal(count(r.out, "got INT"), 2);
     assert_true(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGINT);
     tb_result_free(&r);
+    for (int k = 0; k < 2; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/trapped.%d", dir, k);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 static void test_bad_usage(void **state)
