@@ -409,9 +409,11 @@ static void test_ctl_capture_mid_run(void **state)
     tb_result_free(&r);
 }
 
-/* The hang's hook: 2 s after the marks (the others stuck for ~2 s in
+/* The hang's hook: 2.5 s after the marks (the others stuck for ~2.5 s in
  * rank 1's missing AllReduce) keep ranks 0's and 1's metrics files, at
- * 2.5 s SIGTERM the job as a scheduler would. */
+ * 3.5 s SIGTERM the job as a scheduler would.  The files are rewritten
+ * every period (100 ms): a writer lagging up to 1.5 s on a loaded machine
+ * still shows the call in flight for over a second. */
 typedef struct hang_plan {
     tb_signal_plan kill;
     const char *out;
@@ -423,7 +425,7 @@ static int read_metrics_then_kill(int pid, void *arg)
     hang_plan *p = arg;
     tb_signal_plan probe = p->kill;
     probe.sig = 0;
-    probe.delay_ms = 2000;
+    probe.delay_ms = 2500;
     if (!p->metrics[0] && tb_signal_when_marked(-1, &probe))
         for (int r = 0; r < 2; r++) {
             char path[4400];
@@ -452,8 +454,8 @@ static void test_hang_writes_every_rank_window(void **state)
     /* TSCOPE_BB_K=1000: no anomaly window from a busy machine's hiccups */
     const char *env[] = {"TSCOPE_MODE=blackbox", "TSCOPE_FLUSH_MS=100", "TSCOPE_HANG_S=1",
                          "TSCOPE_BB_K=1000", NULL};
-    /* Watchdog after 1 s, then two flush periods: 2.5 s is ample. */
-    hang_plan plan = {.kill = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 2500},
+    /* Watchdog after 1 s, then two flush periods: 3.5 s is ample. */
+    hang_plan plan = {.kill = {.mark = f->mark, .nranks = 4, .sig = SIGTERM, .delay_ms = 3500},
                       .out = f->out};
     tb_job job = {.nranks = 4, .out_dir = f->out, .with_preload = 1, .rank_args = args,
                   .env = env, .hook = read_metrics_then_kill, .hook_arg = &plan,
