@@ -637,7 +637,7 @@ static int term_trigger_pending(void)
     return 0;
 }
 
-/* The last steps that ended, as the window of a SIGTERM: the job's
+/* The last steps that ended on every rank, as the window of a SIGTERM: the job's
  * trigger if another rank made it already, else ours, under the run's
  * name (the same on every rank, so ranks ended together make one window),
  * or, without a run id or when that name is a past run's, this rank's. */
@@ -649,7 +649,11 @@ static void term_trigger(void)
     if (term_trigger_pending() || (g.term_seen_ns && tsc_now_ns() - g.term_seen_ns < 60000000000ull))
         return;
     bb_trigger t = {0};
-    uint64_t last = back(g.steps.closed, 1);
+    /* Not our last closed step but the one before: another rank can still
+     * be inside the last call of our last step (we returned from it, it
+     * has not yet), and so never end it; every rank has ended the step
+     * before, since we left its last collective only once all entered it. */
+    uint64_t last = back(g.steps.closed, 2);
     range_trigger(&t, "term", back(last, g.cfg->bb_pre + g.cfg->bb_post), last);
     t.now = 1;
     snprintf(t.note, sizeof t.note, "SIGTERM to rank %d", g.rank);

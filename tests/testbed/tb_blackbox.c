@@ -50,9 +50,37 @@ char *tbb_windows(const char *dir, int *n)
     return out;
 }
 
+/* One rank's AllReduce calls in a window: the seqs of those that returned,
+ * and of those in flight when the window was cut (an ENTER record). */
+typedef struct window_calls {
+    long long seq[1024];
+    int in_flight[1024];
+    int n;
+    long long lo, done_hi;   /* lowest of all, highest returned; -1: none */
+} window_calls;
+
+static int has_seq(const window_calls *w, long long q)
+{
+    for (int i = 0; i < w->n; i++)
+        if (w->seq[i] == q)
+            return 1;
+    return 0;
+}
+
+static void calls_text(const window_calls *w, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "returned %lld-%lld, in flight:", w->lo, w->done_hi);
+    for (int i = 0; i < w->n && n > 0 && (size_t)n < cap; i++)
+        if (w->in_flight[i])
+            n += snprintf(buf + n, cap - (size_t)n, " %lld", w->seq[i]);
+}
+
 /* One window folder: 4 dumps, each saying the same capture_steps (returned,
- * "A-B"), and the same NCCL sequence numbers from every rank (the same
- * steps, matched by NCCL, not clocks). */
+ * "A-B"), and the same NCCL calls from every rank (the same steps, matched
+ * by NCCL, not clocks).  A rank still inside a call when the window was
+ * cut has that call in flight: every call some rank returned from is on
+ * every rank, returned or in flight, and beyond them a rank holds at most
+ * the next call, in flight. */
 void tbb_expect_same_steps(const char *win_dir, char *steps, size_t cap)
 {
     assert_int_equal(tb_count_dumps(win_dir), 4);
@@ -60,9 +88,9 @@ void tbb_expect_same_steps(const char *win_dir, char *steps, size_t cap)
     cJSON *lines = tb_dump_json(win_dir, &st);
     assert_non_null(lines);
     char per_rank[4][64] = {"", "", "", ""};
-    long long lo[4], hi[4];
+    static window_calls w[4];
     for (int r = 0; r < 4; r++)
-        lo[r] = -1, hi[r] = -1;
+        w[r].n = 0, w[r].lo = w[r].done_hi = -1;
     cJSON *l;
     cJSON_ArrayForEach(l, lines)
     {
@@ -75,20 +103,39 @@ void tbb_expect_same_steps(const char *win_dir, char *steps, size_t cap)
             snprintf(per_rank[r], sizeof per_rank[r], "%s",
                      cJSON_GetStringValue(cJSON_GetObjectItem(l, "value")));
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(l, "op"));
-        if (!strcmp(kind, "nccl") && op && !strcmp(op, "AllReduce")) {
+        int done = !strcmp(kind, "nccl"), entered = !strcmp(kind, "nccl_enter");
+        if ((done || entered) && op && !strcmp(op, "AllReduce") && w[r].n < 1024) {
             long long q = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "seq"));
-            lo[r] = lo[r] < 0 || q < lo[r] ? q : lo[r];
-            hi[r] = q > hi[r] ? q : hi[r];
+            w[r].seq[w[r].n] = q;
+            w[r].in_flight[w[r].n++] = entered;
+            w[r].lo = w[r].lo < 0 || q < w[r].lo ? q : w[r].lo;
+            if (done && q > w[r].done_hi)
+                w[r].done_hi = q;
         }
     }
     cJSON_Delete(lines);
+    long long hi = -1;
+    for (int r = 0; r < 4; r++)
+        hi = w[r].done_hi > hi ? w[r].done_hi : hi;
     for (int r = 0; r < 4; r++) {
         if (strcmp(per_rank[r], per_rank[0]) || !per_rank[r][0])
             fail_msg("%s: rank %d has steps '%s', rank 0 '%s'", win_dir, r, per_rank[r],
                      per_rank[0]);
-        if (lo[r] < 0 || lo[r] != lo[0] || hi[r] != hi[0])
-            fail_msg("%s: rank %d has AllReduce seq %lld-%lld, rank 0 %lld-%lld", win_dir, r,
-                     lo[r], hi[r], lo[0], hi[0]);
+        char mine[512], first[512];
+        calls_text(&w[r], mine, sizeof mine);
+        calls_text(&w[0], first, sizeof first);
+        if (w[r].done_hi < 0 || w[r].lo != w[0].lo)
+            fail_msg("%s: rank %d's AllReduce calls: %s; rank 0's: %s", win_dir, r, mine, first);
+        for (long long q = w[r].lo; q <= hi; q++)
+            if (!has_seq(&w[r], q))
+                fail_msg("%s: rank %d lacks AllReduce seq %lld (%s), which a rank returned "
+                         "from; rank 0's: %s", win_dir, r, q, mine, first);
+        int beyond = 0;
+        for (int i = 0; i < w[r].n; i++)
+            beyond += w[r].seq[i] > hi;
+        if (beyond > 1 || (beyond && !has_seq(&w[r], hi + 1)))
+            fail_msg("%s: rank %d holds calls beyond seq %lld other than the next one in "
+                     "flight: %s", win_dir, r, hi, mine);
     }
     snprintf(steps, cap, "%s", per_rank[0]);
 }

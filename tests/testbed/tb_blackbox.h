@@ -21,8 +21,9 @@ void tbb_put_trigger(const char *out, const char *name, const char *text, char *
 char *tbb_windows(const char *dir, int *n);
 
 /* One window folder: 4 dumps, each saying the same capture_steps (into
- * steps, "A-B"), and the same NCCL sequence numbers from every rank (the
- * same steps, matched by NCCL, not clocks). */
+ * steps, "A-B"), and the same NCCL calls from every rank (the same steps,
+ * matched by NCCL, not clocks): a call a rank was still inside when the
+ * window was cut is in flight there. */
 void tbb_expect_same_steps(const char *win_dir, char *steps, size_t cap);
 
 /* `tscope-report blackbox DIR [more1 [more2]]`: stdout (caller frees); the
